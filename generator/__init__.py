@@ -1,0 +1,1 @@
+"""Pasture's adapter generator: profiles in, native lifecycle adapters out."""
