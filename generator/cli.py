@@ -1,0 +1,99 @@
+"""The `pasture` command line. Exit 0 success, 1 a difference found, 2 usage or input error."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .diagnostics import ProfileErrors
+from .loader import load_project
+
+EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
+
+
+def _root_option(func):
+    return click.option(
+        "--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="project root holding profiles/, templates/, generated/ (default: current directory)",
+    )(func)
+
+
+def _root(ctx: click.Context, root: Path | None) -> Path:
+    return (root or ctx.obj.get("root") or Path.cwd()).resolve()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@_root_option
+@click.pass_context
+def main(ctx: click.Context, root: Path | None) -> None:
+    """Generate native lifecycle-hook adapters from version-pinned host profiles."""
+    ctx.ensure_object(dict)
+    ctx.obj["root"] = root
+
+
+def _load_or_exit(root: Path, as_json: bool = False, only=None):
+    try:
+        return load_project(root, only)
+    except ProfileErrors as exc:
+        if as_json:
+            click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))
+        else:
+            for problem in exc.problems:
+                click.echo(problem.render(), err=True)
+            click.echo(f"{len(exc.problems)} problem(s); nothing was written.", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+@main.command()
+@_root_option
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+@click.pass_context
+def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
+    """Validate every profile; print every problem, not only the first."""
+    contracts = _load_or_exit(_root(ctx, root), as_json)
+    if as_json:
+        click.echo(json.dumps({"ok": True, "contracts": [
+            {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
+        ]}, indent=2))
+        return
+    for c in contracts:
+        blocking = sum(1 for r in c.events if r.failure.blocks)
+        click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}")
+    click.echo(f"{len(contracts)} contract(s) valid.")
+
+
+@main.command()
+@_root_option
+@click.argument("contract")
+@click.argument("event")
+@click.pass_context
+def explain(ctx: click.Context, root: Path | None, contract: str, event: str) -> None:
+    """Explain one event row of CONTRACT in words (declared vs effective failure, and why)."""
+    from .explain import explain as render
+
+    contracts = {c.id: c for c in _load_or_exit(_root(ctx, root))}
+    found = contracts.get(contract)
+    if found is None:
+        raise click.UsageError(f"no contract {contract!r}; known: {', '.join(contracts)}")
+    row = found.row(event)
+    if row is None:
+        names = ", ".join(r.name for r in found.events)
+        raise click.UsageError(f"{contract} declares no event {event!r} (names are exact and case-sensitive); "
+                               f"its events: {names}")
+    click.echo(render(found, row), nl=False)
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(["lifecycle", "runtime"]), default="lifecycle")
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a profile file (lifecycle or runtime)."""
+    from .schema import render_schema
+
+    click.echo(render_schema(kind), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
