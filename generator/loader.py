@@ -152,6 +152,20 @@ def _row_name(data: Any, loc: tuple, collection: str) -> str | None:
     return None
 
 
+def _dotted(loc: tuple, collection: str) -> str | None:
+    """The field path a reader recognises: 'admission.floor', or 'identities.kind' inside a row."""
+    parts = list(loc)
+    if len(parts) >= 2 and parts[0] in (collection, "operations") and not isinstance(parts[1], str) or (
+            len(parts) >= 2 and parts[0] == "operations"):
+        parts = parts[2:]
+    names = [str(p) for p in parts if isinstance(p, str) and p != "[key]"]
+    return ".".join(names) or None
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
 def _shape(f: _File, model: type[BaseModel], data: dict, collection: str) -> BaseModel | None:
     try:
         return model.model_validate(data)
@@ -160,7 +174,7 @@ def _shape(f: _File, model: type[BaseModel], data: dict, collection: str) -> Bas
         for err in exc.errors(include_url=False):
             loc = tuple(err["loc"])
             kind = err["type"]
-            field = next((str(p) for p in reversed(loc) if isinstance(p, str)), None)
+            field = _dotted(loc, collection)
             row = _row_name(data, loc, collection)
             value = err.get("input")
             if kind == "enum":
@@ -380,7 +394,7 @@ def _rows(f: _File, root: Path, model: LifecycleFile, harness: Harness | None) -
     out: list[EventRow] = []
     for i, row in enumerate(model.events):
         loc = ("events", i)
-        label = f"event {row.name}"
+        label = f"event {row.name}" if row.name and not any(c.isspace() for c in row.name) else f"event {row.name!r}"
         if row.name == "" or row.name != row.name.strip() or any(c.isspace() for c in row.name):
             f.add(loc + ("name",), f"native name {row.name!r} is empty or contains whitespace",
                   "use the exact native event spelling of the pinned host", row=label, field="name")
@@ -401,7 +415,7 @@ def _rows(f: _File, root: Path, model: LifecycleFile, harness: Harness | None) -
             f.add(loc + ("failure",), f"a nonblocking row declares the blocking failure mode {row.failure.value!r}",
                   "declare the surface's non-blocking arm, or correct 'blocking'", row=label, field="failure")
         if row.semantic is not EventSemantic.GATE_CONSULTATION and row.mutation is not MutationMode.NONE:
-            f.add(loc + ("mutation",), f"a {row.semantic.value} row declares mutation {row.mutation.value!r}; "
+            f.add(loc + ("mutation",), f"{_article(row.semantic.value)} row declares mutation {row.mutation.value!r}; "
                   "observation and explicit-human-response rows never mutate",
                   "set 'mutation: none'", row=label, field="mutation")
         if row.stop_loop is StopLoopPolicy.CONSULT_WHEN_INACTIVE and row.name not in STOP_FAMILY_EVENTS:
@@ -479,13 +493,13 @@ def _binding(f: _File, key: str, spec: OperationBinding, loc: tuple, label: str,
     for name in ("call", "arguments", "result", "context", "mediator", "instruction", "reason"):
         value = getattr(spec, name)
         if value is not None and name not in allowed:
-            f.add(loc + (name,), f"'{name}' does not belong to a {spec.klass.value} binding "
+            f.add(loc + (name,), f"'{name}' does not belong to {_article(spec.klass.value)} binding "
                   f"(its fields: {', '.join(allowed)})", f"remove '{name}' or change 'class'", row=label, field=name,
                   at_key=True)
     for name in _CLASS_REQUIRED[spec.klass]:
         value = getattr(spec, name)
         if value is None or not value.strip():
-            f.add(loc, f"a {spec.klass.value} binding needs a non-empty '{name}'", f"add '{name}:'",
+            f.add(loc, f"{_article(spec.klass.value)} binding needs a non-empty '{name}'", f"add '{name}:'",
                   row=label, field=name)
     args = tuple(spec.arguments or ())
     if len(set(args)) != len(args):
