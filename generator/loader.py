@@ -42,6 +42,10 @@ from .vocab import (
 
 LIFECYCLE = "lifecycle.yaml"
 RUNTIME = "runtime.yaml"
+# Native names are identifier-like tokens on every host; anything else is a typo or an injection.
+_NATIVE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _CAPABILITY_VERSION = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 
 
@@ -166,7 +170,28 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
+def _control_chars(f: _File, value: Any, loc: tuple, collection: str) -> None:
+    """No profile string may carry control characters (NUL, ESC, CR...); a newline only in prose."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _control_chars(f, item, loc + (key,), collection)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _control_chars(f, item, loc + (i,), collection)
+    elif isinstance(value, str):
+        prose = bool(loc) and loc[-1] in ("note", "instruction", "reason", "result", "context")
+        bad = _CONTROL.search(value) or (not prose and "\n" in value)
+        if bad:
+            char = bad.group(0) if hasattr(bad, "group") else "\n"
+            f.add(loc, f"{value!r} contains the control character U+{ord(char):04X}",
+                  "remove it: profile strings are single-line text (prose fields may hold newlines)",
+                  row=_row_name(f.src.data if f.src else {}, loc, collection), field=_dotted(loc, collection))
+
+
 def _shape(f: _File, model: type[BaseModel], data: dict, collection: str) -> BaseModel | None:
+    _control_chars(f, data, (), collection)
+    if _has_problems(f):
+        return None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -398,6 +423,10 @@ def _rows(f: _File, root: Path, model: LifecycleFile, harness: Harness | None) -
         if row.name == "" or row.name != row.name.strip() or any(c.isspace() for c in row.name):
             f.add(loc + ("name",), f"native name {row.name!r} is empty or contains whitespace",
                   "use the exact native event spelling of the pinned host", row=label, field="name")
+        elif not _NATIVE_NAME.fullmatch(row.name):
+            f.add(loc + ("name",), f"native name {row.name!r} is not a plain event token (letters, digits, "
+                  "'.', '_', '-', starting with a letter)", "use the exact native event spelling of the pinned "
+                  "host", row=label, field="name")
         elif row.name in seen:
             f.add(loc + ("name",), f"duplicate native name {row.name!r} (first at row {seen[row.name] + 1})",
                   "each native event appears exactly once; remove or rename one", row=label, field="name")
@@ -432,6 +461,9 @@ def _rows(f: _File, root: Path, model: LifecycleFile, harness: Harness | None) -
             iloc = loc + ("identities", j, "field")
             if ident.field == "" or ident.field != ident.field.strip() or any(c.isspace() for c in ident.field):
                 f.add(iloc, f"identity field {ident.field!r} is empty or contains whitespace",
+                      "use the exact native field name", row=label, field="identities")
+            elif not _FIELD_NAME.fullmatch(ident.field):
+                f.add(iloc, f"identity field {ident.field!r} is not a plain field name (letters, digits, '_')",
                       "use the exact native field name", row=label, field="identities")
             elif ident.field in fields_seen:
                 f.add(iloc, f"duplicate identity field {ident.field!r}",

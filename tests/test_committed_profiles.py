@@ -1,0 +1,71 @@
+"""The committed profiles: valid, exact row counts, and the derived values reviewers rely on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import REPO
+from generator.loader import load_project
+from generator.vocab import CoreOperation, EventSemantic, FailureMode, MutationMode, ResponseCapability, RuntimeClass
+
+
+@pytest.fixture(scope="module")
+def contracts():
+    return {c.id: c for c in load_project(REPO)}
+
+
+def test_validate_exits_zero_on_committed_profiles(cli):
+    result = cli("--root", str(REPO), "validate", "--json")
+    assert result.exit_code == 0, result.output
+    listed = {c["id"]: c["events"] for c in json.loads(result.stdout)["contracts"]}
+    assert listed == {"claude-code@2.1.261": 33, "codex@0.153.0": 12, "opencode@1.18.29": 47, "opencode@2.0.20": 17}
+
+
+def test_catalog_order_starts_and_ends_as_pinned(contracts):
+    claude = [r.name for r in contracts["claude-code@2.1.261"].events]
+    assert claude[:4] == ["SessionStart", "Setup", "SessionEnd", "UserPromptSubmit"]
+    assert claude[-3:] == ["PreModelSwitch", "PostModelSwitch", "DirectoryAdded"]
+    codex = [r.name for r in contracts["codex@0.153.0"].events]
+    assert codex == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+                     "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "SessionEnd", "Interrupt"]
+    opencode = contracts["opencode@1.18.29"]
+    named = [r.name for r in opencode.events if r.surface.value == "opencode-named-output"]
+    bus = [r.name for r in opencode.events if r.surface.value == "opencode-catch-all-sse"]
+    assert (len(named), len(bus)) == (15, 32)
+    assert "installation.update-available" in bus and "tool.execute.before" in named
+
+
+def test_only_cited_claude_rows_block_by_exit_code(contracts):
+    claude = contracts["claude-code@2.1.261"]
+    blocking = {r.name for r in claude.events if r.failure is FailureMode.EXIT_2_BLOCKS}
+    assert blocking == {"UserPromptSubmit", "Stop", "PreToolUse", "SubagentStop"}
+    demoted = {r.name for r in claude.events if r.demoted}
+    assert "PreModelSwitch" in demoted and "PermissionRequest" in demoted
+    assert claude.row("PreToolUse").response is ResponseCapability.DENY_ASK
+    assert [k.value for k in claude.row("PostToolBatch").unresolved] == ["tool-call"]
+
+
+def test_no_codex_row_blocks_without_evidence(contracts):
+    codex = contracts["codex@0.153.0"]
+    assert all(not r.failure.blocks for r in codex.events)
+    assert {r.reconciliation.value for r in codex.events} == {"no-adapter-merge"}
+
+
+def test_opencode_v2_permission_evaluate_is_the_one_deny_channel(contracts):
+    v2 = contracts["opencode@2.0.20"]
+    with_response = {r.name: r.response for r in v2.events if r.response is not ResponseCapability.NONE}
+    assert with_response == {"permission.evaluate": ResponseCapability.DENY}
+
+
+@pytest.mark.parametrize("contract", ["claude-code@2.1.261", "codex@0.153.0", "opencode@1.18.29", "opencode@2.0.20"])
+def test_cross_field_rules_hold(contracts, contract):
+    for row in contracts[contract].events:
+        if row.semantic is not EventSemantic.GATE_CONSULTATION:
+            assert row.mutation is MutationMode.NONE, row.name
+
+
+def test_opencode_stop_assignment_is_unsupported(contracts):
+    for cid in ("opencode@1.18.29", "opencode@2.0.20"):
+        assert contracts[cid].runtime.operation(CoreOperation.STOP_ASSIGNMENT).klass is RuntimeClass.UNSUPPORTED
