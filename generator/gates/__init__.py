@@ -1,0 +1,98 @@
+"""The AI gate and the harness wrapper (Python port of sec-af's ``harness.py``, on real backends).
+
+Public names load lazily (PEP 562), so ``import generator.gates.gate`` — the hook path — pulls
+in neither pydantic nor anything else outside the standard library. Only touching
+``AIIntegrationConfig`` (or constructing a wrapper without a config) imports pydantic.
+
+Module map:
+
+* ``prompts``      the prompt builders (phase guidance, file-write hint, schema guidance/retry)
+* ``retry``        ``is_transient_error``, the retry loop, the cost tracker
+* ``config``       ``AIIntegrationConfig`` (pydantic); ``_env`` holds its environment table
+* ``wrappers``     ``HarnessWrapper``, ``AIGateWrapper``, ``build_ai_integration``
+* ``openai_chat``  the OpenAI-compatible chat-completions backend (urllib)
+* ``hosts``        how each coding-agent host is run headless (one class per host)
+* ``harness``      the harness backend: run a host in a working dir, read its JSON output
+* ``app``          ``PastureApp``: the ``app`` the wrappers call (``.ai`` + ``.harness``)
+* ``gate``         ``ai_gate_decide``: the ``ai`` gate kind for the runtime
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "AIIntegrationConfig": "config",
+    "EnvAIConfig": "_env",
+    "is_transient_error": "retry",
+    "TRANSIENT_PATTERNS": "retry",
+    "run_with_retry": "retry",
+    "CostTracker": "retry",
+    "with_file_write_hint": "prompts",
+    "with_phase_guidance": "prompts",
+    "schema_guidance": "prompts",
+    "build_schema_retry_prompt": "prompts",
+    "harness_prompt": "prompts",
+    "PHASE_GUIDANCE": "prompts",
+    "HarnessWrapper": "wrappers",
+    "AIGateWrapper": "wrappers",
+    "build_ai_integration": "wrappers",
+    "AIIntegrationError": "errors",
+    "AIGateError": "errors",
+    "AIGateTimeout": "errors",
+    "AIGateExhausted": "errors",
+    "AIGateInvalidOutput": "errors",
+    "AIGateBackendError": "errors",
+    "AIGateConfigError": "errors",
+    "OpenAIChatClient": "openai_chat",
+    "ChatResult": "openai_chat",
+    "HostHarnessBackend": "harness",
+    "HarnessResult": "harness",
+    "PastureApp": "app",
+    "ai_gate_decide": "gate",
+    "GateDecision": "gate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._env import EnvAIConfig
+    from .app import PastureApp
+    from .config import AIIntegrationConfig
+    from .errors import (
+        AIGateBackendError,
+        AIGateConfigError,
+        AIGateError,
+        AIGateExhausted,
+        AIGateInvalidOutput,
+        AIGateTimeout,
+        AIIntegrationError,
+    )
+    from .gate import GateDecision, ai_gate_decide
+    from .harness import HarnessResult, HostHarnessBackend
+    from .openai_chat import ChatResult, OpenAIChatClient
+    from .prompts import (
+        PHASE_GUIDANCE,
+        build_schema_retry_prompt,
+        harness_prompt,
+        schema_guidance,
+        with_file_write_hint,
+        with_phase_guidance,
+    )
+    from .retry import TRANSIENT_PATTERNS, CostTracker, is_transient_error, run_with_retry
+    from .wrappers import AIGateWrapper, HarnessWrapper, build_ai_integration

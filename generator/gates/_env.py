@@ -1,0 +1,122 @@
+"""Environment fallbacks of the AI integration settings, stdlib only.
+
+Both the pydantic :class:`~generator.gates.config.AIIntegrationConfig` and the hook path's
+:class:`EnvAIConfig` read the environment through this one table, so the two cannot drift.
+
+Lookup rule (the original's nested ``os.getenv(a, os.getenv(b, default))``): the first variable
+that is *set* wins, even when it is set to the empty string; only unset variables fall through.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+# field -> (environment variables, first set wins; default as the string the original parses)
+ENV_FALLBACKS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "provider": (("SEC_AF_PROVIDER", "HARNESS_PROVIDER"), "aforge"),
+    "harness_model": (("SEC_AF_MODEL", "HARNESS_MODEL"), "minimax/minimax-m2.5"),
+    "ai_model": (("SEC_AF_AI_MODEL", "AI_MODEL", "SEC_AF_MODEL"), "minimax/minimax-m2.5"),
+    "max_turns": (("SEC_AF_MAX_TURNS",), "50"),
+    "max_retries": (("SEC_AF_AI_MAX_RETRIES",), "3"),
+    "initial_backoff_seconds": (("SEC_AF_AI_INITIAL_BACKOFF_SECONDS",), "2.0"),
+    "max_backoff_seconds": (("SEC_AF_AI_MAX_BACKOFF_SECONDS",), "8.0"),
+    "opencode_bin": (("SEC_AF_OPENCODE_BIN",), "opencode"),
+    "aforge_bin": (("SEC_AF_AFORGE_BIN", "AFORGE_BIN"), "aforge"),
+    "opencode_server": (("SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"), None),
+    # pasture extensions (not in the original): where the `ai` backend sends its requests.
+    "ai_base_url": (("PASTURE_AI_BASE_URL", "OPENAI_BASE_URL"), "https://openrouter.ai/api/v1"),
+    "ai_api_key": (("PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"), None),
+}
+
+# The credentials provider_env() forwards to a harness process when they are set and non-empty.
+PROVIDER_ENV_KEYS: tuple[str, ...] = (
+    "OPENROUTER_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+)
+
+
+def env_raw(name: str) -> str | None:
+    """The raw string for one field: first set variable, else the default."""
+    names, default = ENV_FALLBACKS[name]
+    for var in names:
+        value = os.environ.get(var)
+        if value is not None:
+            return value
+    return default
+
+
+def _api_key() -> str | None:
+    # An empty key is no key: sending "Authorization: Bearer " helps nobody.
+    return env_raw("ai_api_key") or None
+
+
+# field -> factory producing the typed value, exactly as the original parses it
+# (int()/float() raise ValueError on garbage, as the original's default factories do).
+ENV_FACTORIES: dict[str, Callable[[], Any]] = {
+    "provider": lambda: env_raw("provider"),
+    "harness_model": lambda: env_raw("harness_model"),
+    "ai_model": lambda: env_raw("ai_model"),
+    "max_turns": lambda: int(env_raw("max_turns")),  # type: ignore[arg-type]
+    "max_retries": lambda: int(env_raw("max_retries")),  # type: ignore[arg-type]
+    "initial_backoff_seconds": lambda: float(env_raw("initial_backoff_seconds")),  # type: ignore[arg-type]
+    "max_backoff_seconds": lambda: float(env_raw("max_backoff_seconds")),  # type: ignore[arg-type]
+    "opencode_bin": lambda: env_raw("opencode_bin"),
+    "aforge_bin": lambda: env_raw("aforge_bin"),
+    "opencode_server": lambda: env_raw("opencode_server"),
+    "ai_base_url": lambda: env_raw("ai_base_url"),
+    "ai_api_key": _api_key,
+}
+
+
+def provider_env() -> dict[str, str]:
+    """The environment a harness process gets on top of its inherited one.
+
+    Set, non-empty credentials from :data:`PROVIDER_ENV_KEYS`; ``AGENTFIELD_AFORGE_COMMAND``
+    (default ``exec``); ``XDG_DATA_HOME`` (default ``<tmp>/opencode-shared-data``, created).
+    """
+    env: dict[str, str] = {key: value for key in PROVIDER_ENV_KEYS if (value := os.getenv(key))}
+    env["AGENTFIELD_AFORGE_COMMAND"] = os.getenv("AGENTFIELD_AFORGE_COMMAND", "exec")
+    xdg = os.getenv("XDG_DATA_HOME") or os.path.join(tempfile.gettempdir(), "opencode-shared-data")
+    os.makedirs(xdg, exist_ok=True)
+    env["XDG_DATA_HOME"] = xdg
+    return env
+
+
+def _factory(name: str) -> Any:
+    return field(default_factory=ENV_FACTORIES[name])
+
+
+@dataclass(frozen=True)
+class EnvAIConfig:
+    """The same settings as ``AIIntegrationConfig``, without pydantic, for the hook path.
+
+    Same field names, same environment fallbacks, same ``provider_env()``; no validation
+    beyond the int()/float() parsing the original does.
+    """
+
+    provider: str = _factory("provider")
+    harness_model: str = _factory("harness_model")
+    ai_model: str = _factory("ai_model")
+    max_turns: int = _factory("max_turns")
+    max_retries: int = _factory("max_retries")
+    initial_backoff_seconds: float = _factory("initial_backoff_seconds")
+    max_backoff_seconds: float = _factory("max_backoff_seconds")
+    opencode_bin: str = _factory("opencode_bin")
+    aforge_bin: str = _factory("aforge_bin")
+    opencode_server: str | None = _factory("opencode_server")
+    ai_base_url: str = _factory("ai_base_url")
+    ai_api_key: str | None = field(default_factory=ENV_FACTORIES["ai_api_key"], repr=False)
+
+    @classmethod
+    def from_env(cls) -> "EnvAIConfig":
+        return cls()
+
+    def provider_env(self) -> dict[str, str]:
+        return provider_env()
