@@ -63,6 +63,8 @@ class EventRow:
     pre_action: bool
     deny_evidence: str = ""
     ask_evidence: str = ""
+    matcher: str | None = None
+    timeout: int | None = None
     note: str = ""
     line: int = 0  # where the row starts in its profile, for explanations
 

@@ -34,6 +34,7 @@ from .vocab import (
     CoreOperation,
     EventSemantic,
     Harness,
+    HookSurface,
     MutationMode,
     RuntimeClass,
     StopLoopPolicy,
@@ -492,13 +493,20 @@ def _rows(f: _File, root: Path, model: LifecycleFile, harness: Harness | None) -
             if ask and not deny:
                 f.add(rloc + ("ask",), "an ask channel without a deny channel",
                       "cite the deny channel too, or remove 'ask'", row=label, field="response.ask")
+        if row.matcher is not None and row.surface not in (HookSurface.CLAUDE_COMMAND_JSON,
+                                                           HookSurface.CODEX_STRICT_COMMAND_JSON):
+            f.add(loc + ("matcher",), f"surface {row.surface.value!r} registers no matcher",
+                  "remove 'matcher'", row=label, field="matcher")
+        if row.timeout is not None and not 1 <= row.timeout <= 600:
+            f.add(loc + ("timeout",), f"timeout {row.timeout} is outside 1..600 seconds",
+                  "give the host's cap in whole seconds", row=label, field="timeout")
         out.append(EventRow(
             name=row.name, semantic=row.semantic, surface=row.surface, blocking=row.blocking,
             mutation=row.mutation, order=row.order, reconciliation=row.reconciliation,
             declared_failure=row.failure, evidence=evidence,
             identities=tuple(IdentityField(i.kind, i.field, i.required) for i in row.identities),
             unresolved=tuple(row.unresolved), stop_loop=row.stop_loop, pre_action=row.pre_action,
-            deny_evidence=deny, ask_evidence=ask, note=row.note or "",
+            deny_evidence=deny, ask_evidence=ask, matcher=row.matcher, timeout=row.timeout, note=row.note or "",
             line=f.src.mark(loc).line if f.src else 0,
         ))
     return tuple(out)

@@ -7,7 +7,7 @@ Cross-field rules live in `rules.py`; the resolved, derived view lives in `contr
 from __future__ import annotations
 
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from .vocab import (
     BlockingMode,
@@ -58,6 +58,10 @@ class LifecycleRow(_Strict):
     stop_loop: StopLoopPolicy
     pre_action: StrictBool
     response: ResponseEvidence | None = None
+    matcher: StrictStr | None = Field(
+        None, description="matcher the generated command hook registers with, on events the host filters"
+    )
+    timeout: StrictInt | None = Field(None, description="hook timeout in seconds where the host caps it")
     note: StrictStr | None = None
 
 

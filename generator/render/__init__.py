@@ -1,0 +1,1 @@
+"""Rendering: validated contracts in, artifact bytes out. Nothing here touches the disk."""
