@@ -61,7 +61,7 @@ EXPECTED = {
     ),
     'unknown_field': (
         "profiles/claude-code@2.1.261/lifecycle.yaml:22:5: claude-code@2.1.261 event PreToolUse field 'prea_ction': unknown field 'prea_ction'\n"
-        '  fix: remove it or correct its spelling; allowed fields: name, semantic, surface, blocking, mutation, order, reconciliation, failure, evidence, identities, unresolved, stop_loop, pre_action, response, note\n'
+        '  fix: remove it or correct its spelling; allowed fields: name, semantic, surface, blocking, mutation, order, reconciliation, failure, evidence, identities, unresolved, stop_loop, pre_action, response, matcher, timeout, note\n'
         '1 problem(s); nothing was written.\n'
     ),
     'missing_field': (
