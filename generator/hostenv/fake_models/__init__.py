@@ -1,0 +1,70 @@
+"""Scripted fake model servers for running the real hosts offline (stdlib only, 127.0.0.1 only).
+
+Three wire protocols, one per host:
+
+=====================  =========================  =======================================
+protocol name          host                       endpoint
+=====================  =========================  =======================================
+``anthropic``          Claude Code                ``POST /v1/messages`` (SSE or JSON)
+``openai-responses``   Codex CLI                  ``POST /v1/responses`` (SSE or JSON)
+``openai-chat``        OpenCode                   ``POST /v1/chat/completions`` (SSE/JSON)
+=====================  =========================  =======================================
+
+Typical use::
+
+    script = Script.of(Turn.shell("echo hi > probe.txt"), Turn.reply("Done: {tool_result}"))
+    with FakeModelServer("anthropic", script, log_path=run / "requests.jsonl") as fake:
+        ...  # point the host at fake.url (Anthropic) or fake.base_url_v1 (OpenAI-style)
+    fake.requests  # one dict per request: method, path, redacted headers, body, reply summary
+"""
+
+from __future__ import annotations
+
+from .anthropic import AnthropicMessages
+from .openai import OpenAIChatCompletions, OpenAIResponses
+from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from .server import FakeModelServer, Reply, WireProtocol, redact_headers
+from .sse import SseEvent, parse_sse
+
+PROTOCOLS: dict[str, type[WireProtocol]] = {
+    AnthropicMessages.name: AnthropicMessages,
+    OpenAIResponses.name: OpenAIResponses,
+    OpenAIChatCompletions.name: OpenAIChatCompletions,
+}
+
+#: which protocol each host speaks
+HOST_PROTOCOL: dict[str, str] = {
+    "claude-code": AnthropicMessages.name,
+    "codex": OpenAIResponses.name,
+    "opencode": OpenAIChatCompletions.name,
+}
+
+
+def protocol_for(name: str) -> WireProtocol:
+    """A fresh protocol object by name (``anthropic``, ``openai-responses``, ``openai-chat``)."""
+    try:
+        return PROTOCOLS[name]()
+    except KeyError:
+        raise ValueError(f"unknown wire protocol {name!r}; expected one of {sorted(PROTOCOLS)}") from None
+
+
+__all__ = [
+    "HOST_PROTOCOL",
+    "PROTOCOLS",
+    "SHELL",
+    "TOOL_RESULT",
+    "AnthropicMessages",
+    "FakeModelServer",
+    "OpenAIChatCompletions",
+    "OpenAIResponses",
+    "Reply",
+    "Script",
+    "ScriptCursor",
+    "SseEvent",
+    "ToolCall",
+    "Turn",
+    "WireProtocol",
+    "parse_sse",
+    "protocol_for",
+    "redact_headers",
+]
