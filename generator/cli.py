@@ -86,6 +86,75 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     click.echo(render(found, row), nl=False)
 
 
+def _render_or_exit(root: Path, contract_ids: tuple[str, ...]):
+    from .render.project import RenderError, render_project
+
+    contracts = _load_or_exit(root)
+    known = {c.id for c in contracts}
+    unknown = [c for c in contract_ids if c not in known]
+    if unknown:
+        raise click.UsageError(f"no contract {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
+    try:
+        return render_project(contracts)
+    except RenderError as exc:
+        click.echo(f"error: {exc}", err=True)
+        click.echo("nothing was written.", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+_contract_option = click.option(
+    "--contract", "contract_ids", multiple=True, metavar="ID",
+    help="limit the work to this contract (repeatable); project-wide files are refreshed too")
+
+
+@main.command()
+@_root_option
+@_contract_option
+@click.option("--dry-run", is_flag=True, help="show what would change; write nothing")
+@click.pass_context
+def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], dry_run: bool) -> None:
+    """Render every artifact into generated/ (all-or-nothing)."""
+    from .generate import compare, write
+
+    project = _root(ctx, root)
+    artifacts = _render_or_exit(project, contract_ids)
+    drift = compare(project, artifacts, set(contract_ids) or None)
+    if drift.clean:
+        click.echo("generated/ is up to date.")
+        return
+    if dry_run:
+        click.echo(drift.report(with_diff=True), nl=False)
+        click.echo(f"would write {len(drift.missing) + len(drift.modified)} file(s) and remove "
+                   f"{len(drift.extra)}; nothing was written (--dry-run).")
+        return
+    try:
+        write(project, artifacts, drift)
+    except OSError as exc:
+        click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(drift.report(with_diff=False), nl=False)
+    click.echo(f"wrote {len(drift.missing) + len(drift.modified)} file(s), removed {len(drift.extra)}.")
+
+
+@main.command()
+@_root_option
+@_contract_option
+@click.pass_context
+def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) -> None:
+    """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error."""
+    from .generate import compare
+
+    project = _root(ctx, root)
+    artifacts = _render_or_exit(project, contract_ids)
+    drift = compare(project, artifacts, set(contract_ids) or None)
+    if drift.clean:
+        click.echo(f"generated/ matches the profiles ({len(artifacts)} files).")
+        return
+    click.echo(drift.report(with_diff=True), nl=False)
+    click.echo("drift: run `pasture generate` and commit the result.", err=True)
+    sys.exit(EXIT_DIFF)
+
+
 @main.command()
 @click.argument("kind", type=click.Choice(["lifecycle", "runtime"]), default="lifecycle")
 def schema(kind: str) -> None:

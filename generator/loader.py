@@ -46,7 +46,7 @@ RUNTIME = "runtime.yaml"
 # Native names are identifier-like tokens on every host; anything else is a typo or an injection.
 _NATIVE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 _CAPABILITY_VERSION = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 
 

@@ -30,3 +30,32 @@ def shell_words(words: list[str]) -> str:
 def md_cell(text: str) -> str:
     """Text safe inside one Markdown table cell."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def py_str(text: str) -> str:
+    """A Python string literal exactly as black would leave it.
+
+    Black prefers double quotes unless single quotes need fewer backslashes; we pick the same way so
+    generated tables are black-stable without running black at generation time.
+    """
+    def body(quote: str) -> str:
+        out = []
+        for ch in text:
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == quote:
+                out.append("\\" + ch)
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\t":
+                out.append("\\t")
+            elif ord(ch) < 0x20 or ord(ch) == 0x7F or 0x2028 <= ord(ch) <= 0x2029:
+                out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+            else:
+                out.append(ch)
+        return "".join(out)
+
+    double, single = body('"'), body("'")
+    if single.count("\\") < double.count("\\"):
+        return "'" + single + "'"
+    return '"' + double + '"'

@@ -1,0 +1,55 @@
+"""Docs: the per-contract event matrix and the instruction fragment for CLAUDE.md / AGENTS.md."""
+
+from __future__ import annotations
+
+from ..contracts import Contract
+from ..vocab import Harness, RuntimeClass
+from .artifact import Artifact, header
+from .env import render
+
+_HOST = {Harness.CLAUDE_CODE: ("Claude Code", "CLAUDE.md"), Harness.CODEX: ("Codex CLI", "AGENTS.md"),
+         Harness.OPENCODE: ("OpenCode", "AGENTS.md")}
+
+
+def _matrix_row(row) -> dict:
+    failure = row.declared_failure.value
+    if row.demoted:
+        failure += f" → {row.failure.value}"
+    idents = ", ".join(f"{i.field} ({i.kind.value}{'' if i.required else ', optional'})" for i in row.identities)
+    if row.unresolved:
+        idents += ("; " if idents else "") + "unresolved: " + ", ".join(k.value for k in row.unresolved)
+    return {"name": row.name, "semantic": row.semantic.value, "surface": row.surface.value,
+            "blocking": row.blocking.value, "mutation": row.mutation.value, "failure": failure,
+            "evidence": row.evidence or "—", "response": row.response.value, "identities": idents or "none"}
+
+
+def events_doc(contract: Contract) -> Artifact:
+    view = {"id": contract.id, "admission": contract.admission.describe(), "count": len(contract.events),
+            "rows": [_matrix_row(r) for r in contract.events]}
+    text = render("docs/events.md.j2", c=view, header=header("", contract.lifecycle_file).strip())
+    return Artifact(f"{contract.id}/events.md", text, contract.id)
+
+
+def _prose(text: str) -> str:
+    # Instruction text is Markdown prose: keep it from opening HTML comments or raw HTML blocks.
+    return text.replace("<", "&lt;").replace(">", "&gt;").strip()
+
+
+def instructions_doc(contract: Contract) -> Artifact:
+    host, target = _HOST[contract.harness]
+    operations, native, unsupported = [], [], []
+    for b in contract.runtime.operations:
+        title = b.key.replace("_", " ")
+        if b.klass is RuntimeClass.SEMANTIC_INSTRUCTION:
+            operations.append({"title": title, "text": _prose(b.instruction)})
+        elif b.klass is RuntimeClass.PARENT_MEDIATED:
+            operations.append({"title": title,
+                               "text": f"Handled by the {_prose(b.mediator)}: {_prose(b.instruction)}"})
+        elif b.klass is RuntimeClass.NATIVE:
+            native.append(f"{title} (`{b.call}`)")
+        else:
+            unsupported.append(f"{title} ({_prose(b.reason)})")
+    text = render("docs/instructions.md.j2", header=header("", contract.runtime_file).strip(), host=host,
+                  contract=contract.id, target=target, operations=operations, native="; ".join(native),
+                  unsupported="; ".join(unsupported))
+    return Artifact(f"{contract.id}/instructions.md", text, contract.id)

@@ -1,0 +1,56 @@
+"""Every artifact of a project, rendered in memory, in a deterministic order."""
+
+from __future__ import annotations
+
+import json
+
+from ..contracts import Contract
+from ..vocab import Harness
+from .artifact import Artifact
+from .claude import claude_artifacts
+from .codex import codex_artifacts
+from .docs import events_doc, instructions_doc
+from .schemas import schema_artifacts
+from .tables import table_artifacts
+
+MANIFEST = "manifest.json"
+
+
+class RenderError(Exception):
+    """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
+
+
+def _adapter(contract: Contract) -> list[Artifact]:
+    if contract.harness is Harness.CLAUDE_CODE:
+        return claude_artifacts(contract)
+    if contract.harness is Harness.CODEX:
+        return codex_artifacts(contract)
+    from .opencode import opencode_artifacts  # owned separately; imported lazily
+
+    return opencode_artifacts(contract)
+
+
+def render_project(contracts: list[Contract]) -> list[Artifact]:
+    artifacts: list[Artifact] = []
+    try:
+        for contract in contracts:
+            artifacts += _adapter(contract)
+            artifacts.append(events_doc(contract))
+            artifacts.append(instructions_doc(contract))
+        artifacts += table_artifacts(contracts)
+    except ValueError as exc:
+        raise RenderError(str(exc)) from exc
+    artifacts += schema_artifacts()
+    artifacts.sort(key=lambda a: a.path)
+    paths = [a.path for a in artifacts]
+    if len(set(paths)) != len(paths):
+        raise RenderError("two artifacts claim the same path")
+    artifacts.append(manifest(artifacts))
+    return artifacts
+
+
+def manifest(artifacts: list[Artifact]) -> Artifact:
+    files = [{"path": a.path, "sha256": a.sha256, "contract": a.contract} for a in artifacts]
+    document = {"generator": "pasture", "note": "every generated file and its sha256; do not edit",
+                "files": files}
+    return Artifact(MANIFEST, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
