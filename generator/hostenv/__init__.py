@@ -1,5 +1,16 @@
-"""Run the real agent hosts (Claude Code, Codex CLI, OpenCode) offline against fake model servers."""
+"""Run the real agent hosts (Claude Code, Codex CLI, OpenCode) offline against scripted fake models.
 
+* :mod:`.npm_tools`: install the pinned hosts from ``tests/npm/`` (``ensure_npm_tools``).
+* :mod:`.fake_models`: scripted fake model servers on 127.0.0.1, one per wire protocol.
+* :mod:`.hosts`: one launcher per host (flags, config files, env, trust settings).
+* :mod:`.runner`: one isolated headless host run (``prepare_run(...).execute(script)``).
+* :mod:`.recorder`: recording command hooks and a recording OpenCode plugin.
+* :mod:`.netns`: the network namespace the host and its fake share.
+"""
+
+from .fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
+from .hosts import LAUNCHERS, RunLayout, launcher_for
+from .netns import Isolation, isolation_support
 from .npm_tools import (
     HOST_PACKAGES,
     NpmInstallError,
@@ -9,13 +20,37 @@ from .npm_tools import (
     host_version,
     npm_available,
 )
+from .recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from .runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
+
+HOSTS = tuple(HOST_PACKAGES)
 
 __all__ = [
+    "DEFAULT_PROMPT",
+    "HOSTS",
     "HOST_PACKAGES",
+    "LAUNCHERS",
+    "FakeModelServer",
+    "HostRun",
+    "HostRunResult",
+    "Isolation",
     "NpmInstallError",
     "NpmUnavailable",
+    "RunLayout",
+    "Script",
+    "ToolCall",
+    "Turn",
     "ensure_npm_tools",
     "host_binary",
     "host_version",
+    "install_recorder",
+    "isolation_support",
+    "launcher_for",
     "npm_available",
+    "opencode_recorder_plugin",
+    "parse_sse",
+    "prepare_run",
+    "read_records",
+    "recorder_command",
+    "run_host",
 ]

@@ -1,0 +1,181 @@
+"""Codex CLI, headless (``codex exec``) against the fake OpenAI Responses server.
+
+Everything Codex-specific about a run lives here.
+
+* **Config:** ``$CODEX_HOME/config.toml`` (``CODEX_HOME`` = ``<run>/home/.codex``) names a custom
+  provider ``harness`` with ``base_url = http://127.0.0.1:PORT/v1``, ``wire_api = "responses"``,
+  no retries; ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"``; the project
+  folder is ``trust_level = "trusted"`` (the project ``.codex/`` layer, hooks.json included, loads
+  only for trusted projects); ``features.plugins = false`` (else Codex tries to sync its curated
+  plugins from the internet); analytics and OTEL off; no update check. ``config_toml_extra`` is
+  appended verbatim.
+* **Env:** ``CODEX_HOME`` and ``HARNESS_FAKE_KEY`` (the provider's ``env_key``).
+* **Hook trust** (untrusted hooks are skipped *silently* by ``codex exec``):
+  ``hook_trust="bypass"`` (default) passes ``--dangerously-bypass-hook-trust``;
+  ``hook_trust="persist"`` does what a user's review does: asks ``codex app-server`` for
+  ``hooks/list`` and writes ``[hooks.state."<key>"] trusted_hash = "<currentHash>"`` for each hook
+  into config.toml, then runs without the bypass flag; ``hook_trust="none"`` does neither.
+* **Command:** ``codex exec --json --skip-git-repo-check
+  --dangerously-bypass-approvals-and-sandbox [--dangerously-bypass-hook-trust]
+  -o <run>/codex-last-message.txt <prompt>`` with stdin from /dev/null (it would wait for stdin).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .base import FAKE_API_KEY, HostLauncher, RunContext
+
+__all__ = ["CodexLauncher", "persist_hook_trust"]
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string for our inputs
+
+
+class CodexLauncher(HostLauncher):
+    host = "codex"
+    wire_protocol = "openai-responses"
+    default_options = {
+        "model": "fake-model",
+        "hook_trust": "bypass",  # "bypass" | "persist" | "none"
+        "config_toml_extra": "",
+        "extra_args": [],
+    }
+
+    def config_toml(self, ctx: RunContext) -> str:
+        project = str(ctx.layout.project)
+        return "\n".join([
+            f"model = {_toml_str(ctx.options['model'])}",
+            'model_provider = "harness"',
+            'approval_policy = "never"',
+            'sandbox_mode = "danger-full-access"',
+            "check_for_update_on_startup = false",
+            "",
+            "[model_providers.harness]",
+            'name = "Pasture fake model (127.0.0.1)"',
+            f"base_url = {_toml_str(ctx.base_url_v1)}",
+            'env_key = "HARNESS_FAKE_KEY"',
+            'wire_api = "responses"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+            f"[projects.{_toml_str(project)}]",
+            'trust_level = "trusted"',
+            "",
+            "[features]",
+            "plugins = false",
+            "",
+            "[analytics]",
+            "enabled = false",
+            "",
+            "[otel]",
+            'exporter = "none"',
+            "",
+            ctx.options["config_toml_extra"],
+            "",
+        ])
+
+    def env(self, ctx: RunContext) -> dict[str, str]:
+        return {"CODEX_HOME": str(ctx.layout.codex_home), "HARNESS_FAKE_KEY": FAKE_API_KEY}
+
+    def prepare(self, ctx: RunContext) -> None:
+        config = ctx.layout.codex_home / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(self.config_toml(ctx))
+        if ctx.options["hook_trust"] == "persist":
+            trusted = persist_hook_trust(ctx.binary, ctx.layout.project, config, ctx.env)
+            (ctx.layout.root / "codex-hook-trust.json").write_text(json.dumps(trusted, indent=2))
+        elif ctx.options["hook_trust"] not in ("bypass", "none"):
+            raise ValueError(f"hook_trust must be bypass, persist or none, not {ctx.options['hook_trust']!r}")
+
+    def argv(self, ctx: RunContext) -> list[str]:
+        argv = [str(ctx.binary), "exec", "--json", "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox"]
+        if ctx.options["hook_trust"] == "bypass":
+            argv.append("--dangerously-bypass-hook-trust")
+        argv += ["-o", str(ctx.layout.root / "codex-last-message.txt")]
+        return argv + list(ctx.options["extra_args"]) + [ctx.prompt]
+
+
+def _find_hooks(node: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        if "key" in node and "currentHash" in node:
+            found.append(node)
+        for value in node.values():
+            found.extend(_find_hooks(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_find_hooks(value))
+    return found
+
+
+def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str, str],
+                       timeout: float = 30.0) -> list[dict[str, Any]]:
+    """Trust every hook Codex discovers for ``project``, the way a user's review would.
+
+    Talks JSON-RPC (one object per line) to ``codex app-server`` over stdio: ``initialize``,
+    ``initialized``, ``hooks/list {cwds: [project]}``; then appends
+    ``[hooks.state."<key>"] trusted_hash = "<currentHash>"`` per hook to ``config``. Returns the
+    hook entries as Codex listed them.
+    """
+    proc = subprocess.Popen(
+        [str(binary), "app-server"], cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, bufsize=1,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    deadline = time.monotonic() + timeout
+
+    def send(obj: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(obj) + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    lines: "queue.Queue[str]" = queue.Queue()
+
+    def pump() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def wait_for(request_id: int) -> dict[str, Any]:
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if not line:
+                break
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if msg.get("id") == request_id and ("result" in msg or "error" in msg):
+                if "error" in msg:
+                    raise RuntimeError(f"codex app-server error: {msg['error']}")
+                return msg["result"]
+        raise TimeoutError(f"codex app-server gave no answer to request {request_id}")
+
+    try:
+        send({"id": 1, "method": "initialize",
+              "params": {"clientInfo": {"name": "pasture-hostenv", "version": "0"},
+                         "capabilities": {"experimentalApi": True}}})
+        wait_for(1)
+        send({"method": "initialized"})
+        send({"id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}})
+        hooks = _find_hooks(wait_for(2))
+    finally:
+        proc.kill()
+        proc.wait()
+    with config.open("a") as fh:
+        for hook in hooks:
+            fh.write(f"\n[hooks.state.{_toml_str(hook['key'])}]\ntrusted_hash = {_toml_str(hook['currentHash'])}\n")
+    return hooks
