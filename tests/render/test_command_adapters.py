@@ -1,0 +1,114 @@
+"""Claude Code and Codex adapters: exact bytes, the hosts' own JSON Schemas, and the event-key guard."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import jsonschema
+import pytest
+
+from conftest import REPO
+from generator.loader import load_project
+from generator.render.claude import claude_artifacts
+from generator.render.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
+
+SCHEMAS = REPO.parent / "shared" / "schemas"
+
+
+@pytest.fixture(scope="module")
+def contracts():
+    return {c.id: c for c in load_project(REPO)}
+
+
+def _ext(path: str) -> str:
+    return path.rsplit(".", 1)[-1]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_claude_bytes(contracts, snapshot_text, index):
+    artifact = claude_artifacts(contracts["claude-code@2.1.261"])[index]
+    assert artifact.text == snapshot_text(_ext(artifact.path))
+
+
+def test_codex_bytes(contracts, snapshot_text):
+    (artifact,) = codex_artifacts(contracts["codex@0.153.0"])
+    assert artifact.text == snapshot_text("json")
+
+
+def claude_settings_schema() -> dict:
+    """SchemaStore's Claude settings schema, extended knowingly for PreModelSwitch/PostModelSwitch.
+
+    The published schema predates Claude Code 2.1.251, which added those two events, and its
+    `hooks` object forbids unknown keys. We add exactly those two, with the same matcher-group shape
+    every other event uses, and assert nothing else had to change.
+    """
+    schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    hooks = schema["properties"]["hooks"]
+    assert hooks["additionalProperties"] is False
+    template = copy.deepcopy(hooks["properties"]["PreToolUse"])
+    for event in ("PreModelSwitch", "PostModelSwitch"):
+        assert event not in hooks["properties"]
+        hooks["properties"][event] = copy.deepcopy(template)
+    return schema
+
+
+def test_claude_settings_fragment_validates_against_the_settings_schema(contracts):
+    schema = claude_settings_schema()
+    settings = json.loads(claude_artifacts(contracts["claude-code@2.1.261"])[0].text)
+    jsonschema.validate(settings, schema)
+    assert len(settings["hooks"]) == 33
+
+
+def test_claude_plugin_hooks_validate(contracts):
+    schema = claude_settings_schema()
+    _, plugin, hooks = claude_artifacts(contracts["claude-code@2.1.261"])
+    document = json.loads(hooks.text)
+    # A plugin hooks.json is the settings `hooks` object plus an optional description.
+    jsonschema.validate({"hooks": document["hooks"]}, schema)
+    assert set(document) == {"description", "hooks"}
+    assert json.loads(plugin.text)["name"] == "pasture-lifecycle"
+
+
+def test_unpatched_schema_rejects_only_the_two_newer_events(contracts):
+    schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    settings = json.loads(claude_artifacts(contracts["claude-code@2.1.261"])[0].text)
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(settings))
+    assert len(errors) == 1
+    assert "'PostModelSwitch', 'PreModelSwitch' were unexpected" in errors[0].message
+
+
+def test_codex_hooks_validate_against_codex_config_schema(contracts):
+    config = json.loads((SCHEMAS / "codex-hooks" / "codex-config.schema.json").read_text())
+    document = json.loads(codex_artifacts(contracts["codex@0.153.0"])[0].text)
+    hooks_toml = config["definitions"]["HooksToml"]
+    # The schema's HooksToml (0.148-era) lacks Interrupt; everything else must validate strictly.
+    strict = {"$schema": config.get("$schema"), "definitions": config["definitions"],
+              **{k: v for k, v in hooks_toml.items() if k != "properties"},
+              "properties": {k: v for k, v in hooks_toml["properties"].items() if k != "state"},
+              "additionalProperties": False}
+    events = {k: v for k, v in document["hooks"].items() if k != "Interrupt"}
+    jsonschema.validate(events, strict)
+    assert set(document["hooks"]) <= ACCEPTED_EVENTS
+    assert set(document["hooks"]) - set(hooks_toml["properties"]) == {"Interrupt"}
+    assert set(document) == {"description", "hooks"}  # HooksFile denies unknown top-level keys
+
+
+def test_codex_guard_refuses_a_key_codex_would_ignore(contracts):
+    import dataclasses
+
+    codex = contracts["codex@0.153.0"]
+    typo = dataclasses.replace(codex.events[2], name="preToolUse")
+    broken = dataclasses.replace(codex, events=(typo,) + codex.events[3:], _index={})
+    with pytest.raises(CodexEventError, match="Codex would silently ignore these event keys: preToolUse"):
+        codex_artifacts(broken)
+
+
+def test_every_command_is_short_and_overridable(contracts):
+    for artifact in claude_artifacts(contracts["claude-code@2.1.261"])[:1] + codex_artifacts(contracts["codex@0.153.0"]):
+        for event, groups in json.loads(artifact.text)["hooks"].items():
+            (hook,) = groups[0]["hooks"]
+            assert hook["command"].startswith("${PASTURE_BIN:-pasture} hook lifecycle --harness ")
+            assert f"--event {event} --host-version " in hook["command"]
+            assert len(hook["command"]) < 120
+            assert 1 <= hook["timeout"] <= 600
