@@ -13,7 +13,7 @@ that ``npm ci`` needs or the project wants:
   ``os``/``cpu``/``libc`` its name implies, so ``npm ci`` skips it on every other platform.
 * ``funding`` fields are dropped: the lockfile carries no URL that is not the registry's.
 
-``tests/hostenv/test_npm_lockfile.py`` checks the result.
+``tests/hostenv/test_hostenv_npm_lockfile.py`` checks the result.
 """
 
 from __future__ import annotations

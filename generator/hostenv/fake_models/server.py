@@ -232,6 +232,7 @@ class FakeModelServer:
         self._log: list[dict[str, Any]] = []
         self._started = 0.0
         self._stopped = threading.Event()
+        self._stopping = False
         self.stop_reason: str | None = None
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -256,15 +257,17 @@ class FakeModelServer:
         return self
 
     def stop(self, reason: str = "stopped") -> None:
+        """Stop serving (idempotent); :meth:`wait_stopped` returns once the socket is closed."""
         with self._lock:
-            if self._httpd is None or self._stopped.is_set():
+            if self._httpd is None or self._stopping:
                 return
-            self.stop_reason = self.stop_reason or reason
-            self._stopped.set()
+            self._stopping = True
+            self.stop_reason = reason
         if self._timer is not None:
             self._timer.cancel()
         self._httpd.shutdown()
         self._httpd.server_close()
+        self._stopped.set()
 
     def _stop_async(self, reason: str) -> None:
         threading.Thread(target=self.stop, args=(reason,), daemon=True).start()

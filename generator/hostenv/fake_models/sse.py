@@ -41,7 +41,8 @@ def parse_sse(raw: bytes | str | Iterable[str]) -> list[SseEvent]:
     events: list[SseEvent] = []
     event: str | None = None
     data: list[str] = []
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for line in lines[:-1]:  # the last piece follows the final newline: never a blank line
         if line == "":
             if data or event is not None:
                 events.append(SseEvent(event, "\n".join(data)))
@@ -56,6 +57,6 @@ def parse_sse(raw: bytes | str | Iterable[str]) -> list[SseEvent]:
             event = value
         elif name == "data":
             data.append(value)
-    if data or event is not None:
+    if data or event is not None or lines[-1]:
         raise ValueError("SSE stream ended inside an event (no blank line after the last frame)")
     return events
