@@ -249,7 +249,9 @@ class FakeChatServer:
         self._server.add(replies)
 
     def start(self) -> "FakeChatServer":
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai-chat", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai-chat", daemon=True
+        )
         self._thread.start()
         if self._deadline:
             self._timer = threading.Timer(self._deadline, self.stop)
@@ -298,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     timer.daemon = True
     timer.start()
     try:
-        server.serve_forever()
+        server.serve_forever(poll_interval=0.1)
     except KeyboardInterrupt:
         pass
     finally:
