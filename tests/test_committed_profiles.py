@@ -47,9 +47,15 @@ def test_only_cited_claude_rows_block_by_exit_code(contracts):
     assert [k.value for k in claude.row("PostToolBatch").unresolved] == ["tool-call"]
 
 
-def test_no_codex_row_blocks_without_evidence(contracts):
+def test_codex_blocks_only_where_the_handlers_are_cited(contracts):
     codex = contracts["codex@0.153.0"]
-    assert all(not r.failure.blocks for r in codex.events)
+    blocking = {r.name for r in codex.events if r.failure is FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS}
+    assert blocking == {"UserPromptSubmit", "PreToolUse", "SubagentStop", "Stop"}
+    assert all(r.evidence.startswith("https://github.com/openai/codex/blob/") for r in codex.events
+               if r.name in blocking)
+    assert {r.name for r in codex.events if r.demoted} == {"PermissionRequest", "PostToolUse", "PreCompact",
+                                                            "PostCompact"}
+    assert codex.row("PreToolUse").response is ResponseCapability.DENY
     assert {r.reconciliation.value for r in codex.events} == {"no-adapter-merge"}
 
 

@@ -54,8 +54,8 @@ ROWS = {
         order="concurrent-native",
         reconciliation="no-adapter-merge",
         declared_failure="strict-output-exit-2-blocks",
-        failure="report-and-continue",
-        evidence="",
+        failure="strict-output-exit-2-blocks",
+        evidence="https://github.com/openai/codex/blob/343074d4207d572809bd8cea15f4be1d09d98e0b/codex-rs/hooks/src/events/user_prompt_submit.rs",
         identities=(
             Identity("session", "session_id", True),
             Identity("turn", "turn_id", True),
@@ -75,8 +75,8 @@ ROWS = {
         order="concurrent-native",
         reconciliation="no-adapter-merge",
         declared_failure="strict-output-exit-2-blocks",
-        failure="report-and-continue",
-        evidence="",
+        failure="strict-output-exit-2-blocks",
+        evidence="https://github.com/openai/codex/blob/343074d4207d572809bd8cea15f4be1d09d98e0b/codex-rs/hooks/src/events/pre_tool_use.rs",
         identities=(
             Identity("session", "session_id", True),
             Identity("turn", "turn_id", True),
@@ -85,7 +85,7 @@ ROWS = {
         unresolved=(),
         stop_loop="not-applicable",
         pre_action=True,
-        response="none",
+        response="deny",
         timeout=60,
     ),
     "PermissionRequest": Row(
@@ -204,8 +204,8 @@ ROWS = {
         order="concurrent-native",
         reconciliation="no-adapter-merge",
         declared_failure="strict-output-exit-2-blocks",
-        failure="report-and-continue",
-        evidence="",
+        failure="strict-output-exit-2-blocks",
+        evidence="https://github.com/openai/codex/blob/343074d4207d572809bd8cea15f4be1d09d98e0b/codex-rs/hooks/src/events/stop.rs",
         identities=(
             Identity("session", "session_id", True),
             Identity("turn", "turn_id", True),
@@ -226,8 +226,8 @@ ROWS = {
         order="concurrent-native",
         reconciliation="no-adapter-merge",
         declared_failure="strict-output-exit-2-blocks",
-        failure="report-and-continue",
-        evidence="",
+        failure="strict-output-exit-2-blocks",
+        evidence="https://github.com/openai/codex/blob/343074d4207d572809bd8cea15f4be1d09d98e0b/codex-rs/hooks/src/events/stop.rs",
         identities=(
             Identity("session", "session_id", True),
             Identity("turn", "turn_id", True),

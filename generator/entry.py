@@ -1,0 +1,19 @@
+"""The `pasture` console script: the hook path skips click and everything else that is slow to import."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int | None:
+    if sys.argv[1:3] == ["hook", "lifecycle"]:
+        from .hook.lifecycle import main as hook_main
+
+        return hook_main(sys.argv[3:])
+    from .cli import main as cli_main
+
+    return cli_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Resolve (harness, host version, event) to a generated contract row."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..versions import HostVersion, VersionError
+
+_GENERATED = Path(__file__).resolve().parents[2] / "generated" / "python"
+
+
+def _index():
+    if str(_GENERATED) not in sys.path and _GENERATED.is_dir():
+        sys.path.append(str(_GENERATED))
+    return importlib.import_module("pasture_contracts")
+
+
+class Resolved(NamedTuple):
+    contract: str | None
+    row: Any | None  # pasture_contracts._row.Row
+    why: str  # for the diagnostic when contract or row is None
+
+
+def resolve(harness: str, host_version: str, event: str) -> Resolved:
+    """The admitting contract with the highest minimum wins (a newer floor is more specific)."""
+    index = _index()
+    candidates = index.ADMISSIONS.get(harness)
+    if candidates is None:
+        known = ", ".join(sorted(index.ADMISSIONS))
+        return Resolved(None, None, f"harness {harness!r} has no pinned contract (known: {known})")
+    try:
+        version = HostVersion.parse(host_version)
+    except VersionError as exc:
+        return Resolved(None, None, str(exc))
+    best = None
+    for contract_id, module, minimum, maximum, prereleases in candidates:
+        low = HostVersion.parse(minimum)
+        if version.is_prerelease and not prereleases:
+            continue
+        if version < low or (maximum is not None and version > HostVersion.parse(maximum)):
+            continue
+        if best is None or low > best[0]:
+            best = (low, contract_id, module)
+    if best is None:
+        table = "; ".join(
+            f"{cid} admits {'at or above ' + lo if hi is None else f'from {lo} through {hi}'}"
+            for cid, _, lo, hi, _ in candidates)
+        return Resolved(None, None, f"no contract admits {harness} {host_version} ({table})")
+    _, contract_id, module = best
+    rows = importlib.import_module(f"pasture_contracts.{module}").ROWS
+    row = rows.get(event)
+    if row is None:
+        return Resolved(contract_id, None, f"{contract_id} declares no event {event!r}")
+    return Resolved(contract_id, row, "")
