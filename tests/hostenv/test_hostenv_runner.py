@@ -207,3 +207,12 @@ def test_opencode_plugin_source_exports_one_function(tmp_path: Path) -> None:
     source = opencode_recorder_plugin(tmp_path / "log.jsonl", block_tool="bash", reason="no bash")
     assert source.count("export ") == 1 and "@opencode-ai/plugin" not in source
     assert '"no bash"' in source and '"tool.execute.before"' in source
+
+
+def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
+    from generator.hostenv.fake_models import HOST_PROTOCOL
+    from generator.hostenv.hosts import LAUNCHERS
+    from generator.hostenv.npm_tools import HOST_PACKAGES
+
+    assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)
+    assert {h: l.wire_protocol for h, l in LAUNCHERS.items()} == HOST_PROTOCOL
