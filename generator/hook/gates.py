@@ -76,13 +76,19 @@ def command_gate(policy: Policy, envelope: dict) -> Decision:
 
 
 def ai_gate(policy: Policy, envelope: dict) -> Decision:
-    from ..gates.errors import AIGateError  # imported only when a policy asks for the AI gate
+    import dataclasses
+
+    from ..gates._env import EnvAIConfig  # imported only when a policy asks for the AI gate
+    from ..gates.errors import AIGateError
     from ..gates.gate import ai_gate_decide
 
     record: dict = {}
     settings = {k: v for k, v in policy.gate.items() if k in ("model", "system_prompt", "timeout")}
+    config = EnvAIConfig()
+    if "base_url" in policy.gate:
+        config = dataclasses.replace(config, ai_base_url=policy.gate["base_url"])
     try:
-        answer = ai_gate_decide(envelope, settings, journal=record)
+        answer = ai_gate_decide(envelope, settings, config, journal=record)
     except AIGateError as exc:
         raise GateFailure(f"AI gate: {type(exc).__name__}: {exc}", record) from None
     decision, reason = parse_decision(answer, "AI gate")

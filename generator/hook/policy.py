@@ -6,7 +6,8 @@ Format:
     default = "proceed"       # rules: decision when no rule matches
     command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
     timeout = 5               # command, ai: seconds
-    model = "..."             # ai: see generator/gates/gate.py for the keys it takes
+    model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
+                              # key and defaults from the environment (generator/gates/_env.py)
     [journal]
     path = ".pasture/journal.sqlite3"
     [[rules]]                 # first match wins
@@ -35,7 +36,7 @@ KINDS = ("rules", "command", "ai")
 _LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
 _REGEX_MATCHERS = ("tool", "command", "file_path")
 _RULE_KEYS = {"name", "decision", "reason", "input", *_LIST_MATCHERS, *_REGEX_MATCHERS}
-_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt"}
+_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url"}
 
 
 class PolicyError(Exception):

@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from hookrun import DENY_PROBE, write_policy
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A hook environment with its own journal and the deny-probe policy."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PASTURE_", "CLAUDE_"))}
+    base["PASTURE_JOURNAL"] = str(tmp_path / "journal.sqlite3")
+    base["PASTURE_POLICY"] = str(write_policy(tmp_path, DENY_PROBE))
+    return base
