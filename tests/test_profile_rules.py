@@ -312,3 +312,52 @@ def test_every_problem_is_reported_not_only_the_first(tmp_path, cli):
     assert result.stderr.count("\n  fix: ") == 2  # shape errors stop the lifecycle file; runtime still checked
     assert "'watching' is not a member of semantic" in result.stderr
     assert "native call 'TeamDelete' is not a documented claude-code tool" in result.stderr
+
+
+def test_duplicate_effect_is_refused(tmp_path, cli):
+    runtime = R + ("effects:\n"
+                   "  - {id: git.push, class: unsupported, reason: not here}\n"
+                   "  - {id: git.push, class: unsupported, reason: not here}\n")
+    write_project(tmp_path, L, runtime)
+    result = cli("--root", str(tmp_path), "validate")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "profiles/claude-code@2.1.261/runtime.yaml:12:10: claude-code@2.1.261 effect git.push field 'id': "
+        "duplicate effect 'git.push'\n  fix: bind each effect once\n1 problem(s); nothing was written.\n")
+
+
+OPENCODE_LIFECYCLE = """\
+contract: opencode@1.18.29
+admission: {floor: 1.18.29}
+events:
+  - name: tool.execute.before
+    semantic: gate-consultation
+    surface: opencode-named-output
+    blocking: blocking
+    mutation: output-object
+    order: sequential-load-order
+    reconciliation: sequential-mutation
+    failure: throw-fail-fast
+    identities: [{kind: session, field: sessionID, required: true}]
+    stop_loop: not-applicable
+    pre_action: true
+"""
+
+
+def test_opencode_stop_assignment_must_be_unsupported(tmp_path, cli):
+    runtime = R.replace("contract: claude-code@2.1.261", "contract: opencode@1.18.29").replace(
+        "call: Skill", "call: skill").replace("call: Agent", "call: task").replace(
+        "{class: native, call: SendMessage, arguments: [to, message], result: ack, context: kept}",
+        "{class: semantic-instruction, instruction: continue it}")
+    write_project(tmp_path, OPENCODE_LIFECYCLE, runtime, contract="opencode@1.18.29")
+    result = cli("--root", str(tmp_path), "validate")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "profiles/opencode@1.18.29/runtime.yaml:8:28: opencode@1.18.29 operation stop_assignment field 'class': "
+        "OpenCode documents no tool that stops a running assignment; stop_assignment must be unsupported there\n"
+        "  fix: set 'class: unsupported' with a reason\n"
+        "profiles/opencode@1.18.29/runtime.yaml:8:42: opencode@1.18.29 operation stop_assignment field 'call': "
+        "native call 'TaskStop' is not a documented opencode tool; allowed: question, skill, task\n"
+        "  fix: bind one of the allowed tools, or lower the operation as parent-mediated, semantic-instruction or "
+        "unsupported\n"
+        "2 problem(s); nothing was written.\n")
