@@ -1,0 +1,374 @@
+"""Shared machinery for the real-host proof: a temp project with OUR generated adapter installed,
+this repo's runtime behind ``PASTURE_BIN``, a policy and a journal in the run folder, one real host
+run against a scripted fake model on 127.0.0.1, and readers for what came out.
+
+Nothing here changes what the runtime does. The ``PASTURE_BIN`` wrapper only *records* each call
+(argv, cwd, stdin, stdout, stderr, exit code) into ``<run>/pasture-calls/`` and passes the runtime's
+stdout, stderr and exit code through unchanged, so a report can say exactly what we answered and
+what the host then did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.hook.journal import SCHEMA
+from generator.hook.tables import resolve
+from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
+from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+
+REPO = Path(__file__).resolve().parents[2]
+GENERATED = REPO / "generated"
+
+#: The shell command the fake model asks every host to run, and the file it would create.
+COMMAND = "echo pasture-probe > probe.txt"
+PROBE_FILE = "probe.txt"
+PROBE = Script.shell_then_reply(COMMAND, "Done. The tool said: {tool_result}")
+
+#: Our deny reason: must come back to the model verbatim inside the host's tool result.
+DENY_REASON = "pasture-realhost: probe.txt may not be written (rule realhost-no-probe)"
+#: What the crashing gate writes on stderr before exiting non-zero.
+CRASH_MARK = "pasture-realhost gate crashed on purpose"
+CRASH_EXIT = 7  # distinct from every exit code the runtime itself uses (0, 1, 2, 3)
+#: The message a journal trigger raises for the events a test makes the journal refuse.
+JOURNAL_REFUSAL = "pasture-realhost: the journal refuses this event"
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """What differs per real host, as its hooks see it."""
+
+    host: str  # hostenv host name == pasture harness name
+    pre_event: str  # the gate-consultation row in front of a tool call
+    post_event: str  # the event after a tool call ran
+    shell_tool: str  # the shell tool's name as hooks see it
+    post_identities: tuple[str, ...]  # identity kinds the post-tool row must resolve
+
+    @property
+    def package(self) -> str:
+        return HOST_PACKAGES[self.host][0]
+
+    @property
+    def version(self) -> str:
+        return pinned_versions(REPO)[self.package]
+
+    @property
+    def contract(self) -> str:
+        """The generated contract that admits the pinned host version (a floor admits later releases)."""
+        contract = resolve(self.host, self.version, self.pre_event).contract
+        assert contract is not None, f"no generated contract admits {self.host} {self.version}"
+        return contract
+
+    @property
+    def adapter_dir(self) -> Path:
+        return GENERATED / self.contract
+
+
+    def row(self, event: str) -> Any:
+        """The generated contract row the runtime resolves for ``event`` on this host."""
+        row = resolve(self.host, self.version, event).row
+        assert row is not None, f"{self.contract} declares no {event}"
+        return row
+
+    def observation_events(self) -> tuple[str, ...]:
+        """Every event the contract declares as an observation row."""
+        import importlib
+
+        module = resolve(self.host, self.version, self.pre_event)
+        rows = importlib.import_module(f"pasture_contracts.{_module_of(module.contract)}").ROWS
+        return tuple(name for name, row in rows.items() if row.semantic == "observation")
+
+
+def _module_of(contract: str | None) -> str:
+    import importlib
+
+    index = importlib.import_module("pasture_contracts")  # on sys.path once resolve() has run
+    return next(module for entries in index.ADMISSIONS.values() for cid, module, *_ in entries if cid == contract)
+
+
+#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/hook/answer.py).
+FAILURE_EXIT = {"report-and-continue": 0, "observe-only": 0, "strict-hook-failure": 1, "exit-2-blocks": 2,
+                "strict-output-exit-2-blocks": 2, "throw-fail-fast": 3}
+
+
+CLAUDE = HostSpec("claude-code", "PreToolUse", "PostToolUse", "Bash", ("session", "tool-call"))
+CODEX = HostSpec("codex", "PreToolUse", "PostToolUse", "Bash", ("session", "turn", "tool-call"))
+OPENCODE = HostSpec("opencode", "tool.execute.before", "tool.execute.after", "bash", ("session", "tool-call"))
+SPECS = {s.host: s for s in (CLAUDE, CODEX, OPENCODE)}
+
+
+# --- policies and gates -------------------------------------------------------------------------
+
+def _toml(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+def deny_policy() -> str:
+    """A rules gate with one deny rule on the probe's shell command; everything else proceeds."""
+    return "\n".join([
+        "[gate]", 'kind = "rules"', 'default = "proceed"', "",
+        "[[rules]]", 'name = "realhost-no-probe"', 'decision = "deny"', f"reason = {_toml(DENY_REASON)}",
+        'tool_kind = "shell"', 'command = "pasture-probe\\\\s*>\\\\s*probe\\\\.txt"', "",
+    ])
+
+
+def allow_policy() -> str:
+    """A rules gate whose only rule matches nothing the probe does: the default (proceed) decides."""
+    return "\n".join([
+        "[gate]", 'kind = "rules"', 'default = "proceed"', "",
+        "[[rules]]", 'name = "realhost-no-rm-rf"', 'decision = "deny"', 'reason = "no rm -rf"',
+        'tool_kind = "shell"', 'command = "rm\\\\s+-rf"', "",
+    ])
+
+
+_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv, else proceeds."""
+import json, sys
+envelope = json.load(sys.stdin)
+if envelope.get("event") in sys.argv[1:]:
+    sys.stderr.write(CRASH_MARK + " (" + str(envelope.get("event")) + ")\n")
+    sys.exit(CRASH_EXIT)
+print(json.dumps({"decision": "proceed", "reason": "realhost gate: not a crash event"}))
+'''
+
+
+def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
+    """A command gate that exits non-zero for the events in ``crash_on`` and proceeds on the rest.
+
+    A gate that crashed on *every* event would stop each host before it ever asked for a tool
+    (Claude UserPromptSubmit and every OpenCode chat.* hook are gate-consultation rows too), so the
+    crash is aimed at the rows under test.
+    """
+    gate = folder / "crash_gate.py"
+    gate.write_text(_CRASH_GATE.replace("CRASH_MARK", json.dumps(CRASH_MARK)).replace("CRASH_EXIT", str(CRASH_EXIT)))
+    argv = [sys.executable, "-I", str(gate), *crash_on]
+    return "\n".join([
+        "[gate]", 'kind = "command"', f"command = [{', '.join(_toml(a) for a in argv)}]", "timeout = 20", "",
+    ])
+
+
+def refusing_journal(path: Path, events: tuple[str, ...]) -> None:
+    """Create the journal with the runtime's own schema plus a trigger that makes inserting a row
+    for ``events`` fail: pasture's own journal breaking on exactly those rows (an internal error,
+    which the runtime must turn into the row's failure mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(SCHEMA)
+        names = ", ".join("'" + e.replace("'", "''") + "'" for e in events)
+        conn.execute(
+            f"CREATE TRIGGER realhost_refuse BEFORE INSERT ON events WHEN NEW.event IN ({names}) "
+            f"BEGIN SELECT RAISE(ABORT, '{JOURNAL_REFUSAL}'); END")
+    finally:
+        conn.close()
+
+
+# --- the PASTURE_BIN wrapper --------------------------------------------------------------------
+
+def write_wrapper(folder: Path, calls: Path) -> Path:
+    """``<folder>/pasture``: runs ``<this interpreter> -m generator.entry "$@"`` with this repo first on
+    PYTHONPATH, recording each call into its own folder under ``calls``."""
+    py, repo, calls_q = shlex.quote(sys.executable), shlex.quote(str(REPO)), shlex.quote(str(calls))
+    script = f"""#!/bin/sh
+# pasture realhost wrapper: this repo's runtime, each call recorded; output and exit code unchanged
+call={calls_q}/$(date +%s%N).$$
+mkdir -p "$call"
+printf '%s\\n' "$@" > "$call/argv"
+pwd > "$call/cwd"
+cat > "$call/stdin"
+PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" < "$call/stdin" > "$call/stdout" 2> "$call/stderr"
+rc=$?
+echo "$rc" > "$call/rc"
+cat "$call/stdout"
+cat "$call/stderr" >&2
+exit "$rc"
+"""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "pasture"
+    path.write_text(script)
+    path.chmod(0o755)
+    return path
+
+
+@dataclass
+class Call:
+    """One recorded runtime call."""
+
+    argv: list[str]
+    cwd: str
+    stdin: str
+    stdout: str
+    stderr: str
+    rc: int | None
+
+    @property
+    def event(self) -> str | None:
+        return self.argv[self.argv.index("--event") + 1] if "--event" in self.argv else None
+
+    @property
+    def payload(self) -> Any:
+        try:
+            return json.loads(self.stdin)
+        except ValueError:
+            return None
+
+    def brief(self) -> str:
+        return (f"{self.event}: rc={self.rc} stdout={self.stdout.strip()[:300]!r} "
+                f"stderr={self.stderr.strip()[:300]!r}")
+
+
+def read_calls(calls: Path) -> list[Call]:
+    out = []
+    if not calls.is_dir():
+        return out
+    for d in sorted(calls.iterdir(), key=lambda p: (int(p.name.split(".")[0]), p.name)):
+        def text(name: str) -> str:
+            f = d / name
+            return f.read_text(errors="replace") if f.exists() else ""
+        rc = text("rc").strip()
+        out.append(Call(text("argv").splitlines(), text("cwd").strip(), text("stdin"), text("stdout"), text("stderr"),
+                        int(rc) if rc else None))
+    return out
+
+
+# --- installing our adapter ---------------------------------------------------------------------
+
+def install_adapter(spec: HostSpec, run: HostRun) -> str:
+    """Put the generated adapter where the real host reads it; returns how it was installed."""
+    src = spec.adapter_dir
+    project = run.project
+    if spec.host == "claude-code":
+        dest = project / ".claude" / "settings.json"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((src / "settings.json").read_bytes())
+    elif spec.host == "codex":
+        dest = project / ".codex" / "hooks.json"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((src / "hooks.json").read_bytes())
+    else:
+        dest = project / ".opencode" / "plugins" / "pasture-lifecycle.ts"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((src / "pasture-lifecycle.ts").read_bytes())
+    return f"by hand: {src.relative_to(REPO)} -> {dest.relative_to(run.root)}"
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """A finished real-host run with everything a test asserts on."""
+
+    spec: HostSpec
+    run: HostRun
+    result: HostRunResult
+    install: str
+    journal_path: Path
+    calls_dir: Path
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def project(self) -> Path:
+        return self.run.project
+
+    @property
+    def probe_exists(self) -> bool:
+        return (self.project / PROBE_FILE).exists()
+
+    def calls(self, event: str | None = None) -> list[Call]:
+        return [c for c in read_calls(self.calls_dir) if event is None or c.event == event]
+
+    def journal(self, **filters: str) -> list[dict[str, Any]]:
+        """``pasture journal --json`` on this run's journal, through the real CLI."""
+        argv = [sys.executable, "-m", "generator.entry", "journal", "--json", "--journal", str(self.journal_path)]
+        for key, value in filters.items():
+            argv += [f"--{key}", value]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert done.returncode == 0, f"pasture journal failed: {done.stderr}"
+        return json.loads(done.stdout or "[]")
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every tool result the host sent back to the model: ``{"call_id", "text", "is_error"}``,
+        de-duplicated across requests (each request repeats the conversation so far)."""
+        seen: dict[str, dict[str, Any]] = {}
+        for req in self.result.requests:
+            body = req.get("body") or {}
+            if self.spec.host == "claude-code":
+                for msg in body.get("messages", []):
+                    if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
+                        continue
+                    for part in msg["content"]:
+                        if isinstance(part, dict) and part.get("type") == "tool_result":
+                            content = part.get("content")
+                            text = content if isinstance(content, str) else " ".join(
+                                p.get("text", "") for p in content or [] if isinstance(p, dict))
+                            seen[part.get("tool_use_id")] = {"call_id": part.get("tool_use_id"), "text": text,
+                                                             "is_error": part.get("is_error")}
+            elif self.spec.host == "codex":
+                for item in body.get("input", []):
+                    if isinstance(item, dict) and item.get("type") == "function_call_output":
+                        output = item.get("output")
+                        text = output if isinstance(output, str) else json.dumps(output)
+                        seen[item.get("call_id")] = {"call_id": item.get("call_id"), "text": text, "is_error": None}
+            else:
+                for msg in body.get("messages", []):
+                    if msg.get("role") == "tool":
+                        content = msg.get("content")
+                        text = content if isinstance(content, str) else json.dumps(content)
+                        seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text,
+                                                         "is_error": None}
+        return list(seen.values())
+
+    def model_call_ids(self) -> list[str]:
+        """The ids of the tool calls the model made, as the host echoed them back."""
+        return [r["call_id"] for r in self.tool_results()]
+
+    def describe(self) -> str:
+        calls = "\n".join("  " + c.brief() for c in self.calls())
+        results = "\n".join(f"  {r}" for r in self.tool_results())
+        return (f"{self.result.describe()}\ninstall: {self.install}\nprobe.txt exists: {self.probe_exists}\n"
+                f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}")
+
+
+def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
+             refuse_journal: tuple[str, ...] = (), options: dict[str, Any] | None = None,
+             crash_on: tuple[str, ...] = (), timeout: float = 90.0) -> Outcome:
+    """Prepare a temp project with our adapter, the wrapper, a policy and a journal; run the host once.
+
+    ``policy``: TOML text, or None for a crash policy built from ``crash_on``.
+    """
+    run = prepare_run(spec.host, npm_bin, root)
+    work = run.root / "pasture"
+    calls = run.root / "pasture-calls"
+    wrapper = write_wrapper(work, calls)
+    policy_path = work / "policy.toml"
+    policy_path.write_text(policy if policy is not None else crash_policy(work, crash_on))
+    journal = work / "journal.sqlite3"
+    if refuse_journal:
+        refusing_journal(journal, refuse_journal)
+    install = install_adapter(spec, run)
+    opts = dict(options or {})
+    if spec.host == "codex":
+        opts.setdefault("hook_trust", "persist")  # never --dangerously-bypass-hook-trust
+    extra_env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path)}
+    result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=extra_env)
+    return Outcome(spec, run, result, install, journal, calls, opts)
+
+
+def assert_loopback_only(outcome: Outcome) -> None:
+    """Every request the fake saw came to 127.0.0.1, from a namespace whose only interface is lo."""
+    from generator.hostenv import isolation_support
+
+    if isolation_support().private_network:
+        assert outcome.result.isolation != "none"
+        assert outcome.result.extra.get("interfaces") == ["lo"]
+    assert outcome.result.requests, outcome.describe()
+    assert all(r["headers"].get("host", "").startswith("127.0.0.1:") for r in outcome.result.requests)

@@ -1,0 +1,137 @@
+"""Claude Code (real, pinned in tests/npm) with OUR generated settings.json adapter and runtime.
+
+Each test: a temp project with ``generated/claude-code@<floor>/settings.json`` as its
+``.claude/settings.json``, ``PASTURE_BIN`` = a wrapper running this repo's runtime, ``PASTURE_POLICY``
+and ``PASTURE_JOURNAL`` in the run folder, and a fake Anthropic model on 127.0.0.1 that asks for
+``Bash {command: "echo pasture-probe > probe.txt"}`` and then quotes the tool result back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from realhost_support import (
+    CLAUDE,
+    COMMAND,
+    CRASH_MARK,
+    DENY_REASON,
+    FAILURE_EXIT,
+    JOURNAL_REFUSAL,
+    allow_policy,
+    assert_loopback_only,
+    deny_policy,
+    run_host,
+)
+
+pytestmark = pytest.mark.real_host
+SPEC = CLAUDE
+
+
+def _final(outcome) -> dict:
+    return json.loads(outcome.result.stdout)
+
+
+def test_deny_rule_blocks_bash_and_the_model_gets_our_reason(npm_bin: Path, tmp_path: Path) -> None:
+    out = run_host(SPEC, npm_bin, tmp_path / "run", deny_policy())
+    assert out.result.exit_code == 0, out.describe()
+    assert_loopback_only(out)
+    assert not out.probe_exists, out.describe()
+
+    (pre,) = out.calls("PreToolUse")
+    assert pre.payload["tool_name"] == "Bash" and pre.payload["tool_input"]["command"] == COMMAND
+    # We answered with the JSON deny the PreToolUse row's response capability (deny+ask) allows...
+    assert pre.rc == 0
+    assert json.loads(pre.stdout) == {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": DENY_REASON}}
+    # ...and Claude sent exactly that reason back to the model as an error tool result.
+    (told,) = out.tool_results()
+    assert told["is_error"] is True
+    assert told["text"].startswith(f"PreToolUse:Bash hook error: {DENY_REASON}"), told
+    assert told["call_id"] == pre.payload["tool_use_id"]
+    assert out.calls("PostToolUse") == []  # the tool never ran
+    assert _final(out)["permission_denials"][0]["tool_use_id"] == told["call_id"]
+
+    (row,) = out.journal(event="PreToolUse")
+    assert (row["decision"], row["answer"], row["gate"], row["reason"]) == (
+        "deny", "deny", "rules:realhost-no-probe", DENY_REASON)
+
+
+def test_allow_path_runs_bash_and_journals_post_tool_use_with_identities(npm_bin: Path, tmp_path: Path) -> None:
+    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy())
+    assert out.result.exit_code == 0, out.describe()
+    assert_loopback_only(out)
+    assert (out.project / "probe.txt").read_text() == "pasture-probe\n", out.describe()
+
+    session = _final(out)["session_id"]  # Claude's own report of its session
+    (told,) = out.tool_results()
+    assert told["is_error"] is False
+    call_id = told["call_id"]  # the tool_use id Claude sent back to the model
+
+    (pre,) = out.journal(event="PreToolUse")
+    assert (pre["decision"], pre["answer"], pre["gate"]) == ("proceed", "proceed", "rules:default")
+
+    (post,) = out.journal(event="PostToolUse", session=session)
+    env = post["envelope"]
+    assert (post["semantic"], post["decision"], post["answer"]) == ("observation", "observe", "proceed")
+    assert post["session"] == session
+    assert env["identities"] == {"session": session, "tool-call": call_id}
+    assert env["unresolved"] == []
+    assert (env["harness"], env["contract"], env["tool_name"], env["tool_kind"], env["command"]) == (
+        "claude-code", SPEC.contract, "Bash", "shell", COMMAND)
+    assert env["payload"]["tool_response"]["interrupted"] is False
+    assert env["cwd"] == str(out.project)
+    # Every hook Claude ran went through the runtime and into the journal, in one session.
+    events = [r["event"] for r in out.journal()]
+    assert events[:4] == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"], events
+    assert {r["session"] for r in out.journal()} == {session}
+
+
+def test_crashing_gate_on_pre_tool_use_blocks_exit_2(npm_bin: Path, tmp_path: Path) -> None:
+    assert SPEC.row("PreToolUse").failure == "exit-2-blocks"  # cited in the profile
+    out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("PreToolUse",))
+    assert out.result.exit_code == 0, out.describe()
+    assert not out.probe_exists, out.describe()
+
+    (pre,) = out.calls("PreToolUse")
+    assert pre.rc == FAILURE_EXIT["exit-2-blocks"] == 2 and pre.stdout == ""
+    assert "gate failed on PreToolUse" in pre.stderr and CRASH_MARK in pre.stderr
+    (told,) = out.tool_results()
+    assert told["is_error"] is True
+    assert told["text"].startswith("PreToolUse:Bash hook error: ")
+    assert "pasture: gate failed on PreToolUse: gate command exited 7" in told["text"]
+    (row,) = out.journal(event="PreToolUse")
+    assert (row["decision"], row["answer"], row["gate"]) == ("none", "fail-block", "command")
+    assert CRASH_MARK in row["failure"]
+
+
+def test_failures_on_non_blocking_rows_never_block(npm_bin: Path, tmp_path: Path) -> None:
+    """The journal refuses every observation row (pasture's own failure) and the gate crashes on
+    PostToolBatch, a gate-consultation row whose EFFECTIVE failure is report-and-continue (declared
+    exit-2-blocks, uncited): Claude must run the tool and finish the turn."""
+    observations = SPEC.observation_events()
+    batch = SPEC.row("PostToolBatch")
+    assert (batch.semantic, batch.declared_failure, batch.failure) == (
+        "gate-consultation", "exit-2-blocks", "report-and-continue")
+    out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("PostToolBatch",),
+                   refuse_journal=observations)
+    assert out.result.exit_code == 0, out.describe()
+    assert (out.project / "probe.txt").read_text() == "pasture-probe\n", out.describe()
+    assert _final(out)["result"].startswith("Done. The tool said:"), out.describe()
+
+    failed = [c for c in out.calls() if c.event in observations]
+    assert {c.event for c in failed} >= {"SessionStart", "PostToolUse", "SessionEnd"}, out.describe()
+    for call in failed:  # report-and-continue: exit 0, nothing on stdout, the diagnostic on stderr
+        assert SPEC.row(call.event).failure == "report-and-continue"
+        assert (call.rc, call.stdout) == (0, ""), call.brief()
+        assert "internal error" in call.stderr and JOURNAL_REFUSAL in call.stderr, call.brief()
+    (batch_call,) = out.calls("PostToolBatch")
+    assert (batch_call.rc, batch_call.stdout) == (0, "")
+    assert "gate failed on PostToolBatch" in batch_call.stderr and CRASH_MARK in batch_call.stderr
+
+    rows = out.journal()
+    assert not {r["event"] for r in rows} & set(observations)  # refused, as arranged
+    (batch_row,) = [r for r in rows if r["event"] == "PostToolBatch"]
+    assert (batch_row["decision"], batch_row["answer"]) == ("none", "fail-open")
