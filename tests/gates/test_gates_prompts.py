@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from gates_golden import GOLDEN_DIR, golden
 from gates_models import OUR_MODELS, SEC_AF_MODELS
 from generator.gates import (
     PHASE_GUIDANCE,
@@ -24,7 +25,6 @@ from generator.gates import (
 from generator.gates.gate import GateDecision, gate_system_prompt, gate_user_prompt
 from generator.gates.prompts import DEFAULT_PHASE_CONTEXT, output_path
 
-from conftest import GOLDEN_DIR
 
 CWD = "/tmp/secaf-golden"
 # Trailing spaces and blank lines on purpose: the builders rstrip the task text.
@@ -53,7 +53,7 @@ ALL_MODELS = SEC_AF_MODELS + OUR_MODELS + (GateDecision,)
 
 
 @pytest.mark.parametrize("case", PHASE_CASES)
-def test_with_phase_guidance(golden, case):
+def test_with_phase_guidance(case):
     golden(f"with_phase_guidance_{case}.txt", with_phase_guidance(PROMPT, PHASE_CASES[case], CWD))
 
 
@@ -64,7 +64,7 @@ def test_phase_none_and_empty_render_the_same():
 
 
 @pytest.mark.parametrize("case", FILE_WRITE_HINT_CASES)
-def test_with_file_write_hint(golden, case):
+def test_with_file_write_hint(case):
     prompt, cwd = FILE_WRITE_HINT_CASES[case]
     golden(f"with_file_write_hint_{case}.txt", with_file_write_hint(prompt, cwd))
 
@@ -89,17 +89,17 @@ def test_output_path_is_a_pathlib_join(cwd, want):
     assert output_path(cwd) == want
 
 
-def test_phase_guidance_table(golden):
+def test_phase_guidance_table():
     golden("phase_guidance.json", json.dumps(PHASE_GUIDANCE, indent=2, sort_keys=True) + "\n")
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m.__name__)
-def test_schema_guidance(golden, model):
+def test_schema_guidance(model):
     golden(f"schema_guidance_{model.__name__}.txt", schema_guidance(model))
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m.__name__)
-def test_schema_retry_prompt(golden, model):
+def test_schema_retry_prompt(model):
     golden(f"schema_retry_{model.__name__}.txt", build_schema_retry_prompt(model, RETRY_DETAIL, CWD))
 
 
@@ -117,7 +117,7 @@ MODELS_BY_NAME = {m.__name__: m for m in ALL_MODELS}
 
 
 @pytest.mark.parametrize(("phase", "model_name"), HARNESS_CASES)
-def test_harness_prompt(golden, phase, model_name):
+def test_harness_prompt(phase, model_name):
     model = MODELS_BY_NAME[model_name]
     label = (phase or "none").strip().lower()
     text = harness_prompt(PROMPT, phase, CWD, model)
@@ -127,7 +127,7 @@ def test_harness_prompt(golden, phase, model_name):
 
 @pytest.mark.parametrize(("phase", "model_name"), [("hunt", "CWEExpansion"), (None, "HookReview")])
 @pytest.mark.parametrize("attempt", [1, 3])
-def test_harness_schema_retry_prompt(golden, phase, model_name, attempt):
+def test_harness_schema_retry_prompt(phase, model_name, attempt):
     model = MODELS_BY_NAME[model_name]
     task = build_schema_retry_prompt(model, f"Retry attempt {attempt}/3", CWD)
     label = phase or "none"
@@ -153,22 +153,22 @@ ENVELOPE = {
 }
 
 
-def test_gate_system_prompt_default(golden):
+def test_gate_system_prompt_default():
     golden("ai_gate_system_default.txt", gate_system_prompt(None))
 
 
-def test_gate_system_prompt_from_policy(golden):
+def test_gate_system_prompt_from_policy():
     policy = {"system_prompt": "Deny anything that touches ~/.ssh. Otherwise proceed.\n"}
     golden("ai_gate_system_policy.txt", gate_system_prompt(policy))
 
 
-def test_gate_user_prompt_is_the_envelope(golden):
+def test_gate_user_prompt_is_the_envelope():
     text = gate_user_prompt(ENVELOPE)
     assert json.loads(text) == ENVELOPE
     golden("ai_gate_user_pretooluse.txt", text)
 
 
-def test_gate_decision_schema(golden):
+def test_gate_decision_schema():
     golden("ai_gate_decision_schema.json", json.dumps(GateDecision.model_json_schema(), indent=2) + "\n")
 
 

@@ -1,0 +1,149 @@
+"""The half of a gates real-host test that runs inside the network namespace.
+
+``python real_host_inside.py SPEC.json`` (started by test_gates_real_hosts.py under
+``generator.hostenv.netns.isolation_support().wrapper``). It brings ``lo`` up, starts the
+hostenv fake model for the host's wire protocol (and, in ``gate`` mode, the fake
+chat-completions server the AI gate talks to), prepares the host's config with the hostenv
+launcher, then:
+
+* ``harness`` mode: runs ``HarnessWrapper.invoke`` with the real ``HostHarnessBackend`` (our own
+  command line for the host, not the launcher's) in the run's project folder;
+* ``gate`` mode: runs the host with the launcher's command line and a PreToolUse command hook
+  that asks ``ai_gate_decide`` and denies when the gate says deny.
+
+Everything observed goes to ``<root>/gates-result.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from generator.hostenv import FakeModelServer, Script, Turn, launcher_for
+from generator.hostenv.hosts import RunContext, RunLayout
+from generator.hostenv.netns import bring_loopback_up, network_interfaces
+from generator.hostenv.runner import base_host_env
+
+
+def _harness(spec, layout, launcher, fake, env, binary):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gates_models
+
+    from generator.gates import AIIntegrationConfig, HarnessWrapper, HostHarnessBackend, PastureApp
+
+    # provider_env() reads this process's environment: make it the host's scrubbed one.
+    os.environ.clear()
+    os.environ.update(env)
+    schema = getattr(gates_models, spec["schema"])
+    backend = HostHarnessBackend(
+        binaries={spec["host"]: str(binary)},
+        base_env=env,
+        timeout=spec["timeout"],
+        bypass_permissions=spec["bypass_permissions"],
+    )
+    cfg = AIIntegrationConfig(provider=spec["host"], harness_model=spec["model"], max_turns=10, max_retries=0)
+    wrapper = HarnessWrapper(PastureApp(harness=backend), cfg)
+    out: dict = {"runs": []}
+    try:
+        parsed = asyncio.run(
+            wrapper.invoke(prompt=spec["prompt"], schema=schema, cwd=str(layout.project), phase=spec["phase"])
+        )
+        out["parsed"] = parsed.model_dump()
+    except Exception as exc:  # reported, the outer test decides
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["runs"] = [run.argv for run in backend.runs]
+    out["invocation_count"] = wrapper.invocation_count
+    out["total_cost_usd"] = wrapper.total_cost_usd
+    return out
+
+
+GATE_HOOK = r'''
+import json, sys
+from generator.gates import ai_gate_decide, AIGateError
+envelope = {"event": "PreToolUse", "host": "claude-code", "payload": json.load(sys.stdin)}
+journal = {}
+try:
+    decision = ai_gate_decide(envelope, {"model": "gate/model", "timeout": 20}, journal=journal)
+except AIGateError as exc:
+    decision = {"decision": "error", "reason": str(exc)}
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps({"decision": decision, "journal": journal}) + "\n")
+if decision["decision"] == "deny":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                      "permissionDecision": "deny", "permissionDecisionReason": decision["reason"]}}))
+'''
+
+
+def _gate(spec, layout, launcher, fake, env, binary, ctx):
+    from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+
+    gate_log = layout.root / "gate-decisions.jsonl"
+    hook = layout.root / "gate_hook.py"
+    hook.write_text(GATE_HOOK)
+    with FakeChatServer([Reply.json(spec["gate_answer"], usage={"cost": 0.003})]) as chat:
+        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": f"{sys.executable} {hook} {gate_log}", "timeout": 60}]}]}}
+        (layout.project / ".claude").mkdir(exist_ok=True)
+        (layout.project / ".claude" / "settings.json").write_text(json.dumps(settings))
+        env = dict(env)
+        env["PASTURE_AI_BASE_URL"] = chat.base_url
+        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+        argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
+        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=spec["timeout"] + 30)
+        gate_requests = chat.chat_requests
+    records = [json.loads(line) for line in gate_log.read_text().splitlines()] if gate_log.exists() else []
+    return {
+        "exit_code": proc.returncode,
+        "stdout": proc.stdout[-4000:],
+        "stderr": proc.stderr[-4000:],
+        "probe_exists": (layout.project / "probe.txt").exists(),
+        "gate_records": records,
+        "gate_requests": len(gate_requests),
+        "gate_user_prompts": [r["body"]["messages"][-1]["content"] for r in gate_requests],
+    }
+
+
+def main(spec_path: str) -> int:
+    spec = json.loads(Path(spec_path).read_text())
+    layout = RunLayout.from_dict(spec["layout"])
+    result: dict = {}
+    fake = None
+    try:
+        if spec["isolation"] != "none":
+            bring_loopback_up()
+            result["interfaces"] = network_interfaces()
+        launcher = launcher_for(spec["host"])
+        turns = [Turn.from_dict(t) for t in spec["turns"]]
+        fake = FakeModelServer(launcher.wire_protocol, Script.of(*turns, final_text="Nothing left to do."),
+                               log_path=layout.root / "fake-requests.jsonl", deadline=spec["timeout"] * 3).start()
+        binary = Path(spec["binary"])
+        ctx = RunContext(layout, binary, fake.url, spec.get("host_prompt", "Create the pasture probe file, then report."),
+                         launcher.options(spec.get("options")))
+        env = base_host_env(layout, spec["caller_env"])
+        env.update(launcher.env(ctx))
+        ctx.env = env
+        launcher.prepare(ctx)
+        started = time.monotonic()
+        if spec["mode"] == "harness":
+            result.update(_harness(spec, layout, launcher, fake, env, binary))
+        else:
+            result.update(_gate(spec, layout, launcher, fake, env, binary, ctx))
+        result["wall_time"] = round(time.monotonic() - started, 3)
+    except Exception:
+        result["crash"] = traceback.format_exc()
+    finally:
+        if fake is not None:
+            fake.stop("done")
+        Path(layout.root / "gates-result.json").write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
