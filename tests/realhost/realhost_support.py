@@ -273,6 +273,13 @@ class Outcome:
     journal_path: Path
     calls_dir: Path
     options: dict[str, Any] = field(default_factory=dict)
+    #: Codex only: who recorded hook trust ("persist": hostenv's app-server route; "none": nobody).
+    install_trust: str | None = None
+
+    def codex_trust(self) -> list[dict[str, Any]]:
+        """The hooks ``codex app-server`` listed (and that were then trusted) for this project."""
+        path = self.run.root / "codex-hook-trust.json"
+        return json.loads(path.read_text()) if path.exists() else []
 
     @property
     def project(self) -> Path:
@@ -360,7 +367,8 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
         opts.setdefault("hook_trust", "persist")  # never --dangerously-bypass-hook-trust
     extra_env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path)}
     result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=extra_env)
-    return Outcome(spec, run, result, install, journal, calls, opts)
+    trust = opts.get("hook_trust") if spec.host == "codex" else None
+    return Outcome(spec, run, result, install, journal, calls, opts, trust)
 
 
 def assert_loopback_only(outcome: Outcome) -> None:
