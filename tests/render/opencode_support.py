@@ -30,7 +30,8 @@ import fcntl, json, os, signal, sys, time
 
 raw = sys.stdin.read()
 started = time.time()
-mode = os.environ.get("STUB_MODE", "proceed")
+event = sys.argv[sys.argv.index("--event") + 1] if "--event" in sys.argv else ""
+mode = json.loads(os.environ.get("STUB_MODES", "{{}}")).get(event, os.environ.get("STUB_MODE", "proceed"))
 reason = os.environ.get("STUB_REASON", "")
 if mode == "slow":
     time.sleep(0.15)
