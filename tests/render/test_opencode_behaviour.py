@@ -323,3 +323,49 @@ def test_v2_bus_event_is_observed_and_never_throws(v2):
     assert crash["threw"] is False and len(crash["calls"]) == 1
     (report,) = crash["reports"]
     assert report["channel"] == "console" and "warn: session.created: the runtime exited with status 3" in report["args"][0]
+
+
+# --- rows that may not refuse: a named observation row and a report-and-continue gate ----------
+
+MIXED_CASES: dict[str, dict[str, Any]] = {
+    f"{event}_{mode}": {"kind": "hook", "event": event, "mode": mode, "reason": REASON,
+                        "input": {"sessionID": "ses_1"}, "output": {"headers": {"x-a": "1"}, "args": {"k": "v"}}}
+    for event in ("chat.params", "chat.headers")
+    for mode in ("proceed", "deny", "ask", "crash", "garbage")
+}
+
+
+@pytest.fixture(scope="module")
+def mixed(contracts, tmp_path_factory):
+    """opencode@1.18.29 with chat.params made an observe-only observation and chat.headers a
+    report-and-continue gate: neither may throw, whatever the runtime answers."""
+    import dataclasses
+
+    from generator.vocab import EventSemantic, FailureMode
+
+    contract = contracts[V1]
+    rows = []
+    for row in contract.events:
+        if row.name == "chat.params":
+            row = dataclasses.replace(row, semantic=EventSemantic.OBSERVATION,
+                                      declared_failure=FailureMode.OBSERVE_ONLY)
+        elif row.name == "chat.headers":
+            row = dataclasses.replace(row, declared_failure=FailureMode.REPORT_AND_CONTINUE)
+        rows.append(row)
+    changed = dataclasses.replace(contract, id="opencode@1.18.29-mixed", events=tuple(rows), _index={})
+    return _play({changed.id: changed}, tmp_path_factory, "bun", changed.id, MIXED_CASES)
+
+
+@pytest.mark.parametrize("key", sorted(MIXED_CASES))
+def test_rows_that_cannot_refuse_only_log_and_proceed(mixed, key):
+    case = mixed["cases"][key]
+    assert case["threw"] is False
+    assert len(case["calls"]) == 1
+    _unchanged(case)
+    if key.endswith("_proceed"):
+        assert case["reports"] == []
+    else:
+        (report,) = case["reports"]
+        assert report["level"] == "warn"
+        if key.endswith(("_deny", "_ask")):
+            assert "ignored a" in report["message"] and report["extra"]["reason"] == REASON
