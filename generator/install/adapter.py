@@ -1,0 +1,66 @@
+"""The adapter to install: rendered in memory from the contract's profile, exactly as
+``pasture generate`` writes it to generated/ (the same render functions, the same bytes).
+
+Rendering from the profile means an install never depends on generated/ being present (or
+current); when generated/ holds a copy that differs, the report warns that it is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..contracts import Contract
+from ..loader import load_project
+from ..render.artifact import Artifact
+from ..vocab import Harness
+
+
+@dataclass(frozen=True)
+class Adapter:
+    contract: Contract
+    artifact: Artifact  # the one file the install puts in place (settings / hooks.json / plugin)
+    stale_generated: str | None  # generated/<path> when it differs from the rendering
+
+    @property
+    def events(self) -> list[str]:
+        return [row.name for row in self.contract.events]
+
+    def hooks_document(self) -> dict[str, Any]:
+        return json.loads(self.artifact.text)
+
+
+def _artifacts(contract: Contract) -> list[Artifact]:
+    if contract.harness is Harness.CLAUDE_CODE:
+        from ..render.claude import claude_artifacts
+
+        return claude_artifacts(contract)
+    if contract.harness is Harness.CODEX:
+        from ..render.codex import codex_artifacts
+
+        return codex_artifacts(contract)
+    from ..render.opencode import opencode_artifacts
+
+    return opencode_artifacts(contract)
+
+
+_FILE = {Harness.CLAUDE_CODE: "settings.json", Harness.CODEX: "hooks.json"}
+
+
+def load_adapter(root: Path, contract_id: str) -> Adapter:
+    """Load and validate one contract (raises ProfileErrors) and render its installable file."""
+    (contract,) = load_project(root, [contract_id])
+    from ..render.opencode import PLUGIN_FILE
+
+    name = _FILE.get(contract.harness, PLUGIN_FILE)
+    artifact = next(a for a in _artifacts(contract) if a.path == f"{contract.id}/{name}")
+    on_disk = root / "generated" / artifact.path
+    stale = None
+    try:
+        if on_disk.read_bytes().decode("utf-8").replace("\r\n", "\n") != artifact.text:
+            stale = f"generated/{artifact.path}"
+    except (OSError, UnicodeDecodeError):
+        pass
+    return Adapter(contract, artifact, stale)

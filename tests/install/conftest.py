@@ -1,0 +1,99 @@
+"""Fixtures for install tests: a private HOME (the real ~/.claude, ~/.codex, ~/.config are never
+named), a `pasture` runner with install/uninstall registered, and the pinned real codex."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from generator.hostenv import NpmUnavailable, ensure_npm_tools
+from generator.install.adapter import load_adapter
+from generator.install.commands import install, uninstall
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_host: runs a real agent host from tests/npm (skips only when npm is absent)")
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME in tmp; no CODEX_HOME/CLAUDE_CONFIG_DIR/XDG_CONFIG_HOME; a PATH without any host binary."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "PASTURE_BIN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
+    return home
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+_group = click.Group("pasture", commands={"install": install, "uninstall": uninstall})
+
+
+class Run:
+    def __init__(self, result: click.testing.Result) -> None:
+        self.result = result
+        self.code = result.exit_code
+        self.stdout = result.stdout
+        self.stderr = result.stderr
+        self.output = result.output
+
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.stdout)
+
+    def __repr__(self) -> str:
+        return f"<exit {self.code}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}>"
+
+
+@pytest.fixture
+def pasture():
+    """pasture("install", "codex", ...) -> Run (exit code, stdout, stderr); --root is this checkout."""
+
+    def run(*args: str, env: dict[str, str] | None = None) -> Run:
+        argv = list(args)
+        if argv and argv[0] == "install" and "--root" not in argv:
+            argv += ["--root", str(REPO)]
+        result = CliRunner().invoke(_group, argv, env=env, catch_exceptions=False)
+        return Run(result)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def npm_bin() -> Path:
+    try:
+        return ensure_npm_tools(REPO)
+    except NpmUnavailable as exc:
+        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")
+
+
+class _Rendered(dict):
+    """contract/file -> the adapter text `pasture generate` writes for it (rendered from the profile)."""
+
+    def __missing__(self, key: str) -> str:
+        contract, _name = key.split("/", 1)
+        text = load_adapter(REPO, contract).artifact.text
+        self[key] = text
+        return text
+
+
+@pytest.fixture(scope="session")
+def generated() -> dict[str, str]:
+    return _Rendered()
