@@ -214,12 +214,21 @@ def _get(doc: dict[str, Any], path: Path_) -> Any:
     return node
 
 
+def _without_empty_tables(node: Any) -> Any:
+    """Removing a table's last sub-table also removes the parents its header created implicitly
+    ([hooks.state."k"] makes hooks and hooks.state): empty tables and absent ones compare equal."""
+    if isinstance(node, dict):
+        pruned = {k: _without_empty_tables(v) for k, v in node.items()}
+        return {k: v for k, v in pruned.items() if not (isinstance(v, dict) and not v)}
+    return node
+
+
 def _verify(new_text: str, expected: dict[str, Any], what: str) -> str:
     try:
         got = tomllib.loads(new_text)
     except tomllib.TOMLDecodeError as exc:
         raise TomlEditError(f"{what} would make the file invalid TOML ({exc})") from None
-    if got != expected:
+    if _without_empty_tables(got) != _without_empty_tables(expected):
         raise TomlEditError(f"{what} would change more than that table")
     return new_text
 
@@ -282,8 +291,11 @@ def delete_table(text: str, path: Path_) -> str:
     head, end = where
     stop = _last_statement(text, lines, head, end)
     before, after = text[:lines[head].start], text[lines[stop - 1].end:]
-    # keep one blank line between neighbours, not two
-    if (before.endswith("\n\n") or not before) and after.startswith("\n"):
+    # the blank line that set the table apart goes with it (set_value appends "\n[table]\n..."),
+    # so appending a table and deleting it again gives the same bytes back
+    if before.endswith("\n\n"):
+        before = before[:-1]
+    elif not before and after.startswith("\n"):
         after = after[1:]
     return _verify(before + after, expected, what)
 
