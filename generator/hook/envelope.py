@@ -37,9 +37,13 @@ def identity_value(payload: Any, field: str) -> Any:
 def tool_of(harness: str, payload: Any) -> tuple[str | None, Any]:
     if harness == "opencode":
         name = _dig(payload, "input", "tool")
+        # v2 tool hooks carry input.input; v1 tool.execute.before carries output.args, and
+        # tool.execute.after carries input.args (captured on OpenCode 1.18.33).
         args = _dig(payload, "input", "input")
         if args is None:
             args = _dig(payload, "output", "args")
+        if args is None:
+            args = _dig(payload, "input", "args")
         return (name if isinstance(name, str) else None), args
     name = _dig(payload, "tool_name")
     return (name if isinstance(name, str) else None), _dig(payload, "tool_input")

@@ -136,3 +136,15 @@ def test_unknown_harness_and_event(env):
     assert call("antigravity", "PreToolUse", "1.0.0", {}, env)[:2] == (0, "")
     code, out, err = call("claude-code", "preToolUse", "2.1.328", {}, env)
     assert (code, out) == (0, "") and "declares no event 'preToolUse'" in err
+
+
+def test_opencode_tool_input_for_before_and_after(env, tmp_path):
+    before = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1"}, "output": {"args": {"command": "ls"}}}
+    after = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1", "args": {"command": "ls"}},
+             "output": {"title": "ls", "output": "", "metadata": {}}}
+    v2 = {"input": {"tool": "bash", "sessionID": "ses", "id": "c1", "input": {"command": "ls"}}}
+    call("opencode", "tool.execute.before", "1.18.33", before, env)
+    call("opencode", "tool.execute.after", "1.18.33", after, env)
+    call("opencode", "tool.execute.before", "2.0.20", v2, env)
+    rows = query(tmp_path / "journal.sqlite3")
+    assert [(r["envelope"]["tool_kind"], r["envelope"]["command"]) for r in rows] == [("shell", "ls")] * 3
