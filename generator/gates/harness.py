@@ -21,6 +21,7 @@ Stdlib only; pydantic is only touched through the schema object the caller passe
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import os
 import shutil
@@ -154,7 +155,8 @@ class HostHarnessBackend:
         self.timeout = timeout
         self.bypass_permissions = bypass_permissions
         self.extra_args = {k: tuple(v) for k, v in (extra_args or {}).items()}
-        self.runs: list[HostRun] = []  # what was started, for diagnostics and tests
+        # the most recent command lines started, for diagnostics and tests
+        self.runs: collections.deque[HostRun] = collections.deque(maxlen=64)
 
     @classmethod
     def from_config(cls, config: Any, **kwargs: Any) -> "HostHarnessBackend":

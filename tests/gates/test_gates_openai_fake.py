@@ -265,3 +265,25 @@ def test_fake_server_runs_as_a_process(tmp_path):
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["status"] for e in entries] == [503, 200, 200]
     assert [e["reply"] for e in entries] == [0, 1, None]
+
+
+@pytest.mark.parametrize(
+    ("exc", "message", "transient"),
+    [
+        (TimeoutError("read timed out"), "request timed out", True),
+        (ConnectionRefusedError(111, "refused"), "connection refused", True),
+        (ConnectionResetError(104, "reset"), "connection reset (ConnectionResetError)", True),
+        (BrokenPipeError(32, "pipe"), "connection reset (BrokenPipeError)", True),
+        (__import__("http.client").client.RemoteDisconnected("gone"),
+         "connection reset (server closed the connection without a response)", True),
+        (__import__("http.client").client.IncompleteRead(b"par"), "connection reset (response body cut short)", True),
+        (__import__("urllib.error").error.URLError(__import__("socket").gaierror(-2, "Name or service not known")),
+         "connection failed: gaierror: [Errno -2] Name or service not known", False),
+    ],
+)  # fmt: skip
+def test_connection_error_wording(exc, message, transient):
+    from generator.gates.openai_chat import _connection_error
+
+    error = _connection_error(exc)
+    assert str(error) == message
+    assert is_transient_error(str(error)) is transient
