@@ -181,10 +181,10 @@ def _connection_error(exc: BaseException) -> ChatConnectionError:
         return ChatConnectionError("request timed out")
     if isinstance(reason, ConnectionRefusedError):
         return ChatConnectionError("connection refused")
-    if isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
-        return ChatConnectionError(f"connection reset ({type(reason).__name__})")
     if isinstance(reason, http.client.RemoteDisconnected):
         return ChatConnectionError("connection reset (server closed the connection without a response)")
+    if isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+        return ChatConnectionError(f"connection reset ({type(reason).__name__})")
     if isinstance(reason, http.client.IncompleteRead):
         return ChatConnectionError("connection reset (response body cut short)")
     return ChatConnectionError(f"connection failed: {type(reason).__name__}: {reason}")
