@@ -8,7 +8,8 @@ config.toml, the project's trust); then each file is replaced atomically (files.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -33,7 +34,7 @@ class Options:
     trust_project: bool = False
     trust_only: bool = False
     codex_timeout: float = 60.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    root_given: bool = False  # --root was passed: repeat it in the commands we suggest
 
 
 def _target(opts: Options) -> Target:
@@ -168,10 +169,21 @@ def _kept(before: dict, after: dict) -> set[tuple[str, int, int]]:
     return {p for p, group in before.items() if p in after and _same_json(group, after[p])}
 
 
-def _trust_command(opts: Options, target: Target) -> str:
-    scope = f"--project {target.project}" if target.project else "--user"
-    extra = f" --contract {opts.contract}" if opts.contract else ""
-    return f"pasture install codex {scope}{extra} --trust-only [--codex-bin /path/to/codex]"
+def _rerun(opts: Options, target: Target, *flags: str, contract: str | None = None) -> str:
+    """The exact `pasture install` command line that repeats this install with ``flags``."""
+    words = ["pasture", "install", opts.harness]
+    words += ["--project", str(target.project)] if target.project else ["--user"]
+    if contract or opts.contract:
+        words += ["--contract", contract or opts.contract or ""]
+    if opts.root_given:
+        words += ["--root", str(opts.root)]
+    if opts.codex_bin:
+        words += ["--codex-bin", opts.codex_bin]
+    return " ".join(shlex.quote(w) for w in [*words, *flags])
+
+
+def _trust_command(opts: Options, target: Target, report: Report) -> str:
+    return _rerun(opts, target, "--trust-only", contract=report.contract)
 
 
 def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Report) -> None:
@@ -185,6 +197,7 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
     # Project layer: only loaded for a trusted project.
     new_config_text = config_text
     trust_root = None
+    previous_level: str | None = None
     if target.project is not None:
         trust_root = codex_trust.project_trust_root(target.project)
         level = codex_trust.project_trust_level(config, trust_root)
@@ -193,21 +206,21 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
                 raise InstallError(
                     f"Codex loads {target.project}/.codex/ only for a trusted project, and {trust_root} is "
                     f"{'marked ' + repr(level) if level else 'not trusted'} in {config_path}; nothing was written",
-                    hint=(f"pasture install codex --project {target.project} --trust-project    (records "
-                          f"[projects.\"{trust_root}\"] trust_level = \"trusted\" in {config_path}), or trust "
-                          f"the project in Codex itself (run `codex` in {trust_root}) and run this again"))
+                    hint=(f"add --trust-project to record [projects.\"{trust_root}\"] trust_level = \"trusted\" "
+                          f"in {config_path}, or trust the project in Codex itself (run `codex` in {trust_root}) "
+                          "and run this again"),
+                    command=_rerun(opts, target, "--trust-project"))
             try:
                 new_config_text = codex_trust.trust_project(config_text, trust_root)
             except tomledit.TomlEditError as exc:
                 raise InstallError(f"{config_path}: {exc}; nothing was written", hint=(
                     f"add [projects.\"{trust_root}\"] trust_level = \"trusted\" to {config_path} yourself")) from None
-            report.warnings.append(f"recorded Codex project trust for {trust_root} in {config_path}"
-                                   + (f" (was {level!r})" if level else ""))
+            previous_level = level
 
     if opts.trust_only:
         if existing is None or not hooktable.our_handlers(existing):
             raise InstallError(f"{target.file} holds no pasture hooks to trust",
-                               hint=_trust_command(opts, target).replace(" --trust-only", ""))
+                               command=_rerun(opts, target))
         result = hooktable.MergeResult(existing, False)
         text = snap.text or ""
     else:
@@ -251,16 +264,16 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
         report.problems.append(str(exc))
         return
     change = FileChange(first.path, first.change, first.backup) if wrote_first else second
-    change.detail = _config_detail(plan, trust_root if new_config_text != config_text else None)
+    change.detail = _config_detail(plan, trust_root if new_config_text != config_text else None, previous_level)
     report.files.append(change)
     if trusted is not None and not report.problems:
         _verify_trust(opts, target, trusted, report)
 
 
-def _config_detail(plan: codex_trust.StatePlan, trusted_project: Path | None) -> str:
+def _config_detail(plan: codex_trust.StatePlan, trusted_project: Path | None, was: str | None = None) -> str:
     parts = []
     if trusted_project is not None:
-        parts.append(f"project {trusted_project} trusted")
+        parts.append(f"project {trusted_project} marked trusted" + (f" (was {was!r})" if was else ""))
     if plan.trust:
         parts.append(f"{len(plan.trust)} hooks.state trusted_hash written")
     if plan.move:
@@ -310,8 +323,8 @@ def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: d
         report.trust["summary"] = f"NOT recorded ({where})"
         report.problems.append(
             f"{where}: the hooks are installed but Codex will SILENTLY SKIP them until their trust is recorded "
-            "(codex exec gives no warning)")
-        report.next_steps.append(_trust_command(opts, target))
+            "(codex exec gives no warning); put codex on PATH (or add --codex-bin PATH) and run:")
+        report.next_steps.append(_trust_command(opts, target, report))
         return None
     cwd = _list_cwd(target)
     try:
@@ -322,7 +335,7 @@ def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: d
     except CodexServerError as exc:
         report.trust["summary"] = "NOT recorded (codex app-server failed)"
         report.problems.append(f"{exc}; the hooks are installed but Codex will SILENTLY SKIP them")
-        report.next_steps.append(_trust_command(opts, target))
+        report.next_steps.append(_trust_command(opts, target, report))
         return None
     for warning in listing["warnings"]:
         report.warnings.append(f"codex: {warning}")
@@ -333,7 +346,7 @@ def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: d
         why = "; ".join(reasons) or "see the codex warnings above"
         report.problems.append(f"Codex does not list {missing} of our {len(expected)} hooks in {target.file} "
                                f"({why}); their trust was not recorded")
-        report.next_steps.append(_trust_command(opts, target))
+        report.next_steps.append(_trust_command(opts, target, report))
     report.trust["hooks"] = [{"key": h["key"], "event": h.get("eventName"), "hash": h["currentHash"],
                               "before": h.get("trustStatus")} for h in listed.values()]
     return {key: h["currentHash"] for key, h in listed.items()}

@@ -43,6 +43,7 @@ class AppServer:
         self._proc: subprocess.Popen[str] | None = None
         self._lines: "queue.Queue[str | None]" = queue.Queue()
         self._stderr: list[str] = []
+        self._err_thread: threading.Thread | None = None
         self._next_id = 1
 
     def __enter__(self) -> "AppServer":
@@ -50,7 +51,9 @@ class AppServer:
             self._start(["--disable", "plugins"])
             self._initialize()
         except CodexServerError as first:
-            if "--disable" not in self.stderr_tail() and "unexpected argument" not in self.stderr_tail():
+            self._settle()
+            tail = self.stderr_tail()
+            if "--disable" not in tail and "unexpected argument" not in tail:
                 self.close()
                 raise first
             self.close()
@@ -87,7 +90,18 @@ class AppServer:
                     self._stderr.append(line)
 
         threading.Thread(target=pump_out, daemon=True).start()
-        threading.Thread(target=pump_err, daemon=True).start()
+        self._err_thread = threading.Thread(target=pump_err, daemon=True)
+        self._err_thread.start()
+
+    def _settle(self) -> None:
+        """After a failure: let an exiting server finish writing stderr before we read it."""
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                return
+        if self._err_thread is not None:
+            self._err_thread.join(timeout=2)
 
     def stderr_tail(self, limit: int = 2000) -> str:
         return "".join(self._stderr)[-limit:]
@@ -112,6 +126,7 @@ class AppServer:
             except queue.Empty:
                 break
             if line is None:
+                self._settle()
                 code = self._proc.poll() if self._proc else None
                 raise CodexServerError(f"codex app-server exited (code {code}) before answering {method}; "
                                        f"stderr: {self.stderr_tail()}")

@@ -41,18 +41,22 @@ def _emit(report: Report, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report.as_json(), indent=2))
     else:
-        text = report.render_text()
-        click.echo(text, nl=False, err=bool(report.problems))
+        click.echo(report.render_text(), nl=False)
+        if report.problems:
+            click.echo(report.render_problems(), nl=False, err=True)
     sys.exit(report.exit_code)
 
 
 def _refuse(exc: InstallError, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps({"ok": False, "exit_code": EXIT_ERROR, "error": str(exc), "hint": exc.hint}, indent=2))
+        click.echo(json.dumps({"ok": False, "exit_code": EXIT_ERROR, "error": str(exc), "hint": exc.hint,
+                                "command": exc.command}, indent=2))
     else:
         click.echo(f"error: {exc}", err=True)
         if exc.hint:
-            click.echo(f"run: {exc.hint}", err=True)
+            click.echo(f"hint: {exc.hint}", err=True)
+        if exc.command:
+            click.echo(f"run: {exc.command}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -100,7 +104,7 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
         raise click.UsageError("--trust-project applies to --project installs")
     opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
                    contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,
-                   trust_project=trust_project, trust_only=trust_only)
+                   trust_project=trust_project, trust_only=trust_only, root_given=root is not None)
     try:
         report = run_install(opts)
     except InstallError as exc:

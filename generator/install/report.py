@@ -17,9 +17,10 @@ EXIT_OK, EXIT_ERROR, EXIT_INCOMPLETE = 0, 2, 3
 class InstallError(Exception):
     """Refused before anything was written (exit 2)."""
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, command: str | None = None) -> None:
         super().__init__(message)
-        self.hint = hint
+        self.hint = hint  # what to do, in words
+        self.command = command  # or the exact command that does it
 
 
 @dataclass
@@ -80,15 +81,14 @@ class Report:
             lines.append(f"  codex trust: {self.trust.get('summary', '')}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
-        if self.problems:
-            lines.append("")
-            lines.append("!" * 78)
-            for p in self.problems:
-                lines.append(f"!! {p}")
-            for step in self.next_steps:
-                lines.append(f"!! run: {step}")
-            lines.append("!" * 78)
-        else:
-            for step in self.next_steps:
-                lines.append(f"next: {step}")
+        if not self.problems:
+            lines += [f"next: {step}" for step in self.next_steps]
+        return "\n".join(lines) + "\n"
+
+    def render_problems(self) -> str:
+        """The loud part (stderr): why the host will not run our hooks yet, and the command that fixes it."""
+        if not self.problems:
+            return ""
+        bar = "!" * 78
+        lines = [bar, *(f"!! {p}" for p in self.problems), *(f"!! run: {s}" for s in self.next_steps), bar]
         return "\n".join(lines) + "\n"

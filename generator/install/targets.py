@@ -139,7 +139,7 @@ def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping
     if not available:
         raise TargetError(f"profiles/ under {root} holds no {harness} contract")
     if harness != "opencode":
-        return available[-1][1], f"the newest {harness} contract (choose another with --contract)"
+        return available[-1][1], f"the newest {harness} contract; choose another with --contract"
     major, seen = detect_opencode_major(opencode_bin, env)
     wanted = major if major is not None else 1
     matching = [cid for v, cid in available if v.major == wanted]
@@ -147,5 +147,5 @@ def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping
         raise TargetError(f"{seen}; no OpenCode {wanted}.x contract (known: {', '.join(ids)}); "
                           "pass --contract ID")
     if major is None:
-        return matching[-1], f"{seen}: assuming OpenCode 1.x, the newest 1.x contract (choose with --contract)"
+        return matching[-1], f"{seen}: assuming OpenCode 1.x, the newest 1.x contract; choose another with --contract"
     return matching[-1], f"{seen}: the newest OpenCode {major}.x contract"

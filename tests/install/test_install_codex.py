@@ -16,6 +16,7 @@ from generator.install.codex_server import AppServer
 from generator.install.hooktable import COMMAND_PREFIX
 
 CONTRACT = "codex@0.153.0"
+REPO = Path(__file__).resolve().parents[2]
 FOREIGN_GROUP = {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "echo foreign", "timeout": 5}]}
 USER_CONFIG = '# mine\nmodel = "gpt-5"\n\n[tui]\nanimations = false\n'
 
@@ -61,7 +62,8 @@ def test_untrusted_project_is_refused_and_nothing_is_written(pasture, repo: Path
     run = pasture("install", "codex", "--project", str(repo))
     assert run.code == 2, run
     assert f"Codex loads {repo}/.codex/ only for a trusted project" in run.stderr
-    assert f"run: pasture install codex --project {repo} --trust-project" in run.stderr
+    assert f"hint: add --trust-project to record [projects.\"{repo}\"] trust_level" in run.stderr
+    assert run.stderr.endswith(f"\nrun: pasture install codex --project {repo} --root {REPO} --trust-project\n")
     assert not (repo / ".codex").exists() and not codex_home.exists()
 
 
@@ -73,12 +75,15 @@ def test_without_codex_the_hooks_are_written_and_the_exit_is_loud(pasture, repo:
     assert _hooks_file(repo).read_text() == generated[f"{CONTRACT}/hooks.json"]
     assert (codex_home / "config.toml").read_text() == config  # nothing to record without codex
     assert "SILENTLY SKIP" in run.stderr and "no `codex` on PATH" in run.stderr
-    assert f"!! run: pasture install codex --project {repo} --trust-only" in run.stderr
+    assert f"!! run: pasture install codex --project {repo} --contract {CONTRACT} --root {REPO} --trust-only\n" \
+        in run.stderr
+    assert "created" in run.stdout and "SILENTLY" not in run.stdout  # the report on stdout, the alarm on stderr
     report = pasture("install", "codex", "--project", str(repo), "--json")
     assert report.code == 3
     body = report.json()
     assert body["ok"] is False and body["exit_code"] == 3 and body["trust"]["codex"] is None
-    assert body["next_steps"] == [f"pasture install codex --project {repo} --trust-only [--codex-bin /path/to/codex]"]
+    assert body["next_steps"] == [f"pasture install codex --project {repo} --contract {CONTRACT} --root {REPO} "
+                                  "--trust-only"]
     assert body["files"][0]["change"] == "unchanged"
 
 
