@@ -148,7 +148,7 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
     """
     gate = folder / "crash_gate.py"
     gate.write_text(_CRASH_GATE.replace("CRASH_MARK", json.dumps(CRASH_MARK)).replace("CRASH_EXIT", str(CRASH_EXIT)))
-    argv = [sys.executable, "-I", str(gate), *crash_on]
+    argv = [sys.executable, "-I", "-S", str(gate), *crash_on]
     return "\n".join([
         "[gate]", 'kind = "command"', f"command = [{', '.join(_toml(a) for a in argv)}]", "timeout = 20", "",
     ])
@@ -241,8 +241,95 @@ def read_calls(calls: Path) -> list[Call]:
 
 # --- installing our adapter ---------------------------------------------------------------------
 
-def install_adapter(spec: HostSpec, run: HostRun) -> str:
-    """Put the generated adapter where the real host reads it; returns how it was installed."""
+@dataclass
+class Installed:
+    """How the adapter got into the project."""
+
+    how: str  # "pasture install" | "by hand"
+    detail: str
+    report: dict[str, Any] | None = None  # `pasture install --json`
+    codex_trust_toml: str = ""  # codex: the [hooks.state."<key>"] tables install recorded
+
+
+def install_argv() -> list[str] | None:
+    """The argv prefix of the real ``pasture install`` click command: the registered ``pasture
+    install`` if generator/cli.py has it, else the command object in generator/install directly;
+    None if neither exists (then the adapter is placed by hand)."""
+    try:
+        from generator.cli import main as cli_main
+    except ImportError:  # pragma: no cover
+        cli_main = None
+    if cli_main is not None and "install" in getattr(cli_main, "commands", {}):
+        return [sys.executable, "-m", "generator.entry", "install"]
+    try:
+        import generator.install.commands  # noqa: F401
+    except ImportError:
+        return None
+    return [sys.executable, "-c",
+            "import sys; from generator.install.commands import install; "
+            "install.main(sys.argv[1:], prog_name='pasture install')"]
+
+
+def _install_env(run: HostRun, npm_bin: Path) -> dict[str, str]:
+    from generator.hostenv.runner import base_host_env
+
+    env = base_host_env(run.layout)
+    env["PATH"] = f"{npm_bin}:{env['PATH']}"
+    env["PYTHONPATH"] = str(REPO)
+    if run.host == "codex":
+        env["CODEX_HOME"] = str(run.layout.codex_home)
+    return env
+
+
+def _codex_config_for_install(run: HostRun) -> Path:
+    """Codex's config.toml as the launcher writes it (the project trusted, plugins off, the fake
+    provider at a placeholder address that nobody dials), so ``codex app-server`` sees the project
+    exactly as the real run will."""
+    from generator.hostenv.hosts import launcher_for
+    from generator.hostenv.hosts.base import RunContext
+
+    launcher = launcher_for("codex")
+    ctx = RunContext(run.layout, run.binary, "http://127.0.0.1:9", "", launcher.options({"hook_trust": "none"}))
+    config = run.layout.codex_home / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(launcher.config_toml(ctx))
+    return config
+
+
+def _hooks_state_toml(config: Path) -> str:
+    """The [hooks.state."<key>"] tables of ``config``, re-emitted as TOML text."""
+    import tomllib
+
+    state = tomllib.loads(config.read_text()).get("hooks", {}).get("state", {})
+    return "".join(f"\n[hooks.state.{_toml(key)}]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in entry.items())
+                   for key, entry in state.items())
+
+
+def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path) -> Installed:
+    """Put our adapter where the real host reads it: with ``pasture install`` when it exists (run in
+    its own network namespace, so ``codex app-server`` can reach nothing), else by hand."""
+    argv = install_argv()
+    if argv is None:
+        return _install_by_hand(spec, run)
+    from generator.hostenv import isolation_support
+
+    config = _codex_config_for_install(run) if spec.host == "codex" else None
+    argv = [*isolation_support().wrapper, *argv, spec.host, "--project", str(run.project), "--root", str(REPO),
+            "--json"]
+    if spec.host == "codex":
+        argv += ["--codex-bin", str(npm_bin / "codex")]
+    if spec.host == "opencode":
+        argv += ["--opencode-bin", str(npm_bin / "opencode")]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=run.project, env=_install_env(run, npm_bin),
+                          stdin=subprocess.DEVNULL, timeout=180)
+    assert done.returncode == 0, (f"pasture install {spec.host} failed (exit {done.returncode}):\n"
+                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    report = json.loads(done.stdout)
+    trust = _hooks_state_toml(config) if config is not None else ""
+    return Installed("pasture install", f"pasture install {spec.host} --project {run.project}", report, trust)
+
+
+def _install_by_hand(spec: HostSpec, run: HostRun) -> Installed:
     src = spec.adapter_dir
     project = run.project
     if spec.host == "claude-code":
@@ -257,7 +344,7 @@ def install_adapter(spec: HostSpec, run: HostRun) -> str:
         dest = project / ".opencode" / "plugins" / "pasture-lifecycle.ts"
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes((src / "pasture-lifecycle.ts").read_bytes())
-    return f"by hand: {src.relative_to(REPO)} -> {dest.relative_to(run.root)}"
+    return Installed("by hand", f"{src.relative_to(REPO)} -> {dest.relative_to(run.root)}")
 
 
 # --- one run ------------------------------------------------------------------------------------
@@ -269,17 +356,22 @@ class Outcome:
     spec: HostSpec
     run: HostRun
     result: HostRunResult
-    install: str
+    install: Installed
     journal_path: Path
     calls_dir: Path
     options: dict[str, Any] = field(default_factory=dict)
-    #: Codex only: who recorded hook trust ("persist": hostenv's app-server route; "none": nobody).
+    #: Codex only: who recorded hook trust: "pasture install", "persist" (hostenv's app-server
+    #: route, when install is not available) or "none" (nobody).
     install_trust: str | None = None
 
     def codex_trust(self) -> list[dict[str, Any]]:
-        """The hooks ``codex app-server`` listed (and that were then trusted) for this project."""
+        """The hooks whose trust was recorded: ``{"key", "hash"}`` each."""
+        if self.install_trust == "pasture install":
+            assert self.install.report is not None
+            return [{"key": h["key"], "hash": h["hash"]} for h in self.install.report["trust"]["hooks"]]
         path = self.run.root / "codex-hook-trust.json"
-        return json.loads(path.read_text()) if path.exists() else []
+        listed = json.loads(path.read_text()) if path.exists() else []
+        return [{"key": h["key"], "hash": h["currentHash"]} for h in listed]
 
     @property
     def project(self) -> Path:
@@ -341,7 +433,7 @@ class Outcome:
     def describe(self) -> str:
         calls = "\n".join("  " + c.brief() for c in self.calls())
         results = "\n".join(f"  {r}" for r in self.tool_results())
-        return (f"{self.result.describe()}\ninstall: {self.install}\nprobe.txt exists: {self.probe_exists}\n"
+        return (f"{self.result.describe()}\ninstall: {self.install.how}: {self.install.detail}\nprobe.txt exists: {self.probe_exists}\n"
                 f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}")
 
 
@@ -361,13 +453,22 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     journal = work / "journal.sqlite3"
     if refuse_journal:
         refusing_journal(journal, refuse_journal)
-    install = install_adapter(spec, run)
+    install = install_adapter(spec, run, npm_bin)
     opts = dict(options or {})
-    if spec.host == "codex":
-        opts.setdefault("hook_trust", "persist")  # never --dangerously-bypass-hook-trust
+    trust = None
+    if spec.host == "codex":  # never --dangerously-bypass-hook-trust
+        if opts.get("hook_trust") == "none":
+            trust = "none"
+        elif install.how == "pasture install":
+            # hostenv rewrites config.toml inside the namespace (it needs the fake's port), so the
+            # [hooks.state] tables install recorded are carried over verbatim
+            opts["hook_trust"] = "none"
+            opts["config_toml_extra"] = install.codex_trust_toml
+            trust = "pasture install"
+        else:
+            opts["hook_trust"] = trust = "persist"
     extra_env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path)}
     result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=extra_env)
-    trust = opts.get("hook_trust") if spec.host == "codex" else None
     return Outcome(spec, run, result, install, journal, calls, opts, trust)
 
 

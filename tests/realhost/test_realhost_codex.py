@@ -50,13 +50,21 @@ def _turn_metadata(out) -> dict:
 
 
 def _assert_trusted_without_bypass(out) -> None:
+    """Codex ran without the bypass flag, with trust recorded for exactly our installed hooks (by
+    ``pasture install`` when it exists, else hostenv's app-server route) in the config it ran with."""
     assert BYPASS not in out.result.argv, out.result.argv
-    assert out.install_trust == "persist", out.install_trust
-    listed = out.codex_trust()
-    assert listed, "codex app-server listed no hooks for the project"
-    assert {h["sourcePath"] for h in listed} == {str(out.project / ".codex" / "hooks.json")}
-    generated = json.loads((SPEC.adapter_dir / "hooks.json").read_text())["hooks"]
-    assert len(listed) == sum(len(group["hooks"]) for groups in generated.values() for group in groups)
+    assert out.install_trust in ("pasture install", "persist"), out.install_trust
+    hooks_file = out.project / ".codex" / "hooks.json"
+    installed = json.loads(hooks_file.read_text())["hooks"]
+    trusted = out.codex_trust()
+    assert len(trusted) == sum(len(group["hooks"]) for groups in installed.values() for group in groups)
+    assert all(h["key"].startswith(f"{hooks_file}:") for h in trusted), trusted
+    config = (out.run.layout.codex_home / "config.toml").read_text()
+    assert all(h["hash"] in config for h in trusted)
+    if out.install_trust == "pasture install":
+        report = out.install.report
+        assert report["ok"] is True and report["contract"] == SPEC.contract, report
+        assert {h["after"] for h in report["trust"]["hooks"]} == {"trusted"}, report["trust"]
 
 
 def test_deny_rule_blocks_the_shell_command_and_the_model_gets_our_reason(npm_bin: Path, tmp_path: Path) -> None:
