@@ -892,7 +892,7 @@ export const PastureLifecycle: Plugin = async ({ client, directory }) => {
   const report: Report = (level, message, extra) => {
     const fallback = (): void => console.error(`[${SERVICE}] ${level}: ${message}`)
     try {
-      void Promise.resolve(client.app.log({ body: { service: SERVICE, level, message, extra } })).catch(fallback)
+      void Promise.resolve(client.app.log({ body: { service: SERVICE, level, message, extra: { contract: CONTRACT.id, ...extra } } })).catch(fallback)
     } catch {
       fallback()
     }

@@ -500,9 +500,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
 }
 
 const report: Report = (level, message, extra) => {
-  const line = `[${SERVICE}] ${level}: ${message}`
-  if (extra === undefined) console.error(line)
-  else console.error(line, extra)
+  console.error(`[${SERVICE}] ${level}: ${message}`, { contract: CONTRACT.id, ...extra })
 }
 
 // A failed registration leaves that one hook unenforced; it must not unload the others.
