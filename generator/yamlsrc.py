@@ -48,12 +48,35 @@ def _mark(node: yaml.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def load(path: Path, text: str) -> Source:
-    """Parse one YAML document with the safe loader; raise YamlProblem on syntax or duplicate keys."""
+# libyaml (PyYAML's C parser, in every PyYAML wheel) composes the same nodes with the same marks about
+# ten times faster than the pure-Python parser, which dominated generate/check time on large profiles
+# (benchmarks/bench_generate.py). A document libyaml rejects is parsed again by the pure-Python
+# parser, so syntax errors keep their exact wording and position.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def _compose(text: str) -> tuple[Any, Any]:
+    """(loader, root node); the caller disposes the loader. Syntax errors raise from the pure-Python parser."""
+    if _FAST_LOADER is not None:
+        fast = _FAST_LOADER(text)
+        try:
+            return fast, fast.get_single_node()
+        except yaml.YAMLError:
+            fast.dispose()
     loader = yaml.SafeLoader(text)
     try:
+        return loader, loader.get_single_node()
+    except BaseException:
+        loader.dispose()
+        raise
+
+
+def load(path: Path, text: str) -> Source:
+    """Parse one YAML document with the safe loader; raise YamlProblem on syntax or duplicate keys."""
+    loader = None
+    try:
         try:
-            node = loader.get_single_node()
+            loader, node = _compose(text)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             where = Mark(mark.line + 1, mark.column + 1) if mark else Mark(1, 1)
@@ -69,7 +92,8 @@ def load(path: Path, text: str) -> Source:
         src.data = _build(loader, node, (), src)
         return src
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Path_, src: Source) -> Any:

@@ -38,6 +38,10 @@ def py_str(text: str) -> str:
     Black prefers double quotes unless single quotes need fewer backslashes; we pick the same way so
     generated tables are black-stable without running black at generation time.
     """
+    if text.isprintable() and "\\" not in text and '"' not in text:
+        # The common case, and what body() below yields for it: nothing to escape, double quotes.
+        return '"' + text + '"'
+
     def body(quote: str) -> str:
         out = []
         for ch in text:
