@@ -18,6 +18,8 @@ from generator.loader import load_project
 from generator.render.opencode import opencode_artifacts
 from opencode_support import npm_bin, write_stub
 
+pytestmark = pytest.mark.real_host
+
 
 COMMAND = "echo pasture-probe > probe.txt"
 PROBE = Script.shell_then_reply(COMMAND, "Done. The tool said: {tool_result}")
