@@ -99,6 +99,8 @@ def ai_gate(policy: Policy, envelope: dict) -> Decision:
 def consult(policy: Policy | None, envelope: dict) -> Decision:
     if policy is None:
         return Decision("proceed", "no policy configured", "none")
+    if policy.events is not None and envelope.get("event") not in policy.events:
+        return Decision("proceed", "the policy's gate does not cover this event", "none")
     if policy.kind == "rules":
         return rules_gate(policy, envelope)
     if policy.kind == "command":

@@ -4,6 +4,7 @@ Format:
     [gate]
     kind = "rules"            # rules | command | ai
     default = "proceed"       # rules: decision when no rule matches
+    events = ["PreToolUse"]   # optional: only these native events consult the gate (others proceed)
     command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
     timeout = 5               # command, ai: seconds
     model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
@@ -36,7 +37,7 @@ KINDS = ("rules", "command", "ai")
 _LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
 _REGEX_MATCHERS = ("tool", "command", "file_path")
 _RULE_KEYS = {"name", "decision", "reason", "input", *_LIST_MATCHERS, *_REGEX_MATCHERS}
-_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url"}
+_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
 
 
 class PolicyError(Exception):
@@ -61,6 +62,7 @@ class Policy:
     command: tuple[str, ...] = ()
     timeout: float = 5.0
     gate: dict = field(default_factory=dict)
+    events: tuple[str, ...] | None = None  # None: every gate-consultation row consults the gate
     rules: list[Rule] = field(default_factory=list)
     journal: Path | None = None
 
@@ -127,6 +129,8 @@ def parse(path: Path, data: dict) -> Policy:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 600:
         raise PolicyError(f"{path}: [gate] timeout must be a number of seconds in (0, 600]")
     policy.timeout = float(timeout)
+    if "events" in gate:
+        policy.events = _strings(f"{path}: [gate]", "events", gate["events"])
     if policy.kind == "command":
         command = gate.get("command")
         if not (isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)):

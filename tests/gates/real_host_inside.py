@@ -110,6 +110,42 @@ def _gate(spec, layout, launcher, fake, env, binary, ctx):
     }
 
 
+def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
+    """The AI gate consulted by pasture's own runtime through our generated Claude adapter."""
+    from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+
+    repo = Path(spec["repo"])
+    wrapper = layout.root / "pasture-bin"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m generator.entry \"$@\"\n")
+    wrapper.chmod(0o755)
+    journal = layout.root / "journal.sqlite3"
+    with FakeChatServer([Reply.json(spec["gate_answer"], usage={"cost": 0.003})]) as chat:
+        policy = layout.root / "policy.toml"
+        policy.write_text(f'[gate]\nkind = "ai"\nevents = ["PreToolUse"]\nmodel = "gate/model"\ntimeout = 20\n'
+                          f'base_url = {json.dumps(chat.base_url)}\n')
+        (layout.project / ".claude").mkdir(exist_ok=True)
+        (layout.project / ".claude" / "settings.json").write_text(
+            (repo / "generated" / "claude-code@2.1.261" / "settings.json").read_text())
+        env = dict(env)
+        env.update(PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal),
+                   PYTHONPATH=str(repo))
+        argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
+        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=spec["timeout"] + 30)
+        gate_requests = chat.chat_requests
+    from generator.hook.journal import query
+
+    return {
+        "exit_code": proc.returncode,
+        "stdout": proc.stdout[-4000:],
+        "stderr": proc.stderr[-4000:],
+        "probe_exists": (layout.project / "probe.txt").exists(),
+        "journal": query(journal),
+        "gate_requests": len(gate_requests),
+        "gate_user_prompts": [r["body"]["messages"][-1]["content"] for r in gate_requests],
+    }
+
+
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text())
     layout = RunLayout.from_dict(spec["layout"])
@@ -133,6 +169,8 @@ def main(spec_path: str) -> int:
         started = time.monotonic()
         if spec["mode"] == "harness":
             result.update(_harness(spec, layout, launcher, fake, env, binary))
+        elif spec["mode"] == "runtime-gate":
+            result.update(_runtime_gate(spec, layout, launcher, fake, env, binary, ctx))
         else:
             result.update(_gate(spec, layout, launcher, fake, env, binary, ctx))
         result["wall_time"] = round(time.monotonic() - started, 3)

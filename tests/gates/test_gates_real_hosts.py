@@ -158,3 +158,25 @@ def test_ai_gate_denies_a_tool_on_claude_code(npm_bin, tmp_path):
     assert envelope["payload"]["tool_input"]["command"] == "echo pasture-probe > probe.txt"
     tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "probe files are not allowed here" in s]
     assert tool_results, "the model was never told about the denial"
+
+
+def test_ai_gate_denies_a_tool_through_the_runtime_on_claude_code(npm_bin, tmp_path):
+    """End to end: real Claude Code, our generated settings.json, `pasture hook lifecycle`, the AI gate."""
+    repo = Path(__file__).resolve().parents[2]
+    result = _run_inside(
+        "claude-code", npm_bin, tmp_path / "run", mode="runtime-gate", repo=str(repo),
+        gate_answer={"decision": "deny", "reason": "the AI gate refuses probe files"},
+        turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
+    )  # fmt: skip
+    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests")}, indent=2)
+    assert result["exit_code"] == 0, context
+    assert not result["probe_exists"], context
+    assert result["gate_requests"] == 1, context  # only PreToolUse is in the policy's gate events
+    (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
+    assert (pre["gate"], pre["decision"], pre["answer"], pre["reason"]) == (
+        "ai", "deny", "deny", "the AI gate refuses probe files")
+    assert pre["detail"]["invocations"] == 1 and pre["detail"]["cost_usd"] == 0.003
+    envelope = json.loads(result["gate_user_prompts"][0])
+    assert envelope["event"] == "PreToolUse" and envelope["command"] == "echo pasture-probe > probe.txt"
+    told = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "the AI gate refuses probe files" in s]
+    assert told, "the model was never told about the denial"

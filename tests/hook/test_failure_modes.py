@@ -119,3 +119,11 @@ def test_ai_gate_failure_takes_the_failure_mode(env, tmp_path, monkeypatch):
     entry = query(tmp_path / "journal.sqlite3")[-1]
     assert entry["failure"].startswith("AI gate: ") and entry["gate"] == "ai"
     assert "127.0.0.1" in json.dumps(entry) or entry["detail"]["attempts"] >= 1
+
+
+def test_gate_events_scope_which_rows_consult_the_gate(env, tmp_path):
+    (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\nevents = ["Stop"]\n{GATES["crash"]}\n')
+    code, out, _ = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
+    assert (code, out) == (0, "")
+    assert query(tmp_path / "journal.sqlite3")[-1]["reason"] == "the policy's gate does not cover this event"
+    assert call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)[0] == 2
