@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from .actions import Options, run_install, run_uninstall
 from .report import EXIT_ERROR, InstallError, Report
 from .targets import HARNESSES
 
@@ -102,6 +101,8 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
         raise click.UsageError("--trust-project, --trust-only and --codex-bin apply to codex only")
     if trust_project and user:
         raise click.UsageError("--trust-project applies to --project installs")
+    from .actions import Options, run_install  # the CLI imports this module; keep `pasture --help` light
+
     opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
                    contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,
                    trust_project=trust_project, trust_only=trust_only, root_given=root is not None)
@@ -122,6 +123,8 @@ def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool
     Foreign hooks stay exactly where they were; on Codex their trust entries follow them if they
     move. Exit 0 done, 2 refused (nothing written).
     """
+    from .actions import Options, run_uninstall
+
     opts = Options(harness=harness, project=_scope(project, user), root=_PACKAGE_ROOT, env=dict(os.environ))
     try:
         report = run_uninstall(opts)

@@ -90,5 +90,6 @@ class Report:
         if not self.problems:
             return ""
         bar = "!" * 78
-        lines = [bar, *(f"!! {p}" for p in self.problems), *(f"!! run: {s}" for s in self.next_steps), bar]
+        steps = [f"!! {'run' if s.startswith('pasture ') else 'do'}: {s}" for s in self.next_steps]
+        lines = [bar, *(f"!! {p}" for p in self.problems), *steps, bar]
         return "\n".join(lines) + "\n"

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..render.opencode import PLUGIN_FILE
 from ..versions import HostVersion, VersionError
 
 HARNESSES = ("claude-code", "codex", "opencode")
@@ -67,6 +66,8 @@ def opencode_user_dir(env: Mapping[str, str]) -> Path:
 
 def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
     """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
+    from ..render.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
+
     if project is not None:
         project = project.resolve()
         if not project.is_dir():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import stat
 import sys
 from pathlib import Path
@@ -36,7 +36,7 @@ def test_installed_opencode_major_picks_the_contract(pasture, project: Path, tmp
                                                      monkeypatch: pytest.MonkeyPatch, output: str, contract: str) -> None:
     bin_dir = tmp_path / "bin"
     _fake_opencode(bin_dir, output)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     run = pasture("install", "opencode", "--project", str(project), "--json")
     assert run.code == 0, run
     assert run.json()["contract"] == contract
