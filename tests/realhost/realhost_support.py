@@ -469,7 +469,9 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
             opts["hook_trust"] = trust = "persist"
     extra_env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path)}
     result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=extra_env)
-    return Outcome(spec, run, result, install, journal, calls, opts, trust)
+    outcome = Outcome(spec, run, result, install, journal, calls, opts, trust)
+    assert_loopback_only(outcome)  # every run, whatever the test checks next
+    return outcome
 
 
 def assert_loopback_only(outcome: Outcome) -> None:
