@@ -27,6 +27,10 @@ def test_group_root_option_reaches_install(project: Path, tmp_path: Path, monkey
     assert (project / ".claude" / "settings.json").is_file()
     result = CliRunner().invoke(_pasture(), ["uninstall", "claude-code", "--project", str(project)])
     assert result.exit_code == 0 and not (project / ".claude").exists()
+    empty = tmp_path / "empty-root"
+    empty.mkdir()
+    result = CliRunner().invoke(_pasture(), ["--root", str(empty), "install", "claude-code", "--project", str(project)])
+    assert result.exit_code == 2 and f"no profiles/ folder under {empty}" in result.output
 
 
 def test_help_lists_the_exit_codes() -> None:
