@@ -105,6 +105,7 @@ def run_install(opts: Options) -> Report:
     target = _target(opts)
     report = _new_report("install", opts, target)
     adapter = _adapter(opts, report)
+    _user_scope_warning(opts, target, report)
     if opts.harness == "opencode":
         _install_plugin(target, adapter, report)
     elif opts.harness == "claude-code":
@@ -112,6 +113,24 @@ def run_install(opts: Options) -> Report:
     else:
         _install_codex(opts, target, adapter, report)
     return report
+
+
+def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
+    """A project install while pasture's hooks are installed for the user too: the host runs both."""
+    if target.scope != "project":
+        return
+    user = target_for(opts.harness, None, opts.env).file
+    try:
+        data = user.read_bytes()
+        if opts.harness == "opencode":
+            ours = data.startswith(OPENCODE_HEADER.encode())
+        else:
+            ours = bool(hooktable.our_handlers(hooktable.parse(data.decode("utf-8"), str(user))))
+    except (OSError, UnicodeDecodeError, hooktable.HooksDocumentError):
+        return
+    if ours:
+        report.warnings.append(f"pasture's hooks are also installed for the user ({user}); the host runs both "
+                               f"(`pasture uninstall {opts.harness} --user` removes those)")
 
 
 def _install_plugin(target: Target, adapter: Adapter, report: Report) -> None:
@@ -122,10 +141,11 @@ def _install_plugin(target: Target, adapter: Adapter, report: Report) -> None:
     # The plugin file is pasture's alone (header + "do not edit"): replaced without a backup.
     change = _write(snap, adapter.artifact.text, backup=False)
     report.files.append(change)
-    others = sorted(p.name for p in target.file.parent.glob("pasture-lifecycle*") if p != target.file
-                    and p.suffix in (".ts", ".js"))
+    folder = target.file.parent.parent  # .opencode/ or ~/.config/opencode/: OpenCode scans plugin/ and plugins/
+    others = sorted(str(p) for sub in ("plugin", "plugins") for p in (folder / sub).glob("pasture-lifecycle*")
+                    if p != target.file and p.suffix in (".ts", ".js"))
     if others:
-        report.warnings.append(f"{target.file.parent} also holds {', '.join(others)}; OpenCode loads every plugin file there")
+        report.warnings.append(f"OpenCode also loads {', '.join(others)}; pasture's hooks would run twice")
 
 
 def _install_claude(target: Target, adapter: Adapter, report: Report) -> None:

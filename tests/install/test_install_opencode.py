@@ -108,3 +108,14 @@ def test_codex_only_options_are_refused_for_other_hosts(pasture, project: Path) 
     run = pasture("install", "opencode", "--project", str(project), "--trust-project")
     assert run.code == 2 and "codex only" in run.output
     assert not (project / ".opencode").exists()
+
+
+def test_double_installs_are_reported(pasture, project: Path) -> None:
+    assert pasture("install", "opencode", "--user").code == 0
+    singular = project / ".opencode" / "plugin" / "pasture-lifecycle.js"
+    singular.parent.mkdir(parents=True)
+    singular.write_text("// an old hand-made copy\n")
+    run = pasture("install", "opencode", "--project", str(project), "--json")
+    assert run.code == 0, run
+    warnings = "\n".join(run.json()["warnings"])
+    assert "also installed for the user" in warnings and f"OpenCode also loads {singular}" in warnings
