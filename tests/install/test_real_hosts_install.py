@@ -1,0 +1,76 @@
+"""Claude Code and OpenCode read the adapters exactly where `pasture install` puts them.
+
+Real hosts from tests/npm, offline against the fake models (generator.hostenv); PASTURE_BIN is a
+stub recording argv and stdin (answering OpenCode's plugin protocol with a proceed decision).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.hostenv import Script, prepare_run
+
+pytestmark = pytest.mark.real_host
+
+PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done. The tool said: {tool_result}")
+
+STUB = """#!{python}
+import json, os, sys
+raw = sys.stdin.read()
+with open({log!r}, "a", encoding="utf-8") as fh:
+    fh.write(json.dumps({{"argv": sys.argv[1:], "stdin": raw}}) + "\\n")
+if "--harness" in sys.argv and sys.argv[sys.argv.index("--harness") + 1] == "opencode":
+    print(json.dumps({{"decision": "proceed"}}))
+"""
+
+
+def _stub(root: Path) -> tuple[Path, Path]:
+    log, path = root / "pasture-calls.jsonl", root / "pasture-stub"
+    path.write_text(STUB.format(python=sys.executable, log=str(log)))
+    path.chmod(0o755)
+    return path, log
+
+
+def _events(log: Path) -> list[str]:
+    if not log.exists():
+        return []
+    return [json.loads(line)["argv"][5] for line in log.read_text().splitlines() if line.strip()]
+
+
+def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    run = prepare_run("claude-code", npm_bin, tmp_path / "run")
+    monkeypatch.setenv("HOME", str(run.home))
+    installed = pasture("install", "claude-code", "--project", str(run.project), "--json")
+    assert installed.code == 0, installed
+    stub, log = _stub(run.root)
+    result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub)})
+    assert result.exit_code == 0, result.describe()
+    assert (run.project / "probe.txt").read_text() == "pasture-probe\n"
+    events = _events(log)
+    for event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"):
+        assert event in events, (events, result.describe())
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first["argv"][:5] == ["hook", "lifecycle", "--harness", "claude-code", "--event"]
+    assert first["argv"][6:] == ["--host-version", "2.1.261"]
+
+
+def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    run = prepare_run("opencode", npm_bin, tmp_path / "run")
+    monkeypatch.setenv("HOME", str(run.home))
+    installed = pasture("install", "opencode", "--project", str(run.project), "--opencode-bin",
+                        str(npm_bin / "opencode"), "--json")
+    assert installed.code == 0, installed
+    assert installed.json()["contract"] == "opencode@1.18.29"  # opencode 1.18.33 --version -> the 1.x contract
+    assert "--version` says 1.18.33" in installed.json()["contract_reason"]
+    stub, log = _stub(run.root)
+    result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub)})
+    assert result.exit_code == 0, result.describe()
+    assert (run.project / "probe.txt").read_text() == "pasture-probe\n"
+    events = _events(log)
+    assert "tool.execute.before" in events and "tool.execute.after" in events, (events, result.describe())
