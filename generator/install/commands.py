@@ -62,8 +62,8 @@ def _refuse(exc: InstallError, as_json: bool) -> None:
 _common = [
     click.argument("harness", type=click.Choice(HARNESSES)),
     click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), default=None,
-                 help="the project folder to install into (default: the current folder)"),
-    click.option("--user", is_flag=True, help="install for the user instead of one project"),
+                 help="the project folder (default: the current folder)"),
+    click.option("--user", is_flag=True, help="the user's configuration instead of one project's"),
     click.option("--json", "as_json", is_flag=True, help="machine-readable report"),
 ]
 
