@@ -32,7 +32,9 @@ def _json(value: Any) -> str:
 
 
 def can_deny(harness: str, row: Any) -> bool:
-    if row is None or row.semantic != "gate-consultation":
+    # A refusal after the action already happened would tell the model a command that ran was
+    # refused: only pre-action rows can deny (seen on OpenCode 1.18.33's tool.execute.after).
+    if row is None or row.semantic != "gate-consultation" or not row.pre_action:
         return False
     if row.response in ("deny", "deny+ask"):
         return True
@@ -42,7 +44,7 @@ def can_deny(harness: str, row: Any) -> bool:
 
 
 def can_ask(row: Any) -> bool:
-    return row is not None and row.semantic == "gate-consultation" and row.response == "deny+ask"
+    return row is not None and row.semantic == "gate-consultation" and row.pre_action and row.response == "deny+ask"
 
 
 def proceed(harness: str, note: str = "") -> Reply:
@@ -89,7 +91,7 @@ def deliver(harness: str, event: str, row: Any, decision: str, reason: str) -> R
     if decision == "deny":
         if can_deny(harness, row):
             return _deny(harness, event, row, reason)
-        return proceed(harness, f"policy denied {event}, but this row has no evidenced refusal channel: "
+        return proceed(harness, f"policy denied {event}, but this row has no evidenced pre-action refusal channel: "
                                 f"proceeding ({reason})")
     return proceed(harness)
 

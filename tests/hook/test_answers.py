@@ -79,7 +79,7 @@ def test_deny_without_an_evidenced_channel_proceeds_with_a_note(env, tmp_path):
     (tmp_path / "policy.toml").write_text('[[rules]]\nname = "all"\ndecision = "deny"\nreason = "no"\n')
     code, out, err = call("claude-code", "PermissionRequest", "2.1.328", {"session_id": "s", "request_id": "r"}, env)
     assert (code, out) == (0, "")
-    assert "no evidenced refusal channel" in err
+    assert "no evidenced pre-action refusal channel" in err
     assert query(tmp_path / "journal.sqlite3")[-1]["answer"] == "proceed"
 
 
@@ -148,3 +148,13 @@ def test_opencode_tool_input_for_before_and_after(env, tmp_path):
     call("opencode", "tool.execute.before", "2.0.20", v2, env)
     rows = query(tmp_path / "journal.sqlite3")
     assert [(r["envelope"]["tool_kind"], r["envelope"]["command"]) for r in rows] == [("shell", "ls")] * 3
+
+
+def test_post_action_gate_rows_never_deliver_a_deny(env, tmp_path):
+    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "all"\ndecision = "deny"\nreason = "no"\n')
+    after = {"input": {"tool": "bash", "sessionID": "s", "callID": "c", "args": {"command": "ls"}}, "output": {}}
+    code, out, err = call("opencode", "tool.execute.after", "1.18.33", after, env)
+    assert (code, json.loads(out)) == (0, {"decision": "proceed"})
+    assert "no evidenced pre-action refusal channel" in err
+    code, out, _ = call("claude-code", "PostToolBatch", "2.1.328", {"session_id": "s"}, env)
+    assert (code, out) == (0, "")

@@ -144,12 +144,6 @@ def test_failures_on_observation_rows_never_block(npm_bin: Path, tmp_path: Path)
     assert {"tool.execute.before", "tool.execute.after"} <= {r["event"] for r in rows}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "post-hoc deny: tool.execute.after is a gate-consultation row (pre_action=False, refusal=throw) and "
-    "answer.can_deny() allows any throw-fail-fast OpenCode row to deny, so a rule denying the probe on "
-    "tool.execute.after makes the plugin throw AFTER bash ran: probe.txt exists, OpenCode marks the tool "
-    "part status=error with our reason and the model is told only the reason, never the real output. "
-    "Claude (PostToolUse, observation) and Codex (PostToolUse, response none) never deliver such a deny."))
 def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,
                                                                                   tmp_path: Path) -> None:
     policy = "\n".join([
