@@ -204,5 +204,11 @@ def schema(kind: str) -> None:
     click.echo(render_schema(kind), nl=False)
 
 
+from .install.commands import install, uninstall  # noqa: E402  (imports its heavy parts lazily)
+
+main.add_command(install)
+main.add_command(uninstall)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
