@@ -439,7 +439,7 @@ class Outcome:
 
 def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
              refuse_journal: tuple[str, ...] = (), options: dict[str, Any] | None = None,
-             crash_on: tuple[str, ...] = (), timeout: float = 90.0) -> Outcome:
+             crash_on: tuple[str, ...] = (), timeout: float = 90.0, install: bool = True) -> Outcome:
     """Prepare a temp project with our adapter, the wrapper, a policy and a journal; run the host once.
 
     ``policy``: TOML text, or None for a crash policy built from ``crash_on``.
@@ -453,13 +453,14 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     journal = work / "journal.sqlite3"
     if refuse_journal:
         refusing_journal(journal, refuse_journal)
-    install = install_adapter(spec, run, npm_bin)
+    # install=False: the test loads the adapter some other way (e.g. Claude's --plugin-dir).
+    install = install_adapter(spec, run, npm_bin) if install else None
     opts = dict(options or {})
     trust = None
     if spec.host == "codex":  # never --dangerously-bypass-hook-trust
         if opts.get("hook_trust") == "none":
             trust = "none"
-        elif install.how == "pasture install":
+        elif install is not None and install.how == "pasture install":
             # hostenv rewrites config.toml inside the namespace (it needs the fake's port), so the
             # [hooks.state] tables install recorded are carried over verbatim
             opts["hook_trust"] = "none"

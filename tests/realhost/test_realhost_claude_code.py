@@ -136,3 +136,17 @@ def test_failures_on_non_blocking_rows_never_block(npm_bin: Path, tmp_path: Path
     assert not {r["event"] for r in rows} & set(observations)  # refused, as arranged
     (batch_row,) = [r for r in rows if r["event"] == "PostToolBatch"]
     assert (batch_row["decision"], batch_row["answer"]) == ("none", "fail-open")
+
+
+def test_the_generated_plugin_bundle_loads_and_denies(npm_bin: Path, tmp_path: Path) -> None:
+    """Claude Code loads generated/claude-code@*/plugin/ with --plugin-dir; its hooks run our runtime."""
+    plugin = SPEC.adapter_dir / "plugin"
+    assert (plugin / ".claude-plugin" / "plugin.json").is_file()
+    out = run_host(SPEC, npm_bin, tmp_path / "run", deny_policy(), install=False,
+                   options={"extra_args": ["--plugin-dir", str(plugin)]})
+    assert out.result.exit_code == 0, out.describe()
+    assert not (out.project / ".claude" / "settings.json").exists()  # the plugin is the only adapter
+    assert not out.probe_exists, out.describe()
+    (pre,) = out.calls("PreToolUse")
+    assert json.loads(pre.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert {c.event for c in out.calls()} >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"}
