@@ -32,6 +32,7 @@ __all__ = [
     "NpmUnavailable",
     "POSTINSTALL_STEPS",
     "HostTool",
+    "binary_version",
     "ensure_npm_tools",
     "host_binary",
     "host_version",
@@ -236,7 +237,18 @@ def host_binary(host: str, bin_dir: str | os.PathLike[str]) -> Path:
 
 def host_version(host: str, bin_dir: str | os.PathLike[str], *, timeout: float = 60.0) -> str:
     """Run ``<binary> --version`` in a throwaway HOME and return the ``X.Y.Z`` it prints."""
-    path = host_binary(host, bin_dir)
+    return binary_version(host_binary(host, bin_dir), timeout=timeout)
+
+
+def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapper: tuple[str, ...] = ()) -> str:
+    """Run ``<path> --version`` (any host binary, wherever it lives) in a throwaway HOME.
+
+    ``wrapper`` is prepended to the command line (e.g. ``isolation_support().wrapper``, so not even
+    a version check can reach the network). Returns the ``X.Y.Z`` it prints; raises
+    :class:`NpmInstallError` when it fails or prints none (and ``subprocess.TimeoutExpired`` /
+    ``OSError`` when it hangs or cannot be started).
+    """
+    path = Path(path)
     with tempfile.TemporaryDirectory(prefix="pasture-version-") as home:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -253,7 +265,7 @@ def host_version(host: str, bin_dir: str | os.PathLike[str], *, timeout: float =
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
         proc = subprocess.run(
-            [str(path), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            [*wrapper, str(path), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
             timeout=timeout, env=env, cwd=home, check=False,
         )
     match = _VERSION_RE.search(proc.stdout) or _VERSION_RE.search(proc.stderr)

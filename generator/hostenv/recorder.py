@@ -16,9 +16,9 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-__all__ = ["RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records", "recorder_command"]
+__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records", "recorder_command"]
 
 RECORDER_MODES = ("observe", "exit2", "deny", "allow-permission")
 
@@ -31,6 +31,7 @@ p.add_argument("--log", required=True)
 p.add_argument("--event", required=True)
 p.add_argument("--mode", default="observe")
 p.add_argument("--reason", default="blocked by pasture recorder")
+p.add_argument("--block-event", default="PreToolUse")
 a = p.parse_args()
 raw = sys.stdin.read()
 try:
@@ -51,12 +52,17 @@ with open(a.log, "a", encoding="utf-8") as fh:
     fcntl.flock(fh, fcntl.LOCK_EX)
     fh.write(json.dumps(record) + "\n")
 hook_event = payload.get("hook_event_name", a.event) if isinstance(payload, dict) else a.event
-if a.mode == "exit2" and hook_event == "PreToolUse":
+# A Stop-family block refuses only the first stop: one that an earlier block caused passes.
+again = isinstance(payload, dict) and payload.get("stop_hook_active") is True
+blocking = hook_event == a.block_event and not again
+if a.mode == "exit2" and blocking:
     sys.stderr.write(a.reason)
     sys.exit(2)
-if a.mode == "deny" and hook_event == "PreToolUse":
+if a.mode == "deny" and blocking and hook_event == "PreToolUse":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                              "permissionDecisionReason": a.reason}}))
+elif a.mode == "deny" and blocking:
+    print(json.dumps({"decision": "block", "reason": a.reason}))
 elif a.mode == "allow-permission" and hook_event == "PermissionRequest":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                                              "decision": {"behavior": "allow"}}}))
@@ -74,31 +80,64 @@ def install_recorder(folder: str | Path) -> Path:
 
 
 def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: str = "observe",
-                     reason: str = "blocked by pasture recorder", python: str | None = None) -> str:
+                     reason: str = "blocked by pasture recorder", python: str | None = None,
+                     block_event: str = "PreToolUse") -> str:
     """Shell command line for a command hook that records into ``log``.
 
-    ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on PreToolUse: reason on stderr, exit 2),
-    ``deny`` (on PreToolUse: JSON ``permissionDecision: deny``), ``allow-permission`` (on
-    PermissionRequest: JSON ``decision.behavior: allow``).
+    ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on ``block_event``, PreToolUse by default:
+    reason on stderr, exit 2), ``deny`` (on PreToolUse: JSON ``permissionDecision: deny``; on any
+    other ``block_event``: JSON ``{"decision": "block", "reason"}``), ``allow-permission`` (on
+    PermissionRequest: JSON ``decision.behavior: allow``). A payload with ``stop_hook_active: true``
+    (a stop an earlier block caused) is never blocked, so a Stop block refuses exactly once.
     """
     if mode not in RECORDER_MODES:
         raise ValueError(f"mode must be one of {RECORDER_MODES}")
     argv = [python or sys.executable, str(script), "--log", str(log), "--event", event, "--mode", mode,
             "--reason", reason]
+    if block_event != "PreToolUse":
+        argv += ["--block-event", block_event]
     return shlex.join(argv)
 
 
+#: The named hooks the OpenCode recording plugin registers unless told otherwise.
+OPENCODE_RECORDED_HOOKS = ("event", "config", "chat.message", "chat.params", "chat.headers", "permission.ask",
+                           "command.execute.before", "tool.execute.before", "tool.execute.after", "shell.env",
+                           "experimental.chat.system.transform")
+
+
 def opencode_recorder_plugin(log: str | Path, *, block_tool: str | None = None,
-                             reason: str = "blocked by pasture recorder", export_name: str = "PastureRecorder") -> str:
+                             reason: str = "blocked by pasture recorder", export_name: str = "PastureRecorder",
+                             hooks: Sequence[str] | None = None, discover: bool = False) -> str:
     """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
 
     It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one
     plugin function. With ``block_tool`` it throws ``reason`` from ``tool.execute.before`` for that
-    tool.
+    tool. ``hooks`` names the hooks it registers (default :data:`OPENCODE_RECORDED_HOOKS`). With
+    ``discover`` the plugin's hooks object is a Proxy: every property the host looks up is recorded
+    as ``{"hook": "plugin.lookup", "name"}``, and ``event``, ``config``, every name in ``hooks`` and
+    every dotted name the host asks for (OpenCode's hook names are dotted) get a recording hook, so
+    hooks missing from ``hooks`` show up too.
     """
-    hooks = ["event", "config", "chat.message", "chat.params", "chat.headers", "permission.ask",
-             "command.execute.before", "tool.execute.before", "tool.execute.after", "shell.env",
-             "experimental.chat.system.transform"]
+    names = list(OPENCODE_RECORDED_HOOKS if hooks is None else hooks)
+    if not discover:
+        body = f"""  const hooks = {{}}
+  for (const name of {json.dumps(names)}) {{
+    hooks[name] = hook(name)
+  }}
+  return hooks"""
+    else:
+        body = f"""  const known = new Set({json.dumps(names)})
+  const made = {{}}
+  return new Proxy({{}}, {{
+    get(_target, name) {{
+      if (typeof name !== "string") return undefined
+      record("plugin.lookup", {{ name }}, null)
+      if (name === "then") return undefined
+      if (!(known.has(name) || name === "event" || name === "config" || name.includes("."))) return undefined
+      if (!made[name]) made[name] = hook(name)
+      return made[name]
+    }},
+  }})"""
     return f"""// pasture hostenv recording plugin (generated)
 import {{ appendFileSync }} from "node:fs"
 
@@ -129,19 +168,19 @@ function record(hook, input, output) {{
   appendFileSync(LOG, line + "\\n")
 }}
 
+function hook(name) {{
+  return async (input, output) => {{
+    record(name, input, output)
+    if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
+      throw new Error(REASON)
+    }}
+  }}
+}}
+
 export const {export_name} = async (ctx) => {{
   record("plugin.init", {{ keys: Object.keys(ctx), directory: ctx.directory, worktree: ctx.worktree,
                           project: ctx.project }}, null)
-  const hooks = {{}}
-  for (const name of {json.dumps(hooks)}) {{
-    hooks[name] = async (input, output) => {{
-      record(name, input, output)
-      if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
-        throw new Error(REASON)
-      }}
-    }}
-  }}
-  return hooks
+{body}
 }}
 """
 

@@ -133,7 +133,8 @@ class HostRun:
                  *, git_init: bool = True) -> None:
         self.launcher = launcher_for(host)
         self.host = host
-        self.binary = host_binary(host, bin_dir)
+        # bin_dir is a node_modules/.bin-style folder, or the host's binary itself (any name).
+        self.binary = Path(bin_dir).absolute() if Path(bin_dir).is_file() else host_binary(host, bin_dir)
         if root is None:
             root = tempfile.mkdtemp(prefix=f"pasture-{host}-")
         self.layout = RunLayout.at(root).create()
@@ -229,7 +230,10 @@ class HostRun:
 
 def prepare_run(host: str, bin_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None,
                 *, git_init: bool = True) -> HostRun:
-    """Make a run folder for ``host`` (``claude-code``, ``codex`` or ``opencode``)."""
+    """Make a run folder for ``host`` (``claude-code``, ``codex`` or ``opencode``).
+
+    ``bin_dir`` is a folder holding the host's binary under its usual name, or the binary itself.
+    """
     return HostRun(host, bin_dir, root, git_init=git_init)
 
 

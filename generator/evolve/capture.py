@@ -1,0 +1,327 @@
+"""`pasture capture`: run a real host through the scripted scenarios and commit what its hooks saw.
+
+Layout written (all JSON: sorted keys, two-space indent, UTF-8, one trailing newline)::
+
+    <out>/<harness>@<version>/
+      capture.json                 provenance, the host's event catalog, every scenario's outcome
+      <scenario>/
+        scenario.json              provenance + result: channel, refusal held?, probe file, model told
+        events/<Event>.json        every payload the host handed that event's hook, in order
+        hook-process.json          Claude/Codex: cwd and CLAUDE_*/CODEX_* env of the first hook of each event
+        model.json                 the fake model's side: each main request's new input and the scripted answer
+
+Everything is built in a staging folder beside the destination and renamed into place only when
+every scenario ran; a missing binary, a version that cannot be read, a timeout, or a run in which no
+hook fired raises :class:`CaptureError` and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from ..hostenv.npm_tools import NpmInstallError, binary_version
+from .adapters import ADAPTERS, CaptureAdapter, Records
+from .scenarios import PROBE_FILE, PROMPT, SCENARIOS, Scenario
+from .scrub import Scrubber
+
+CAPTURE_FORMAT = 1
+_SAFE_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9._-]*")
+
+
+class CaptureError(RuntimeError):
+    """The capture could not be made; nothing was written."""
+
+
+@dataclass(frozen=True)
+class CaptureSummary:
+    harness: str
+    version: str
+    path: Path
+    scenarios: list[dict[str, Any]]
+    catalog: list[str] | None
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def read_version(binary: Path, timeout: float = 60.0) -> str:
+    if not binary.exists():
+        raise CaptureError(f"host binary {binary} does not exist; nothing was written")
+    if not os.access(binary, os.X_OK):
+        raise CaptureError(f"host binary {binary} is not executable; nothing was written")
+    try:
+        return binary_version(binary, timeout=timeout, wrapper=isolation_support().wrapper)
+    except subprocess.TimeoutExpired:
+        raise CaptureError(f"{binary} --version did not answer within {timeout:g}s; nothing was written") from None
+    except (OSError, NpmInstallError) as exc:
+        raise CaptureError(f"cannot read the version of {binary}: {exc}; nothing was written") from None
+
+
+def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: float = 120.0,
+            say: Callable[[str], None] = lambda _m: None) -> CaptureSummary:
+    """Run every scenario of ``harness`` with the host at ``binary``; write ``out/<harness>@<version>``."""
+    adapter = ADAPTERS.get(harness)
+    if adapter is None:
+        raise CaptureError(f"unknown harness {harness!r}; expected one of {', '.join(sorted(ADAPTERS))}")
+    binary = Path(binary).absolute()
+    version = read_version(binary)
+    say(f"{harness} {version} at {binary}")
+    final = Path(out) / f"{harness}@{version}"
+    Path(out).mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".staging-{harness}@{version}-", dir=out))
+    runs = Path(tempfile.mkdtemp(prefix="pasture-capture-"))
+    try:
+        candidates = adapter.candidates(repo_root)
+        host_listed: list[str] | None = None
+        if adapter.has_catalog_pass():
+            say("  catalog: asking the host which hook events it offers")
+            run = prepare_run(harness, binary, runs / "catalog")
+            adapter.install_catalog_probe(run, candidates)
+            result = _execute(run, adapter, Script.of(Turn.reply("ok")), timeout, "catalog")
+            host_listed = adapter.read_catalog(run)
+            if host_listed is None:
+                say("  catalog: the host did not list its events; registering every known event instead")
+        registered = list(host_listed) if host_listed else list(candidates)
+        summaries = []
+        lookups: list[str] = []
+        for scenario in SCENARIOS[harness]:
+            say(f"  scenario {scenario.name}")
+            summary, seen_lookups = _scenario(adapter, scenario, binary, version, runs / scenario.name, stage,
+                                              registered, timeout, repo_root)
+            summaries.append(summary)
+            lookups += [name for name in seen_lookups if name not in lookups]
+        seen = sorted({e for s in summaries for e in s["events_seen"]})
+        bus_seen = sorted({e for s in summaries for e in s.get("bus_events_seen", [])})
+        document = {
+            "capture_format": CAPTURE_FORMAT,
+            "generated_by": "pasture capture",
+            "harness": harness,
+            "host_version": version,
+            "binary": binary.name,
+            "catalog": {
+                "method": adapter.catalog_method(),
+                # Claude Code / Codex: the host's own complete list. None: the host listed nothing.
+                "host_listed": host_listed,
+                "registered": registered,
+            },
+            "events_seen": seen,
+            "registered_not_seen": [e for e in registered if e not in seen],
+            "seen_not_registered": [e for e in seen if e not in registered],
+            "scenarios": summaries,
+        }
+        if bus_seen:
+            document["bus_events_seen"] = bus_seen
+        if lookups:
+            # OpenCode: every hook name the host asked the plugin for during the scenarios (only the
+            # hooks these scenarios trigger), and the plugin fields it read besides hooks.
+            document["catalog"]["looked_up"] = sorted(n for n in lookups if "." in n)
+            document["catalog"]["other_plugin_fields_read"] = sorted(n for n in lookups if "." not in n)
+        (stage / "capture.json").write_text(dump_json(document), encoding="utf-8")
+        _replace(stage, final)
+        return CaptureSummary(harness, version, final, summaries,
+                              document["catalog"]["host_listed"] or document["catalog"].get("looked_up"))
+    finally:
+        shutil.rmtree(runs, ignore_errors=True)
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+def _replace(stage: Path, final: Path) -> None:
+    """Rename the staged capture into place, replacing an older capture of the same version."""
+    old = None
+    if final.exists():
+        old = final.with_name(f".old-{final.name}-{os.getpid()}")
+        os.rename(final, old)
+    try:
+        os.rename(stage, final)
+    except OSError:
+        if old is not None:
+            os.rename(old, final)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label: str) -> HostRunResult:
+    try:
+        result = run.execute(script, PROMPT, timeout=timeout, options=dict(adapter.options))
+    except RuntimeError as exc:
+        raise CaptureError(f"{adapter.harness} run '{label}' failed: {exc}; nothing was written") from None
+    if result.timed_out:
+        raise CaptureError(f"{adapter.harness} timed out after {timeout:g}s in '{label}' (host exit "
+                           f"{result.exit_code}); nothing was written.\nstderr tail:\n{result.stderr[-1500:]}")
+    outside = [r for r in result.requests if not str(r.get("headers", {}).get("host", "")).startswith("127.0.0.1:")]
+    if outside:
+        raise CaptureError(f"{adapter.harness} '{label}': a request reached the fake under another host name "
+                           f"({outside[0].get('headers', {}).get('host')!r}); nothing was written")
+    return result
+
+
+def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version: str, root: Path, stage: Path,
+              registered: list[str], timeout: float, repo_root: Path) -> tuple[dict[str, Any], list[str]]:
+    harness = adapter.harness
+    run = prepare_run(harness, binary, root)
+    adapter.install(run, scenario, registered)
+    result = _execute(run, adapter, scenario.script, timeout, scenario.name)
+    records = adapter.records(run)
+    if not records.calls:
+        raise CaptureError(
+            f"{harness} '{scenario.name}': no hook fired, so the capture adapter was not loaded; nothing was "
+            f"written.\n{result.describe()[-2500:]}")
+    probe = (run.project / PROBE_FILE).exists()
+    scrubber = Scrubber(run.root, host_binary=binary, repo_root=repo_root)
+    folder = stage / scenario.name
+    (folder / "events").mkdir(parents=True)
+
+    by_event: dict[str, list[Any]] = {}
+    for call in records.calls:
+        by_event.setdefault(call.event, []).append(call.payload)
+    # Scrub grouped by event name (sorted), so placeholder numbers never depend on how concurrent
+    # hooks of different events interleaved.
+    for event in sorted(by_event):
+        name = event if _SAFE_NAME.fullmatch(event) else "_unnamed"
+        payloads = [scrubber.scrub(p) for p in by_event[event]]
+        (folder / "events" / f"{name}.json").write_text(dump_json(payloads), encoding="utf-8")
+    processes = {}
+    for call in records.calls:
+        if call.process is not None and call.event not in processes:
+            processes[call.event] = call.process
+    if processes:
+        (folder / "hook-process.json").write_text(dump_json(scrubber.scrub(processes)), encoding="utf-8")
+    if records.plugin_init is not None:
+        (folder / "plugin-init.json").write_text(dump_json(scrubber.scrub(records.plugin_init)), encoding="utf-8")
+
+    model = _model_side(harness, result)
+    (folder / "model.json").write_text(dump_json(scrubber.scrub(model)), encoding="utf-8")
+
+    refused_fired = None if scenario.refused_event is None else scenario.refused_event in by_event
+    told = None
+    if scenario.refuses and len(model["main_requests"]) > 1:
+        told = model["main_requests"][1]["told_text"]
+    held = scenario.held(probe)
+    doc = {
+        "capture_format": CAPTURE_FORMAT,
+        "generated_by": "pasture capture",
+        "harness": harness,
+        "host_version": version,
+        "scenario": scenario.name,
+        "summary": scenario.summary,
+        "channel": scenario.channel,
+        "refused_event": scenario.refused_event,
+        "reason_sent": scenario.reason() if scenario.refuses else None,
+        "isolation": result.isolation,
+        "result": {
+            "host_exit_code": result.exit_code,
+            "probe_file": "present" if probe else "absent",
+            "refusing_hook_fired": refused_fired,
+            "refusal_held": held if refused_fired is not False else False,
+            "effect": _effect(scenario, probe),
+            "model_told_after_refusal": told,
+        },
+        **_order(records),
+        "event_counts": {e: len(v) for e, v in by_event.items()},
+        "main_requests": len(model["main_requests"]),
+        "side_requests": model["side_requests"],
+    }
+    if records.lookups:
+        doc["hook_lookups"] = records.lookups
+    doc = scrubber.scrub(doc)
+    (folder / "scenario.json").write_text(dump_json(doc), encoding="utf-8")
+    summary = {
+        "name": scenario.name,
+        "channel": scenario.channel,
+        "refused_event": scenario.refused_event,
+        "refusal_held": doc["result"]["refusal_held"],
+        "probe_file": doc["result"]["probe_file"],
+        "events_seen": sorted(by_event),
+    }
+    bus = sorted({c.event for c in records.calls if c.bus})
+    if bus:
+        summary["bus_events_seen"] = bus
+    return summary, records.lookups
+
+
+def _order(records: Records) -> dict[str, list[str]]:
+    """Call order. OpenCode delivers bus events asynchronously (the title session races the main
+    one), so only the awaited named hooks keep an order; bus events keep their counts."""
+    if any(c.bus for c in records.calls):
+        return {"named_hooks_in_order": [c.event for c in records.calls if not c.bus]}
+    return {"events_in_order": [c.event for c in records.calls]}
+
+
+def _effect(scenario: Scenario, probe: bool) -> str:
+    if not scenario.refuses:
+        if scenario.script.turns and scenario.script.turns[0].tool_calls:
+            return "the tool ran: the probe file was written" if probe else "the tool did NOT run: no probe file"
+        return "no tool was called; the host stopped"
+    if scenario.held_means_probe:
+        return ("the host went on after the refused stop and wrote the probe file" if probe else
+                "the host stopped anyway: no probe file was written")
+    return ("the refused action never took effect: no probe file" if not probe else
+            "the refused action took effect anyway: the probe file was written")
+
+
+# --- the fake model's side ---------------------------------------------------------------------
+
+def _tail(harness: str, body: Any) -> list[Any]:
+    """The input items a request appended after the model's previous answer."""
+    if not isinstance(body, dict):
+        return []
+    if harness == "codex":
+        items = body.get("input") or []
+        cut = 0
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and (item.get("type") in ("function_call", "reasoning")
+                                           or item.get("role") == "assistant"):
+                cut = i + 1
+        return list(items[cut:])
+    messages = body.get("messages") or []
+    cut = 0
+    for i, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            cut = i + 1
+    return list(messages[cut:])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text(v) for v in value) if t)
+    if isinstance(value, dict):
+        for key in ("content", "output", "text"):
+            if key in value:
+                return _text(value[key])
+    return ""
+
+
+def _model_side(harness: str, result: HostRunResult) -> dict[str, Any]:
+    main = []
+    side = 0
+    for request in result.requests:
+        reply = request.get("reply", {})
+        kind = reply.get("kind")
+        if kind == "side":
+            side += 1
+            continue
+        if kind not in ("turn", "final"):
+            continue
+        first = not main
+        tail = None if first else _tail(harness, request.get("body"))
+        main.append({
+            "answered": {"text": reply.get("text"), "tool_calls": [c.get("name") for c in reply.get("tool_calls", [])]},
+            "told": tail,
+            "told_text": None if tail is None else _text(tail),
+        })
+    return {"main_requests": main, "side_requests": side,
+            "note": "told: what each main request after the first added after the model's previous answer"}
+

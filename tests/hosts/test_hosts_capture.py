@@ -1,0 +1,102 @@
+"""`pasture capture`: real hosts, hooks firing, refusals holding, byte-identical re-captures; failures write nothing.
+
+The real-host tests (marked ``real_host``) run each pinned host from tests/npm through every
+scenario twice (about two minutes for the three hosts) and compare the two captures byte for byte,
+and with the committed capture of that version when there is one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.evolve.scenarios import SCENARIOS
+from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from hosts_support import REPO, fake_host
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _assert_nothing_written(out: Path) -> None:
+    assert not out.exists() or list(out.iterdir()) == [], list(out.rglob("*"))
+
+
+# --- failures, with stand-in binaries (no npm needed) --------------------------------------------
+
+def test_a_missing_binary_says_so_and_writes_nothing(pasture, tmp_path):
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", tmp_path / "nope" / "claude",
+                     "--out", out)
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_a_host_that_hangs_times_out_and_writes_nothing(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="sleep 120")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out, "--timeout", "5")
+    assert result.exit_code == 2
+    assert "timed out after 5s" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_a_host_whose_hooks_never_fire_writes_nothing(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="exit 0")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out, "--timeout", "20")
+    assert result.exit_code == 2
+    assert "no hook fired" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+# --- the real hosts -------------------------------------------------------------------------------
+
+@pytest.mark.real_host
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
+def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_path, harness):
+    package, binary = HOST_PACKAGES[harness]
+    version = pinned_versions(REPO)[package]
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        result = pasture("--root", REPO, "capture", harness, "--host-bin", npm_bin / binary, "--out", out)
+        assert result.exit_code == 0, result.output
+        runs.append(out / f"{harness}@{version}")
+    first, second = (_files(run) for run in runs)
+    assert first.keys() == second.keys()
+    differing = [name for name in first if first[name] != second[name]]
+    assert differing == [], f"re-capture differs in {differing}"
+
+    capture = json.loads(first["capture.json"])
+    assert capture["harness"] == harness and capture["host_version"] == version
+    for scenario in SCENARIOS[harness]:
+        doc = json.loads(first[f"{scenario.name}/scenario.json"])
+        result = doc["result"]
+        if scenario.refuses:
+            assert result["refusing_hook_fired"] is True, scenario.name
+            assert result["refusal_held"] is True, (scenario.name, result)
+        elif scenario.name == "allow":
+            assert result["probe_file"] == "present"
+    seen = set(capture["events_seen"])
+    core = {"claude-code": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+            "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+            "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"}}[harness]
+    assert core <= seen, core - seen
+    if harness != "opencode":
+        assert capture["catalog"]["host_listed"], "the host did not list its events"
+    # No volatile value survived: no run folder, no port, no UUID.
+    blob = b"".join(first.values()).decode()
+    assert str(tmp_path) not in blob and "/tmp/pasture-capture-" not in blob
+    assert "sk-fake-pasture-harness" not in blob
+
+    committed = REPO / "captures" / f"{harness}@{version}"
+    if committed.is_dir():
+        ours = _files(committed)
+        assert ours.keys() == first.keys()
+        stale = [name for name in first if first[name] != ours[name]]
+        assert stale == [], f"a fresh capture differs from the committed one in {stale}"
