@@ -6,7 +6,9 @@ can be written) unless all profiles are clean.
 
 from __future__ import annotations
 
+import gc
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -88,6 +90,25 @@ class _File:
         self.problems.append(Problem(self.rel, mark.line, mark.col, self.contract, row, field, message, fix))
 
 
+@contextmanager
+def _no_cycle_collection():
+    """Pause the cyclic GC while profiles load.
+
+    Loading allocates a few hundred thousand long-lived objects (YAML nodes, source marks, models) and
+    frees almost none, so every collection the allocations trigger walks a growing heap for nothing:
+    with the collector on, loading cost per event grew from 0.18 ms at 100 events to 0.43 ms at 5,000
+    (benchmarks/bench_generate.py); paused, it stays at ~0.15 ms. Reference counting still frees
+    everything acyclic; the collector resumes (and catches up) afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract]:
     """Load and validate every contract under root/profiles; raise ProfileErrors with all problems."""
     root = Path(root)
@@ -102,12 +123,13 @@ def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract
         raise ProfileErrors([Problem("profiles", 1, 1, "-", None, None, "profiles/ holds no contract folder",
                                      "add profiles/<harness>@<version>/lifecycle.yaml and runtime.yaml")])
     wanted = set(only) if only else None
-    for folder in folders:
-        if wanted is not None and folder.name not in wanted:
-            continue
-        contract = _load_contract(root, folder, problems)
-        if contract is not None:
-            contracts.append(contract)
+    with _no_cycle_collection():
+        for folder in folders:
+            if wanted is not None and folder.name not in wanted:
+                continue
+            contract = _load_contract(root, folder, problems)
+            if contract is not None:
+                contracts.append(contract)
     if wanted is not None:
         for name in sorted(wanted - {f.name for f in folders}):
             problems.append(Problem("profiles", 1, 1, name, None, None, f"no contract {name!r} in profiles/",
