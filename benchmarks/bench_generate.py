@@ -213,8 +213,15 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
 
     doc: dict = {"version": 1, "hooks": {}}
     coverage: dict = {}
+    def newest(harness: str, major: int | None = None) -> Path:
+        def key(folder: Path) -> tuple:
+            return tuple(int(x) if x.isdigit() else 0 for x in folder.name.split("@", 1)[1].split("."))
+
+        found = [f for f in generated.glob(f"{harness}@*") if major is None or key(f)[0] == major]
+        return max(found, key=key)
+
     for harness, key in (("claude-code", "claudecode"), ("codex", "codexcli")):
-        folder = max(generated.glob(f"{harness}@*"))
+        folder = newest(harness)
         hooks_file = folder / ("settings.json" if harness == "claude-code" else "hooks.json")
         table = json.loads(hooks_file.read_text())["hooks"]
         doc[key] = {"hooks": {event: entries(groups) for event, groups in table.items()}}
@@ -223,7 +230,8 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
     sys.path.insert(0, str(REPO))
     from generator.loader import load_project  # noqa: E402  (set-up only, never timed)
 
-    for contract in load_project(root, ["opencode@1.18.29"]):
+    v1 = newest("opencode", major=1).name
+    for contract in load_project(root, [v1]):
         hooks = {}
         for row in contract.events:
             canonical = _RULESYNC_OPENCODE.get(row.name)
@@ -233,11 +241,48 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
                 hooks[canonical] = [{"type": "command", "command": command}]
         doc["opencode"] = {"hooks": hooks}
         coverage[contract.id] = {"rows": len(contract.events), "expressed": len(hooks)}
-    coverage["opencode@2.0.20"] = {"rows": None, "expressed": 0, "note": "rulesync has no OpenCode v2 target"}
+    for folder in generated.glob("opencode@2.*"):
+        coverage[folder.name] = {"rows": None, "expressed": 0, "note": "rulesync has no OpenCode v2 target"}
+    for folder in generated.glob("*@*"):
+        if folder.name not in coverage:
+            coverage[folder.name] = {"rows": None, "expressed": 0, "note": "older contract of a covered host"}
     return doc, coverage
 
 
 # ---------------------------------------------------------------------------------------------------
+
+
+# Where the time goes inside one fresh process: load (YAML + validation), render, compare with disk.
+_PHASES = """
+import json, sys, time
+from pathlib import Path
+from generator.loader import load_project
+from generator.render.project import render_project
+from generator.generate import compare
+root = Path(sys.argv[1])
+t0 = time.process_time(); contracts = load_project(root, None)
+t1 = time.process_time(); artifacts = render_project(contracts)
+t2 = time.process_time(); drift = compare(root, artifacts, None)
+t3 = time.process_time()
+print(json.dumps({"load": t1 - t0, "render": t2 - t1, "compare": t3 - t2, "clean": drift.clean}))
+"""
+
+
+def phases(py: str, root: Path, env: dict) -> dict:
+    out = run_checked([py, "-c", _PHASES, str(root)], env=env, cwd=REPO)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def export_committed(dest: Path) -> None:
+    """profiles/ + generated/ as committed at HEAD (not the work tree's edits in progress)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", "profiles", "generated"],
+                             capture_output=True)
+    if archive.returncode == 0:
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        return
+    print("note: git archive failed; copying the work tree's profiles/ and generated/ instead")
+    shutil.copytree(REPO / "profiles", dest / "profiles")
+    shutil.copytree(REPO / "generated", dest / "generated")
 
 
 def tree_stats(folder: Path) -> dict:
@@ -284,8 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         # ---- 1 + 3: committed contracts, bare interpreter and the peer, interleaved -----------------
         proj = work / "committed"
         proj.mkdir()
-        shutil.copytree(REPO / "profiles", proj / "profiles")
-        shutil.copytree(REPO / "generated", proj / "generated")
+        export_committed(proj)
         drift = subprocess.run(pasture + ["--root", str(proj), "check"], capture_output=True, text=True, env=child_env)
         results["committed_tree_check_exit"] = drift.returncode
         if drift.returncode != 0:
@@ -294,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
             run_checked(pasture + ["--root", str(proj), "generate"], env=child_env)
         fresh = work / "fresh"  # generate into an empty generated/
         fresh.mkdir()
-        shutil.copytree(REPO / "profiles", fresh / "profiles")
+        shutil.copytree(proj / "profiles", fresh / "profiles")
         pasture_out = tree_stats(proj / "generated")
 
         peer = None
@@ -422,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
                     m_hi = style_res["sizes"][str(hi)][kind]["marginal_per_event_ms"]
                     style_res[f"{kind}_linearity"] = {
                         "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"], "ratio_wall": m_hi["wall"] / m_lo["wall"]}
+            phase_rows = []
+            for n in all_sizes:
+                if n == 1:
+                    continue
+                got = [phases(py, projects[n], child_env) for _ in range(3 if n < 5000 else 1)]
+                best = {k: min(g[k] for g in got) for k in ("load", "render", "compare")}
+                style_res["sizes"][str(n)]["in_process_s"] = best
+                phase_rows.append([str(n)] + [f"{best[k] / n * 1000:.3f}" for k in ("load", "render", "compare")])
             files = tree_stats(projects[max(all_sizes)] / "generated")
             style_res["largest_output"] = files
             print(f"\n2. scaling, {style}-style synthetic {STYLES[style]} (runs per size: "
@@ -434,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
                 if lin:
                     print(f"   {kind}: marginal cost per event, {lin['sizes'][1]} vs {lin['sizes'][0]} events: "
                           f"{lin['ratio_cpu']:.2f}x CPU, {lin['ratio_wall']:.2f}x wall")
+            print("   inside one process (CPU ms per event, best of 3; render's fixed cost - templates, schemas - "
+                  "weighs on small sizes):")
+            print("   " + table(["events", "load", "render", "compare"], phase_rows).replace("\n", "\n   "))
             results["scaling"][style] = style_res
 
         if results["scaling"]:

@@ -84,7 +84,10 @@ url = "^http://"
 
 def claude_contract() -> tuple[str, str]:
     """(contract id, host version) of the committed Claude contract the adapters pin."""
-    folders = sorted((REPO / "generated").glob("claude-code@*"))
+    def key(folder: Path) -> tuple:
+        return tuple(int(x) if x.isdigit() else 0 for x in folder.name.split("@", 1)[1].split("."))
+
+    folders = sorted((REPO / "generated").glob("claude-code@*"), key=key)
     if not folders:
         raise SystemExit("no generated/claude-code@* contract")
     contract = folders[-1].name
