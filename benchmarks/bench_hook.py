@@ -9,13 +9,17 @@ generated tables, consult the rules gate (a small TOML policy in the temp projec
 journal row (SQLite, WAL), write the native answer. Timed against a bare `python -c pass` of the same
 interpreter, interleaved run by run so machine drift hits both alike; >= 200 runs each.
 
-Spawned four ways (all interleaved with the bare interpreter):
-  script       the real console script (sysconfig scripts dir), allow path: what `pasture` is on a
-               plain pip/venv install, and what the adapters' `${PASTURE_BIN:-pasture}` reaches there
-  -m           sys.executable -m generator.entry, allow path
-  script deny  the console script, a command the policy denies (native deny JSON on stdout)
-  adapter      exactly what the generated Claude adapter runs: `sh -c '${PASTURE_BIN:-pasture} hook ...'`
-               with this machine's PATH (here that may reach a pyenv shim, a bash script, first)
+Spawned these ways, all interleaved with the bare interpreter (the first is the one judged):
+  console script      the real console script (sysconfig scripts dir), allow path: what `pasture` is
+                      on a plain pip/venv/pipx install, and what `${PASTURE_BIN:-pasture}` reaches there
+  -m                  sys.executable -m generator.entry, allow path
+  no bytecode cache   -m from a fresh export of generator/ + generated/python with
+                      PYTHONDONTWRITEBYTECODE=1: every run compiles pasture's modules from source
+  deny                the console script, a command the policy denies (native deny JSON on stdout)
+  adapter, host PATH  exactly what the generated Claude adapter runs, `sh -c '${PASTURE_BIN:-pasture}
+                      hook ...'`, with a host's PATH (on a pyenv machine: the bash shim + `pyenv exec`)
+  adapter, PASTURE_BIN the same with PASTURE_BIN set to the console script's absolute path
+Peak RSS comes from separate runs under GNU time (see _measure.spawn).
 
 Targets: p50 and p95 ratio hook / bare <= 2.0; peak RSS within 1.5x of the bare interpreter's; the
 hook path imports only the standard library and the generated tables (-X importtime is checked for
@@ -222,8 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     (project / ".pasture").mkdir()
     (project / ".pasture" / "policy.toml").write_text(POLICY, encoding="utf-8")
     journal = project / ".pasture" / "journal.sqlite3"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASTURE_", "CLAUDE_"))}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # same for both sides; bytecode caches are already there or not
+    # Python's default bytecode behaviour (caches read, and written where missing or stale: the untimed
+    # warm-up rounds write them), as on a normal install; the "no bytecode cache" series shows the cost
+    # when they cannot be written (PYTHONDONTWRITEBYTECODE=1 and no __pycache__).
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PASTURE_", "CLAUDE_")) and k != "PYTHONDONTWRITEBYTECODE"}
+    nocache = project / "fresh-checkout"  # generator/ + generated/python at HEAD, without __pycache__
+    nocache.mkdir()
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", "generator", "generated/python"],
+                             capture_output=True)
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive failed: {archive.stderr.decode(errors='replace')}")
+    subprocess.run(["tar", "-x", "-C", str(nocache)], input=archive.stdout, check=True)
+    nocache_env = dict(env, PYTHONDONTWRITEBYTECODE="1")
     allow, deny = "ls -la", "rm -rf build"
     adapter_env = dict(env, PATH=hpath)
     pinned_env = dict(adapter_env, PASTURE_BIN=str(script))
@@ -255,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
                                                   stdin=payload(project, allow, i))),
         "hook: python -m generator.entry": (lambda i: spawn([py, "-m", "generator.entry"] + hook_args, env=env,
                                                              cwd=project, stdin=payload(project, allow, i))),
+        "hook: no bytecode cache (-m, fresh checkout)": (lambda i: spawn(
+            [py, "-m", "generator.entry"] + hook_args, env=nocache_env, cwd=nocache, stdin=payload(project, allow, i))),
         "hook: console script, deny": (lambda i: spawn([str(script)] + hook_args, env=env, cwd=project,
                                                         stdin=payload(project, deny, i))),
         "hook: as the adapter runs it (sh -c, host PATH)": (lambda i: spawn(["sh", "-c", adapter_cmd], env=adapter_env,
@@ -349,8 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\ntargets (primary: the console script, allow path)")
     for name, v in verdicts.items():
         print(f"  {verdict(v['ok'])}  {name}: {v['measured']}")
-    for name in ("hook: python -m generator.entry", "hook: as the adapter runs it (sh -c, host PATH)",
-                 "hook: adapter with PASTURE_BIN=<console script>"):
+    for name in ("hook: python -m generator.entry", "hook: no bytecode cache (-m, fresh checkout)",
+                 "hook: as the adapter runs it (sh -c, host PATH)", "hook: adapter with PASTURE_BIN=<console script>"):
         other = timed[name]
         print(f"  info  {name}{' (pyenv shim)' if shim and 'host PATH' in name else ''}: "
               f"p50 {other.median() / bare.median():.2f}x, p95 {other.p95() / bare.p95():.2f}x of bare")
