@@ -20,7 +20,10 @@ def test_validate_exits_zero_on_committed_profiles(cli):
     result = cli("--root", str(REPO), "validate", "--json")
     assert result.exit_code == 0, result.output
     listed = {c["id"]: c["events"] for c in json.loads(result.stdout)["contracts"]}
-    assert listed == {"claude-code@2.1.261": 33, "codex@0.153.0": 12, "opencode@1.18.29": 47, "opencode@2.0.20": 17}
+    pinned = {"claude-code@2.1.261": 33, "codex@0.153.0": 12, "opencode@1.18.29": 47, "opencode@2.0.20": 17}
+    # Written by `pasture profile new` from the captures of the tests/npm host versions.
+    captured = {"claude-code@2.1.328": 33, "codex@0.171.0": 12, "opencode@1.18.33": 52}
+    assert listed == {**pinned, **captured}
 
 
 def test_catalog_order_starts_and_ends_as_pinned(contracts):
@@ -65,7 +68,36 @@ def test_opencode_v2_permission_evaluate_is_the_one_deny_channel(contracts):
     assert with_response == {"permission.evaluate": ResponseCapability.DENY}
 
 
-@pytest.mark.parametrize("contract", ["claude-code@2.1.261", "codex@0.153.0", "opencode@1.18.29", "opencode@2.0.20"])
+def test_captured_contracts_block_where_their_predecessors_did(contracts):
+    for old, new in (("claude-code@2.1.261", "claude-code@2.1.328"), ("codex@0.153.0", "codex@0.171.0"),
+                     ("opencode@1.18.29", "opencode@1.18.33")):
+        before = {r.name for r in contracts[old].events if r.failure.blocks}
+        after = {r.name for r in contracts[new].events if r.failure.blocks}
+        assert after == before, (new, after ^ before)
+        kept = [r.name for r in contracts[old].events]
+        assert [r.name for r in contracts[new].events if r.name in kept] == kept  # every row kept, same order
+        assert contracts[new].admission.describe() == f"at or above {contracts[new].version}"
+    claude = contracts["claude-code@2.1.328"]
+    cited = {r.name: r.evidence for r in claude.events if r.failure.blocks}
+    assert cited == {
+        "UserPromptSubmit": "captures/claude-code@2.1.328/user-prompt-submit-exit-2/scenario.json",
+        "Stop": "captures/claude-code@2.1.328/stop-exit-2/scenario.json",
+        "PreToolUse": "captures/claude-code@2.1.328/pre-tool-use-exit-2/scenario.json",
+        "SubagentStop": "https://docs.claude.com/en/docs/claude-code/hooks",  # no scenario spawns a subagent
+    }
+    assert claude.row("PreToolUse").deny_evidence == "captures/claude-code@2.1.328/pre-tool-use-json-deny/scenario.json"
+    codex = contracts["codex@0.171.0"]
+    assert {r.name for r in codex.events if r.evidence.startswith("captures/")} == {
+        "UserPromptSubmit", "PreToolUse", "Stop"}
+    assert codex.row("PreToolUse").response is ResponseCapability.DENY
+    added = [r.name for r in contracts["opencode@1.18.33"].events if contracts["opencode@1.18.29"].row(r.name) is None]
+    assert added == ["catalog.updated", "integration.updated", "message.part.delta", "plugin.added",
+                     "reference.updated"]
+    assert all(contracts["opencode@1.18.33"].row(n).semantic is EventSemantic.OBSERVATION for n in added)
+
+
+@pytest.mark.parametrize("contract", ["claude-code@2.1.261", "codex@0.153.0", "opencode@1.18.29", "opencode@2.0.20",
+                                      "claude-code@2.1.328", "codex@0.171.0", "opencode@1.18.33"])
 def test_cross_field_rules_hold(contracts, contract):
     for row in contracts[contract].events:
         if row.semantic is not EventSemantic.GATE_CONSULTATION:
@@ -73,5 +105,5 @@ def test_cross_field_rules_hold(contracts, contract):
 
 
 def test_opencode_stop_assignment_is_unsupported(contracts):
-    for cid in ("opencode@1.18.29", "opencode@2.0.20"):
+    for cid in ("opencode@1.18.29", "opencode@1.18.33", "opencode@2.0.20"):
         assert contracts[cid].runtime.operation(CoreOperation.STOP_ASSIGNMENT).klass is RuntimeClass.UNSUPPORTED

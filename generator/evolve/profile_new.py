@@ -300,6 +300,7 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
             sentences.append(f"the optional {ident['field']} was absent from all {n} captured payloads")
     declared_kinds = {i["kind"] for i in row.get("identities") or []}
     declared_fields = {i["field"] for i in row.get("identities") or []}
+    added = []
     for field_name, kind in IDENTITY_FIELDS[harness].items():
         if field_name in declared_fields or kind in declared_kinds:
             continue
@@ -310,9 +311,13 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
         declared_kinds.add(kind)
         if kind in (row.get("unresolved") or []):
             row["unresolved"] = [k for k in row["unresolved"] if k != kind]
-        sentences.append(f"{field_name} ({kind}) was present in {present} of {n} captured payloads: added as "
-                         "optional (one capture cannot show that it is always there)")
+            added.append(f"{field_name} ({kind}, no longer unresolved; in {present} of {n})")
+        else:
+            added.append(f"{field_name} ({kind}; in {present} of {n})")
         report.identities.append(f"{row['name']}: + {field_name} ({kind}, optional; in {present} of {n} payloads)")
+    if added:
+        sentences.append(f"added as optional identities, seen in the captured payloads: {', '.join(added)} "
+                         "(one capture cannot show that a field is always there)")
     if sentences and not new_row:
         _paragraph(row, f"Capture {version}: " + "; ".join(sentences) + ".")
     elif sentences:
@@ -347,7 +352,8 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
         elif held is not None and (ref := cite(held)) is not None:
             row["evidence"] = ref
             _paragraph(row, f"Capture {version}: exit 2 refused {name} and the refusal held ({_rel_s(held)}: "
-                       f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it.")
+                       f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it."
+                       + _told(held))
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
         elif row.get("evidence"):
             _paragraph(row, f"Capture {version}: no scenario refused {name}; the blocking claim is carried from "
@@ -364,7 +370,7 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
         elif held is not None and (ref := cite(held)) is not None:
             row["evidence"] = ref
             _paragraph(row, f"Capture {version}: a throw from {name} refused the call and the refusal held "
-                       f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')}).")
+                       f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')})." + _told(held))
             report.proven.append(f"{name}: throw held ({_rel_s(held)})")
     elif any(s.refusal_held for s in proofs):
         _paragraph(row, f"Capture {version}: a refusal of {name} held ({', '.join(_rel_s(s) for s in proofs)}), "
@@ -383,10 +389,22 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
             row["response"] = {"deny": ref, **({"ask": response["ask"]} if response and response.get("ask") else {})}
             _paragraph(row, f"Capture {version}: a JSON permissionDecision deny refused {name} and held "
                        f"({_rel_s(held)}); the deny channel cites it"
-                       + ("; the ask channel keeps its earlier citation." if row["response"].get("ask") else "."))
+                       + ("; the ask channel keeps its earlier citation." if row["response"].get("ask") else ".")
+                       + _told(held))
             report.proven.append(f"{name}: JSON deny held ({_rel_s(held)})")
 
 
+
+
+def _told(scenario: ScenarioCapture) -> str:
+    """What the model was told after the refusal, quoted (shortened), or nothing."""
+    told = scenario.doc.get("result", {}).get("model_told_after_refusal")
+    if not isinstance(told, str) or not told.strip():
+        return ""
+    text = " ".join(told.split())
+    if len(text) > 240:
+        text = text[:237] + "..."
+    return f' The model was then told: "{text}".'
 
 
 def _runtime_text(root: Path, base: Contract, new_id: str) -> str:

@@ -10,7 +10,9 @@ from .env import render
 # The event keys Codex's hooks.json accepts. Codex silently ignores any other key, so a typo would
 # be a hole nobody notices: refuse to generate one instead. The eleven come from HooksToml in the
 # pinned config schema (shared/schemas/codex-hooks/codex-config.schema.json); Interrupt arrived with
-# the 0.153 line (Pasture pins it at 0.153.0; observe-only, systemMessage only).
+# the 0.153 line (Pasture pins it at 0.153.0; observe-only, systemMessage only). The real Codex 0.171.0
+# loads exactly these twelve and nothing else of every Claude/Codex event name offered to it
+# (captures/codex@0.171.0/capture.json, catalog.host_listed: `codex app-server` hooks/list).
 ACCEPTED_EVENTS = frozenset({
     "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart",
     "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop", "Interrupt",

@@ -102,7 +102,7 @@ def test_identities_and_envelope_are_journaled(env, tmp_path):
     entry = query(tmp_path / "journal.sqlite3", session="s-1")[-1]
     envelope = entry["envelope"]
     assert envelope["identities"] == {"session": "s-1", "turn": "t-1", "tool-call": "call-1"}
-    assert envelope["contract"] == "codex@0.153.0" and envelope["tool_kind"] == "shell"
+    assert envelope["contract"] == "codex@0.171.0" and envelope["tool_kind"] == "shell"
     assert envelope["command"] == "ls" and entry["decision"] == "proceed" and entry["gate"] == "rules:default"
 
 
@@ -117,11 +117,12 @@ def test_resolution_picks_the_most_specific_floor(env, tmp_path):
     call("opencode", "tool.execute.before", "2.1.0", {"input": {"tool": "bash"}}, env)
     call("opencode", "tool.execute.before", "1.99.0", {"input": {"tool": "bash"}}, env)
     contracts = [r["contract"] for r in query(tmp_path / "journal.sqlite3")]
-    assert contracts == ["opencode@2.0.20", "opencode@1.18.29"]
+    assert contracts == ["opencode@2.0.20", "opencode@1.18.33"]
 
 
 @pytest.mark.parametrize("version,why", [
-    ("2.1.0", "no contract admits claude-code 2.1.0 (claude-code@2.1.261 admits at or above 2.1.261)"),
+    ("2.1.0", "no contract admits claude-code 2.1.0 (claude-code@2.1.261 admits at or above 2.1.261; "
+              "claude-code@2.1.328 admits at or above 2.1.328)"),
     ("2.2.0-rc.1", "no contract admits claude-code 2.2.0-rc.1"),
     ("latest", "host version 'latest' is not a semantic version"),
 ])

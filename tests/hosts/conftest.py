@@ -71,8 +71,9 @@ def pasture():
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A throwaway project holding a copy of the committed profiles (and nothing of git)."""
+    """A throwaway project holding a copy of the committed profiles and the captures they cite (no git)."""
     root = tmp_path / "project"
     root.mkdir()
     shutil.copytree(REPO / "profiles", root / "profiles")
+    shutil.copytree(REPO / "captures", root / "captures")
     return root

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.real_host
 COMMAND = "echo pasture-probe > probe.txt"
 PROBE = Script.shell_then_reply(COMMAND, "Done. The tool said: {tool_result}")
 REASON = "pasture stub says no"
-HOST_VERSION = "0.153.0"
+HOST_VERSION = "0.171.0"
 
 STUB = """#!{python}
 import json, os, sys

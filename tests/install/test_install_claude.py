@@ -12,7 +12,7 @@ import pytest
 from generator.install.hooktable import COMMAND_PREFIX
 
 REPO = Path(__file__).resolve().parents[2]
-CONTRACT = "claude-code@2.1.261"
+CONTRACT = "claude-code@2.1.328"
 _SCHEMA_FILE = REPO.parent / "shared" / "schemas" / "claude-code-settings.schema.json"  # as tests/render do
 SCHEMA = json.loads(_SCHEMA_FILE.read_text()) if _SCHEMA_FILE.exists() else None
 

@@ -15,7 +15,7 @@ from generator.install import tomledit
 from generator.install.codex_server import AppServer
 from generator.install.hooktable import COMMAND_PREFIX
 
-CONTRACT = "codex@0.153.0"
+CONTRACT = "codex@0.171.0"
 REPO = Path(__file__).resolve().parents[2]
 FOREIGN_GROUP = {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "echo foreign", "timeout": 5}]}
 USER_CONFIG = '# mine\nmodel = "gpt-5"\n\n[tui]\nanimations = false\n'

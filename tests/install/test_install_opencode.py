@@ -24,14 +24,14 @@ def test_without_opencode_installs_the_newest_1x_plugin(pasture, project: Path, 
     run = pasture("install", "opencode", "--project", str(project), "--json")
     assert run.code == 0, run
     report = run.json()
-    assert report["contract"] == "opencode@1.18.29"
+    assert report["contract"] == "opencode@1.18.33"
     assert "opencode is not on PATH" in report["contract_reason"] and "1.x" in report["contract_reason"]
-    assert (project / PLUGIN).read_text() == generated["opencode@1.18.29/pasture-lifecycle.ts"]
+    assert (project / PLUGIN).read_text() == generated["opencode@1.18.33/pasture-lifecycle.ts"]
     assert report["files"] == [{"path": str(project / PLUGIN), "change": "created", "backup": None, "detail": ""}]
 
 
 @pytest.mark.parametrize("output, contract", [("2.0.20", "opencode@2.0.20"), ("opencode 2.3.1", "opencode@2.0.20"),
-                                              ("1.18.40", "opencode@1.18.29")])
+                                              ("1.18.40", "opencode@1.18.33")])
 def test_installed_opencode_major_picks_the_contract(pasture, project: Path, tmp_path: Path, generated,
                                                      monkeypatch: pytest.MonkeyPatch, output: str, contract: str) -> None:
     bin_dir = tmp_path / "bin"
@@ -51,7 +51,7 @@ def test_unknown_major_is_refused_and_opencode_bin_option(pasture, project: Path
     assert not (project / ".opencode").exists()
     broken = _fake_opencode(tmp_path / "bin2", "boom", code=1)
     run = pasture("install", "opencode", "--project", str(project), "--opencode-bin", str(broken), "--json")
-    assert run.code == 0 and run.json()["contract"] == "opencode@1.18.29"
+    assert run.code == 0 and run.json()["contract"] == "opencode@1.18.33"
 
 
 def test_explicit_contract_and_switching_major_replaces_the_file(pasture, project: Path, generated) -> None:

@@ -56,7 +56,7 @@ def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_pat
         assert event in events, (events, result.describe())
     first = json.loads(log.read_text().splitlines()[0])
     assert first["argv"][:5] == ["hook", "lifecycle", "--harness", "claude-code", "--event"]
-    assert first["argv"][6:] == ["--host-version", "2.1.261"]
+    assert first["argv"][6:] == ["--host-version", "2.1.328"]
 
 
 def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: Path,
@@ -66,7 +66,7 @@ def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: P
     installed = pasture("install", "opencode", "--project", str(run.project), "--opencode-bin",
                         str(npm_bin / "opencode"), "--json")
     assert installed.code == 0, installed
-    assert installed.json()["contract"] == "opencode@1.18.29"  # opencode 1.18.33 --version -> the 1.x contract
+    assert installed.json()["contract"] == "opencode@1.18.33"  # opencode 1.18.33 --version -> the 1.x contract
     assert "--version` says 1.18.33" in installed.json()["contract_reason"]
     stub, log = _stub(run.root)
     result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub)})

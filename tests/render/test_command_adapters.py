@@ -36,6 +36,17 @@ def test_codex_bytes(contracts, snapshot_text):
     assert artifact.text == snapshot_text("json")
 
 
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_claude_2_1_328_bytes(contracts, snapshot_text, index):
+    artifact = claude_artifacts(contracts["claude-code@2.1.328"])[index]
+    assert artifact.text == snapshot_text(_ext(artifact.path))
+
+
+def test_codex_0_171_0_bytes(contracts, snapshot_text):
+    (artifact,) = codex_artifacts(contracts["codex@0.171.0"])
+    assert artifact.text == snapshot_text("json")
+
+
 def claude_settings_schema() -> dict:
     """SchemaStore's Claude settings schema, extended knowingly for PreModelSwitch/PostModelSwitch.
 

@@ -15,7 +15,7 @@ from generator.render.opencode import OpenCodeRenderError, opencode_artifacts
 from generator.versions import HostVersion
 from opencode_support import npm_bin, typecheck
 
-CONTRACTS = ["opencode@1.18.29", "opencode@2.0.20"]
+CONTRACTS = ["opencode@1.18.29", "opencode@1.18.33", "opencode@2.0.20"]
 
 
 class TsSnapshot(SingleFileSnapshotExtension):
@@ -97,9 +97,10 @@ def test_v2_rejects_a_hook_outside_the_context_domains(contracts):
 # --- tsc --------------------------------------------------------------------------------------
 
 
-def test_v1_plugin_type_checks_against_the_published_typings(contracts, tmp_path):
+@pytest.mark.parametrize("contract_id", ["opencode@1.18.29", "opencode@1.18.33"])
+def test_v1_plugin_type_checks_against_the_published_typings(contracts, tmp_path, contract_id):
     """tsc --strict against @opencode-ai/plugin as pinned in tests/npm (no --skipLibCheck)."""
-    done = typecheck(npm_bin(), tmp_path, _plugin(contracts, "opencode@1.18.29").text, v2=False)
+    done = typecheck(npm_bin(), tmp_path, _plugin(contracts, contract_id).text, v2=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -24,7 +24,8 @@ def tables(contracts):
 
 
 @pytest.mark.parametrize("name", ["_row.py", "__init__.py", "claude_code_2_1_261.py", "codex_0_153_0.py",
-                                  "opencode_1_18_29.py", "opencode_2_0_20.py"])
+                                  "opencode_1_18_29.py", "opencode_2_0_20.py", "claude_code_2_1_328.py",
+                                  "codex_0_171_0.py", "opencode_1_18_33.py"])
 def test_table_bytes_and_black_stability(tables, snapshot_text, name):
     text = tables[name].text
     assert black.format_str(text, mode=black.Mode()) == text

@@ -6,18 +6,26 @@ ADMISSIONS rows: (contract id, module, minimum, maximum or None, include prerele
 
 CONTRACTS = {
     "claude-code@2.1.261": "claude_code_2_1_261",
+    "claude-code@2.1.328": "claude_code_2_1_328",
     "codex@0.153.0": "codex_0_153_0",
+    "codex@0.171.0": "codex_0_171_0",
     "opencode@1.18.29": "opencode_1_18_29",
+    "opencode@1.18.33": "opencode_1_18_33",
     "opencode@2.0.20": "opencode_2_0_20",
 }
 
 ADMISSIONS = {
     "claude-code": (
         ("claude-code@2.1.261", "claude_code_2_1_261", "2.1.261", None, False),
+        ("claude-code@2.1.328", "claude_code_2_1_328", "2.1.328", None, False),
     ),
-    "codex": (("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),),
+    "codex": (
+        ("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),
+        ("codex@0.171.0", "codex_0_171_0", "0.171.0", None, False),
+    ),
     "opencode": (
         ("opencode@1.18.29", "opencode_1_18_29", "1.18.29", None, False),
+        ("opencode@1.18.33", "opencode_1_18_33", "1.18.33", None, False),
         ("opencode@2.0.20", "opencode_2_0_20", "2.0.20", None, False),
     ),
 }
