@@ -209,6 +209,14 @@ from .install.commands import install, uninstall  # noqa: E402  (imports its hea
 main.add_command(install)
 main.add_command(uninstall)
 
+from .hostcli import capture, diff, evidence, host, profile  # noqa: E402
+
+main.add_command(host)
+main.add_command(capture)
+main.add_command(profile)
+main.add_command(evidence)
+main.add_command(diff)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()

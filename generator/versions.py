@@ -7,7 +7,6 @@ it implements PEP 440, which rejects or misorders semver prereleases such as 1.0
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import total_ordering
 
 _NUM = r"0|[1-9]\d*"
@@ -25,13 +24,17 @@ class VersionError(ValueError):
 
 
 @total_ordering
-@dataclass(frozen=True, eq=False)
 class HostVersion:
-    major: int
-    minor: int
-    patch: int
-    prerelease: tuple[int | str, ...] = ()
-    build: str = ""
+    # A plain class, not a dataclass: importing dataclasses (and inspect) costs the hook ~4 ms.
+    __slots__ = ("major", "minor", "patch", "prerelease", "build")
+
+    def __init__(self, major: int, minor: int, patch: int, prerelease: tuple[int | str, ...] = (),
+                 build: str = "") -> None:
+        self.major, self.minor, self.patch = major, minor, patch
+        self.prerelease, self.build = tuple(prerelease), build
+
+    def __repr__(self) -> str:
+        return f"HostVersion({str(self)!r})"
 
     @classmethod
     def parse(cls, value: object) -> "HostVersion":
@@ -90,14 +93,29 @@ def compare_precedence(a: HostVersion, b: HostVersion) -> int:
     return (a > b) - (a < b)
 
 
-@dataclass(frozen=True)
 class Admission:
     """Which host versions a contract admits: an exact point, a closed range, or a floor."""
 
-    minimum: HostVersion
-    maximum: HostVersion | None  # None: a floor, no upper bound
-    include_prereleases: bool = False
-    exact: bool = False
+    __slots__ = ("minimum", "maximum", "include_prereleases", "exact")
+
+    def __init__(self, minimum: HostVersion, maximum: HostVersion | None, include_prereleases: bool = False,
+                 exact: bool = False) -> None:
+        self.minimum = minimum
+        self.maximum = maximum  # None: a floor, no upper bound
+        self.include_prereleases = include_prereleases
+        self.exact = exact
+
+    def _key(self) -> tuple:
+        return (self.minimum, self.maximum, self.include_prereleases, self.exact)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Admission) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Admission({self.describe()!r})"
 
     @classmethod
     def exactly(cls, version: HostVersion) -> "Admission":

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from generator.cli import main
 
-REPO = Path(__file__).resolve().parent.parent
+from repo_paths import REPO  # noqa: E402,F401  (kept for fixtures below)
 
 
 @pytest.fixture

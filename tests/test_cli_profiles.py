@@ -7,7 +7,7 @@ import json
 import jsonschema
 import yaml
 
-from conftest import REPO
+from repo_paths import REPO
 from profile_fixture import write_project
 
 

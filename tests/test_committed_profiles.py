@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.vocab import CoreOperation, EventSemantic, FailureMode, MutationMode, ResponseCapability, RuntimeClass
 

@@ -8,14 +8,11 @@ OpenCode, our own generated plugin's throw. Anything else is delivered as procee
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 
-class Reply(NamedTuple):
-    exit_code: int
-    stdout: str
-    stderr: str
-    answer: str  # what the host was told, for the journal: proceed | deny | ask | fail-block | fail-open ...
+# answer: what the host was told, for the journal: proceed | deny | ask | fail-block | fail-open
+Reply = namedtuple("Reply", "exit_code stdout stderr answer")
 
 
 EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honours it

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 # Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
 # a policy written once should match all three.

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from .policy import DECISIONS, Policy
 
 
-class Decision(NamedTuple):
-    decision: str  # proceed | deny | ask
-    reason: str
-    gate: str  # which gate decided: rules:<name>, rules:default, command, ai, none
-    detail: dict | None = None  # e.g. the AI gate's invocation and cost record
+# decision: proceed | deny | ask; gate: which gate decided (rules:<name>, rules:default, command, ai,
+# none); detail: e.g. the AI gate's invocation and cost record.
+Decision = namedtuple("Decision", "decision reason gate detail", defaults=(None,))
 
 
 class GateFailure(Exception):

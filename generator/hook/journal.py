@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import os
 import time
-from pathlib import Path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -35,8 +35,10 @@ COLUMNS = ("id", "at", "harness", "contract", "host_version", "event", "semantic
            "decision", "answer", "gate", "reason", "failure", "latency_ms", "detail", "envelope")
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def connect(path) -> sqlite3.Connection:
+    parent = os.path.dirname(os.fspath(path))
+    if parent:
+        os.makedirs(parent, exist_ok=True)
     # Codex runs matching hooks concurrently: WAL lets readers and one writer overlap, and the busy
     # timeout makes concurrent writers wait for each other instead of failing.
     conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
@@ -48,7 +50,7 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def record(path: Path, envelope: dict, *, decision: str, answer: str, gate: str | None, reason: str | None,
+def record(path, envelope: dict, *, decision: str, answer: str, gate: str | None, reason: str | None,
            failure: str | None, latency_ms: float, detail: dict | None = None) -> None:
     conn = connect(path)
     try:
@@ -66,11 +68,11 @@ def record(path: Path, envelope: dict, *, decision: str, answer: str, gate: str 
         conn.close()
 
 
-def query(path: Path, *, session: str | None = None, event: str | None = None, decision: str | None = None,
+def query(path, *, session: str | None = None, event: str | None = None, decision: str | None = None,
           limit: int | None = None) -> list[dict]:
-    if not path.is_file():
+    if not os.path.isfile(path):
         return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10.0)
+    conn = sqlite3.connect(f"file:{os.fspath(path)}?mode=ro", uri=True, timeout=10.0)
     try:
         clauses, args = [], []
         for column, value in (("session", session), ("event", event), ("decision", decision)):

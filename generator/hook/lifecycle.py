@@ -11,8 +11,6 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any, BinaryIO
 
 from . import answer
 from .answer import Reply
@@ -52,12 +50,12 @@ def _read(stream: BinaryIO) -> tuple[Any, str | None]:
     return payload, None
 
 
-def _journal_path(policy: Any, project: Path, env: dict) -> Path:
+def _journal_path(policy: Any, project: str, env: dict) -> str:
     if env.get("PASTURE_JOURNAL"):
-        return Path(env["PASTURE_JOURNAL"])
+        return env["PASTURE_JOURNAL"]
     if policy is not None and policy.journal is not None:
-        return policy.journal if policy.journal.is_absolute() else project / policy.journal
-    return project / ".pasture" / "journal.sqlite3"
+        return os.path.join(project, policy.journal)  # join keeps an absolute journal path as it is
+    return os.path.join(project, ".pasture", "journal.sqlite3")
 
 
 def decide(harness: str, event: str, row: Any, payload: Any, payload_error: str | None, envelope: dict,

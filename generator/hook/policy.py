@@ -28,9 +28,6 @@ Format:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 DECISIONS = ("proceed", "deny", "ask")
 KINDS = ("rules", "command", "ai")
@@ -44,38 +41,37 @@ class PolicyError(Exception):
     """An invalid policy; the message names the file and the rule."""
 
 
-@dataclass
 class Rule:
-    name: str
-    decision: str
-    reason: str
-    lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    regexes: dict[str, Any] = field(default_factory=dict)  # matcher -> compiled pattern
-    inputs: dict[str, Any] = field(default_factory=dict)  # tool-input field -> compiled pattern
+    # Plain classes: dataclasses (and the inspect module it imports) cost the hook ~4 ms.
+    def __init__(self, name: str, decision: str, reason: str) -> None:
+        self.name, self.decision, self.reason = name, decision, reason
+        self.lists: dict[str, tuple[str, ...]] = {}
+        self.regexes: dict[str, Any] = {}  # matcher -> compiled pattern
+        self.inputs: dict[str, Any] = {}  # tool-input field -> compiled pattern
 
 
-@dataclass
 class Policy:
-    path: Path | None
-    kind: str = "rules"
-    default: str = "proceed"
-    command: tuple[str, ...] = ()
-    timeout: float = 5.0
-    gate: dict = field(default_factory=dict)
-    events: tuple[str, ...] | None = None  # None: every gate-consultation row consults the gate
-    rules: list[Rule] = field(default_factory=list)
-    journal: Path | None = None
+    def __init__(self, path: str | None, gate: dict | None = None) -> None:
+        self.path = path
+        self.kind = "rules"
+        self.default = "proceed"
+        self.command: tuple[str, ...] = ()
+        self.timeout = 5.0
+        self.gate = gate or {}
+        self.events: tuple[str, ...] | None = None  # None: every gate-consultation row consults the gate
+        self.rules: list[Rule] = []
+        self.journal: str | None = None
 
 
-def find(project: Path, env: dict) -> Path | None:
+def find(project: str, env: dict) -> str | None:
     configured = env.get("PASTURE_POLICY")
     if configured:
-        return Path(configured)
-    candidate = project / ".pasture" / "policy.toml"
-    return candidate if candidate.is_file() else None
+        return configured
+    candidate = os.path.join(project, ".pasture", "policy.toml")
+    return candidate if os.path.isfile(candidate) else None
 
 
-def load(path: Path) -> Policy:
+def load(path: str) -> Policy:
     import tomllib
 
     try:
@@ -107,7 +103,7 @@ def _regex(where: str, key: str, value: Any):
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
 
 
-def parse(path: Path, data: dict) -> Policy:
+def parse(path: str, data: dict) -> Policy:
     unknown = set(data) - {"gate", "journal", "rules"}
     if unknown:
         raise PolicyError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; allowed: gate, journal, rules")
@@ -142,7 +138,7 @@ def parse(path: Path, data: dict) -> Policy:
     if "path" in journal:
         if not isinstance(journal["path"], str) or not journal["path"]:
             raise PolicyError(f"{path}: [journal] path must be a non-empty string")
-        policy.journal = Path(journal["path"])
+        policy.journal = journal["path"]
     rules = data.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{path}: 'rules' must be an array of tables ([[rules]])")
@@ -179,8 +175,8 @@ def parse(path: Path, data: dict) -> Policy:
     return policy
 
 
-def project_dir(envelope_cwd: str | None, env: dict) -> Path:
+def project_dir(envelope_cwd: str | None, env: dict) -> str:
     for candidate in (env.get("CLAUDE_PROJECT_DIR"), envelope_cwd):
-        if candidate and os.path.isabs(candidate) and os.path.isdir(candidate):
-            return Path(candidate)
-    return Path.cwd()
+        if isinstance(candidate, str) and os.path.isabs(candidate) and os.path.isdir(candidate):
+            return candidate
+    return os.getcwd()

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from pathlib import Path
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from ..versions import HostVersion, VersionError
 
-_GENERATED = Path(__file__).resolve().parents[2] / "generated" / "python"
+_GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "generated", "python")
 
 
 def _index():
-    if str(_GENERATED) not in sys.path and _GENERATED.is_dir():
-        sys.path.append(str(_GENERATED))
+    if _GENERATED not in sys.path and os.path.isdir(_GENERATED):
+        sys.path.append(_GENERATED)
     return importlib.import_module("pasture_contracts")
 
 
-class Resolved(NamedTuple):
-    contract: str | None
-    row: Any | None  # pasture_contracts._row.Row
-    why: str  # for the diagnostic when contract or row is None
+# contract: the admitting contract id or None; row: its pasture_contracts._row.Row or None;
+# why: the diagnostic when either is None.
+Resolved = namedtuple("Resolved", "contract row why")
 
 
 def resolve(harness: str, host_version: str, event: str) -> Resolved:

@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.claude import claude_artifacts
 from generator.render.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.opencode import opencode_artifacts
 from opencode_support import load_plugin_source, npm_bin, run_driver, write_stub

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.opencode import _view, opencode_artifacts
 from opencode_support import npm_bin, runtime_argv, typecheck

@@ -8,7 +8,7 @@ import re
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.artifact import header
 from generator.render.opencode import OpenCodeRenderError, opencode_artifacts

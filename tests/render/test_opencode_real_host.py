@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.hostenv import Script, prepare_run
 from generator.loader import load_project
 from generator.render.opencode import opencode_artifacts

@@ -8,7 +8,7 @@ import sys
 import black
 import pytest
 
-from conftest import REPO
+from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.tables import member_name, table_artifacts
 
