@@ -52,7 +52,8 @@ def _adapter(opts: Options, report: Report) -> Adapter:
     from ..diagnostics import ProfileErrors
 
     try:
-        contract_id, why = choose_contract(opts.root, opts.harness, opts.contract, opts.env, opts.opencode_bin)
+        contract_id, why = choose_contract(opts.root, opts.harness, opts.contract, opts.env, opts.opencode_bin,
+                                           opts.codex_bin)
         adapter = load_adapter(opts.root, contract_id)
     except TargetError as exc:
         raise InstallError(str(exc)) from None

@@ -77,7 +77,7 @@ def _with_common(func):
 @click.command()
 @_with_common
 @click.option("--contract", default=None, metavar="ID",
-              help="contract to install (default: the newest of the harness; OpenCode: by installed major)")
+              help="contract to install (default: the one admitting the installed host version, else the newest)")
 @click.option("--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="the pasture project holding profiles/ (default: current folder, else this checkout)")
 @click.option("--codex-bin", default=None, metavar="PATH", help="codex binary used to record hook trust "

@@ -8,7 +8,8 @@
 
 Codex trust always lives in the user config: ``$CODEX_HOME/config.toml``.
 
-Contract choice: ``--contract ID`` if given; otherwise the newest contract of the harness. For
+Contract choice: ``--contract ID`` if given; otherwise, for Claude Code and Codex, the contract that admits
+the installed version (``<bin> --version``) with the highest floor, or the newest when no binary answers. For
 OpenCode, whose 1.x and 2.x plugin APIs are incompatible, the installed host decides: if
 ``opencode --version`` answers, the newest contract of that major version; if it does not, the
 newest 1.x contract (said so in the report).
@@ -111,6 +112,31 @@ def contract_ids(root: Path, harness: str) -> list[tuple[HostVersion, str]]:
     return sorted(found)
 
 
+_BINARY = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
+
+
+def detect_host_version(harness: str, binary: str | None, env: Mapping[str, str],
+                        timeout: float = 20.0) -> tuple[HostVersion | None, str]:
+    """(version, what was run/seen) of the installed host CLI; None when it cannot be told."""
+    name = _BINARY[harness]
+    path = binary or shutil.which(name, path=env.get("PATH", os.defpath))
+    if not path:
+        return None, f"{name} is not on PATH"
+    quiet = {**env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "NO_COLOR": "1", "DISABLE_AUTOUPDATER": "1"}
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=timeout, env=quiet,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"`{path} --version` failed: {exc}"
+    match = re.search(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", proc.stdout + " " + proc.stderr)
+    if proc.returncode != 0 or match is None:
+        return None, f"`{path} --version` gave no version (exit {proc.returncode})"
+    try:
+        return HostVersion.parse(match.group(0)), f"`{path} --version` says {match.group(0)}"
+    except VersionError:
+        return None, f"`{path} --version` gave no semantic version ({match.group(0)!r})"
+
+
 def detect_opencode_major(binary: str | None, env: Mapping[str, str], timeout: float = 20.0) -> tuple[int | None, str]:
     """(major version, what was run/seen) of the installed OpenCode; None when it cannot be told."""
     path = binary or shutil.which("opencode", path=env.get("PATH", os.defpath))
@@ -129,8 +155,13 @@ def detect_opencode_major(binary: str | None, env: Mapping[str, str], timeout: f
 
 
 def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping[str, str],
-                    opencode_bin: str | None = None) -> tuple[str, str]:
-    """(contract id, why it was chosen)."""
+                    opencode_bin: str | None = None, codex_bin: str | None = None) -> tuple[str, str]:
+    """(contract id, why it was chosen).
+
+    With the host's version known, the contract the runtime itself would resolve for it: the
+    admitting floor with the highest minimum (every profile admission is a floor at its id's
+    version). Without it, the newest contract (OpenCode: by detected major, else 1.x).
+    """
     available = contract_ids(root, harness)
     ids = [cid for _v, cid in available]
     if explicit:
@@ -140,7 +171,14 @@ def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping
     if not available:
         raise TargetError(f"profiles/ under {root} holds no {harness} contract")
     if harness != "opencode":
-        return available[-1][1], f"the newest {harness} contract; choose another with --contract"
+        version, seen = detect_host_version(harness, codex_bin if harness == "codex" else None, env)
+        if version is None:
+            return available[-1][1], f"{seen}: the newest {harness} contract; choose another with --contract"
+        admitting = [cid for v, cid in available if v <= version and not version.is_prerelease]
+        if not admitting:
+            raise TargetError(f"{seen}; no {harness} contract admits it (known: {', '.join(ids)}); run "
+                              f"`pasture capture {harness}` and `pasture profile new ...`, or pass --contract ID")
+        return admitting[-1], f"{seen}: the contract that admits it with the highest floor"
     major, seen = detect_opencode_major(opencode_bin, env)
     wanted = major if major is not None else 1
     matching = [cid for v, cid in available if v.major == wanted]

@@ -68,7 +68,9 @@ def trusted_repo(project: Path, private_home: Path) -> Path:
 
 
 def _calls(tmp_path: Path) -> list[list[str]]:
-    return [json.loads(line) for line in (tmp_path / "fake-codex.log").read_text().splitlines()]
+    """The app-server calls (install first asks `codex --version` to choose the contract)."""
+    calls = [json.loads(line) for line in (tmp_path / "fake-codex.log").read_text().splitlines()]
+    return [c for c in calls if c != ["--version"]]
 
 
 def test_older_codex_without_disable_flag_is_retried_and_unlisted_hooks_are_a_problem(
