@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
+from repo_paths import REPO
 
 from generator.cli import main
-
-from repo_paths import REPO  # noqa: E402,F401  (kept for fixtures below)
 
 
 @pytest.fixture
@@ -44,3 +41,17 @@ def snapshot_text(snapshot):
         return snapshot.with_defaults(extension_class=TEXT_EXTENSIONS[ext])
 
     return pick
+
+
+@pytest.fixture(scope="session")
+def npm_bin():
+    """``node_modules/.bin`` of the pinned real hosts (tests/npm), installed once into ``.cache/npm/<digest>``.
+
+    Real-host tests skip only when npm itself is absent; in CI it is present and they must pass.
+    """
+    from generator.hostenv import NpmUnavailable, ensure_npm_tools
+
+    try:
+        return ensure_npm_tools(REPO)
+    except NpmUnavailable as exc:
+        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")

@@ -37,7 +37,7 @@ _MISSING = [m for m in _INFRA if importlib.util.find_spec(m) is None]
 if _MISSING:
     pytest.skip(f"real-host tests need the hostenv infrastructure, missing: {', '.join(_MISSING)}", allow_module_level=True)
 
-from generator.hostenv import NpmUnavailable, Turn, ensure_npm_tools, host_binary, isolation_support  # noqa: E402
+from generator.hostenv import Turn, host_binary, isolation_support  # noqa: E402
 from generator.hostenv.hosts import RunLayout  # noqa: E402
 from generator.hostenv.netns import python_env  # noqa: E402
 
@@ -45,14 +45,6 @@ INVALID = json.dumps({"cwes": ["CWE-918"]})  # valid JSON, wrong schema
 VALID = {"additional_cwes": ["CWE-918", "CWE-611"], "rationale": "user-controlled URL reaches the fetcher"}
 TASK = "Expand the CWE list for the SSRF finding in app/fetch.py."
 MODELS = {"claude-code": "claude-sonnet-4-5", "codex": "fake-model", "opencode": "harness/fake-model"}
-
-
-@pytest.fixture(scope="session")
-def npm_bin() -> Path:
-    try:
-        return ensure_npm_tools(REPO)
-    except NpmUnavailable as exc:
-        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")
 
 
 def _shell_write(content: str) -> Turn:

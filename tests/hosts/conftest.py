@@ -8,15 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from generator.hostcli import HOST_COMMANDS
-from generator.hostenv import NpmUnavailable, ensure_npm_tools, isolation_support
+from generator.hostenv import isolation_support
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "real_host: runs a real agent host from tests/npm (skips only when npm is absent)"
-    )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -35,15 +29,6 @@ def no_hosts_on_path() -> dict[str, str]:
             if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode"))]
     return {"PATH": os.pathsep.join(dirs), "PASTURE_CLAUDE_BIN": "", "PASTURE_CODEX_BIN": "",
             "PASTURE_OPENCODE_BIN": ""}
-
-
-@pytest.fixture(scope="session")
-def npm_bin() -> Path:
-    """``node_modules/.bin`` of the pinned hosts, installed once into ``.cache/npm/<digest>``."""
-    try:
-        return ensure_npm_tools(REPO)
-    except NpmUnavailable as exc:
-        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")
 
 
 @click.group()

@@ -13,16 +13,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from generator.hostenv import NpmUnavailable, ensure_npm_tools
 from generator.install.adapter import load_adapter
 from generator.install.commands import install, uninstall
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "real_host: runs a real agent host from tests/npm (skips only when npm is absent)")
 
 
 @pytest.fixture(autouse=True)
@@ -74,14 +68,6 @@ def pasture():
         return Run(result)
 
     return run
-
-
-@pytest.fixture(scope="session")
-def npm_bin() -> Path:
-    try:
-        return ensure_npm_tools(REPO)
-    except NpmUnavailable as exc:
-        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")
 
 
 class _Rendered(dict):
