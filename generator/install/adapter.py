@@ -32,20 +32,6 @@ class Adapter:
         return json.loads(self.artifact.text)
 
 
-def _artifacts(contract: Contract) -> list[Artifact]:
-    if contract.harness is Harness.CLAUDE_CODE:
-        from ..render.claude import claude_artifacts
-
-        return claude_artifacts(contract)
-    if contract.harness is Harness.CODEX:
-        from ..render.codex import codex_artifacts
-
-        return codex_artifacts(contract)
-    from ..render.opencode import opencode_artifacts
-
-    return opencode_artifacts(contract)
-
-
 _FILE = {Harness.CLAUDE_CODE: "settings.json", Harness.CODEX: "hooks.json"}
 
 
@@ -55,7 +41,9 @@ def load_adapter(root: Path, contract_id: str) -> Adapter:
     from ..render.opencode import PLUGIN_FILE
 
     name = _FILE.get(contract.harness, PLUGIN_FILE)
-    artifact = next(a for a in _artifacts(contract) if a.path == f"{contract.id}/{name}")
+    from ..render.project import adapter_artifacts
+
+    artifact = next(a for a in adapter_artifacts(contract) if a.path == f"{contract.id}/{name}")
     on_disk = root / "generated" / artifact.path
     stale = None
     try:

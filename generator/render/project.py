@@ -10,6 +10,7 @@ from .artifact import Artifact
 from .claude import claude_artifacts
 from .codex import codex_artifacts
 from .docs import events_doc, instructions_doc
+from .opencode import opencode_artifacts
 from .schemas import schema_artifacts
 from .tables import table_artifacts
 
@@ -20,13 +21,12 @@ class RenderError(Exception):
     """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
 
 
-def _adapter(contract: Contract) -> list[Artifact]:
+def adapter_artifacts(contract: Contract) -> list[Artifact]:
+    """The native adapter files of one contract (what `pasture install` puts in place)."""
     if contract.harness is Harness.CLAUDE_CODE:
         return claude_artifacts(contract)
     if contract.harness is Harness.CODEX:
         return codex_artifacts(contract)
-    from .opencode import opencode_artifacts  # owned separately; imported lazily
-
     return opencode_artifacts(contract)
 
 
@@ -34,7 +34,7 @@ def render_project(contracts: list[Contract]) -> list[Artifact]:
     artifacts: list[Artifact] = []
     try:
         for contract in contracts:
-            artifacts += _adapter(contract)
+            artifacts += adapter_artifacts(contract)
             artifacts.append(events_doc(contract))
             artifacts.append(instructions_doc(contract))
         artifacts += table_artifacts(contracts)
