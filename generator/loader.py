@@ -16,7 +16,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ValidationError
 
 from . import yamlsrc
-from .contracts import Binding, CapabilityBinding, Contract, EventRow, IdentityField, RuntimeContract, has_evidence
+from .contracts import Binding, CapabilityBinding, Contract, EventRow, IdentityField, RuntimeContract
 from .diagnostics import Problem, ProfileErrors
 from .models import (
     AdmissionSpec,

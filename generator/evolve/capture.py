@@ -86,7 +86,7 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             say("  catalog: asking the host which hook events it offers")
             run = prepare_run(harness, binary, runs / "catalog")
             adapter.install_catalog_probe(run, candidates)
-            result = _execute(run, adapter, Script.of(Turn.reply("ok")), timeout, "catalog")
+            _execute(run, adapter, Script.of(Turn.reply("ok")), timeout, "catalog")
             host_listed = adapter.read_catalog(run)
             if host_listed is None:
                 say("  catalog: the host did not list its events; registering every known event instead")
