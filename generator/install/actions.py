@@ -7,6 +7,8 @@ config.toml, the project's trust); then each file is replaced atomically (files.
 
 from __future__ import annotations
 
+import os
+
 import json
 import shlex
 from dataclasses import dataclass
@@ -107,6 +109,7 @@ def run_install(opts: Options) -> Report:
     report = _new_report("install", opts, target)
     adapter = _adapter(opts, report)
     _user_scope_warning(opts, target, report)
+    _binary_warning(opts, report)
     if opts.harness == "opencode":
         _install_plugin(target, adapter, report)
     elif opts.harness == "claude-code":
@@ -114,6 +117,27 @@ def run_install(opts: Options) -> Report:
     else:
         _install_codex(opts, target, adapter, report)
     return report
+
+
+def _binary_warning(opts: Options, report: Report) -> None:
+    """Every hook runs `${PASTURE_BIN:-pasture}`: say so when that is missing or a slow shim."""
+    if opts.env.get("PASTURE_BIN"):
+        return
+    import shutil
+
+    found = shutil.which("pasture", path=opts.env.get("PATH", os.defpath))
+    if found is None:
+        report.warnings.append("`pasture` is not on PATH: every hook will fail (gate rows then apply their "
+                               "failure mode); put it on PATH or set PASTURE_BIN in the host's environment")
+        return
+    try:
+        with open(found, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return
+    if head.startswith(b"#!") and b"pyenv" in head:
+        report.warnings.append(f"`pasture` on PATH is a pyenv shim ({found}): it adds a shell hop of about 45 ms to "
+                               "every hook; set PASTURE_BIN to the real script (`pyenv which pasture`)")
 
 
 def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
