@@ -8,25 +8,13 @@ from pathlib import Path
 
 import click
 
+from .cli_options import EXIT_DIFF, EXIT_ERROR, project_root, root_option
 from .diagnostics import ProfileErrors
 from .loader import load_project
 
-EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
-
-
-def _root_option(func):
-    return click.option(
-        "--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
-        help="project root holding profiles/, templates/, generated/ (default: current directory)",
-    )(func)
-
-
-def _root(ctx: click.Context, root: Path | None) -> Path:
-    return (root or ctx.obj.get("root") or Path.cwd()).resolve()
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@_root_option
+@root_option
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
     """Generate native lifecycle-hook adapters from version-pinned host profiles."""
@@ -48,12 +36,12 @@ def _load_or_exit(root: Path, as_json: bool = False, only=None):
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.pass_context
 def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
     """Validate every profile; print every problem, not only the first."""
-    contracts = _load_or_exit(_root(ctx, root), as_json)
+    contracts = _load_or_exit(project_root(ctx, root), as_json)
     if as_json:
         click.echo(json.dumps({"ok": True, "contracts": [
             {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
@@ -66,7 +54,7 @@ def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
 
 
 @main.command()
-@_root_option
+@root_option
 @click.argument("contract")
 @click.argument("event")
 @click.pass_context
@@ -74,7 +62,7 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     """Explain one event row of CONTRACT in words (declared vs effective failure, and why)."""
     from .explain import explain as render
 
-    contracts = {c.id: c for c in _load_or_exit(_root(ctx, root))}
+    contracts = {c.id: c for c in _load_or_exit(project_root(ctx, root))}
     found = contracts.get(contract)
     if found is None:
         raise click.UsageError(f"no contract {contract!r}; known: {', '.join(contracts)}")
@@ -108,7 +96,7 @@ _contract_option = click.option(
 
 
 @main.command()
-@_root_option
+@root_option
 @_contract_option
 @click.option("--dry-run", is_flag=True, help="show what would change; write nothing")
 @click.pass_context
@@ -116,7 +104,7 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     """Render every artifact into generated/ (all-or-nothing)."""
     from .generate import compare, write
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     artifacts = _render_or_exit(project, contract_ids)
     drift = compare(project, artifacts, set(contract_ids) or None)
     if drift.clean:
@@ -137,14 +125,14 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
 
 
 @main.command()
-@_root_option
+@root_option
 @_contract_option
 @click.pass_context
 def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) -> None:
     """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error."""
     from .generate import compare
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     artifacts = _render_or_exit(project, contract_ids)
     drift = compare(project, artifacts, set(contract_ids) or None)
     if drift.clean:
@@ -156,7 +144,7 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) 
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="journal file (default: $PASTURE_JOURNAL, else .pasture/journal.sqlite3 under the project)")
 @click.option("--session", default=None, help="only this native session id")
@@ -174,7 +162,7 @@ def journal(ctx: click.Context, root: Path | None, journal_path: Path | None, se
     from .hook.journal import query
 
     path = journal_path or (Path(os.environ["PASTURE_JOURNAL"]) if os.environ.get("PASTURE_JOURNAL")
-                            else _root(ctx, root) / ".pasture" / "journal.sqlite3")
+                            else project_root(ctx, root) / ".pasture" / "journal.sqlite3")
     try:
         rows = query(path, session=session, event=event, decision=decision, limit=limit)
     except sqlite3.DatabaseError as exc:

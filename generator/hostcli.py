@@ -19,20 +19,9 @@ from pathlib import Path
 
 import click
 
-EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
+from .cli_options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, project_root, root_option
+
 HARNESSES = ("claude-code", "codex", "opencode")
-
-
-def _root_option(func):
-    return click.option(
-        "--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
-        help="project root holding profiles/, captures/, generated/ (default: current directory)",
-    )(func)
-
-
-def _root(ctx: click.Context, root: Path | None) -> Path:
-    obj = ctx.find_root().obj if ctx.find_root().obj is not None else {}
-    return Path(root or (obj.get("root") if isinstance(obj, dict) else None) or Path.cwd()).resolve()
 
 
 def _contracts(root: Path, as_json: bool = False):
@@ -59,7 +48,7 @@ def host() -> None:
 
 
 @host.command("status")
-@_root_option
+@root_option
 @click.option("--claude-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="a Claude Code binary to report (also $PASTURE_CLAUDE_BIN)")
 @click.option("--codex-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -78,7 +67,7 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
     """
     from .evolve import status as st
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     contracts = _contracts(project, as_json)
     explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin}
     entries, missing = [], []
@@ -99,7 +88,7 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
 # --- pasture capture ----------------------------------------------------------------------------
 
 @click.command("capture", context_settings={"help_option_names": ["-h", "--help"]})
-@_root_option
+@root_option
 @click.argument("harness", type=click.Choice(HARNESSES))
 @click.option("--host-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="the host binary to run (default: as `pasture host status` finds it)")
@@ -121,7 +110,7 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     from .evolve.capture import CaptureError
     from .evolve.capture import capture as run_capture
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     if host_bin is None:
         found = st.candidates(harness, project, None, os.environ)
         if not found:
@@ -159,7 +148,7 @@ def profile() -> None:
 
 
 @profile.command("new")
-@_root_option
+@root_option
 @click.argument("harness", type=click.Choice(HARNESSES))
 @click.argument("version")
 @click.option("--from", "base", required=True, metavar="CONTRACT", help="the contract to start from")
@@ -179,7 +168,7 @@ def profile_new(ctx: click.Context, root: Path | None, harness: str, version: st
     """
     from .evolve.profile_new import ProfileNewError, new_profile
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     try:
         report = new_profile(project, harness, version, base, capture_dir, force=force)
     except ProfileNewError as exc:
@@ -194,7 +183,7 @@ def profile_new(ctx: click.Context, root: Path | None, harness: str, version: st
 # --- pasture evidence ---------------------------------------------------------------------------
 
 @click.command("evidence", context_settings={"help_option_names": ["-h", "--help"]})
-@_root_option
+@root_option
 @click.option("--contract", "contract_ids", multiple=True, metavar="ID", help="only this contract (repeatable)")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.pass_context
@@ -206,7 +195,7 @@ def evidence(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     """
     from .evolve.evidence import contract_evidence, render_text
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     contracts = _contracts(project, as_json)
     known = {c.id for c in contracts}
     unknown = [c for c in contract_ids if c not in known]
@@ -223,7 +212,7 @@ def evidence(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
 # --- pasture diff -------------------------------------------------------------------------------
 
 @click.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
-@_root_option
+@root_option
 @click.argument("contract_a")
 @click.argument("contract_b")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
@@ -235,7 +224,7 @@ def diff(ctx: click.Context, root: Path | None, contract_a: str, contract_b: str
     """
     from .evolve.diff import diff_contracts, render_text
 
-    project = _root(ctx, root)
+    project = project_root(ctx, root)
     contracts = {c.id: c for c in _contracts(project, as_json)}
     for cid in (contract_a, contract_b):
         if cid not in contracts:

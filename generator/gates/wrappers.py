@@ -58,6 +58,26 @@ class _Wrapper:
         return await run_with_retry(operation, self.config, self.sleep)
 
 
+def _accept(result: Any, schema: type[SchemaT], phase: str | None) -> SchemaT | None:
+    """The schema instance a harness result carries; None when it parsed nothing (schema-retry).
+
+    An error result raises the phase-tagged harness failure; a non-empty parse that is neither the
+    schema nor a dict of its fields raises "invalid payload", as the original does.
+    """
+    if getattr(result, "is_error", False):
+        raise _harness_failure(phase, result)
+    parsed = getattr(result, "parsed", None)
+    if isinstance(parsed, schema):
+        return parsed
+    if isinstance(parsed, dict):
+        return schema(**parsed)
+    if isinstance(result, schema):
+        return result
+    if parsed:
+        raise AIIntegrationError(f"Harness returned invalid payload for schema {schema.__name__}")
+    return None
+
+
 def _harness_failure(phase: str | None, result: Any) -> AIIntegrationError:
     message = getattr(result, "error_message", "unknown harness error")
     return AIIntegrationError(f"Harness failure{f' ({phase})' if phase else ''}: {message}")
@@ -126,17 +146,9 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
                 max_turns=max_turns,
                 max_budget_usd=max_budget_usd,
             )
-            if getattr(result, "is_error", False):
-                raise _harness_failure(phase, result)
-            parsed = getattr(result, "parsed", None)
-            if isinstance(parsed, schema):
-                return parsed
-            if isinstance(parsed, dict):
-                return schema(**parsed)
-            if isinstance(result, schema):
-                return result
-            if parsed:
-                raise AIIntegrationError(f"Harness returned invalid payload for schema {schema.__name__}")
+            accepted = _accept(result, schema, phase)
+            if accepted is not None:
+                return accepted
         raise AIIntegrationError(
             f"Schema validation failed after {MAX_SCHEMA_RETRIES} retries with schema context"
         )
@@ -164,26 +176,18 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
             max_turns=max_turns,
             max_budget_usd=max_budget_usd,
         )
-        if getattr(result, "is_error", False):
-            raise _harness_failure(phase, result)
-        parsed = getattr(result, "parsed", None)
-        if isinstance(parsed, schema):
-            return parsed
-        if isinstance(parsed, dict):
-            return schema(**parsed)
-        if isinstance(result, schema):
-            return result
-        if not parsed:
-            return await self._invoke_with_schema_retry(
-                schema=schema,
-                cwd=cwd,
-                project_dir=project_dir,
-                model=model,
-                max_turns=max_turns,
-                max_budget_usd=max_budget_usd,
-                phase=phase,
-            )
-        raise AIIntegrationError(f"Harness returned invalid payload for schema {schema.__name__}")
+        accepted = _accept(result, schema, phase)
+        if accepted is not None:
+            return accepted
+        return await self._invoke_with_schema_retry(
+            schema=schema,
+            cwd=cwd,
+            project_dir=project_dir,
+            model=model,
+            max_turns=max_turns,
+            max_budget_usd=max_budget_usd,
+            phase=phase,
+        )
 
     async def invoke_batch(
         self,

@@ -139,19 +139,8 @@ def detect_host_version(harness: str, binary: str | None, env: Mapping[str, str]
 
 def detect_opencode_major(binary: str | None, env: Mapping[str, str], timeout: float = 20.0) -> tuple[int | None, str]:
     """(major version, what was run/seen) of the installed OpenCode; None when it cannot be told."""
-    path = binary or shutil.which("opencode", path=env.get("PATH", os.defpath))
-    if not path:
-        return None, "opencode is not on PATH"
-    quiet = {**env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "NO_COLOR": "1"}
-    try:
-        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=timeout, env=quiet,
-                              stdin=subprocess.DEVNULL, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"`{path} --version` failed: {exc}"
-    match = re.search(r"(\d+)\.(\d+)\.(\d+)", proc.stdout + " " + proc.stderr)
-    if proc.returncode != 0 or match is None:
-        return None, f"`{path} --version` gave no version (exit {proc.returncode})"
-    return int(match.group(1)), f"`{path} --version` says {match.group(0)}"
+    version, seen = detect_host_version("opencode", binary, env, timeout)
+    return (None if version is None else version.major), seen
 
 
 def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping[str, str],

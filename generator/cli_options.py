@@ -1,0 +1,23 @@
+"""Options every `pasture` command shares (CLI convention: the project is the current folder or --root)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
+
+
+def root_option(func):
+    return click.option(
+        "--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="project root holding profiles/, templates/, generated/, captures/ (default: current directory)",
+    )(func)
+
+
+def project_root(ctx: click.Context, root: Path | None) -> Path:
+    """The command's --root, else the group's --root, else the current directory."""
+    obj = ctx.find_root().obj
+    group_root = obj.get("root") if isinstance(obj, dict) else None
+    return Path(root or group_root or Path.cwd()).resolve()
