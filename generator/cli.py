@@ -8,9 +8,7 @@ from pathlib import Path
 
 import click
 
-from .cli_options import EXIT_DIFF, EXIT_ERROR, project_root, root_option
-from .diagnostics import ProfileErrors
-from .loader import load_project
+from .cli_options import EXIT_DIFF, EXIT_ERROR, load_or_exit, project_root, root_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,26 +20,13 @@ def main(ctx: click.Context, root: Path | None) -> None:
     ctx.obj["root"] = root
 
 
-def _load_or_exit(root: Path, as_json: bool = False, only=None):
-    try:
-        return load_project(root, only)
-    except ProfileErrors as exc:
-        if as_json:
-            click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))
-        else:
-            for problem in exc.problems:
-                click.echo(problem.render(), err=True)
-            click.echo(f"{len(exc.problems)} problem(s); nothing was written.", err=True)
-        sys.exit(EXIT_ERROR)
-
-
 @main.command()
 @root_option
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.pass_context
 def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
     """Validate every profile; print every problem, not only the first."""
-    contracts = _load_or_exit(project_root(ctx, root), as_json)
+    contracts = load_or_exit(project_root(ctx, root), as_json)
     if as_json:
         click.echo(json.dumps({"ok": True, "contracts": [
             {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
@@ -62,7 +47,7 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     """Explain one event row of CONTRACT in words (declared vs effective failure, and why)."""
     from .explain import explain as render
 
-    contracts = {c.id: c for c in _load_or_exit(project_root(ctx, root))}
+    contracts = {c.id: c for c in load_or_exit(project_root(ctx, root))}
     found = contracts.get(contract)
     if found is None:
         raise click.UsageError(f"no contract {contract!r}; known: {', '.join(contracts)}")
@@ -77,7 +62,7 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
 def _render_or_exit(root: Path, contract_ids: tuple[str, ...]):
     from .render.project import RenderError, render_project
 
-    contracts = _load_or_exit(root)
+    contracts = load_or_exit(root)
     known = {c.id for c in contracts}
     unknown = [c for c in contract_ids if c not in known]
     if unknown:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import click
@@ -21,3 +23,20 @@ def project_root(ctx: click.Context, root: Path | None) -> Path:
     obj = ctx.find_root().obj
     group_root = obj.get("root") if isinstance(obj, dict) else None
     return Path(root or group_root or Path.cwd()).resolve()
+
+
+def load_or_exit(root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written."):
+    """Every validated contract, or every profile problem printed and exit 2."""
+    from .diagnostics import ProfileErrors
+    from .loader import load_project
+
+    try:
+        return load_project(root, only)
+    except ProfileErrors as exc:
+        if as_json:
+            click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))
+        else:
+            for problem in exc.problems:
+                click.echo(problem.render(), err=True)
+            click.echo(f"{len(exc.problems)} problem(s); {trailer}", err=True)
+        sys.exit(EXIT_ERROR)

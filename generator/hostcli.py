@@ -19,25 +19,9 @@ from pathlib import Path
 
 import click
 
-from .cli_options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, project_root, root_option
+from .cli_options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, load_or_exit, project_root, root_option
 
 HARNESSES = ("claude-code", "codex", "opencode")
-
-
-def _contracts(root: Path, as_json: bool = False):
-    from .diagnostics import ProfileErrors
-    from .loader import load_project
-
-    try:
-        return load_project(root)
-    except ProfileErrors as exc:
-        if as_json:
-            click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))
-        else:
-            for problem in exc.problems:
-                click.echo(problem.render(), err=True)
-            click.echo(f"{len(exc.problems)} problem(s) in profiles/; fix them first.", err=True)
-        sys.exit(EXIT_ERROR)
 
 
 # --- pasture host status ------------------------------------------------------------------------
@@ -68,7 +52,7 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
     from .evolve import status as st
 
     project = project_root(ctx, root)
-    contracts = _contracts(project, as_json)
+    contracts = load_or_exit(project, as_json, trailer="fix them first.")
     explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin}
     entries, missing = [], []
     for harness in HARNESSES:
@@ -196,7 +180,7 @@ def evidence(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     from .evolve.evidence import contract_evidence, render_text
 
     project = project_root(ctx, root)
-    contracts = _contracts(project, as_json)
+    contracts = load_or_exit(project, as_json, trailer="fix them first.")
     known = {c.id for c in contracts}
     unknown = [c for c in contract_ids if c not in known]
     if unknown:
@@ -225,7 +209,7 @@ def diff(ctx: click.Context, root: Path | None, contract_a: str, contract_b: str
     from .evolve.diff import diff_contracts, render_text
 
     project = project_root(ctx, root)
-    contracts = {c.id: c for c in _contracts(project, as_json)}
+    contracts = {c.id: c for c in load_or_exit(project, as_json, trailer="fix them first.")}
     for cid in (contract_a, contract_b):
         if cid not in contracts:
             raise click.UsageError(f"no contract {cid!r}; known: {', '.join(sorted(contracts))}")
