@@ -93,13 +93,13 @@ def decide(harness: str, event: str, row: Any, payload: Any, payload_error: str 
     return answer.deliver(harness, event, row, decision.decision, decision.reason), facts
 
 
-def run(argv: list[str], stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, env: dict) -> int:
-    started = time.perf_counter()
-    args = _args(argv)
-    if args is None:
-        stderr.write(f"pasture: {USAGE}; proceeding without a decision\n".encode())
-        return 0
-    harness, event, host_version = args["harness"], args["event"], args["host_version"]
+def respond(harness: str, event: str, host_version: str, payload: Any, payload_error: str | None, env: dict,
+            started: float) -> Reply:
+    """One event, start to finish: resolve the row, decide, journal, and the host's native reply.
+
+    The seam both transports share: one process per event (`run`, Claude and Codex command hooks)
+    and the long-lived JSON-lines server the OpenCode plugin talks to. Never raises.
+    """
     row = None
     try:
         from .envelope import build
@@ -107,7 +107,6 @@ def run(argv: list[str], stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, en
 
         resolved = resolve(harness, host_version, event)
         row = resolved.row
-        payload, payload_error = _read(stdin)
         envelope = build(harness, resolved.contract, host_version, event, row, payload)
         if row is None:
             reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), {
@@ -127,6 +126,20 @@ def run(argv: list[str], stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, en
     except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
         reply = answer.fail(harness, row, f"internal error ({type(exc).__name__}: {exc})") if row is not None \
             else answer.proceed(harness, f"internal error ({type(exc).__name__}: {exc}); observe-only")
+    return reply
+
+
+def run(argv: list[str], stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, env: dict) -> int:
+    started = time.perf_counter()
+    args = _args(argv)
+    if args is None:
+        stderr.write(f"pasture: {USAGE}; proceeding without a decision\n".encode())
+        return 0
+    try:
+        payload, payload_error = _read(stdin)
+    except Exception as exc:  # an unreadable stdin is a payload problem, never a traceback
+        payload, payload_error = None, f"payload unreadable ({type(exc).__name__})"
+    reply = respond(args["harness"], args["event"], args["host_version"], payload, payload_error, env, started)
     stdout.write(reply.stdout.encode("utf-8"))
     stdout.flush()
     if reply.stderr:
