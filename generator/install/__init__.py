@@ -9,7 +9,7 @@ Modules, in the order a run uses them:
 * :mod:`.codex_server`: a small ``codex app-server`` JSON-RPC client (``hooks/list``, ``config/read``);
 * :mod:`.codex_trust`: Codex trust keys, the ``[hooks.state]`` plan (ours trusted, foreign re-keyed),
   project trust;
-* :mod:`.tomledit`: verified text edits of config.toml (tomllib reads; the text is edited in place);
+* :mod:`.tomledit`: verified edits of config.toml through tomlkit (comments, layout and CRLF kept);
 * :mod:`.actions`: install and uninstall per host; :mod:`.report`: what was done, text and JSON;
 * :mod:`.commands`: the click commands.
 """
