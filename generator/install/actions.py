@@ -340,6 +340,7 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
         config_snap = files.snapshot(config_path)
 
     trusted = _trust_ours(opts, target, result.document, generated, report)
+    _drift_warning(existing, kept, report)
     plan = codex_trust.plan_state(tomledit.loads(new_config_text), target.file, before=set(before), kept=kept,
                                   moved=result.moved, trust=trusted or {})
     try:
@@ -361,6 +362,23 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
     report.files.append(change)
     if trusted is not None and not report.problems:
         _verify_trust(opts, target, trusted, report)
+
+
+def _drift_warning(existing: dict[str, Any] | None, kept: set[tuple[str, int, int]], report: Report) -> None:
+    """Issue 9 item 7: our hooks were installed and unchanged, yet Codex no longer trusted them
+    (a hook added before ours moves their trust keys; Codex then skips them without a word)."""
+    if existing is None or not report.trust:
+        return
+    drifted = []
+    for hook in report.trust.get("hooks", []):
+        parts = codex_trust.split_key(hook["key"])
+        if parts and parts[1:] in kept and hook.get("before") != "trusted":
+            drifted.append(f"{hook.get('event') or parts[1]}[{parts[2]}] ({hook.get('before')})")
+    if drifted:
+        report.warnings.append(f"Codex had stopped trusting {len(drifted)} of our installed hooks: "
+                               f"{', '.join(drifted)}; it skipped them without a word until now (a hook added or "
+                               "removed before ours moves their trust keys). Trust is recorded again; "
+                               "`pasture doctor` reports this whenever it happens")
 
 
 def _undo(snap: files.Snapshot, change: FileChange) -> None:
