@@ -188,12 +188,14 @@ main.add_command(install)
 main.add_command(uninstall)
 
 from .hostcli import capture, diff, evidence, host, profile  # noqa: E402
+from .policycli import policy  # noqa: E402
 
 main.add_command(host)
 main.add_command(capture)
 main.add_command(profile)
 main.add_command(evidence)
 main.add_command(diff)
+main.add_command(policy)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,9 @@ RULE = "guard-files"
 REASON = ("pasture: {path} belongs to the guard (its policy, journal, hook adapters or trust store) and is off "
           "limits to the agent; leave it unchanged. A person can change it outside the agent session.")
 
+GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
+                 "agent session. Do not run it; ask the user if the policy is in your way.")
+
 # Cheap screen before any parsing: a shell command that names none of these cannot name a protected path.
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust")
 
@@ -133,8 +136,11 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         command = envelope.get("command")
         if not isinstance(command, str) or not any(word in command for word in _SCREEN):
             return None
-        from .shellwrites import writes  # rare path: only commands that name something like ours
+        from .shellwrites import guard_command, writes  # rare path: only commands that name something like ours
 
+        ran = guard_command(command)
+        if ran is not None:
+            return GUARD_COMMAND.format(command=ran)
         for target, deletes in writes(command, cwd, home):
             directory, name = target
             if _is_protected(name, directory, home, files, folders, ancestors=deletes):

@@ -234,7 +234,7 @@ def _matches(rule: dict, envelope: dict) -> bool:
 
 
 def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:
-    """Decide one gate-consultation event. `deadline`: a time.monotonic() instant no gate may outlive."""
+    """Decide one gate-consultation event. `deadline`: a time.perf_counter() instant no gate may outlive."""
     decisions: list[tuple] = []  # (decision, reason, layer, rule, gate, detail)
     failures: list[str] = []
     failed_gate = (None, "none")  # (layer, gate) of the first gate that produced no decision

@@ -36,7 +36,7 @@ def budget(layer: dict, deadline: float | None, clock=None) -> tuple[float, str 
     wanted = layer["timeout"]
     if deadline is None:
         return wanted, None
-    left = deadline - (clock or time.monotonic)()
+    left = deadline - (clock or time.perf_counter)()
     if left <= 0:
         raise GateFailure("no time left before the host's hook timeout to consult the gate")
     if wanted > left:

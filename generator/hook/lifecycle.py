@@ -64,14 +64,6 @@ def _read(stream) -> tuple[object, str | None]:
     return parse_payload(data)
 
 
-def deadline_seconds(row) -> float:
-    """How long a gate may take on this row: the host's hook timeout minus a safety margin (10 %,
-    at least 1 s, at most half the timeout), so our answer (and journal line) beats the host's kill."""
-    timeout = float(getattr(row, "timeout", None) or 60)
-    margin = min(max(1.0, timeout * 0.1), timeout / 2)
-    return timeout - margin
-
-
 def _journal_path(effective, root: str, env: dict) -> str:
     if env.get("PASTURE_JOURNAL"):
         return env["PASTURE_JOURNAL"]
@@ -118,6 +110,8 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
     if payload_error is not None:
         return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
     from .effective import evaluate
+
+    from .deadline import deadline_seconds
 
     deadline = started + deadline_seconds(row)
     verdict = evaluate(effective, envelope, deadline)

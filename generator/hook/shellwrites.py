@@ -137,3 +137,32 @@ def writes(command: str, cwd: str, home: str = "/") -> list[tuple[tuple[str, str
         chosen = positional if mode == "all" else positional[-1:]
         out += [((here, a), verb in _DELETES) for a in chosen]
     return out
+
+
+_GUARD_COMMANDS = {("policy", "trust"), ("policy", "untrust"), ("install",), ("uninstall",)}
+
+
+def guard_command(command: str) -> str | None:
+    """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
+    which the agent must not run on the user's behalf. Returns the command as the user would type it."""
+    for words in _split(_words(command)):
+        while words and "=" in words[0] and not words[0].startswith(("=", "-")):
+            words = words[1:]
+        index = 0
+        while index < len(words) and (os.path.basename(words[index]) in _PREFIXES or words[index].startswith("-")):
+            index += 1  # sudo, env -i, nohup ...: the command is the first word after them
+        if index >= len(words):
+            continue
+        name = os.path.basename(words[index])
+        rest = words[index + 1:]
+        if name == "python" or name.startswith("python3"):
+            if rest[:2] not in (["-m", "generator"], ["-m", "generator.entry"]):
+                continue
+            rest = rest[2:]
+        elif name not in ("pasture", "pasture-hook"):
+            continue
+        rest = [w for w in rest if not w.startswith("-")]
+        for size in (2, 1):
+            if tuple(rest[:size]) in _GUARD_COMMANDS:
+                return "pasture " + " ".join(rest[:size])
+    return None
