@@ -85,31 +85,33 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
         view = runtime_view.load(root, env)
     except Exception as exc:  # noqa: BLE001 - the runtime's own loader failed: that is the finding
         return findings + [Finding("policy", "off", f"the runtime cannot load the policy layers "
-                                   f"({type(exc).__name__}: {exc})", fix="pasture policy check")]
+                                   f"({type(exc).__name__}: {exc})", fix=f"pasture policy check --project {root}")]
     present = [layer for layer in view.layers if layer.status != "absent"]
+    trust_fix = f"pasture policy trust --project {root}  (after reading the policy)"
     for layer in present:
         where = layer.path or layer.name
         if layer.status == "trusted":
             findings.append(Finding("policy", "ok", f"{layer.name} policy {where}: valid"
-                                    + (", trusted" if view.design and layer.name == "project" else ""), where=where))
+                                    + (", trusted" if layer.name == "project" else ""), where=where))
+        elif layer.status == "untrusted" and layer.ignored:
+            findings.append(Finding("policy-trust", "off", f"the project policy {where} is not trusted (or changed "
+                                    f"since): the runtime ignores {'; '.join(layer.ignored)}; its rules still apply",
+                                    fix=trust_fix, where=where))
         elif layer.status == "untrusted":
-            ignored = f" ({', '.join(layer.ignored)} ignored)" if layer.ignored else ""
-            findings.append(Finding("policy-trust", "off", f"the project policy {where} is not trusted: the runtime "
-                                    f"ignores what it would weaken or run{ignored}", fix=f"pasture policy trust "
-                                    f"--project {root}  (after reading it)", where=where))
-        elif layer.status == "invalid":
-            findings.append(Finding("policy", "off", f"{layer.name} policy invalid: {layer.error}",
-                                    fix=f"fix {where} (then `pasture policy check`)", where=where))
-        else:
-            findings.append(Finding("policy", "off", f"{layer.name} policy {where} cannot be read ({layer.error})",
-                                    fix=f"make {where} readable", where=where))
+            findings.append(Finding("policy-trust", "warn", f"the project policy {where} is not trusted; it only "
+                                    "has rules, which apply anyway", fix=trust_fix, where=where))
+        else:  # invalid | unreadable: gate rows apply their failure mode unless something denies anyway
+            findings.append(Finding("policy", "off", f"{layer.name} policy {layer.status}: {layer.error}",
+                                    fix=f"fix {where}, then: pasture policy check --project {root}", where=where))
     if not present:
         findings.append(Finding("policy", "warn", f"no policy found for {root}: every gate row proceeds",
                                 fix=f"write {os.path.join(root, '.pasture', 'policy.toml')} (format: README, "
                                     "\"The hook runtime\")"))
     for note in view.notes:
-        findings.append(Finding("policy", "warn", note, fix=note.rsplit("`", 2)[-2] if note.count("`") >= 2 else
-                                f"pasture policy show --project {root}"))
+        if "pasture policy trust" in note:
+            continue  # the policy-trust finding above says it
+        fix = note.rsplit("run: ", 1)[1] if "run: " in note else f"pasture policy show --project {root}"
+        findings.append(Finding("policy", "warn", note, fix=fix))
     if view.journal:
         ok, why = runtime_view.journal_writable(view.journal)
         if ok:
@@ -119,6 +121,8 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
                                     "go unrecorded", fix=f"make {os.path.dirname(view.journal) or '.'} writable, or "
                                     "set [journal] path in the policy", where=view.journal))
     for gate in view.gates:
+        if any(l.name == gate.layer and l.status == "untrusted" for l in view.layers):
+            continue  # ignored by the runtime until trusted (the policy-trust finding says so)
         if gate.kind == "command":
             ok, detail = runtime_view.command_reachable(gate.command, root)
             findings.append(Finding("gate", "ok", f"{gate.layer} command gate {detail}") if ok else
@@ -129,6 +133,4 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             findings.append(Finding("gate", "ok", f"{gate.layer} AI gate: {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} AI gate: {detail}", fix="set [gate] base_url and "
                                     "model in the policy, and the key in the hosts' environment"))
-        else:
-            findings.append(Finding("gate", "ok", f"{gate.layer} rules gate (in-process)"))
     return findings

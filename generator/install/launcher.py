@@ -48,19 +48,11 @@ _SHEBANG_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_QUOTABLE = re.compile(r"[^'}\x00-\x1f\x7f]+")
 
-#: The ONE place that names the runtime entry. The design's `generator.hook.main.main(argv)` takes
-#: the whole argv (`hook lifecycle ...`, `hook serve ...`); until it lands on main, the launcher
-#: adapts `generator.hook.lifecycle.main(argv)` (argv after `hook lifecycle`) to that signature.
+#: The ONE place that names the runtime entry: `generator.hook.main.main(argv)` with the whole argv
+#: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md).
 ENTRY = '''\
 def _entry():
-    from generator.hook.lifecycle import main as lifecycle
-
-    def main(argv):
-        if argv[:2] != ["hook", "lifecycle"]:
-            sys.stderr.write("pasture-hook: usage: pasture-hook hook lifecycle --harness H --event E "
-                             "--host-version V\\n")
-            return 64
-        return lifecycle(argv[2:])
+    from generator.hook.main import main
     return main
 '''
 

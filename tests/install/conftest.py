@@ -27,8 +27,11 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PASTURE_BIN"):
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+                 "XDG_CACHE_HOME", "PASTURE_BIN", "PASTURE_POLICY", "PASTURE_TRUST_STORE", "PASTURE_JOURNAL",
+                 "PASTURE_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PASTURE_MANAGED_POLICY", str(tmp_path / "no-managed-policy.toml"))  # never /etc/pasture
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
     return home
 

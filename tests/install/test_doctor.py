@@ -216,16 +216,30 @@ def test_codex_trust_cannot_be_asked_without_codex(doctor, pasture, repo: Path, 
     assert trust["status"] == "warn" and "no codex on PATH" in trust["message"]
 
 
-def test_policy_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _trust(repo: Path) -> None:
+    result = CliRunner().invoke(main, ["policy", "trust", "--project", str(repo)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _install(pasture, repo)
     (repo / ".pasture").mkdir()
     policy = repo / ".pasture" / "policy.toml"
     policy.write_text('[gate]\nkind = "nonsense"\n')
     code, body, _ = doctor("--project", str(repo))
     (bad,) = _by(body, "policy", None)
-    assert code == 1 and bad["status"] == "off" and "nonsense" in bad["message"] and str(policy) in bad["fix"]
+    assert code == 1 and bad["status"] == "off" and "nonsense" in bad["message"]
+    assert bad["fix"] == f"fix {policy}, then: pasture policy check --project {repo}"
+
     policy.write_text('[gate]\nkind = "command"\ncommand = ["./gates/check"]\n')
     code, body, _ = doctor("--project", str(repo))
+    (untrusted,) = _by(body, "policy-trust", None)
+    assert code == 1 and untrusted["status"] == "off" and "command gate" in untrusted["message"]
+    assert untrusted["fix"].startswith(f"pasture policy trust --project {repo}")
+    assert _by(body, "gate", None) == []  # ignored until trusted: nothing to reach yet
+    _trust(repo)
+    code, body, _ = doctor("--project", str(repo))
+    assert _by(body, "policy-trust", None) == []
     (gate,) = _by(body, "gate", None)
     assert code == 1 and gate["status"] == "off" and f"{repo}/gates/check is not an executable file" in gate["message"]
     (repo / "gates").mkdir()
@@ -233,17 +247,21 @@ def test_policy_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypat
     (repo / "gates" / "check").chmod(0o755)
     code, body, _ = doctor("--project", str(repo))
     assert [f["status"] for f in _by(body, "gate", None)] == ["ok"]
+
     policy.write_text('[gate]\nkind = "ai"\nmodel = "m"\nbase_url = "https://example.invalid/v1"\n')
+    _trust(repo)
     for var in ("PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     code, body, _ = doctor("--project", str(repo))
     (gate,) = _by(body, "gate", None)
-    assert gate["status"] == "off" and "no API key" in gate["message"]
-    policy.write_text('[gate]\nkind = "rules"\n[journal]\npath = ".pasture/journal-dir"\n')
-    (repo / ".pasture" / "journal-dir").mkdir()
+    assert code == 1 and gate["status"] == "off" and "no API key" in gate["message"]
+
+    policy.write_text('[gate]\nkind = "rules"\n\n[journal]\npath = ".pasture/journal-dir/x.sqlite3"\n')
+    _trust(repo)
+    (repo / ".pasture" / "journal-dir").write_text("a file where the journal's folder should be")
     code, body, _ = doctor("--project", str(repo))
     (journal,) = _by(body, "journal", None)
-    assert code == 1 and journal["status"] == "off" and "is a folder" in journal["message"]
+    assert code == 1 and journal["status"] == "off" and "is not a folder" in journal["message"], journal
 
 
 def test_usage_errors_exit_2(doctor, repo: Path) -> None:
