@@ -249,7 +249,9 @@ def check_claude_start(inst: Installation, start: Path | None) -> list[Finding]:
     start, project = start.resolve(), project.resolve()
     if start == project:
         return []
-    return [Finding("claude-start", "off", f"Claude Code started in {start} loads no project settings: it reads "
+    # A warning, as issue 9 words it: the doctor cannot know where Claude will be started, only that a
+    # session started here would run none of the project's hooks.
+    return [Finding("claude-start", "warn", f"Claude Code started in {start} loads no project settings: it reads "
                     f"{project}/.claude/settings.json only when started in {project} (host behaviour)", inst.harness,
                     fix=f"start claude in {project} (cd {_q(project)}), or install for the user: "
                         "pasture install claude-code --user")]

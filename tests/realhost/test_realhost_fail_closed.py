@@ -36,6 +36,7 @@ from realhost_support import (
     _hooks_state_toml,
     _install_env,
     install_adapter,
+    tool_results,
 )
 
 pytestmark = pytest.mark.real_host
@@ -75,22 +76,8 @@ class Outcome:
         return (self.run.project / "build" / "keep.txt").exists()
 
     def tool_results(self) -> list[str]:
-        texts = []
-        for req in self.result.requests:
-            body = req.get("body") or {}
-            if self.host == "claude-code":
-                for msg in body.get("messages", []):
-                    if msg.get("role") == "user" and isinstance(msg.get("content"), list):
-                        for part in msg["content"]:
-                            if isinstance(part, dict) and part.get("type") == "tool_result":
-                                content = part.get("content")
-                                texts.append(content if isinstance(content, str) else json.dumps(content))
-            else:
-                for item in body.get("input", []):
-                    if isinstance(item, dict) and item.get("type") == "function_call_output":
-                        output = item.get("output")
-                        texts.append(output if isinstance(output, str) else json.dumps(output))
-        return list(dict.fromkeys(texts))
+        """The text of every tool result the host sent the model, oldest first."""
+        return [r["text"] for r in tool_results(self.host, self.result.requests)]
 
     def describe(self) -> str:
         return f"{self.result.describe()}\ntool results: {self.tool_results()}"
