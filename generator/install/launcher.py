@@ -49,11 +49,12 @@ _WORD_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_QUOTABLE = re.compile(r"[^'}\x00-\x1f\x7f]+")
 
 #: The ONE place that names the runtime entry: `generator.hook.main.main(argv)` with the whole argv
-#: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md).
+#: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md); the launcher
+#: is the whole process, so a one-event hook may skip the interpreter's teardown (process=True).
 ENTRY = '''\
 def _entry():
     from generator.hook.main import main
-    return main
+    return lambda argv: main(argv, process=True)
 '''
 
 _TEMPLATE = '''\
