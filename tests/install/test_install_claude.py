@@ -15,6 +15,12 @@ REPO = Path(__file__).resolve().parents[2]
 CONTRACT = "claude-code@2.1.328"
 _SCHEMA_FILE = REPO.parent / "shared" / "schemas" / "claude-code-settings.schema.json"  # as tests/render do
 SCHEMA = json.loads(_SCHEMA_FILE.read_text()) if _SCHEMA_FILE.exists() else None
+if SCHEMA is not None:
+    # SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
+    # it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.
+    next(shape for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
+         if shape.get("properties", {}).get("type", {}).get("const") == "command")["properties"]["onFailure"] = {
+        "type": "string", "enum": ["continue", "block"]}
 
 FOREIGN = {
     "permissions": {"allow": ["Bash(ls:*)"]},
