@@ -42,8 +42,11 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract]:
-    """Load and validate every contract under root/profiles; raise ProfileErrors with all problems."""
+def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] | None = None) -> list[Contract]:
+    """Load and validate every contract under root/profiles; raise ProfileErrors with all problems.
+
+    ``cited``, when given, collects every repository path a citation resolved to.
+    """
     root = Path(root)
     profiles = root / "profiles"
     problems: list[Problem] = []
@@ -51,7 +54,9 @@ def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract
     if not profiles.is_dir():
         raise ProfileErrors([Problem("profiles", 1, 1, "-", None, None, "no profiles/ folder here",
                                      "run in a project root or pass --root DIR")])
-    folders = sorted(p for p in profiles.iterdir() if p.is_dir() and not p.name.startswith("."))
+    # __pycache__: profiles/ is also the data package generator.profiles (see generator/resources.py).
+    folders = sorted(p for p in profiles.iterdir()
+                     if p.is_dir() and not p.name.startswith(".") and p.name != "__pycache__")
     if not folders:
         raise ProfileErrors([Problem("profiles", 1, 1, "-", None, None, "profiles/ holds no contract folder",
                                      "add profiles/<harness>@<version>/lifecycle.yaml and runtime.yaml")])
@@ -60,7 +65,7 @@ def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract
         for folder in folders:
             if wanted is not None and folder.name not in wanted:
                 continue
-            contract = _load_contract(root, folder, problems)
+            contract = _load_contract(root, folder, problems, cited)
             if contract is not None:
                 contracts.append(contract)
     if wanted is not None:
@@ -72,8 +77,8 @@ def load_project(root: Path, only: Iterable[str] | None = None) -> list[Contract
     return contracts
 
 
-def _lifecycle(root: Path, folder: Path, problems: list[Problem]):
-    f, data = read_yaml(root, folder / LIFECYCLE, folder.name, problems)
+def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None):
+    f, data = read_yaml(root, folder / LIFECYCLE, folder.name, problems, cited)
     if data is None:
         return None
     ident = rules.contract_identity(f, data.get("contract"), folder.name)
@@ -103,9 +108,9 @@ def _runtime(root: Path, folder: Path, problems: list[Problem], contract_id: str
     return rules.runtime_contract(f, model, contract_id, harness)
 
 
-def _load_contract(root: Path, folder: Path, problems: list[Problem]) -> Contract | None:
+def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None) -> Contract | None:
     before = len(problems)
-    life = _lifecycle(root, folder, problems)
+    life = _lifecycle(root, folder, problems, cited)
     contract_id = folder.name
     harness = None
     if life is not None:

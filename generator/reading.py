@@ -47,6 +47,7 @@ class ProfileFile:
     src: yamlsrc.Source | None
     contract: str
     problems: list[Problem]
+    cited: set[str] | None = None  # collects the repository paths citations resolved to (quickcheck.py)
 
     def add(self, loc: tuple, message: str, fix: str, *, row: str | None = None, field: str | None = None,
             at_key: bool = False) -> None:
@@ -64,11 +65,17 @@ def relpath(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def read_yaml(root: Path, path: Path, contract: str, problems: list[Problem]) -> tuple[ProfileFile, Any]:
+def read_yaml(root: Path, path: Path, contract: str, problems: list[Problem],
+              cited: set[str] | None = None) -> tuple[ProfileFile, Any]:
     rel = relpath(root, path)
-    f = ProfileFile(rel, None, contract, problems)
+    f = ProfileFile(rel, None, contract, problems, cited)
     if not path.is_file():
         f.add((), f"missing {path.name}", f"create {rel}; see profiles/README.md for the format")
+        return f, None
+    size = path.stat().st_size
+    if size > yamlsrc.MAX_BYTES:
+        f.add((), f"profile is {size:,} bytes; a profile may hold at most {yamlsrc.MAX_BYTES:,}",
+              "split the host's events across contracts, or remove what the host does not declare")
         return f, None
     try:
         text = path.read_text(encoding="utf-8")

@@ -176,6 +176,8 @@ def resolve_citation(f: ProfileFile, root: Path, sources: dict[str, str], value:
               "commit the cited file, cite the host documentation URL, or leave the evidence empty",
               row=row, field=field)
         return ""
+    if f.cited is not None:
+        f.cited.add(value)
     return value
 
 

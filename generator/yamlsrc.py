@@ -1,4 +1,12 @@
-"""Safe YAML loading that remembers where every value came from and refuses duplicate keys."""
+"""Safe YAML loading that remembers where every value came from and refuses duplicate keys.
+
+Profiles are untrusted input, so loading is bounded before anything is built: a document larger than
+MAX_BYTES, nested deeper than MAX_DEPTH, with a recursive alias, or whose aliases would expand it
+past a budget proportional to its size (billion laughs: a few hundred bytes that expand to 10^9
+nodes) is refused with the line to change. The check walks the composed node graph once, counting
+every shared node by its expanded size, so refusing costs time linear in the text, not in the
+expansion.
+"""
 
 from __future__ import annotations
 
@@ -54,25 +62,54 @@ def _mark(node: yaml.Node) -> Mark:
 # parser, so syntax errors keep their exact wording and position.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
+# The largest committed profile is ~40 kB and a 5,000-event synthetic one (benchmarks) ~3.2 MB.
+MAX_BYTES = 4 * 1024 * 1024
+# Profiles nest about 6 deep; libyaml itself stops at 1,000, our recursive builder needs less.
+MAX_DEPTH = 64
+# Expanded nodes allowed: a floor for small files, else one per 4 bytes of text. Plain YAML has
+# about one node per 15-25 bytes, so this leaves room for ordinary anchors and merge keys while
+# refusing any expansion that grows faster than the text.
+_EXPANSION_FLOOR = 10_000
+_BYTES_PER_NODE = 4
+
+
+def expansion_budget(text: str) -> int:
+    return max(_EXPANSION_FLOOR, len(text) // _BYTES_PER_NODE)
+
 
 def _compose(text: str) -> tuple[Any, Any]:
     """(loader, root node); the caller disposes the loader. Syntax errors raise from the pure-Python parser."""
+    fast_error = None
     if _FAST_LOADER is not None:
         fast = _FAST_LOADER(text)
         try:
             return fast, fast.get_single_node()
-        except yaml.YAMLError:
+        except yaml.YAMLError as exc:
+            fast_error = exc
             fast.dispose()
+            if "nesting depth" in str(getattr(exc, "problem", "")):
+                raise  # the pure-Python parser would only recurse to the same verdict, slowly
     loader = yaml.SafeLoader(text)
     try:
         return loader, loader.get_single_node()
+    except RecursionError:
+        # The pure-Python composer recurses per nesting level; libyaml already said where it stopped.
+        loader.dispose()
+        if fast_error is not None:
+            raise fast_error from None
+        raise YamlProblem(f"YAML nesting deeper than {MAX_DEPTH} levels", Mark(1, 1),
+                          "flatten the document; profiles nest a few levels deep") from None
     except BaseException:
         loader.dispose()
         raise
 
 
 def load(path: Path, text: str) -> Source:
-    """Parse one YAML document with the safe loader; raise YamlProblem on syntax or duplicate keys."""
+    """Parse one YAML document with the safe loader; raise YamlProblem on syntax, duplicate keys, or a
+    document past the bounds above."""
+    if len(text) > MAX_BYTES:
+        raise YamlProblem(f"document is {len(text):,} characters; at most {MAX_BYTES:,} are read", Mark(1, 1),
+                          "split it; a profile describes one host version")
     loader = None
     try:
         try:
@@ -89,11 +126,55 @@ def load(path: Path, text: str) -> Source:
         if node is None:
             src.data = None
             return src
+        _check_bounds(node, expansion_budget(text))
         src.data = _build(loader, node, (), src)
         return src
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_bounds(root: yaml.Node, budget: int) -> None:
+    """Refuse a node graph that is cyclic, too deep, or expands past budget nodes (before building it).
+
+    Iterative post-order walk; a node reached again through an alias is not walked again, its
+    expanded size is reused, so the cost is linear in the number of distinct nodes.
+    """
+    size: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, leaving = stack.pop()
+        key = id(node)
+        if leaving:
+            active.discard(key)
+            total = 1 + sum(size[id(child)] for child in _children(node))
+            size[key] = total
+            if total > budget:
+                raise YamlProblem(
+                    f"aliases expand this value to more than {budget:,} nodes (the limit for a document of "
+                    "this size)", _mark(node),
+                    "write the values out instead of repeating anchors; profiles need few aliases, if any")
+            continue
+        if key in size:
+            continue
+        if key in active:
+            raise YamlProblem("recursive alias: this value contains itself", _mark(node),
+                              "remove the alias that refers back to its own anchor")
+        if depth > MAX_DEPTH:
+            raise YamlProblem(f"nesting deeper than {MAX_DEPTH} levels", _mark(node),
+                              "flatten the document; profiles nest a few levels deep")
+        active.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in _children(node))
 
 
 def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Path_, src: Source) -> Any:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from collections import namedtuple
 
 from ..versions import HostVersion, VersionError
 
-_GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                          "generated", "python")
-
 
 def _index():
-    if _GENERATED not in sys.path and os.path.isdir(_GENERATED):
-        sys.path.append(_GENERATED)
+    # pasture_contracts is a top-level package of the distribution (mapped from
+    # generated/python/pasture_contracts by pyproject.toml), importable in every kind of install.
     return importlib.import_module("pasture_contracts")
 
 
