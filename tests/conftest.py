@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 from click.testing import CliRunner
 from repo_paths import REPO
 
 from generator.cli import main
+
+
+def pytest_configure(config):
+    # `pasture check` keeps its fast-path records in the user's cache folder: never the real one here
+    # (subprocesses inherit this).
+    os.environ["PASTURE_CACHE_DIR"] = tempfile.mkdtemp(prefix="pasture-test-cache-")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(os.environ.pop("PASTURE_CACHE_DIR", ""), ignore_errors=True)
 
 
 @pytest.fixture
