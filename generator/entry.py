@@ -21,7 +21,9 @@ def main() -> int | None:
             return code
     from .cli import main as cli_main
 
-    return cli_main()
+    # One program name however it was started (console script, python -m generator): the same help
+    # text and the same completion variable (_PASTURE_COMPLETE).
+    return cli_main(prog_name="pasture")
 
 
 if __name__ == "__main__":

@@ -72,11 +72,11 @@ else:
 
 
 def npm_bin() -> Path:
-    """``node_modules/.bin`` of the pinned npm tools (tests/npm), installed once; skip without npm."""
+    """``node_modules/.bin`` of the pinned npm tools (tests/npm), installed once; fails without npm."""
     try:
         return ensure_npm_tools(REPO)
     except NpmUnavailable as exc:
-        pytest.skip(f"needs npm and node on PATH: {exc}")
+        pytest.fail(f"this test needs npm and node (>= 22) on PATH to install tests/npm: {exc}", pytrace=False)
 
 
 def node_modules(bin_dir: Path) -> Path:
