@@ -44,10 +44,15 @@ def test_every_code_package_and_data_folder_is_listed():
 
 
 def test_resources_are_real_folders_found_without_path_arithmetic():
-    assert resources.templates_folder() == str(REPO / "templates")
-    assert resources.bundled_project() == str(REPO)
-    assert resources.package_folder("pasture_contracts") == str(REPO / "generated" / "python" / "pasture_contracts")
-    assert resources.import_roots() == [str(REPO), str(REPO / "generated" / "python")]
+    # A fresh interpreter: other tests import throwaway pasture_contracts packages into this one.
+    probe = ("import json; from generator import resources as r; print(json.dumps([r.templates_folder(), "
+             "r.bundled_project(), r.package_folder('pasture_contracts'), r.import_roots()]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr
+    templates, bundled, tables, roots = json.loads(done.stdout)
+    assert templates == str(REPO / "templates") and bundled == str(REPO)
+    assert tables == str(REPO / "generated" / "python" / "pasture_contracts")
+    assert roots == [str(REPO), str(REPO / "generated" / "python")]
     with pytest.raises(resources.MissingResource, match="reinstall"):
         resources.package_folder("generator.no_such_data")
 
@@ -84,14 +89,11 @@ def _hook(path: list[str], tmp: Path) -> subprocess.CompletedProcess:
 
 def test_lean_launcher_imports_from_the_recorded_roots(tmp_path):
     """What the lean hook launcher does: put dirname(dirname(pkg.__file__)) of both packages on sys.path."""
-    import pasture_contracts
-
-    roots = [os.path.dirname(os.path.dirname(generator.__file__)),
-             os.path.dirname(os.path.dirname(pasture_contracts.__file__))]
-    assert roots == resources.import_roots()
+    files = [str(REPO / "generator" / "__init__.py"), str(REPO / "generated/python/pasture_contracts/__init__.py")]
+    roots = [os.path.dirname(os.path.dirname(f)) for f in files]
     done = _isolated(roots, "import generator, pasture_contracts; print(generator.__file__, pasture_contracts.__file__)")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.decode().split() == [generator.__file__, pasture_contracts.__file__]
+    assert done.stdout.decode().split() == files
     hooked = _hook(roots, tmp_path)
     assert b'"permissionDecision": "deny"' in hooked.stdout, hooked
 
@@ -109,6 +111,7 @@ def _build(kind: str, source: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory):
+    # Three isolated builds (python -m build): about 20-60 s, so these tests are `slow`.
     """(wheel from the tree, sdist, wheel built from that sdist)."""
     base = tmp_path_factory.mktemp("dist")
     src = base / "src"  # a clean export: what is committed plus this work tree's edits, no caches
@@ -127,6 +130,7 @@ def _names(wheel: Path) -> list[str]:
     return sorted(zipfile.ZipFile(wheel).namelist())
 
 
+@pytest.mark.slow
 def test_wheel_carries_templates_profiles_captures_and_tables(artifacts):
     names = _names(artifacts[0])
     for folder, prefix, pattern in (("templates", "generator/templates/", "*.j2"),
@@ -140,6 +144,7 @@ def test_wheel_carries_templates_profiles_captures_and_tables(artifacts):
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/")) or "__pycache__" in n]
 
 
+@pytest.mark.slow
 def test_wheel_from_the_sdist_is_the_same_wheel(artifacts):
     wheel, sdist, from_sdist = artifacts
     assert _names(from_sdist) == _names(wheel)
@@ -151,6 +156,7 @@ def test_wheel_from_the_sdist_is_the_same_wheel(artifacts):
         assert needed in members, needed
 
 
+@pytest.mark.slow
 def test_installed_wheel_runs_without_the_checkout(artifacts, tmp_path):
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-compile", "--target",
