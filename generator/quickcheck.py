@@ -36,7 +36,8 @@ GENERATED = "generated"
 MANIFEST = "manifest.json"
 # Distributions whose version can change what generate writes (by the names pip gives their dist-info).
 _SHAPING = ("jinja2", "markupsafe", "pydantic", "pydantic_core", "pyyaml")
-_SKIP_DIRS = {"__pycache__", ".git"}
+# Exactly what generate.compare ignores: bytecode caches. Anything else is an input or output.
+_SKIP_DIRS = {"__pycache__"}
 
 
 # --- the digest -------------------------------------------------------------------------------------

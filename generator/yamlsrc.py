@@ -2,8 +2,8 @@
 
 Profiles are untrusted input, so loading is bounded before anything is built: a document larger than
 MAX_BYTES, nested deeper than MAX_DEPTH, with a recursive alias, or whose aliases would expand it
-past a budget proportional to its size (billion laughs: a few hundred bytes that expand to 10^9
-nodes) is refused with the line to change. The check walks the composed node graph once, counting
+past a budget proportional to its own distinct nodes (billion laughs: a few hundred bytes that
+expand to 10^9 nodes) is refused with the line to change. The check walks the composed node graph once, counting
 every shared node by its expanded size, so refusing costs time linear in the text, not in the
 expansion.
 """
@@ -66,15 +66,11 @@ _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 MAX_BYTES = 4 * 1024 * 1024
 # Profiles nest about 6 deep; libyaml itself stops at 1,000, our recursive builder needs less.
 MAX_DEPTH = 64
-# Expanded nodes allowed: a floor for small files, else one per 4 bytes of text. Plain YAML has
-# about one node per 15-25 bytes, so this leaves room for ordinary anchors and merge keys while
-# refusing any expansion that grows faster than the text.
+# Aliases may repeat values, but the expanded document may hold at most this many nodes per distinct
+# node of the text, plus a floor: ordinary anchors and merge keys stay far below it, an alias bomb
+# (each level repeating the one before) passes it within a few levels.
+_EXPANSION_PER_NODE = 4
 _EXPANSION_FLOOR = 10_000
-_BYTES_PER_NODE = 4
-
-
-def expansion_budget(text: str) -> int:
-    return max(_EXPANSION_FLOOR, len(text) // _BYTES_PER_NODE)
 
 
 def _compose(text: str) -> tuple[Any, Any]:
@@ -126,7 +122,7 @@ def load(path: Path, text: str) -> Source:
         if node is None:
             src.data = None
             return src
-        _check_bounds(node, expansion_budget(text))
+        _check_bounds(node)
         src.data = _build(loader, node, (), src)
         return src
     finally:
@@ -142,29 +138,34 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _check_bounds(root: yaml.Node, budget: int) -> None:
-    """Refuse a node graph that is cyclic, too deep, or expands past budget nodes (before building it).
+def _check_bounds(root: yaml.Node) -> None:
+    """Refuse a node graph that is cyclic, too deep, or whose aliases expand it past the budget, before
+    building it.
 
-    Iterative post-order walk; a node reached again through an alias is not walked again, its
-    expanded size is reused, so the cost is linear in the number of distinct nodes.
+    One iterative post-order walk: a node reached again through an alias is not walked again, its
+    expanded size is reused, so the cost is linear in the number of distinct nodes however large
+    the expansion (Python integers do not overflow).
     """
     size: dict[int, int] = {}
+    order: list[yaml.Node] = []  # post-order, to name the first value past the budget
     active: set[int] = set()
-    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    stack: list[tuple[yaml.Node, int, list | None]] = [(root, 1, None)]
     while stack:
-        node, depth, leaving = stack.pop()
+        node, depth, kids = stack.pop()
         key = id(node)
-        if leaving:
+        if kids is not None:  # leaving: every child is sized
             active.discard(key)
-            total = 1 + sum(size[id(child)] for child in _children(node))
+            total = 1
+            for kid in kids:
+                total += size[id(kid)]
             size[key] = total
-            if total > budget:
-                raise YamlProblem(
-                    f"aliases expand this value to more than {budget:,} nodes (the limit for a document of "
-                    "this size)", _mark(node),
-                    "write the values out instead of repeating anchors; profiles need few aliases, if any")
+            order.append(node)
             continue
         if key in size:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1
+            order.append(node)
             continue
         if key in active:
             raise YamlProblem("recursive alias: this value contains itself", _mark(node),
@@ -172,9 +173,17 @@ def _check_bounds(root: yaml.Node, budget: int) -> None:
         if depth > MAX_DEPTH:
             raise YamlProblem(f"nesting deeper than {MAX_DEPTH} levels", _mark(node),
                               "flatten the document; profiles nest a few levels deep")
+        kids = _children(node)
         active.add(key)
-        stack.append((node, depth, True))
-        stack.extend((child, depth + 1, False) for child in _children(node))
+        stack.append((node, depth, kids))
+        stack.extend((kid, depth + 1, None) for kid in kids)
+    budget = _EXPANSION_FLOOR + _EXPANSION_PER_NODE * len(order)
+    if size[id(root)] > budget:
+        first = next(n for n in order if size[id(n)] > budget)
+        raise YamlProblem(
+            f"aliases expand this value to {size[id(first)]:,} nodes; a document of {len(order):,} distinct "
+            f"nodes may expand to at most {budget:,}", _mark(first),
+            "write the values out instead of repeating anchors; profiles need few aliases, if any")
 
 
 def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Path_, src: Source) -> Any:

@@ -26,7 +26,7 @@ def billion_laughs() -> tuple[str, int]:
     lines = ['lol0: &lol0 "lol"']
     for i in range(1, 10):
         lines.append(f"lol{i}: &lol{i} [" + ", ".join([f"*lol{i - 1}"] * 9) + "]")
-    # 9^5 = 59,049 leaves passes the 10,000-node budget of a file this small at level 5.
+    # Level 5 (66,430 nodes expanded) is the first past the budget of a file this small (~10,600).
     return LIFECYCLE + "\n".join(lines) + "\n", LIFECYCLE.count("\n") + 1 + 5
 
 
@@ -124,5 +124,10 @@ def test_ordinary_anchors_and_merge_keys_still_load():
 
 
 def test_budget_grows_with_the_document():
-    assert yamlsrc.expansion_budget("x") == 10_000
-    assert yamlsrc.expansion_budget("x" * 400_000) == 100_000
+    """A large plain document (no aliases) is never mistaken for an expansion, however dense."""
+    dense = "[" + ",".join("1" for _ in range(200_000)) + "]\n"
+    assert len(yamlsrc.load(Path("x.yaml"), dense).data) == 200_000
+    shared = "a: &a [" + ",".join("1" for _ in range(1000)) + "]\n" + "".join(f"k{i}: *a\n" for i in range(12))
+    yamlsrc.load(Path("x.yaml"), shared)  # 12 extra copies of 1,001 nodes: within 10,000 + 4 per distinct node
+    with pytest.raises(yamlsrc.YamlProblem, match="aliases expand"):
+        yamlsrc.load(Path("x.yaml"), shared + "".join(f"m{i}: [*a, *a, *a]\n" for i in range(10)))
