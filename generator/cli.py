@@ -116,15 +116,18 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     """Render every artifact into generated/ (all-or-nothing)."""
     from .generate import compare, write
 
+    from .quickcheck import stamp
+
     project = project_root(ctx, root)
+    before = None if contract_ids else stamp(project)
     cited: set[str] = set()
     artifacts = _render_or_exit(project, contract_ids, as_json, cited)
     drift = compare(project, artifacts, set(contract_ids) or None)
     note = _templates_note(project)
     written = drift.missing + drift.modified
     if drift.clean or dry_run:
-        if not contract_ids and drift.clean:
-            _remember_clean(project, cited)
+        if drift.clean:
+            _remember_clean(project, cited, before, artifacts)
         if as_json:
             click.echo(_drift_json(drift, dry_run=dry_run, written=[], removed=[],
                                    diffs={p: drift.diffs[p] for p in drift.modified}, **note))
@@ -144,8 +147,7 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
         else:
             click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
         sys.exit(EXIT_ERROR)
-    if not contract_ids:
-        _remember_clean(project, cited)
+    _remember_clean(project, cited, before, artifacts)
     if as_json:
         click.echo(_drift_json(drift, dry_run=False, written=written, removed=drift.extra, **note))
         return
@@ -166,13 +168,15 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     nothing changed only re-hashes and skips rendering (PASTURE_NO_CACHE=1 turns that off).
     """
     from .generate import compare
+    from .quickcheck import stamp
 
     project = project_root(ctx, root)
+    before = None if contract_ids else stamp(project)
     cited: set[str] = set()
     artifacts = _render_or_exit(project, contract_ids, as_json, cited)
     drift = compare(project, artifacts, set(contract_ids) or None)
-    if drift.clean and not contract_ids:
-        _remember_clean(project, cited)
+    if drift.clean:
+        _remember_clean(project, cited, before, artifacts)
     if as_json:
         click.echo(_drift_json(drift, files=len(artifacts), diffs={p: drift.diffs[p] for p in drift.modified},
                                **_templates_note(project)))
@@ -187,12 +191,16 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     sys.exit(EXIT_DIFF)
 
 
-def _remember_clean(project: Path, cited: set[str]) -> None:
-    """Record that generated/ is verified against these exact inputs (the fast path of check)."""
+def _remember_clean(project: Path, cited: set[str], before: str | None, artifacts) -> None:
+    """Record that generated/ is verified against these exact inputs (the fast path of check);
+    ``before`` is None for a --contract run (it verified only part of the project)."""
     from . import quickcheck
+    from .render.project import MANIFEST
 
+    manifest = next(a for a in artifacts if a.path == MANIFEST)
     # profiles/ and captures/ are hashed whole; only citations elsewhere need naming.
-    quickcheck.remember(project, [c for c in cited if not c.startswith(("profiles/", "captures/"))])
+    quickcheck.remember(project, [c for c in cited if not c.startswith(("profiles/", "captures/"))], before,
+                        manifest.data)
 
 
 @main.command()

@@ -83,8 +83,19 @@ def _distributions() -> list[str]:
     return [found.get(project, f"{project} (not found)") for project in _SHAPING]
 
 
-def inputs_digest(root: str, cited: list[str]) -> str:
-    """sha256 over everything but generated/ that the verdict of a full check depends on."""
+def stamp(root) -> str | None:
+    """The digest of the project-wide inputs, taken before a full check reads them (so an edit made
+    while it runs cannot be recorded as verified); None when records are off or cannot be made."""
+    root = os.fspath(root)
+    if _cache_file(root) is None:
+        return None
+    try:
+        return _base_digest(root)
+    except (OSError, resources.MissingResource):
+        return None
+
+
+def _base_digest(root: str) -> str:
     h = hashlib.sha256()
     h.update(f"pasture {__version__}\0python {sys.version}\0".encode())
     h.update("\0".join(_distributions()).encode())
@@ -96,6 +107,13 @@ def inputs_digest(root: str, cited: list[str]) -> str:
         _feed(h, f"templates {i}", folder)
     _feed(h, "profiles", os.path.join(root, "profiles"))
     _feed(h, "captures", os.path.join(root, "captures"))
+    return h.hexdigest()
+
+
+def _with_cited(base: str, root: str, cited: list[str]) -> str:
+    """The base digest extended by the repository paths citations resolved to (outside profiles/ and
+    captures/, which the base covers whole)."""
+    h = hashlib.sha256(base.encode())
     for rel in sorted(set(cited)):
         path = os.path.join(root, rel)
         h.update(f"\0cited {rel}\0".encode())
@@ -107,6 +125,11 @@ def inputs_digest(root: str, cited: list[str]) -> str:
         else:
             h.update(b"\0missing\0")
     return h.hexdigest()
+
+
+def inputs_digest(root: str, cited: list[str]) -> str:
+    """sha256 over everything but generated/ that the verdict of a full check depends on."""
+    return _with_cited(_base_digest(root), root, cited)
 
 
 # --- generated/ against its manifest ----------------------------------------------------------------
@@ -143,20 +166,22 @@ def _cache_file(root: str) -> str | None:
     return os.path.join(base, "check", f"{key}.json")
 
 
-def remember(root, cited: list[str]) -> None:
+def remember(root, cited: list[str], before: str | None, manifest: bytes) -> None:
     """After a full check (or generate) left generated/ clean: record what that verdict rests on.
 
-    Best effort: a cache that cannot be written only costs the next check its shortcut.
+    ``before`` is stamp() taken before the inputs were read; ``manifest`` the manifest's rendered
+    bytes. Cited paths matter to the verdict only by existing, so one that vanished meanwhile means
+    no record. Best effort: a record that cannot be written only costs the next check its shortcut.
     """
     root = os.fspath(root)
     path = _cache_file(root)
-    if path is None:
+    if path is None or before is None:
         return
     try:
-        with open(os.path.join(root, GENERATED, MANIFEST), "rb") as fh:
-            manifest_bytes = fh.read()
-        record = {"root": os.path.realpath(root), "inputs": inputs_digest(root, cited), "cited": sorted(set(cited)),
-                  "manifest": hashlib.sha256(manifest_bytes).hexdigest()}
+        if not all(os.path.exists(os.path.join(root, rel)) for rel in cited):
+            return
+        record = {"root": os.path.realpath(root), "inputs": _with_cited(before, root, cited),
+                  "cited": sorted(set(cited)), "manifest": hashlib.sha256(manifest).hexdigest()}
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -176,7 +201,7 @@ def verified(root: str) -> int | None:
         with open(path, encoding="utf-8") as fh:
             record = json.load(fh)
         with open(os.path.join(root, GENERATED, MANIFEST), "rb") as fh:
-            manifest_bytes = fh.read()
+            manifest_bytes = fh.read().replace(b"\r\n", b"\n")  # CRLF on disk is not drift
         if record.get("root") != os.path.realpath(root):
             return None
         if hashlib.sha256(manifest_bytes).hexdigest() != record.get("manifest"):

@@ -211,3 +211,40 @@ def test_digest_covers_the_libraries_that_shape_the_output(monkeypatch):
     assert all("(not found)" not in n for n in names), names
     monkeypatch.setattr(quickcheck, "_distributions", lambda: [n.replace("jinja2-", "jinja2-0") for n in names])
     assert quickcheck.inputs_digest(str(REPO), []) != base
+
+
+def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(project, monkeypatch, cli):
+    """The inputs are stamped before the full check reads them: a profile edited after it was read
+    (the verdict is about the old text) leaves a record that does not match the new text."""
+    import generator.loader
+
+    real = generator.loader.load_project
+    lifecycle = project / "profiles/claude-code@2.1.261/lifecycle.yaml"
+
+    def load_then_edit(*args, **kwargs):
+        contracts = real(*args, **kwargs)
+        _edit(lifecycle, "  - name: PreToolUse\n", "  - name: PreToolUse\n    timeout: 61\n")
+        return contracts
+
+    monkeypatch.setattr(generator.loader, "load_project", load_then_edit)
+    assert cli("--root", str(project), "check").exit_code == 0  # a verdict on the text it read
+    monkeypatch.setattr(generator.loader, "load_project", real)
+    code, fast, _ = run("check", "--root", str(project))
+    assert (code, fast) == (1, False)
+
+
+def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, monkeypatch, cli, tmp_path):
+    import generator.loader
+
+    real = generator.loader.load_project
+
+    def load_then_remove(*args, **kwargs):
+        contracts = real(*args, **kwargs)
+        (project / "docs" / "hook-notes.md").unlink()
+        return contracts
+
+    for record in (tmp_path / "cache").rglob("*.json"):
+        record.unlink()
+    monkeypatch.setattr(generator.loader, "load_project", load_then_remove)
+    assert cli("--root", str(project), "check").exit_code == 0
+    assert list((tmp_path / "cache").rglob("*.json")) == []
