@@ -115,7 +115,6 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
              as_json: bool) -> None:
     """Render every artifact into generated/ (all-or-nothing)."""
     from .generate import compare, write
-
     from .quickcheck import stamp
 
     project = project_root(ctx, root)
@@ -123,7 +122,7 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     cited: set[str] = set()
     artifacts = _render_or_exit(project, contract_ids, as_json, cited)
     drift = compare(project, artifacts, set(contract_ids) or None)
-    note = _templates_note(project)
+    note = _templates_note(project) if as_json else {}
     written = drift.missing + drift.modified
     if drift.clean or dry_run:
         if drift.clean:
