@@ -110,3 +110,19 @@ def test_json_errors_are_json(project):
         doc = json.loads(done.stdout)
         assert done.returncode == 2 and doc["ok"] is False
         assert doc["problems"][0]["file"] == "profiles/claude-code@2.1.261/lifecycle.yaml"
+
+
+def test_the_click_hook_command_runs_the_same_runtime(tmp_path, monkeypatch):
+    """Invoking the click group (as `python -m generator.cli` would) reaches the same hook runtime."""
+    from click.testing import CliRunner
+
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\n'
+                      'command = "probe"\n')
+    monkeypatch.setenv("PASTURE_POLICY", str(policy))
+    monkeypatch.setenv("PASTURE_JOURNAL", str(tmp_path / "j.sqlite3"))
+    payload = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "cat probe"}, "cwd": str(tmp_path)}
+    result = CliRunner().invoke(main, ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse",
+                                       "--host-version", "2.1.328"], input=json.dumps(payload))
+    assert result.exit_code == 0 and '"permissionDecision": "deny"' in result.stdout, result.output
