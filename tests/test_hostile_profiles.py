@@ -42,11 +42,8 @@ def alias_heavy_18k() -> str:
 
 
 def oversize() -> str:
-    note = "    note: " + "x" * 1000 + "\n"
-    text = LIFECYCLE
-    while len(text) <= yamlsrc.MAX_BYTES:
-        text += "# " + note
-    return text
+    comment = "# " + "x" * 1000 + "\n"
+    return LIFECYCLE + comment * (yamlsrc.MAX_BYTES // len(comment) + 1)
 
 
 CASES = {
@@ -71,13 +68,27 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+@pytest.fixture(scope="module")
+def generated_project(tmp_path_factory) -> Path:
+    """A valid project with its generated/ written once; each test works on a copy."""
+    root = tmp_path_factory.mktemp("generated-project")
+    write_project(root)
+    done = subprocess.run([sys.executable, "-m", "generator", "--root", str(root), "generate"], capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_refused_with_file_and_line_and_nothing_written(tmp_path, case):
+def test_refused_with_file_and_line_and_nothing_written(tmp_path, case, generated_project):
+    import shutil
+
     make, message = CASES[case]
-    write_project(tmp_path)
+    tmp_path = tmp_path / "project"
+    shutil.copytree(generated_project, tmp_path)
     generate = [sys.executable, "-m", "generator", "--root", str(tmp_path), "generate"]
-    assert subprocess.run(generate, capture_output=True, timeout=120).returncode == 0
     before = _tree(tmp_path)
+    assert before
     (tmp_path / LIFE).write_text(make(), encoding="utf-8")
     done = subprocess.run(generate, capture_output=True, text=True, timeout=60, preexec_fn=_limited)
     assert done.returncode == 2, done.stderr[-2000:]
@@ -125,8 +136,8 @@ def test_ordinary_anchors_and_merge_keys_still_load():
 
 def test_budget_grows_with_the_document():
     """A large plain document (no aliases) is never mistaken for an expansion, however dense."""
-    dense = "[" + ",".join("1" for _ in range(200_000)) + "]\n"
-    assert len(yamlsrc.load(Path("x.yaml"), dense).data) == 200_000
+    dense = "[" + ",".join("1" for _ in range(50_000)) + "]\n"  # 2 bytes per node, far past a bytes budget
+    assert len(yamlsrc.load(Path("x.yaml"), dense).data) == 50_000
     shared = "a: &a [" + ",".join("1" for _ in range(1000)) + "]\n" + "".join(f"k{i}: *a\n" for i in range(12))
     yamlsrc.load(Path("x.yaml"), shared)  # 12 extra copies of 1,001 nodes: within 10,000 + 4 per distinct node
     with pytest.raises(yamlsrc.YamlProblem, match="aliases expand"):

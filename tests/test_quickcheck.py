@@ -47,17 +47,27 @@ def run(*args: str, env: dict | None = None) -> tuple[int, bool, str]:
 CITED = LIFECYCLE.replace("sources:\n", "sources:\n  notes: docs/hook-notes.md\n", 1)
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    monkeypatch.setenv("PASTURE_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "project"
+@pytest.fixture(scope="module")
+def generated_project(tmp_path_factory) -> Path:
+    """The test project with generated/ written once (by the console script); tests work on copies."""
+    root = tmp_path_factory.mktemp("quickcheck") / "project"
     write_project(root, lifecycle=CITED)
     (root / "docs").mkdir()
     (root / "docs" / "hook-notes.md").write_text("notes the profile cites\n")
     (root / "captures").mkdir()
     (root / "captures" / "README.md").write_text("captures\n")
-    code, fast, _ = run("--root", str(root), "generate")
+    code, fast, _ = run("--root", str(root), "generate", env={"PASTURE_NO_CACHE": "1"})
     assert (code, fast) == (0, False)
+    return root
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch, generated_project, cli):
+    """A copy with its own record: a full check of it (in-process, quicker than a process) left one."""
+    monkeypatch.setenv("PASTURE_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    shutil.copytree(generated_project, root)
+    assert cli("--root", str(root), "check").exit_code == 0
     return root
 
 
