@@ -926,6 +926,7 @@ function connection(cwd: string | undefined, report: Report) {
   const unanswered = new Map<number, string>()
   let nextId = 1
   let lost = 0
+  let closed = false
   let onReply: (event: string, reply: Reply) => void = () => undefined
 
   function wake(): void {
@@ -941,6 +942,7 @@ function connection(cwd: string | undefined, report: Report) {
       report("warn", `the runtime stopped before journaling ${unanswered.size} event(s)`, { events: [...new Set(unanswered.values())] })
       unanswered.clear()
     }
+    if (closed) return
     if (starts < 2) {
       report("warn", `${problem}; starting it again (once)`, { stderr })
       start()
@@ -1102,10 +1104,19 @@ function connection(cwd: string | undefined, report: Report) {
     })
   }
 
+  // The host unloads the plugin: end the runtime's input; it journals what it has and exits.
+  function close(): void {
+    closed = true
+    const proc = child
+    child = undefined
+    proc?.stdin.end()
+  }
+
   start()
   return {
     send,
     ready,
+    close,
     awaits: (event: string): boolean | undefined => awaited?.has(event),
     unavailable: (): string | undefined => unavailable,
     onReply: (callback: (event: string, reply: Reply) => void): void => {
@@ -1195,7 +1206,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
     return rowOf(event)?.surface === "opencode-catch-all-sse"
   }
 
-  return { consult, observe, isBus }
+  return { consult, observe, isBus, close: runtime.close }
 }
 
 export const PastureLifecycle: Plugin = async ({ client, directory }) => {
@@ -1207,7 +1218,7 @@ export const PastureLifecycle: Plugin = async ({ client, directory }) => {
       fallback()
     }
   }
-  const { consult, observe, isBus } = lifecycle(typeof directory === "string" && directory !== "" ? directory : undefined, report)
+  const { consult, observe, isBus, close } = lifecycle(typeof directory === "string" && directory !== "" ? directory : undefined, report)
   const named = (event: string, input: unknown, output: unknown): Promise<void> => consult(event, { event, input, output })
 
   return {
@@ -1232,5 +1243,6 @@ export const PastureLifecycle: Plugin = async ({ client, directory }) => {
       const type: string = event.type
       if (isBus(type)) observe(type, { event: type, input: event })
     },
+    dispose: async () => close(),
   } satisfies Hooks
 }

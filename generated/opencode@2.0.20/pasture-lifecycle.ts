@@ -436,6 +436,7 @@ function connection(cwd: string | undefined, report: Report) {
   const unanswered = new Map<number, string>()
   let nextId = 1
   let lost = 0
+  let closed = false
   let onReply: (event: string, reply: Reply) => void = () => undefined
 
   function wake(): void {
@@ -451,6 +452,7 @@ function connection(cwd: string | undefined, report: Report) {
       report("warn", `the runtime stopped before journaling ${unanswered.size} event(s)`, { events: [...new Set(unanswered.values())] })
       unanswered.clear()
     }
+    if (closed) return
     if (starts < 2) {
       report("warn", `${problem}; starting it again (once)`, { stderr })
       start()
@@ -612,10 +614,19 @@ function connection(cwd: string | undefined, report: Report) {
     })
   }
 
+  // The host unloads the plugin: end the runtime's input; it journals what it has and exits.
+  function close(): void {
+    closed = true
+    const proc = child
+    child = undefined
+    proc?.stdin.end()
+  }
+
   start()
   return {
     send,
     ready,
+    close,
     awaits: (event: string): boolean | undefined => awaited?.has(event),
     unavailable: (): string | undefined => unavailable,
     onReply: (callback: (event: string, reply: Reply) => void): void => {
@@ -705,7 +716,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
     return rowOf(event)?.surface === "opencode-catch-all-sse"
   }
 
-  return { consult, observe, isBus }
+  return { consult, observe, isBus, close: runtime.close }
 }
 
 const report: Report = (level, message, extra) => {
@@ -750,7 +761,7 @@ export default define({
   id: "pasture-lifecycle",
   setup: async (ctx) => {
     const where = (ctx as { readonly location?: { readonly directory?: unknown } }).location?.directory
-    const { consult, observe } = lifecycle(typeof where === "string" && where !== "" ? where : undefined, report)
+    const { consult, observe, close } = lifecycle(typeof where === "string" && where !== "" ? where : undefined, report)
     const hook = (event: string, input: unknown): Promise<void> => consult(event, { event, input })
     const decide = (event: string, verdict: Verdict): Promise<void> => consult(event, { event, input: verdict }, verdict)
 
@@ -808,6 +819,7 @@ export default define({
     ]
     return () => {
       for (const stop of stops) stop()
+      close()
     }
   },
 })
