@@ -272,7 +272,7 @@ class Server:
         if obj is None:
             obj = _head(line)
             if obj is None:
-                return {"id": None, "error": f"malformed request line ({problem})"}
+                return {"id": None, "error": f"malformed request line ({problem.replace('payload', 'line', 1)})"}
         if not isinstance(obj, dict):
             return {"id": None, "error": f"malformed request line (a JSON {type(obj).__name__}, not an object)"}
         rid = obj.get("id")
@@ -338,7 +338,7 @@ class Server:
         self.coverage = Coverage(self.harness, gates, self.env)
         message = {"pasture": "hook-serve", "protocol": PROTOCOL, "harness": self.harness,
                    "host_version": self.host_version, "contract": contract,
-                   "note": why and f"{why}; every event is journaled observe-only"}
+                   "note": f"{why}; every event is journaled observe-only" if why else ""}
         with self._write_lock:
             current = self._current()
             # A policy that cannot even be looked at is assumed to gate every gate row.
