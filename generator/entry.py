@@ -6,14 +6,12 @@ import sys
 
 
 def main() -> int | None:
-    if sys.argv[1:3] == ["hook", "lifecycle"]:
-        from .hook.lifecycle import main as hook_main
+    from .hook.main import is_hook
 
-        return hook_main(sys.argv[3:])
-    if sys.argv[1:3] == ["hook", "serve"]:  # until generator/hook/main.py dispatches both
-        from .hook.serve import main as serve_main
+    if is_hook(sys.argv[1:3]):
+        from .hook.main import main as hook_main
 
-        return serve_main(sys.argv[3:])
+        return hook_main(sys.argv[1:])
     from .cli import main as cli_main
 
     return cli_main()

@@ -55,12 +55,12 @@ Standard library only: this is a hook path.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import threading
 import time
 from queue import SimpleQueue
+
+from .fastjson import JSONError, dumps, loads
 
 PROTOCOL = 1
 MAX_PAYLOAD = 16 * 1024 * 1024  # the one-shot runtime's limit (lifecycle.MAX_PAYLOAD)
@@ -72,7 +72,7 @@ EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 70  # EX_SOFTWARE: the runtime cannot run at all (same code as the launcher's)
 
 USAGE = "usage: pasture hook serve --harness H --host-version V  (JSON lines on stdin and stdout)"
-FIX = "pip install --upgrade pasture-generator && pasture install {harness}"
+FIX = "pip install --force-reinstall pasture-generator, then pasture install {harness} again"  # lifecycle.REINSTALL
 
 
 def _args(argv: list[str]) -> dict[str, str] | None:
@@ -95,73 +95,82 @@ def _args(argv: list[str]) -> dict[str, str] | None:
 
 def contract_rows(harness: str, host_version: str) -> tuple[str | None, dict, str]:
     """(contract id, its rows by event name, why there is none). Raises when the tables cannot load."""
-    import importlib
-
     from .tables import _index, resolve
 
     resolved = resolve(harness, host_version, "\x00")  # no event is named NUL: only the contract resolves
     if resolved.contract is None:
         return None, {}, resolved.why
     module = next(m for cid, m, *_ in _index().ADMISSIONS[harness] if cid == resolved.contract)
-    return resolved.contract, importlib.import_module(f"pasture_contracts.{module}").ROWS, ""
+    return resolved.contract, __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS, ""
 
 
-def _may_refuse(rule, harness: str, event: str) -> bool:
+def _may_refuse(rule: dict, harness: str, event: str) -> bool:
     """Whether a non-proceed rule can match this event at all: only its harness, event and semantic
     matchers are known before the payload; every other matcher might match."""
-    if rule.decision == "proceed":
+    if rule["decision"] == "proceed":
         return False
     known = {"harness": harness, "event": event, "semantic": "gate-consultation"}
-    return all(value in rule.lists[key] for key, value in known.items() if key in rule.lists)
+    return all(value in rule["lists"][key] for key, value in known.items() if key in rule["lists"])
 
 
-def policy_awaits(policy, harness: str, gate_events: tuple[str, ...]) -> tuple[str, ...]:
-    """The gate events whose answer this policy can make anything but proceed."""
-    if policy is None:
-        return ()
-    events = gate_events if policy.events is None else tuple(e for e in gate_events if e in policy.events)
-    if policy.kind != "rules" or policy.default != "proceed":
-        return events  # a command or AI gate may refuse, or fail, on any event it covers
-    return tuple(e for e in events if any(_may_refuse(rule, harness, e) for rule in policy.rules))
+def _carries_tool(row) -> bool:
+    # The built-in guard rules judge a tool's writes (generator/hook/builtin.py: no tool_kind, no
+    # refusal); the rows whose payload names a tool call are the ones carrying its identity.
+    return any(ident.kind == "tool-call" for ident in row.identities)
+
+
+def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
+    """The gate rows whose answer this effective policy can make anything but proceed, in catalog order.
+
+    A decision (deny, ask) changes the host's course only where answer.can_deny holds (a pre-action
+    row with a refusal channel; elsewhere it is delivered as proceed); a failure (an invalid or
+    unreadable layer, a command or AI gate that crashes or runs out of time) changes it on any gate
+    row whose failure mode blocks, which is why those wait wherever such a layer reaches.
+    """
+    from .answer import can_deny
+
+    gates = [name for name, row in rows.items() if row.semantic == "gate-consultation"]
+    refusable = [name for name in gates if can_deny(harness, rows[name])]
+    need: set[str] = set()
+    if effective.protect:
+        need.update(name for name in refusable if _carries_tool(rows[name]))
+    for layer in effective.layers:
+        status = layer["status"]
+        if status == "absent":
+            continue
+        if status in ("invalid", "unreadable"):
+            return tuple(gates)
+        covered = set(gates if layer["events"] is None else layer["events"])
+        if layer["kind"] in ("command", "ai"):
+            need.update(name for name in gates if name in covered)
+        elif layer["default"] != "proceed":
+            need.update(name for name in refusable if name in covered)
+        else:
+            need.update(name for name in refusable if name in covered
+                        and any(_may_refuse(rule, harness, name) for rule in layer["rules"]))
+    return tuple(name for name in gates if name in need)
 
 
 class Coverage:
-    """The current ``await`` set, recomputed only when the policy file's identity changes.
+    """The current ``await`` set: the effective policy (cached by content in generator.hook.effective)
+    for the project root of the server's working directory, recomputed only when it changes."""
 
-    TODO(lead's effective.load): switch to the layered, content-cached policy when it lands; until
-    then this reads the one policy file ``policy.find`` names, as ``respond`` does.
-    """
-
-    def __init__(self, harness: str, gate_events: tuple[str, ...], env: dict) -> None:
-        self.harness, self.gate_events, self.env = harness, gate_events, env
-        self._key: tuple | None = None
+    def __init__(self, harness: str, rows: dict, env: dict) -> None:
+        self.harness, self.rows, self.env = harness, rows, env
+        self._effective = None
         self._value: tuple[str, ...] = ()
         self._lock = threading.Lock()
 
     def current(self) -> tuple[str, ...]:
-        from .policy import PolicyError, find, load, project_dir
+        from .effective import load
+        from .project import root_for
 
-        path = find(project_dir(None, self.env), self.env)
-        if path is None:
-            key: tuple = (None,)
-        else:
-            try:
-                st = os.stat(path)
-                key = (path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            except OSError as exc:
-                key = (path, type(exc).__name__)
+        effective = load(root_for(None, self.env), self.env)
         with self._lock:
-            if key == self._key:
-                return self._value
-            if path is None:
-                value: tuple[str, ...] = ()
-            else:
-                try:
-                    value = policy_awaits(load(path), self.harness, self.gate_events)
-                except (PolicyError, OSError):
-                    value = self.gate_events  # respond() fails every gate row: each must be awaited
-            self._key, self._value = key, value
-            return value
+            if effective is not self._effective:
+                self._value = awaited_by(effective, self.harness, self.rows)
+                self._effective = effective
+            return self._value
 
 
 # --- the server -----------------------------------------------------------------------------------
@@ -174,6 +183,13 @@ class Request:
         self.payload, self.payload_error, self.started = payload, payload_error, started
 
 
+_KINDS = {list: "array", str: "string", bool: "boolean", type(None): "null"}
+
+
+def _kind(value) -> str:
+    return "object" if isinstance(value, dict) else _KINDS.get(type(value), "number")
+
+
 def _head(data: bytes) -> dict | None:
     """id, event and wait from the head of a line that cannot be parsed whole (payload comes last)."""
     head = data[:HEAD]
@@ -181,8 +197,8 @@ def _head(data: bytes) -> dict | None:
         at = head.find(marker)
         if at > 0:
             try:
-                value = json.loads(head[:at] + b"}")
-            except (ValueError, RecursionError):
+                value = loads((head[:at] + b"}").decode("utf-8"))
+            except (UnicodeDecodeError, JSONError):
                 return None
             return value if isinstance(value, dict) else None
     return None
@@ -218,7 +234,7 @@ class Server:
         """One line, whole, or nothing once the reader is gone (the host exited: keep journaling)."""
         if not self._stdout_open:
             return
-        data = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+        data = dumps(message, compact=True).encode("ascii") + b"\n"
         try:
             self.stdout.write(data)
             self.stdout.flush()
@@ -266,15 +282,17 @@ class Server:
             problem = f"payload larger than {MAX_PAYLOAD} bytes"
         else:
             try:
-                obj = json.loads(line)
-            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-                problem = f"payload is not JSON ({type(exc).__name__})"
+                obj = loads(line.decode("utf-8"))
+            except UnicodeDecodeError:
+                problem = "payload is not JSON (UnicodeDecodeError)"
+            except JSONError as exc:
+                problem = f"payload is not JSON ({exc})"
         if obj is None:
             obj = _head(line)
             if obj is None:
                 return {"id": None, "error": f"malformed request line ({problem.replace('payload', 'line', 1)})"}
         if not isinstance(obj, dict):
-            return {"id": None, "error": f"malformed request line (a JSON {type(obj).__name__}, not an object)"}
+            return {"id": None, "error": f"malformed request line (a JSON {_kind(obj)}, not an object)"}
         rid = obj.get("id")
         if not _valid_id(rid):
             return {"id": None, "error": "malformed request line (no integer id)"}
@@ -289,7 +307,7 @@ class Server:
                 given = obj.get("payload_error")
                 problem = given if isinstance(given, str) and given else "request carries no payload"
             elif not isinstance(payload, dict):
-                problem = f"payload is a JSON {type(payload).__name__}, not an object"
+                problem = f"payload is a JSON {_kind(payload)}, not an object"
                 payload = None
         return Request(rid, event, wait, payload, problem, started)
 
@@ -335,7 +353,7 @@ class Server:
                 f"fix: {FIX.format(harness=self.harness)}")})
             return EXIT_UNAVAILABLE
         gates = tuple(name for name, row in rows.items() if row.semantic == "gate-consultation")
-        self.coverage = Coverage(self.harness, gates, self.env)
+        self.coverage = Coverage(self.harness, rows, self.env)
         message = {"pasture": "hook-serve", "protocol": PROTOCOL, "harness": self.harness,
                    "host_version": self.host_version, "contract": contract,
                    "note": f"{why}; every event is journaled observe-only" if why else ""}
@@ -393,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout.buffer
     if args is None:
         line = {"pasture": "hook-serve", "protocol": PROTOCOL, "error": f"pasture: {USAGE}"}
-        stdout.write(json.dumps(line).encode() + b"\n")
+        stdout.write(dumps(line).encode() + b"\n")
         stdout.flush()
         return EXIT_USAGE
     import signal
@@ -401,5 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("SIGINT", "SIGHUP"):  # the host's terminal going away must not cost journal rows
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
+    import os
+
     server = Server(args["harness"], args["host_version"], sys.stdin.buffer, stdout, dict(os.environ))
     return server.serve()

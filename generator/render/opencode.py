@@ -96,7 +96,7 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_STDERR_BYTES = 8 * 1024
 LOG_SERVICE = "pasture-lifecycle"
 SERVE_PROTOCOL = 1  # generator/hook/serve.py PROTOCOL (the hook path never imports this module)
-FIX = "pip install --upgrade pasture-generator && pasture install opencode"
+FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"  # lifecycle.REINSTALL
 
 # 2.x registers hooks per domain of the plugin context: ctx.session.hook("prompt"), ...
 V2_HOOK_DOMAINS = ("session", "tool", "permission", "shell")

@@ -29,9 +29,22 @@ TOOL = {"event": "tool.execute.before", "input": {"tool": "bash", "sessionID": "
 IDLE = {"event": "session.idle", "input": {"id": "e1", "type": "session.idle", "properties": {"sessionID": "ses_1"}}}
 
 
-def _gates() -> list[str]:
+def _rows() -> dict:
     _, rows, _ = serve.contract_rows("opencode", VERSION)
-    return [name for name, row in rows.items() if row.semantic == "gate-consultation"]
+    return rows
+
+
+def _gates() -> list[str]:
+    return [name for name, row in _rows().items() if row.semantic == "gate-consultation"]
+
+
+def _refusable() -> list[str]:
+    """The gate rows where a deny changes what the host does: all pre-action ones on OpenCode."""
+    return [name for name in _gates() if _rows()[name].pre_action]
+
+
+# The built-in guard rules (protect_guard_files) judge the tool rows whatever the policy says.
+BUILTIN = ["tool.execute.before", "shell.env"]
 
 
 def req(rid, event: str, payload, wait: bool = True) -> bytes:
@@ -56,21 +69,29 @@ def test_handshake_names_the_contract_and_every_gate_row_a_rule_may_refuse(env):
     code, (hello,) = run([], env)
     assert code == 0
     assert hello == {"pasture": "hook-serve", "protocol": 1, "harness": "opencode", "host_version": VERSION,
-                     "contract": "opencode@1.18.33", "note": "", "await": _gates()}
-    assert "tool.definition" in hello["await"] and "session.idle" not in hello["await"]
+                     "contract": "opencode@1.18.33", "note": "", "await": _refusable()}
+    # a deny after the fact is delivered as proceed: tool.execute.after never waits for a rule
+    assert "tool.definition" in hello["await"] and "tool.execute.after" not in hello["await"]
+    assert "session.idle" not in hello["await"]
+
+
+OFF = "[builtin]\nprotect_guard_files = false\n"
 
 
 @pytest.mark.parametrize("policy, expected", [
-    (None, []),
-    ('[gate]\nevents = ["tool.execute.before", "PreToolUse"]\n[[rules]]\nname = "n"\ndecision = "deny"\n'
+    (None, BUILTIN),
+    (OFF, []),
+    (OFF + '[gate]\nevents = ["tool.execute.before", "PreToolUse"]\n[[rules]]\nname = "n"\ndecision = "deny"\n'
      'command = "x"\n', ["tool.execute.before"]),
-    ('[[rules]]\nname = "n"\ndecision = "deny"\nevent = ["tool.execute.before", "chat.message"]\n',
+    (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = ["tool.execute.before", "chat.message"]\n',
      ["chat.message", "tool.execute.before"]),
-    ('[[rules]]\nname = "codex-only"\ndecision = "deny"\nharness = "codex"\n', []),
-    ('[[rules]]\nname = "only-proceeds"\ndecision = "proceed"\n', []),
-    ('[[rules]]\nname = "obs"\ndecision = "deny"\nsemantic = "observation"\n', []),
-    ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["shell.env"]\n', ["shell.env"]),
-    ('[gate]\ndefault = "ask"\n', "all"),
+    (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = "tool.execute.after"\n', []),  # after the fact
+    ('[[rules]]\nname = "codex-only"\ndecision = "deny"\nharness = "codex"\n', BUILTIN),
+    ('[[rules]]\nname = "only-proceeds"\ndecision = "proceed"\n', BUILTIN),
+    ('[[rules]]\nname = "obs"\ndecision = "deny"\nsemantic = "observation"\n', BUILTIN),
+    ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["tool.execute.after"]\n',
+     [*BUILTIN, "tool.execute.after"]),  # a gate that fails there throws: it waits
+    ('[gate]\ndefault = "ask"\n', "refusable"),
     ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\n', "all"),
     ("this is [not toml", "all"),  # invalid: every gate row fails closed, so each is awaited
 ])
@@ -80,8 +101,25 @@ def test_await_set_follows_the_policy(env, tmp_path, policy, expected):
     else:
         write_policy(tmp_path, policy)
     _, (hello,) = run([], env)
-    want = _gates() if expected == "all" else [e for e in _gates() if e in expected]
+    pool = {"all": _gates(), "refusable": _refusable()}
+    want = pool[expected] if isinstance(expected, str) else [e for e in _gates() if e in expected]
     assert hello["await"] == want
+
+
+def test_an_untrusted_project_command_gate_is_not_waited_for(env, tmp_path):
+    """The project layer's command gate only runs once the user trusted it; until then only its rules count."""
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".pasture" / "policy.toml").write_text('[gate]\nkind = "command"\ncommand = ["/bin/false"]\n')
+    env = {k: v for k, v in env.items() if k != "PASTURE_POLICY"}
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        _, (hello,) = run([], env)
+    finally:
+        os.chdir(cwd)
+    assert hello["await"] == BUILTIN
 
 
 def test_unknown_host_version_is_observe_only(env, tmp_path):
@@ -101,7 +139,8 @@ def test_tables_that_cannot_load_give_one_line_and_exit_70(env, monkeypatch):
     assert code == 70
     assert hello == {"pasture": "hook-serve", "protocol": 1, "error": (
         "pasture: cannot load the generated contract tables (ModuleNotFoundError: No module named "
-        "'pasture_contracts'); fix: pip install --upgrade pasture-generator && pasture install opencode")}
+        "'pasture_contracts'); fix: pip install --force-reinstall pasture-generator, then pasture install "
+        "opencode again")}
 
 
 def test_usage_error_is_a_handshake_error_and_exit_2(env):
@@ -135,8 +174,8 @@ def test_unawaited_requests_are_answered_and_journaled_in_arrival_order(env, tmp
 
 
 @pytest.mark.parametrize("line, expected", [
-    (b"not json at all\n", {"id": None, "error": "malformed request line (line is not JSON (JSONDecodeError))"}),
-    (b"[1, 2]\n", {"id": None, "error": "malformed request line (a JSON list, not an object)"}),
+    (b"not json at all\n", {"id": None, "error": "malformed request line (line is not JSON (not JSON))"}),
+    (b"[1, 2]\n", {"id": None, "error": "malformed request line (a JSON array, not an object)"}),
     (b'{"event": "tool.execute.before", "payload": {}}\n', {"id": None, "error": "malformed request line (no integer id)"}),
     (b'{"id": true, "event": "tool.execute.before", "payload": {}}\n',
      {"id": None, "error": "malformed request line (no integer id)"}),
@@ -151,12 +190,12 @@ def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_pa
 
 
 @pytest.mark.parametrize("line, failure", [
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":[1,2]}\n', "payload is a JSON list, not an object"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":{"broken": }\n', "payload is not JSON (JSONDecodeError)"),
+    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":[1,2]}\n', "payload is a JSON array, not an object"),
+    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":{"broken": }\n', "payload is not JSON (not JSON)"),
     (b'{"id":5,"event":"tool.execute.before","wait":true,"payload_error":"could not encode it"}\n', "could not encode it"),
     (b'{"id":5,"event":"tool.execute.before","wait":true}\n', "request carries no payload"),
     (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":' + b"[" * 100000 + b"]" * 100000 + b"}\n",
-     "payload is not JSON (RecursionError)"),
+     "payload is not JSON (nested too deeply)"),
 ])
 def test_a_bad_payload_gets_the_rows_failure_mode_and_is_journaled(env, tmp_path, line, failure):
     _, (_, reply) = run([line], env)
@@ -214,9 +253,9 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
     policy = Path(env["PASTURE_POLICY"])
     piped = Piped(env)
     try:
-        assert piped.read()["await"] == _gates()
-        policy.write_text('[gate]\nevents = ["tool.execute.before"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
-        assert piped.read() == {"await": ["tool.execute.before"]}  # pushed by the poll, no request needed
+        assert piped.read()["await"] == _refusable()
+        policy.write_text(OFF + '[gate]\nevents = ["chat.message"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
+        assert piped.read() == {"await": ["chat.message"]}  # pushed by the poll, no request needed
         piped.send(req(1, "session.idle", IDLE, wait=False))
         assert "await" not in piped.read()  # unchanged since it was last said
     finally:
@@ -226,8 +265,8 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
     policy.write_text('[[rules]]\nname = "n"\ndecision = "deny"\n')
     piped = Piped(env, poll=3600)
     try:
-        assert piped.read()["await"] == _gates()
-        policy.write_text('[gate]\nevents = ["shell.env"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
+        assert piped.read()["await"] == _refusable()
+        policy.write_text(OFF + '[gate]\nevents = ["shell.env"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
         piped.send(req(1, "session.idle", IDLE, wait=False))
         reply = piped.read()
         assert reply["id"] == 1 and reply["await"] == ["shell.env"]

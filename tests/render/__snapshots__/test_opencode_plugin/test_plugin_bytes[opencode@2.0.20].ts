@@ -46,7 +46,7 @@ const LIMITS = {
 const SERVICE = "pasture-lifecycle"
 
 // What fixes a runtime that is not installed, or is installed but broken.
-const FIX = "pip install --upgrade pasture-generator && pasture install opencode"
+const FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"
 
 type Report = (level: "info" | "warn" | "error", message: string, extra?: Record<string, unknown>) => void
 
