@@ -346,3 +346,11 @@ def test_twelve_simultaneous_gate_calls_run_at_once_and_each_gets_its_own_reply(
     assert sorted(r["tool"] for r in runs) == sorted(f"t{i}" for i in range(1, 13))
     assert max(r["start"] for r in runs) < min(r["end"] for r in runs)  # all twelve were running together
     assert len(journal(tmp_path)) == 12
+
+
+def test_a_journal_that_cannot_be_written_is_quiet_on_observations_and_fails_closed_on_gates(env, tmp_path):
+    (tmp_path / "journal.sqlite3.spool").mkdir()  # every append fails
+    _, (_, bus, gate) = run([req(1, "session.idle", IDLE, wait=False), req(2, "tool.execute.before", TOOL)], env)
+    assert (bus["exit"], bus["stderr"], json.loads(bus["stdout"])) == (0, "", {"decision": "proceed"})
+    assert (gate["exit"], gate["answer"]) == (3, "fail-block")
+    assert gate["stderr"].startswith("pasture: internal error (")

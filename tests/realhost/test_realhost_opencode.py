@@ -127,28 +127,30 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
 
 
 def test_failures_on_observation_rows_never_block(npm_bin: Path, tmp_path: Path) -> None:
-    """The journal refuses every observation row (the bus events, observe-only): each still answers
-    proceed, and OpenCode runs the tool and finishes. (Every OpenCode gate-consultation row is
-    throw-fail-fast, so there is no non-blocking gate row to crash here.)"""
+    """The journal cannot be written (its spool is a folder), so every event fails inside the runtime.
+    Each observation row still answers proceed, silently, and is never waited for; the gate rows fail
+    closed (throw-fail-fast), so the first one, chat.message, ends the prompt and nothing runs.
+
+    (It used to break only the observation rows, with a trigger in the SQLite journal; since the hook
+    appends to a spool and never runs SQL, a failure can no longer be aimed at some events only.)"""
     observations = SPEC.observation_events()
-    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), refuse_journal=observations)
-    assert out.result.exit_code == 0, out.describe()
-    assert (out.project / "probe.txt").read_text() == "pasture-probe\n", out.describe()
-    assert _tool_part(out)["state"]["status"] == "completed"
+    journal = tmp_path / "journal.sqlite3"
+    (tmp_path / "journal.sqlite3.spool").mkdir()
+    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), extra_env={"PASTURE_JOURNAL": str(journal)},
+                   reaches_model=False)
+    assert not out.probe_exists, out.describe()
 
     failed = [c for c in out.served() if c.event in observations and c.reply is not None]
-    assert {c.event for c in failed} >= {"session.created", "message.updated", "message.part.updated"}, \
-        out.describe()
+    assert {c.event for c in failed} >= {"session.created", "session.updated"}, out.describe()
     for call in failed:  # observe-only: exit 0, a proceed answer, no diagnostic, never awaited
         assert SPEC.row(call.event).failure == "observe-only"
         assert call.wait is False
         assert call.rc == 0 and json.loads(call.stdout) == {"decision": "proceed"}, call.brief()
         assert call.stderr == ""
-    # The refusals really happened (observe-only fails silently, so the journal is the witness): none
-    # of those rows is in it, the gate rows are.
-    rows = out.journal()
-    assert not {r["event"] for r in rows} & set(observations)
-    assert {"tool.execute.before", "tool.execute.after"} <= {r["event"] for r in rows}
+    (chat,) = out.served("chat.message")
+    assert chat.wait is True and chat.rc == FAILURE_EXIT["throw-fail-fast"], chat.brief()
+    assert "internal error" in chat.stderr
+    assert out.served("tool.execute.before") == []
 
 
 def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,
