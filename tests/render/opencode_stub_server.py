@@ -91,6 +91,8 @@ def answer(request, raw, started):
         reply["stdout"] = SIMPLE[mode]
     elif mode in ("deny", "ask"):
         reply["stdout"] = json.dumps({"decision": mode, "reason": ctl.get("reason", "")}) + "\n"
+    elif mode == "noted":
+        reply.update(stdout=SIMPLE["proceed"], stderr="pasture: NOTE-LINE: run pasture policy trust\n")
     elif mode == "crash":
         reply.update(exit=3, stderr="pasture: gate failed: stub crashed on purpose SECRET-STDERR\n")
     elif mode == "refused":

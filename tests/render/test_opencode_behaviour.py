@@ -83,6 +83,7 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "twelve_at_once": {"parallel": True, "mode": "slow", "control": {"delay": 0.4},
                        "calls": [{"kind": "hook", "event": "tool.definition", "input": {"toolID": f"t{i}"},
                                   "output": {"description": "d", "parameters": {}}} for i in range(12)]},
+    "notes_logged_once": {"mode": "noted", "calls": [_tool(), _tool(), BUS]},
     "many_events_one_process": {"calls": [CHAT, BUS, _tool(), BUS, _tool(), CHAT], "expectEof": True},
     "bus_proceed": {"kind": "bus", "input": IDLE},
     "bus_crash": {"kind": "bus", "mode": "crash", "input": IDLE},
@@ -362,6 +363,13 @@ def test_v1_a_reply_updates_the_await_set(v1):
     assert first["threw"] is True and first["message"] == REASON
     assert second["threw"] is False  # the first reply said nothing needs an answer any more
     assert [c["request"]["wait"] for c in case["calls"]] == [True, False]
+
+
+def test_v1_what_the_runtime_says_beside_an_answer_is_logged_once(v1):
+    case = v1["cases"]["notes_logged_once"]
+    assert [r["threw"] for r in case["results"]] == [False, False, False]
+    assert [(r["level"], r["message"]) for r in case["reports"]] == [
+        ("warn", "pasture: NOTE-LINE: run pasture policy trust")]
 
 
 def test_v1_twelve_simultaneous_calls_are_all_in_flight_at_once(v1):

@@ -1059,11 +1059,24 @@ function connection(cwd: string | undefined, report: Report) {
 function lifecycle(cwd: string | undefined, report: Report) {
   const runtime = connection(cwd, report)
   const reported = new Set<string>()
+  const noted = new Set<string>()
+
+  // What the runtime says beside a good answer (say, a project policy it ignored until trusted,
+  // with the command that trusts it) goes to the log once per distinct line.
+  function notes(event: string, reply: Reply): void {
+    if (reply.exit !== 0) return
+    for (const line of reply.stderr.split("\n")) {
+      if (line.trim() === "" || noted.has(line) || noted.size >= 100) continue
+      noted.add(line)
+      report("warn", line, { event })
+    }
+  }
 
   // A reply nobody waited for: say what the plugin could not act on.
   runtime.onReply((event, reply) => {
     const row = rowOf(event)
     if (row === undefined) return
+    notes(event, reply)
     const outcome = outcomeOf(reply)
     if (!outcome.ok) {
       report("warn", `${event}: ${outcome.problem}`, { event, failure: row.failure, stderr: outcome.stderr })
@@ -1105,6 +1118,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
       outcome = { ok: false, problem: `the runtime did not start within ${limit} ms`, stderr: "" }
     } else {
       const result = await runtime.send(event, payload, true, limit)
+      if ("reply" in result) notes(event, result.reply)
       outcome = "reply" in result ? outcomeOf(result.reply) : { ok: false, problem: result.problem, stderr: "" }
     }
     if (!outcome.ok) {
