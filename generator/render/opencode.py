@@ -65,7 +65,8 @@ What the plugin does with the answer is fixed per row (``_row_view``):
   above, on a row whose mutation mode is output or output-object.
 
 No runtime. If the runtime cannot be started, says in its handshake that it cannot run (exit 70:
-its own tables do not load), or dies, it is started again once. After that it is unavailable: a
+its own tables do not load), sends no handshake within 10 s (``PASTURE_HOOK_START_MS``), or dies,
+it is started again once. After that it is unavailable: a
 fail-fast row that ``guardsAction`` (a pre-action gate row carrying a tool-call identity, or with a
 cited deny response: the tool and permission rows) throws ``pasture refused <event>: <one line
 naming what is missing>; fix: <command>``; every other row logs that line once and proceeds. A
@@ -94,6 +95,7 @@ V1_EXPORT = "PastureLifecycle"
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (generator/hook/serve.py)
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_STDERR_BYTES = 8 * 1024
+START_MS = 10_000  # a runtime silent this long after starting counts as not started (PASTURE_HOOK_START_MS)
 LOG_SERVICE = "pasture-lifecycle"
 SERVE_PROTOCOL = 1  # generator/hook/serve.py PROTOCOL (the hook path never imports this module)
 FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"  # lifecycle.REINSTALL
@@ -155,6 +157,7 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
             "maxPayloadBytes": MAX_PAYLOAD_BYTES,
             "maxReplyBytes": MAX_REPLY_BYTES,
             "maxStderrBytes": MAX_STDERR_BYTES,
+            "startMs": START_MS,
         },
         "rows": rows,
         "named": named,

@@ -8,7 +8,7 @@ Control file ($STUB_CONTROL, JSON):
   mode         how to answer every event (default "proceed"); modes: {event: mode} overrides
   reason       the reason of deny/ask answers
   await        the handshake's "await" list; await_next: an "await" list every reply then carries
-  start        how a process starts: ok | slow | handshake-error | exit70 | protocol2 | silent-exit |
+  start        how a process starts: ok | slow | handshake-error | exit70 | protocol2 | silent-exit | hang |
                die-first-start (the first process exits 1 at its first request, later ones answer)
   delay        seconds, for mode "slow" and start "slow"
 Requests are answered each on its own thread, so slow answers overlap.
@@ -60,6 +60,9 @@ if how == "exit70":
     sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); fix: STUB-LAUNCHER-FIX\n")
     sys.exit(70)
 if how == "silent-exit":
+    sys.exit(0)
+if how == "hang":  # an old one-shot pasture: reads its input to the end, never says hello
+    sys.stdin.read()
     sys.exit(0)
 write({"pasture": "hook-serve", "protocol": 2 if how == "protocol2" else 1, "harness": "opencode",
        "contract": "stub", "await": ctl.get("await", [])})

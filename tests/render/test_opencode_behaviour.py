@@ -73,6 +73,8 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "launcher_exit_70": {**_tool(), "control": {"start": "exit70"}, "expectRequests": 0},
     "protocol_mismatch": {**_tool(), "control": {"start": "protocol2"}, "expectRequests": 0},
     "silent_exit": {**_tool(), "control": {"start": "silent-exit"}, "expectRequests": 0},
+    "silent_start": {"control": {"start": "hang"}, "env": {"PASTURE_HOOK_START_MS": "500"}, "expectRequests": 0,
+                     "calls": [CHAT, _tool()]},
     "restart_once": {"control": {"start": "die-first-start"}, "calls": [_tool(), _tool()]},
     "slow_start": {**_tool(), "control": {"start": "slow", "delay": 0.5}},
     # Which events wait: the handshake's set, updated by later replies.
@@ -270,6 +272,15 @@ def test_v1_runtime_failure_on_a_fail_fast_gate_throws(v1, key, problem, starts)
         assert "SECRET-STDERR" in errors[0]["extra"]["stderr"]
     # A runtime that died is started again, once; one that only answered badly keeps running.
     assert len(case["starts"]) == starts
+
+
+def test_v1_runtime_that_never_says_hello_counts_as_not_started(v1):
+    case = v1["cases"]["silent_start"]
+    chat, tool = case["results"]
+    assert chat["threw"] is False
+    assert tool["message"] == (f"pasture refused tool.execute.before: the pasture runtime did not answer within 500 ms "
+                               f"of starting ({v1['stub']}: is it a pasture with `hook serve`?); fix: {FIX}")
+    assert len(case["starts"]) == 2
 
 
 def test_v1_runtime_that_dies_is_restarted_once_and_the_next_call_is_answered(v1):

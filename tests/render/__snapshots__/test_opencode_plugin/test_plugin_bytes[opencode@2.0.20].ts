@@ -40,7 +40,8 @@ const PROTOCOL = 1
 const LIMITS = {
   "maxPayloadBytes": 16777216,
   "maxReplyBytes": 4194304,
-  "maxStderrBytes": 8192
+  "maxStderrBytes": 8192,
+  "startMs": 10000
 } as const
 
 const SERVICE = "pasture-lifecycle"
@@ -345,12 +346,15 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
+// A positive whole number of milliseconds up to 600000 from the environment, else the default.
+function millis(name: string, fallback: number): number {
+  const value = process.env[name]
+  if (value !== undefined && /^[1-9][0-9]{0,5}$/.test(value) && Number(value) <= 600000) return Number(value)
+  return fallback
+}
+
 function timeoutMs(row: Row): number {
-  const override = process.env.PASTURE_HOOK_TIMEOUT_MS
-  if (override !== undefined && /^[1-9][0-9]{0,5}$/.test(override) && Number(override) <= 600000) {
-    return Number(override)
-  }
-  return row.timeoutMs
+  return millis("PASTURE_HOOK_TIMEOUT_MS", row.timeoutMs)
 }
 
 // JSON.stringify, except that a BigInt becomes its decimal string and a reference cycle the
@@ -528,10 +532,18 @@ function connection(cwd: string | undefined, report: Report) {
     let buffered = ""
     const fail = (problem: string): void => {
       why = why ?? problem
+      clearTimeout(silent)
       proc.kill("SIGKILL")
       ended(proc, why, stderr)
     }
+    // A runtime that never says hello is as good as none (an old pasture, or a binary that is not one).
+    const startMs = millis("PASTURE_HOOK_START_MS", LIMITS.startMs)
+    const silent = setTimeout(() => {
+      if (!handshook) fail(`the pasture runtime did not answer within ${startMs} ms of starting (${bin.path}: is it a pasture with \`hook serve\`?); fix: ${FIX}`)
+    }, startMs)
+    silent.unref?.()
     proc.on("error", (error) => {
+      clearTimeout(silent)
       why = why ?? (handshook ? `the pasture runtime failed: ${describe(error)}` : startFailure(bin, error))
       ended(proc, why, stderr)
     })
@@ -545,7 +557,10 @@ function connection(cwd: string | undefined, report: Report) {
         const line = buffered.slice(0, at)
         buffered = buffered.slice(at + 1)
         if (line.trim() === "") continue
-        if (!handshook) handshook = true
+        if (!handshook) {
+          handshook = true
+          clearTimeout(silent)
+        }
         handle(line, fail)
       }
       if (buffered.length > LIMITS.maxReplyBytes) fail(`the pasture runtime wrote a line longer than ${LIMITS.maxReplyBytes} bytes`)
@@ -554,6 +569,7 @@ function connection(cwd: string | undefined, report: Report) {
       if (stderr.length < LIMITS.maxStderrBytes) stderr = (stderr + chunk.toString("utf8")).slice(0, LIMITS.maxStderrBytes)
     })
     proc.on("close", (code, signal) => {
+      clearTimeout(silent)
       const status = signal !== null ? `was killed by ${signal}` : `exited with status ${code}`
       const said = stderr.split("\n").find((line) => line.startsWith("pasture: "))
       if (handshook) why = why ?? `the pasture runtime ${status}`
@@ -580,12 +596,20 @@ function connection(cwd: string | undefined, report: Report) {
       body = `"payload_error":${JSON.stringify(`the hook payload could not be encoded as JSON (${describe(error)})`)}`
     }
     const proc = child
-    if (proc === undefined) {
+    let written = false
+    if (proc !== undefined) {
+      try {
+        proc.stdin.write(`{"id":${id},"event":${JSON.stringify(event)},"wait":${wait ? "true" : "false"},${body}}\n`, "utf8")
+        written = true
+      } catch {
+        // a stream already torn down: the runtime's exit decides what happens next
+      }
+    }
+    if (!written) {
       lost += 1
       if (lost === 1 || lost % 100 === 0) report("warn", `no runtime: ${lost} event(s) not journaled so far`, { event })
       return Promise.resolve({ problem: unavailable ?? "the pasture runtime is not running" })
     }
-    proc.stdin.write(`{"id":${id},"event":${JSON.stringify(event)},"wait":${wait ? "true" : "false"},${body}}\n`, "utf8")
     if (!wait) {
       unanswered.set(id, event)
       return Promise.resolve({ problem: "not awaited" })
