@@ -27,7 +27,8 @@ Arms (the same 20-rule policy wherever pasture runs; no rule matches the probe, 
                              that many hooks, against which ours is judged
              pasture         `pasture install claude-code` / `pasture install codex` (Codex: with
                              the hook trust install records; the `true` arm has its hooks trusted
-                             the same way, by Codex's own app-server)
+                             the same way, by Codex's own app-server, which also opens CODEX_HOME
+                             before the no-hooks arm, so no arm pays Codex's first-run setup)
 
 Counted, not timed: pasture processes per OpenCode session (a PASTURE_BIN wrapper logs each start),
 and events lost: after the host has exited and the runtime has finished, the journal rows per event
@@ -121,6 +122,10 @@ def session(host: str, arm: str, root: Path, npm_bin: Path, pasture: Path) -> di
     options: dict = {}
     starts = work / "starts.log"
     record = run.root / "recorded.jsonl"
+    if host == "codex":
+        # `codex app-server` has opened CODEX_HOME before the timed run in every arm (that is how hook
+        # trust gets recorded): without it the no-hooks arm alone paid Codex's first-run setup.
+        options = {"hook_trust": "persist"}
     if arm != "none":
         installed = rh.install_adapter(spec, run, npm_bin)
         if host == "codex":
