@@ -67,6 +67,7 @@ V1_CASES: dict[str, dict[str, Any]] = {
     # The runtime unavailable: conversation and bus rows proceed, the tool row refuses with the fix.
     "missing_binary": {"env": {"PASTURE_BIN": "/nonexistent/pasture"}, "expectRequests": 0,
                        "calls": [CHAT, BUS, _tool()]},
+    "interpreter_gone": {"env": {"PASTURE_BIN": "<orphan>"}, "expectRequests": 0, "calls": [_tool()]},
     "not_installed": {"unset": ["PASTURE_BIN"], "env": {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": "<empty>"},
                       "expectRequests": 0, "calls": [CHAT, _tool()]},
     "handshake_error": {**_tool(), "control": {"start": "handshake-error"}, "expectRequests": 0},
@@ -150,7 +151,10 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     launcher.parent.mkdir(parents=True)
     launcher.symlink_to(stub)
     (folder / "empty").mkdir()
-    places = {"<data>": str(folder / "data"), "<empty>": str(folder / "empty")}
+    orphan = folder / "bin" / "orphan-launcher"  # a launcher whose interpreter was removed
+    orphan.write_text("#!/nonexistent/venv/bin/python -IS\n")
+    orphan.chmod(0o755)
+    places = {"<data>": str(folder / "data"), "<empty>": str(folder / "empty"), "<orphan>": str(orphan)}
 
     def env_of(case: dict[str, Any]) -> dict[str, str]:
         env = {"PASTURE_BIN": str(stub), **case.get("env", {})}
@@ -165,7 +169,7 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     }
     env = {"PATH": f"{folder / 'bin'}:{os.environ.get('PATH', '')}"}
     result = run_driver(runtime, bin_dir, folder, plugin, spec, env)
-    result.update(stub=stub, project=project, launcher=launcher, empty=folder / "empty")
+    result.update(stub=stub, project=project, launcher=launcher, empty=folder / "empty", orphan=orphan)
     return result
 
 
@@ -328,6 +332,13 @@ def test_v1_missing_binary_refuses_the_tool_with_one_line_and_the_fix(v1):
     _unchanged(case)
     messages = [r["message"] for r in case["reports"]]
     assert f"chat.message: {line}" in messages and f"tool.execute.before: {line}" in messages
+
+
+def test_v1_a_launcher_whose_interpreter_is_gone_is_named_as_such(v1):
+    case = v1["cases"]["interpreter_gone"]
+    assert case["message"] == (f"pasture refused tool.execute.before: the pasture runtime cannot be started: "
+                               f"{v1['orphan']} ($PASTURE_BIN) is there but the interpreter it names is not (a "
+                               f"removed virtualenv?); fix: {FIX}")
 
 
 def test_v1_not_installed_names_path_and_the_launcher_it_looked_for(v1):

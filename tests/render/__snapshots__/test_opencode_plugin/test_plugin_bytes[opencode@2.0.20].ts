@@ -421,7 +421,16 @@ function startFailure(bin: { readonly path: string; readonly origin: string }, e
   if (bin.path === "pasture" && code === "ENOENT") {
     return `the pasture runtime is not installed: \`pasture\` is not on ${bin.origin}; fix: ${FIX}`
   }
-  if (code === "ENOENT") return `the pasture runtime is missing: ${bin.path} (${bin.origin}) does not exist; fix: ${FIX}`
+  if (code === "ENOENT") {
+    let present = false
+    try {
+      present = existsSync(bin.path)
+    } catch {
+      // unknowable: say it is missing
+    }
+    if (present) return `the pasture runtime cannot be started: ${bin.path} (${bin.origin}) is there but the interpreter it names is not (a removed virtualenv?); fix: ${FIX}`
+    return `the pasture runtime is missing: ${bin.path} (${bin.origin}) does not exist; fix: ${FIX}`
+  }
   if (code === "EACCES") return `the pasture runtime cannot be run: ${bin.path} (${bin.origin}) is not executable; fix: ${FIX}`
   return `the pasture runtime could not be started: ${bin.path} (${bin.origin}): ${describe(error)}; fix: ${FIX}`
 }
