@@ -75,22 +75,6 @@ USAGE = "usage: pasture hook serve --harness H --host-version V  (JSON lines on 
 FIX = "pip install --force-reinstall pasture-generator, then pasture install {harness} again"  # lifecycle.REINSTALL
 
 
-def _args(argv: list[str]) -> dict[str, str] | None:
-    wanted = {"--harness": "harness", "--host-version": "host_version"}
-    out: dict[str, str] = {}
-    items = iter(argv)
-    for item in items:
-        key, eq, value = item.partition("=")
-        if key not in wanted:
-            return None
-        if not eq:
-            value = next(items, None)
-            if value is None:
-                return None
-        out[wanted[key]] = value
-    return out if len(out) == 2 else None
-
-
 # --- which events need an answer ------------------------------------------------------------------
 
 def contract_rows(harness: str, host_version: str) -> tuple[str | None, dict, str]:
@@ -407,7 +391,9 @@ class Server:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry for ``pasture hook serve ...`` (argv: the words after ``hook serve``)."""
-    args = _args(sys.argv[3:] if argv is None else argv)
+    from .lifecycle import _args
+
+    args = _args(sys.argv[3:] if argv is None else argv, {"--harness": "harness", "--host-version": "host_version"})
     stdout = sys.stdout.buffer
     if args is None:
         line = {"pasture": "hook-serve", "protocol": PROTOCOL, "error": f"pasture: {USAGE}"}

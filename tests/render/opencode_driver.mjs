@@ -184,6 +184,10 @@ for (const c of spec.cases) {
   const ms = Date.now() - started
   const expect = c.expectRequests ?? calls.reduce((n, call) => n + (call.kind === "bus" ? (call.events ?? [0]).length : 1), 0)
   await waitFor(log, (rs) => rs.filter((r) => r.kind === "request").length >= expect, 5000)
+  if (c.expectReports) {
+    const until = Date.now() + 5000
+    while (reports.length - first < c.expectReports && Date.now() < until) await sleep(20)
+  }
   await sleep(c.settleMs ?? 250) // replies nobody waits for, and the reports they cause
   if (c.dispose !== false) {
     await instance.dispose()

@@ -11,6 +11,7 @@ Control file ($STUB_CONTROL, JSON):
   start        how a process starts: ok | slow | handshake-error | exit70 | protocol2 | silent-exit | hang |
                die-first-start (the first process exits 1 at its first request, later ones answer)
   delay        seconds, for mode "slow" and start "slow"
+  barrier      mode "barrier": no answer until this many requests have arrived (15 s at most)
 Requests are answered each on its own thread, so slow answers overlap.
 """
 import fcntl
@@ -79,6 +80,9 @@ SIMPLE = {
 }
 
 
+received = 0
+
+
 def answer(request, raw, started):
     ctl = control()
     event = request.get("event")
@@ -87,7 +91,15 @@ def answer(request, raw, started):
         mode = "exit1"
     if mode == "slow":
         time.sleep(ctl.get("delay", 0.3))
-    log({"kind": "request", "pid": pid, "line": raw, "request": request, "start": started, "end": time.time()})
+    met = None
+    if mode == "barrier":  # answer nothing until `barrier` requests are in (15 s at most)
+        until = time.time() + 15
+        while received < ctl["barrier"] and time.time() < until:
+            time.sleep(0.01)
+        met = received >= ctl["barrier"]
+        mode = "proceed"
+    log({"kind": "request", "pid": pid, "line": raw, "request": request, "start": started, "end": time.time(),
+         "met": met})
     rid = request.get("id")
     reply = {"id": rid, "exit": 0, "stdout": "", "stderr": ""}
     if mode in SIMPLE:
@@ -124,5 +136,6 @@ for raw in sys.stdin:
     except ValueError:
         log({"kind": "bad-line", "pid": pid, "line": raw[:200]})
         continue
+    received += 1
     threading.Thread(target=answer, args=(request, raw, started)).start()
 log({"kind": "eof", "pid": pid, "time": time.time()})
