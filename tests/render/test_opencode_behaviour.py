@@ -157,7 +157,8 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     places = {"<data>": str(folder / "data"), "<empty>": str(folder / "empty"), "<orphan>": str(orphan)}
 
     def env_of(case: dict[str, Any]) -> dict[str, str]:
-        env = {"PASTURE_BIN": str(stub), **case.get("env", {})}
+        # never the machine's own launcher: <data> is an empty folder unless the case names one
+        env = {"PASTURE_BIN": str(stub), "XDG_DATA_HOME": "<empty>", **case.get("env", {})}
         return {k: places.get(v, v) for k, v in env.items()}
 
     spec = {
