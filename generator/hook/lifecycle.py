@@ -25,8 +25,9 @@ EXIT_BROKEN = 70  # the runtime cannot load its own tables: the adapters' fallba
 REINSTALL = "pip install --force-reinstall pasture-generator, then pasture install <host> again"
 
 
-def _args(argv: list[str]) -> dict[str, str] | None:
-    wanted = {"--harness": "harness", "--event": "event", "--host-version": "host_version"}
+def _args(argv: list[str], wanted: dict[str, str] | None = None) -> dict[str, str] | None:
+    """Every option of ``wanted`` (--name value or --name=value, each once), nothing else; None if not."""
+    wanted = wanted or {"--harness": "harness", "--event": "event", "--host-version": "host_version"}
     out: dict[str, str] = {}
     items = iter(argv)
     for item in items:
@@ -38,7 +39,7 @@ def _args(argv: list[str]) -> dict[str, str] | None:
             if value is None:
                 return None
         out[wanted[key]] = value
-    return out if len(out) == 3 else None
+    return out if len(out) == len(wanted) else None
 
 
 def parse_payload(data: bytes) -> tuple[object, str | None]:

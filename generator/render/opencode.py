@@ -1,20 +1,28 @@
 """OpenCode: one self-contained TypeScript plugin per contract, v1 (1.x) or v2 (2.x) by host major.
 
-Protocol between the generated plugin and ``pasture hook lifecycle`` (the runtime implements the
-Python side from this note; the plugin side is templates/opencode/_runtime.ts.j2)
+Protocol between the generated plugin and the runtime (the plugin side is
+templates/opencode/_runtime.ts.j2; the server side, and the wire format in full, is
+generator/hook/serve.py)
 ==================================================================================================
 
-Spawn. One process per hook call, started with an argv array (never a shell string)::
+Spawn. ONE process per plugin instance (OpenCode starts one instance per project directory), at
+plugin init, with an argv array (never a shell string)::
 
-    [$PASTURE_BIN or "pasture", "hook", "lifecycle", "--harness", "opencode",
-     "--event", <native name>, "--host-version", <contract version, e.g. "1.18.29">]
+    [<binary>, "hook", "serve", "--harness", "opencode", "--host-version", <contract version>]
 
-The words after the binary are ``commands.argv`` (the same for every adapter). The working
-directory is the plugin instance's project directory when the host gives one (1.x:
-``PluginInput.directory``; 2.x: ``ctx.location.directory`` if present), else the host's own. The
-environment is the host's, unchanged.
+``<binary>`` is ``$PASTURE_BIN`` if set, else ``<data>/pasture/bin/pasture-hook`` (the launcher
+``pasture install`` writes; ``<data>`` is an absolute ``$XDG_DATA_HOME`` or ``~/.local/share``) if
+it exists, else ``pasture`` on PATH. It runs detached (a session of its own, so the host's process
+group can be killed without losing what it was handed) and unref'd (it never keeps the host
+alive). The working directory is the plugin instance's project directory when the host gives one
+(1.x: ``PluginInput.directory``; 2.x: ``ctx.location.directory`` if present), else the host's own.
+The environment is the host's, unchanged.
 
-stdin. Exactly one UTF-8 JSON object, then EOF:
+Lines. The runtime's first line is a handshake naming the events that need an answer (``await``);
+then the plugin writes one request line per hook call or bus event and the runtime one reply line
+per request (``{"id", "exit", "stdout", "stderr", ...}``: what ``pasture hook lifecycle`` would
+have exited with and printed for it). The request's payload is what the one-shot runtime read on
+stdin:
 
 * 1.x named hook (surface ``opencode-named-output``):
   ``{"event": <native name>, "input": <hook input>, "output": <hook output>}``
@@ -26,22 +34,19 @@ stdin. Exactly one UTF-8 JSON object, then EOF:
 
 Values JSON cannot carry are encoded as JSON.stringify does (functions dropped, a ``Request`` or
 ``Response`` becomes ``{}``), except BigInt (a decimal string) and a reference cycle (the string
-``"[Circular]"``).
+``"[Circular]"``). A payload over 16 MiB is sent as a ``payload_error`` instead.
 
-stdout. Exactly one JSON object (surrounding whitespace allowed), nothing else:
+Answer (a reply's stdout): ``{"decision": "proceed"}``, or ``{"decision": "deny" | "ask",
+"reason": "<non-empty text>"}``; other keys are ignored. A non-zero ``exit``, stdout that is not
+one such object, no reply within the row's timeout (``commands.timeout``: 10 s for observations,
+60 s otherwise, unless the row sets one; ``PASTURE_HOOK_TIMEOUT_MS`` (1..600000) overrides it), or
+the runtime dying with the request open is a runtime failure. stderr is logged (at most 8 KiB),
+never shown to the model.
 
-* ``{"decision": "proceed"}``
-* ``{"decision": "deny", "reason": "<non-empty text>"}``
-* ``{"decision": "ask", "reason": "<non-empty text>"}``
-
-Other keys are ignored. Exit status 0. stderr is free text; the plugin logs at most its first 8 KiB
-and never shows it to the model.
-
-Failure. A non-zero exit, death by signal, a failure to start, more than 1 MiB on stdout, stdout
-that is not one such object (including deny/ask without a reason), or no exit within the row's
-timeout (the process is then killed) is a runtime failure. Timeouts are ``commands.timeout`` (10 s
-for observations, 60 s otherwise, unless the row sets one); ``PASTURE_HOOK_TIMEOUT_MS`` (1..600000)
-overrides them at run time.
+Waiting. A row is only ever awaited if it can act on the answer (``refusal`` is not "none", or it
+fails fast) and the runtime's current ``await`` set names it; everything else is written and
+forgotten (the bus and observation rows always), and still journaled. Until the handshake arrives a
+gate row waits for it (within its timeout).
 
 What the plugin does with the answer is fixed per row (``_row_view``):
 
@@ -54,11 +59,21 @@ What the plugin does with the answer is fixed per row (``_row_view``):
 * ``failFast`` (effective failure throw-fail-fast and not an observation): a runtime failure throws
   (the message names the event and the kind of failure, never stderr); on every other row it is
   logged and the host proceeds.
-* Observation rows and bus rows never throw and never write. Bus events are delivered in arrival
-  order, one process at a time, from a bounded queue (overflow is dropped and logged).
+* Observation rows and bus rows never throw and never write.
 * The decision carries no mutation yet: no row writes to its hook output (``output.args`` and the
   rest stay untouched) whatever its mutation mode allows; the only write is the ``effect`` refusal
   above, on a row whose mutation mode is output or output-object.
+
+No runtime. If the runtime cannot be started, says in its handshake that it cannot run (exit 70:
+its own tables do not load), sends no handshake within 10 s (``PASTURE_HOOK_START_MS``), or dies,
+it is started again once. After that it is unavailable: a
+fail-fast row that ``guardsAction`` (a pre-action gate row carrying a tool-call identity, or with a
+cited deny response: the tool and permission rows) throws ``pasture refused <event>: <one line
+naming what is missing>; fix: <command>``; every other row logs that line once and proceeds. A
+throw from a conversation row (chat.message, chat.params, the transforms, tool.definition) only
+ends the prompt with OpenCode's own "Unexpected server error. Check server logs for details."
+(1.18.33, before the first model call: the cause of issue 9's report), so the user would never read
+the fix; every action the model then tries is still refused, with it.
 """
 
 from __future__ import annotations
@@ -67,7 +82,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..contracts import Contract, EventRow
-from ..vocab import EventSemantic, FailureMode, Harness, HookSurface, MutationMode
+from ..vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from . import commands
 from .artifact import Artifact, header
 from .env import render
@@ -77,10 +92,13 @@ PLUGIN_ID = "pasture-lifecycle"
 # 1.x loads every export of the module as a plugin function: this is the only one.
 V1_EXPORT = "PastureLifecycle"
 
-MAX_STDOUT_BYTES = 1024 * 1024
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (generator/hook/serve.py)
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_STDERR_BYTES = 8 * 1024
-BUS_QUEUE_LIMIT = 1000
+START_MS = 10_000  # a runtime silent this long after starting counts as not started (PASTURE_HOOK_START_MS)
 LOG_SERVICE = "pasture-lifecycle"
+SERVE_PROTOCOL = 1  # generator/hook/serve.py PROTOCOL (the hook path never imports this module)
+FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"  # lifecycle.REINSTALL
 
 # 2.x registers hooks per domain of the plugin context: ctx.session.hook("prompt"), ...
 V2_HOOK_DOMAINS = ("session", "tool", "permission", "shell")
@@ -123,7 +141,7 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
     named = [_hook(row, rows[row.name]["refusal"], major) for row in contract.events
              if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT]
     bus = [row.name for row in contract.events if row.surface is HookSurface.OPENCODE_CATCH_ALL_SSE]
-    before, after = _argv_frame(contract)
+    _argv_frame(contract)  # the one-shot argv must still frame every row (the Claude/Codex contract)
     return {
         "header": header("//", contract.lifecycle_file),
         "contract": {
@@ -132,11 +150,14 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
             "hostVersion": str(contract.version),
             "profile": contract.lifecycle_file,
         },
-        "argv": {"before": before, "after": after},
+        "serve_argv": serve_argv(contract),
+        "protocol": SERVE_PROTOCOL,
+        "fix": FIX,
         "limits": {
-            "maxStdoutBytes": MAX_STDOUT_BYTES,
+            "maxPayloadBytes": MAX_PAYLOAD_BYTES,
+            "maxReplyBytes": MAX_REPLY_BYTES,
             "maxStderrBytes": MAX_STDERR_BYTES,
-            "busQueueLimit": BUS_QUEUE_LIMIT,
+            "startMs": START_MS,
         },
         "rows": rows,
         "named": named,
@@ -145,6 +166,11 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
         "v1_export": V1_EXPORT,
         "log_service": LOG_SERVICE,
     }
+
+
+def serve_argv(contract: Contract) -> list[str]:
+    """The words after the binary that start the long-lived runtime for this contract."""
+    return ["hook", "serve", "--harness", contract.harness.value, "--host-version", str(contract.version)]
 
 
 def _argv_frame(contract: Contract) -> tuple[list[str], list[str]]:
@@ -177,6 +203,8 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
             refusal = "effect"
         elif throws:
             refusal = "throw"
+    guards_action = (row.pre_action and row.semantic is EventSemantic.GATE_CONSULTATION and not bus
+                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities) or row.response.allows_deny))
     return {
         "surface": row.surface.value,
         "semantic": row.semantic.value,
@@ -186,6 +214,7 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
         "response": row.response.value,
         "refusal": refusal,
         "failFast": fail_fast,
+        "guardsAction": guards_action,
         "timeoutMs": commands.timeout(row) * 1000,
         "evidence": row.evidence,
         "note": row.note,

@@ -20,11 +20,18 @@ PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done. The too
 
 STUB = """#!{python}
 import json, os, sys
+if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/hook/serve.py)
+    print(json.dumps({{"pasture": "hook-serve", "protocol": 1, "await": ["tool.execute.before"]}}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        with open({log!r}, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({{"argv": sys.argv[1:], "event": request["event"], "stdin": line}}) + "\\n")
+        print(json.dumps({{"id": request["id"], "exit": 0, "stdout": json.dumps({{"decision": "proceed"}}),
+                          "stderr": ""}}), flush=True)
+    sys.exit(0)
 raw = sys.stdin.read()
 with open({log!r}, "a", encoding="utf-8") as fh:
     fh.write(json.dumps({{"argv": sys.argv[1:], "stdin": raw}}) + "\\n")
-if "--harness" in sys.argv and sys.argv[sys.argv.index("--harness") + 1] == "opencode":
-    print(json.dumps({{"decision": "proceed"}}))
 """
 
 
@@ -38,7 +45,8 @@ def _stub(root: Path) -> tuple[Path, Path]:
 def _events(log: Path) -> list[str]:
     if not log.exists():
         return []
-    return [json.loads(line)["argv"][5] for line in log.read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return [r["event"] if "event" in r else r["argv"][5] for r in records]
 
 
 def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_path: Path,

@@ -175,7 +175,9 @@ def refusing_journal(path: Path, events: tuple[str, ...]) -> None:
 
 def write_wrapper(folder: Path, calls: Path) -> Path:
     """``<folder>/pasture``: runs ``<this interpreter> -m generator.entry "$@"`` with this repo first on
-    PYTHONPATH, recording each call into its own folder under ``calls``."""
+    PYTHONPATH, recording each call into its own folder under ``calls``. stdin and stdout are
+    streamed through ``tee``, so the long-lived ``hook serve`` (OpenCode) works through it as well
+    as a one-shot ``hook lifecycle``; ``rc`` appears when the runtime has exited."""
     py, repo, calls_q = shlex.quote(sys.executable), shlex.quote(str(REPO)), shlex.quote(str(calls))
     script = f"""#!/bin/sh
 # pasture realhost wrapper: this repo's runtime, each call recorded; output and exit code unchanged
@@ -183,13 +185,10 @@ call={calls_q}/$(date +%s%N).$$
 mkdir -p "$call"
 printf '%s\\n' "$@" > "$call/argv"
 pwd > "$call/cwd"
-cat > "$call/stdin"
-PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" < "$call/stdin" > "$call/stdout" 2> "$call/stderr"
-rc=$?
-echo "$rc" > "$call/rc"
-cat "$call/stdout"
+tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"; echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
 cat "$call/stderr" >&2
-exit "$rc"
+mv "$call/rc.tmp" "$call/rc"
+exit "$(cat "$call/rc")"
 """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "pasture"
@@ -221,8 +220,57 @@ class Call:
             return None
 
     def brief(self) -> str:
+        if self.serves:
+            return (f"hook serve: rc={self.rc} {len(self.served())} request(s) "
+                    f"stderr={self.stderr.strip()[:300]!r}")
         return (f"{self.event}: rc={self.rc} stdout={self.stdout.strip()[:300]!r} "
                 f"stderr={self.stderr.strip()[:300]!r}")
+
+    @property
+    def serves(self) -> bool:
+        """A long-lived ``hook serve`` process (OpenCode) rather than one ``hook lifecycle`` call."""
+        return self.argv[:2] == ["hook", "serve"]
+
+    def served(self) -> list["Served"]:
+        """The requests a ``hook serve`` process was sent, in order, each with its reply."""
+        replies: dict[int, dict[str, Any]] = {}
+        for line in self.stdout.splitlines():
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(reply, dict) and isinstance(reply.get("id"), int):
+                replies[reply["id"]] = reply
+        out = []
+        for line in self.stdin.splitlines():
+            request = json.loads(line)
+            out.append(Served(request["event"], request["wait"], request.get("payload"), replies.get(request["id"])))
+        return out
+
+
+@dataclass
+class Served:
+    """One request a ``hook serve`` process got, with its reply (None: it never answered)."""
+
+    event: str
+    wait: bool
+    payload: Any
+    reply: dict[str, Any] | None
+
+    @property
+    def rc(self) -> int | None:
+        return None if self.reply is None else self.reply.get("exit")
+
+    @property
+    def stdout(self) -> str:
+        return "" if self.reply is None else self.reply.get("stdout", "")
+
+    @property
+    def stderr(self) -> str:
+        return "" if self.reply is None else self.reply.get("stderr", "")
+
+    def brief(self) -> str:
+        return f"{self.event}: wait={self.wait} rc={self.rc} stdout={self.stdout.strip()[:300]!r}"
 
 
 def read_calls(calls: Path) -> list[Call]:
@@ -417,6 +465,23 @@ class Outcome:
     def calls(self, event: str | None = None) -> list[Call]:
         return [c for c in read_calls(self.calls_dir) if event is None or c.event == event]
 
+    def served(self, event: str | None = None) -> list[Served]:
+        """Every request the OpenCode plugin sent its ``hook serve`` process(es), in order."""
+        return [s for c in read_calls(self.calls_dir) if c.serves for s in c.served()
+                if event is None or s.event == event]
+
+    def wait_for_runtime_exit(self, timeout: float = 60.0) -> bool:
+        """Whether every recorded runtime process has exited (its ``rc`` written) within ``timeout``;
+        the OpenCode runtime journals what it was handed after the host has gone."""
+        import time
+
+        until = time.monotonic() + timeout
+        while time.monotonic() < until:
+            if all(c.rc is not None for c in read_calls(self.calls_dir)):
+                return True
+            time.sleep(0.1)
+        return False
+
     def journal(self, **filters: str) -> list[dict[str, Any]]:
         """``pasture journal --json`` on this run's journal, through the real CLI."""
         argv = [sys.executable, "-m", "generator.entry", "journal", "--json", "--journal", str(self.journal_path)]
@@ -436,6 +501,9 @@ class Outcome:
 
     def describe(self) -> str:
         calls = "\n".join("  " + c.brief() for c in self.calls())
+        served = "\n".join("  " + s.brief() for s in self.served() if s.wait)
+        if served:
+            calls += "\n  awaited requests:\n" + served
         results = "\n".join(f"  {r}" for r in self.tool_results())
         return (f"{self.result.describe()}\ninstall: {self.install.how}: {self.install.detail}\nprobe.txt exists: {self.probe_exists}\n"
                 f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}")
@@ -443,10 +511,16 @@ class Outcome:
 
 def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
              refuse_journal: tuple[str, ...] = (), options: dict[str, Any] | None = None,
-             crash_on: tuple[str, ...] = (), timeout: float = 90.0, install: bool = True) -> Outcome:
+             crash_on: tuple[str, ...] = (), timeout: float = 90.0, install: bool = True,
+             isolation: str | None = None, extra_env: dict[str, str] | None = None,
+             record_opencode: Path | None = None, reaches_model: bool = True) -> Outcome:
     """Prepare a temp project with our adapter, the wrapper, a policy and a journal; run the host once.
 
-    ``policy``: TOML text, or None for a crash policy built from ``crash_on``.
+    ``policy``: TOML text, or None for a crash policy built from ``crash_on``. ``isolation``:
+    hostenv's mode (``netns`` lets a process the host left behind outlive the run, which
+    ``netns+pidns`` kills). ``extra_env`` overrides the pasture variables. ``record_opencode``: a
+    log for a recording plugin loaded next to ours, registering every hook ours does.
+    ``reaches_model=False``: the run is expected to end before asking the model anything.
     """
     run = prepare_run(spec.host, npm_bin, root)
     work = run.root / "pasture"
@@ -459,6 +533,8 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
         refusing_journal(journal, refuse_journal)
     # install=False: the test loads the adapter some other way (e.g. Claude's --plugin-dir).
     install = install_adapter(spec, run, npm_bin) if install else None
+    if record_opencode is not None:
+        write_opencode_recorder(spec, run, record_opencode)
     opts = dict(options or {})
     trust = None
     if spec.host == "codex":  # never --dangerously-bypass-hook-trust
@@ -472,19 +548,61 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
             trust = "pasture install"
         else:
             opts["hook_trust"] = trust = "persist"
-    extra_env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path)}
-    result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=extra_env)
+    env = {"PASTURE_BIN": str(wrapper), "PASTURE_JOURNAL": str(journal), "PASTURE_POLICY": str(policy_path),
+           **(extra_env or {})}
+    result = run.execute(PROBE, timeout=timeout, options=opts, extra_env=env, isolation=isolation)
     outcome = Outcome(spec, run, result, install, journal, calls, opts, trust)
-    assert_loopback_only(outcome)  # every run, whatever the test checks next
+    assert_loopback_only(outcome, reaches_model)  # every run, whatever the test checks next
     return outcome
 
 
-def assert_loopback_only(outcome: Outcome) -> None:
+def opencode_hooks(spec: HostSpec) -> tuple[list[str], list[str]]:
+    """(named hooks, declared bus event types) of the contract our OpenCode plugin is generated from."""
+    import importlib
+
+    resolved = resolve(spec.host, spec.version, spec.pre_event)
+    rows = importlib.import_module(f"pasture_contracts.{_module_of(resolved.contract)}").ROWS
+    named = [n for n, r in rows.items() if r.surface == "opencode-named-output"]
+    bus = [n for n, r in rows.items() if r.surface == "opencode-catch-all-sse"]
+    return named, bus
+
+
+def write_opencode_recorder(spec: HostSpec, run: HostRun, log: Path) -> Path:
+    """A recording plugin next to ours (loaded after it: plugins load in name order), registering the
+    same named hooks and the catch-all event hook: what our plugin was handed, independently."""
+    from generator.hostenv import opencode_recorder_plugin
+
+    named, _ = opencode_hooks(spec)
+    path = run.project / ".opencode" / "plugins" / "zz-pasture-recorder.js"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(opencode_recorder_plugin(log, hooks=[*named, "event"]))
+    return path
+
+
+def opencode_received(spec: HostSpec, log: Path) -> dict[str, int]:
+    """How many of each event our plugin forwards the recorder saw: named hooks, declared bus types."""
+    from collections import Counter
+
+    from generator.hostenv import read_records
+
+    named, bus = opencode_hooks(spec)
+    seen: Counter[str] = Counter()
+    for record in read_records(log):
+        if record["hook"] in named:
+            seen[record["hook"]] += 1
+        elif record["hook"] == "event":
+            kind = (record.get("input") or {}).get("event", {}).get("type")
+            if kind in bus:
+                seen[kind] += 1
+    return dict(seen)
+
+
+def assert_loopback_only(outcome: Outcome, reaches_model: bool = True) -> None:
     """Every request the fake saw came to 127.0.0.1, from a namespace whose only interface is lo."""
     from generator.hostenv import isolation_support
 
     if isolation_support().private_network:
         assert outcome.result.isolation != "none"
         assert outcome.result.extra.get("interfaces") == ["lo"]
-    assert outcome.result.requests, outcome.describe()
+    assert bool(outcome.result.requests) == reaches_model, outcome.describe()
     assert all(r["headers"].get("host", "").startswith("127.0.0.1:") for r in outcome.result.requests)

@@ -1,9 +1,11 @@
 // Loads a generated OpenCode plugin the way the host does and plays scripted cases against it.
 //
 // Runs under Bun (the runtime inside the opencode binary, started with BUN_BE_BUN=1) or Node (on
-// the tsc-emitted JavaScript). Usage: <runtime> opencode_driver.mjs SPEC.json; prints one JSON
-// document on stdout. The stub runtime (PASTURE_BIN) appends one JSON line per call to $STUB_LOG.
-import { existsSync, readFileSync } from "node:fs"
+// the tsc-emitted JavaScript). Usage: <runtime> opencode_driver.mjs SPEC.json; writes one JSON
+// document to the spec's result path. Every case gets a fresh plugin instance (so a fresh runtime
+// process, started with the case's environment); the stub runtime (opencode_stub_server.py) reads
+// the case's control file ($STUB_CONTROL) and appends its starts and requests to the case's log.
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 
 const spec = JSON.parse(readFileSync(process.argv[2], "utf8"))
@@ -13,21 +15,30 @@ console.error = (...args) => reports.push({ channel: "console", args: args.map(S
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function calls(log) {
+function records(log) {
   if (!existsSync(log)) return []
-  return readFileSync(log, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line))
+  const out = []
+  for (const line of readFileSync(log, "utf8").split("\n")) {
+    try {
+      if (line.trim() !== "") out.push(JSON.parse(line))
+    } catch {
+      // a line still being written: read again next time
+    }
+  }
+  return out
 }
 
-async function waitForCalls(log, count, ms) {
+async function waitFor(log, test, ms) {
   const until = Date.now() + ms
-  while (calls(log).length < count && Date.now() < until) await sleep(20)
+  while (!test(records(log)) && Date.now() < until) await sleep(20)
 }
 
 function build(value) {
-  // JSON cannot carry a cycle or a BigInt: the spec marks them and they are built here.
+  // JSON cannot carry a cycle, a BigInt or a 17 MiB string: the spec marks them and they are built here.
   if (Array.isArray(value)) return value.map(build)
   if (value !== null && typeof value === "object") {
     if (value.$bigint !== undefined) return BigInt(value.$bigint)
+    if (value.$repeat !== undefined) return value.$repeat.repeat(value.times)
     const out = {}
     for (const [key, item] of Object.entries(value)) out[key] = build(item)
     if (value.$cycle === true) {
@@ -44,6 +55,7 @@ function snapshot(value) {
   return JSON.parse(
     JSON.stringify(value, (_key, item) => {
       if (typeof item === "bigint") return `bigint:${item}`
+      if (typeof item === "string" && item.length > 10000) return `string of ${item.length}`
       if (item !== null && typeof item === "object") {
         if (seen.has(item)) return "[seen]"
         seen.add(item)
@@ -57,32 +69,33 @@ const mod = await import(pathToFileURL(spec.plugin).href)
 const result = { exports: Object.keys(mod).sort(), exportTypes: {}, cases: {} }
 for (const [key, value] of Object.entries(mod)) result.exportTypes[key] = typeof value
 
-// --- instantiate ------------------------------------------------------------------------------
-const registry = new Map()
-const subscriptions = new Map()
-let dispatchEvent
-let cleanup
-if (spec.flavour === "v1") {
-  const client = {
-    app: {
-      log: async (options) => {
-        reports.push({ channel: "client.app.log", ...options.body })
-        return { data: true }
+// One plugin instance: its hooks by native name, how to deliver a bus event, how to unload it.
+async function instantiate() {
+  const registry = new Map()
+  const subscriptions = new Map()
+  const out = { registry }
+  if (spec.flavour === "v1") {
+    const client = {
+      app: {
+        log: async (options) => {
+          reports.push({ channel: "client.app.log", ...options.body })
+          return { data: true }
+        },
       },
-    },
+    }
+    const hooks = await mod[spec.export]({ client, directory: spec.directory, worktree: spec.directory, project: { id: "global" } })
+    out.hookKeys = Object.keys(hooks)
+    for (const [name, fn] of Object.entries(hooks)) registry.set(name, fn)
+    out.dispatch = (event) => hooks.event({ event })
+    out.dispose = async () => hooks.dispose?.()
+    return out
   }
-  const plugin = mod[spec.export]
-  const hooks = await plugin({ client, directory: spec.directory, worktree: spec.directory, project: { id: "global" } })
-  result.hookKeys = Object.keys(hooks)
-  for (const [name, fn] of Object.entries(hooks)) registry.set(name, fn)
-  dispatchEvent = (event) => hooks.event({ event })
-} else {
   const plugin = mod.default
-  result.plugin = { id: plugin.id, setup: typeof plugin.setup }
-  result.registrations = []
+  out.plugin = { id: plugin.id, setup: typeof plugin.setup }
+  out.registrations = []
   const domain = (name) => ({
     hook: async (hook, callback, ...rest) => {
-      result.registrations.push([name, hook, rest.length])
+      out.registrations.push([name, hook, rest.length])
       registry.set(`${name}.${hook}`, callback)
       return { dispose: async () => {} }
     },
@@ -118,38 +131,29 @@ if (spec.flavour === "v1") {
       },
     },
   }
-  cleanup = await plugin.setup(ctx)
-  result.subscribed = [...subscriptions.keys()]
-  dispatchEvent = (event) => subscriptions.get(event.type)?.(event)
+  const cleanup = await plugin.setup(ctx)
+  out.subscribed = [...subscriptions.keys()]
+  out.dispatch = (event) => subscriptions.get(event.type)?.(event)
+  out.dispose = async () => (typeof cleanup === "function" ? cleanup() : undefined)
+  return out
 }
 
-// --- cases ------------------------------------------------------------------------------------
-for (const c of spec.cases) {
-  const log = `${spec.logs}/${c.id}.jsonl`
-  const saved = { ...process.env }
-  Object.assign(process.env, { STUB_LOG: log, STUB_MODE: c.mode ?? "proceed", STUB_REASON: c.reason ?? "" }, c.env ?? {})
-  for (const key of c.unset ?? []) delete process.env[key]
-  const first = reports.length
-  const input = build(c.input ?? {})
-  const output = build(c.output ?? {})
+async function play(instance, call) {
+  const input = build(call.input ?? {})
+  const output = build(call.output ?? {})
   const argsBefore = output.args
-  const before = snapshot({ input, output })
-  const out = { threw: false, message: null }
+  const out = { threw: false, message: null, before: snapshot({ input, output }) }
   const started = Date.now()
   try {
-    if (c.kind === "hook") {
-      const fn = registry.get(c.event)
-      if (!fn) throw new Error(`driver: no hook ${c.event}`)
+    if (call.kind === "hook") {
+      const fn = instance.registry.get(call.event)
+      if (!fn) throw new Error(`driver: no hook ${call.event}`)
       if (spec.flavour === "v1") await fn(input, output)
       else await fn(input)
-    } else if (c.kind === "bus") {
-      const events = c.events ?? [input]
-      if (spec.flavour === "v1") await Promise.all(events.map((event) => dispatchEvent(build(event))))
-      else {
-        for (const event of events) dispatchEvent(build(event))
-        await waitForCalls(log, c.expectCalls ?? events.length, 5000)
-        await sleep(300) // let the adapter finish judging the last answer
-      }
+    } else {
+      const events = (call.events ?? [call.input]).map(build)
+      if (spec.flavour === "v1") await Promise.all(events.map((event) => instance.dispatch(event)))
+      else for (const event of events) instance.dispatch(event)
     }
   } catch (error) {
     out.threw = true
@@ -158,16 +162,54 @@ for (const c of spec.cases) {
   }
   out.ms = Date.now() - started
   out.after = snapshot({ input, output })
-  out.before = before
   out.argsSame = output.args === argsBefore
-  out.calls = calls(log)
-  out.reports = reports.slice(first)
-  result.cases[c.id] = out
+  return out
+}
+
+// --- cases ------------------------------------------------------------------------------------
+for (const c of spec.cases) {
+  const log = `${spec.logs}/${c.id}.jsonl`
+  const control = `${spec.logs}/${c.id}.control.json`
+  writeFileSync(control, JSON.stringify({ log, mode: c.mode ?? "proceed", reason: c.reason ?? "", await: spec.await, ...(c.control ?? {}) }))
+  const saved = { ...process.env }
+  Object.assign(process.env, { STUB_CONTROL: control }, c.env ?? {})
+  for (const key of c.unset ?? []) delete process.env[key]
+  const first = reports.length
+  const instance = await instantiate()
+  if (c.pauseMs) await sleep(c.pauseMs)
+  const calls = c.calls ?? [c]
+  const started = Date.now()
+  const results = c.parallel ? await Promise.all(calls.map((call) => play(instance, call))) : []
+  if (!c.parallel) for (const call of calls) results.push(await play(instance, call))
+  const ms = Date.now() - started
+  const expect = c.expectRequests ?? calls.reduce((n, call) => n + (call.kind === "bus" ? (call.events ?? [0]).length : 1), 0)
+  await waitFor(log, (rs) => rs.filter((r) => r.kind === "request").length >= expect, 5000)
+  if (c.expectReports) {
+    const until = Date.now() + 5000
+    while (reports.length - first < c.expectReports && Date.now() < until) await sleep(20)
+  }
+  await sleep(c.settleMs ?? 250) // replies nobody waits for, and the reports they cause
+  if (c.dispose !== false) {
+    await instance.dispose()
+    if (c.expectEof) await waitFor(log, (rs) => rs.some((r) => r.kind === "eof"), 5000)
+  }
+  const rs = records(log)
+  result.cases[c.id] = {
+    ...results[0],
+    results,
+    ms,
+    starts: rs.filter((r) => r.kind === "start"),
+    calls: rs.filter((r) => r.kind === "request").sort((a, b) => a.request.id - b.request.id),
+    eof: rs.filter((r) => r.kind === "eof"),
+    reports: reports.slice(first),
+  }
+  if (result.hookKeys === undefined) {
+    for (const key of ["hookKeys", "plugin", "registrations", "subscribed"]) if (instance[key] !== undefined) result[key] = instance[key]
+  }
   for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
   Object.assign(process.env, saved)
 }
 
-if (typeof cleanup === "function") await cleanup()
 console.error = consoleError
-process.stdout.write(JSON.stringify(result) + "\n")
+writeFileSync(spec.result, JSON.stringify(result) + "\n") // stdout may be cut short by the exit
 process.exit(0)

@@ -1,4 +1,4 @@
-"""Helpers for the OpenCode plugin tests: the pinned npm tools, tsc, the stub runtime, the driver."""
+"""Helpers for the OpenCode plugin tests: the pinned npm tools, tsc, the stub runtime server, the driver."""
 
 from __future__ import annotations
 
@@ -24,51 +24,7 @@ PLUGIN = "pasture-lifecycle.ts"
 TSC_FLAGS = ["--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
              "--target", "es2022", "--types", "node"]
 
-STUB = r'''#!{python}
-"""Stand-in for `pasture hook lifecycle`: records its call, then answers as STUB_MODE says."""
-import fcntl, json, os, signal, sys, time
-
-raw = sys.stdin.read()
-started = time.time()
-event = sys.argv[sys.argv.index("--event") + 1] if "--event" in sys.argv else ""
-mode = json.loads(os.environ.get("STUB_MODES", "{{}}")).get(event, os.environ.get("STUB_MODE", "proceed"))
-reason = os.environ.get("STUB_REASON", "")
-if mode == "slow":
-    time.sleep(0.15)
-with open(os.environ["STUB_LOG"], "a", encoding="utf-8") as fh:
-    fcntl.flock(fh, fcntl.LOCK_EX)
-    fh.write(json.dumps({{"argv": sys.argv, "stdin": raw, "cwd": os.getcwd(), "start": started,
-                         "end": time.time()}}) + "\n")
-if mode in ("proceed", "slow"):
-    print(json.dumps({{"decision": "proceed"}}))
-elif mode in ("deny", "ask"):
-    print(json.dumps({{"decision": mode, "reason": reason}}))
-elif mode == "crash":
-    sys.stderr.write("Traceback: stub crashed on purpose SECRET-STDERR\n")
-    sys.exit(3)
-elif mode == "garbage":
-    print("this is not JSON")
-elif mode == "two":
-    print(json.dumps({{"decision": "proceed"}}))
-    print(json.dumps({{"decision": "proceed"}}))
-elif mode == "array":
-    print(json.dumps([{{"decision": "proceed"}}]))
-elif mode == "noreason":
-    print(json.dumps({{"decision": "deny"}}))
-elif mode == "unknown":
-    print(json.dumps({{"decision": "allow"}}))
-elif mode == "empty":
-    pass
-elif mode == "sleep":
-    time.sleep(30)
-elif mode == "flood":
-    sys.stdout.write("x" * (2 * 1024 * 1024))
-    sys.stdout.flush()
-elif mode == "signal":
-    os.kill(os.getpid(), signal.SIGTERM)
-else:
-    sys.exit(99)
-'''
+STUB = HERE / "opencode_stub_server.py"
 
 
 def npm_bin() -> Path:
@@ -154,7 +110,7 @@ class TscBatch:
 def write_stub(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     stub = folder / "pasture-stub"
-    stub.write_text(STUB.format(python=sys.executable))
+    stub.write_text(f"#!{sys.executable}\n" + STUB.read_text(encoding="utf-8"), encoding="utf-8")
     stub.chmod(0o755)
     return stub
 
@@ -171,14 +127,16 @@ def run_driver(runtime: str, bin_dir: Path, folder: Path, plugin: Path, spec: di
     """Play ``spec['cases']`` against ``plugin`` under ``runtime``; the driver's JSON result."""
     logs = folder / "calls"
     logs.mkdir(parents=True, exist_ok=True)
-    spec = {**spec, "plugin": str(plugin), "logs": str(logs)}
+    result = folder / "driver-result.json"
+    result.unlink(missing_ok=True)
+    spec = {**spec, "plugin": str(plugin), "logs": str(logs), "result": str(result)}
     spec_path = folder / "spec.json"
     spec_path.write_text(json.dumps(spec, indent=2))
     argv, runtime_env = runtime_argv(runtime, bin_dir)
     full_env = {**os.environ, **runtime_env, **(env or {})}
-    full_env.pop("PASTURE_BIN", None)
-    full_env.pop("PASTURE_HOOK_TIMEOUT_MS", None)
+    for key in ("PASTURE_BIN", "PASTURE_HOOK_TIMEOUT_MS", "XDG_DATA_HOME", "STUB_CONTROL"):
+        full_env.pop(key, None)
     done = subprocess.run([*argv, str(DRIVER), str(spec_path)], cwd=folder, capture_output=True, text=True,
                           timeout=300, env=full_env, check=False)
     assert done.returncode == 0, f"driver failed ({runtime}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
-    return json.loads(done.stdout.strip().split("\n")[-1])  # not splitlines(): U+2028 is data here
+    return json.loads(result.read_text(encoding="utf-8"))

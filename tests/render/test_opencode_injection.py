@@ -49,7 +49,7 @@ def test_hostile_strings_stay_data(tmp_path, contract_id, variant, tsc_batch):
         assert values["rows"][name]["note"] == note
         assert values["rows"][name]["evidence"] == evidence
     view = _view(contract, contract.version.major)
-    assert values == {"contract": view["contract"], "argv": view["argv"], "rows": view["rows"]}
+    assert values == {"contract": view["contract"], "argv": view["serve_argv"], "rows": view["rows"]}
 
 
 def _code(text: str) -> str:
@@ -63,7 +63,7 @@ def _evaluate(bin_dir: Path, folder: Path, text: str) -> dict:
     """Import a copy of the plugin (with its consts exported) under opencode's Bun; their values."""
     folder.mkdir(parents=True)
     (folder / "plugin.ts").write_text(
-        text + "export { CONTRACT as __CONTRACT, ARGV as __ARGV, ROWS as __ROWS }\n", encoding="utf-8")
+        text + "export { CONTRACT as __CONTRACT, SERVE_ARGV as __ARGV, ROWS as __ROWS }\n", encoding="utf-8")
     (folder / "eval.mjs").write_text(
         'const m = await import(new URL("./plugin.ts", import.meta.url).href)\n'
         "process.stdout.write(JSON.stringify({ contract: m.__CONTRACT, argv: m.__ARGV, rows: m.__ROWS }))\n")

@@ -54,7 +54,8 @@ def test_plugin_header_imports_and_exports(contracts, contract_id):
         if "@opencode" in line:
             assert line.startswith("import type "), line
     assert [line for line in imports if not line.startswith("import type ")] == [
-        'import { spawn } from "node:child_process"']
+        'import { spawn } from "node:child_process"', 'import { existsSync } from "node:fs"',
+        'import { homedir } from "node:os"', 'import { isAbsolute, join } from "node:path"']
     exports = [line for line in text.splitlines() if re.match(r"\s*export\b", line)]
     if contract.version.major == 1:
         assert exports == ["export const PastureLifecycle: Plugin = async ({ client, directory }) => {"]

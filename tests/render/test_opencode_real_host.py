@@ -1,8 +1,9 @@
 """The real OpenCode 1.18.x from tests/npm loads the generated plugin from .opencode/plugins/.
 
 The run is the hostenv runner's (offline, in a network namespace where available, against the
-scripted fake chat-completions model); `pasture` is the stub runtime on PASTURE_BIN, recording
-every call. Skips only when npm/node are absent.
+scripted fake chat-completions model); `pasture` is the stub runtime server on PASTURE_BIN
+(opencode_stub_server.py), recording its starts and every request. Skips only when npm/node are
+absent.
 """
 
 from __future__ import annotations
@@ -36,46 +37,52 @@ def _run(tmp_path: Path, modes: dict[str, str]):
     (plugins / "pasture-lifecycle.ts").write_text(artifact.text, encoding="utf-8")
     stub = write_stub(run.root / "stub")
     log = run.root / "pasture-calls.jsonl"
-    result = run.execute(PROBE, extra_env={
-        "PASTURE_BIN": str(stub), "STUB_LOG": str(log), "STUB_MODES": json.dumps(modes), "STUB_REASON": REASON,
-    })
-    calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
-    return run, result, stub, calls
+    control = run.root / "stub-control.json"
+    gates = [row.name for row in contract.events if row.semantic.value == "gate-consultation"]
+    control.write_text(json.dumps({"log": str(log), "modes": modes, "reason": REASON, "await": gates}))
+    result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub), "STUB_CONTROL": str(control)})
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+    starts = [r for r in records if r["kind"] == "start"]
+    calls = sorted((r for r in records if r["kind"] == "request"), key=lambda r: r["request"]["id"])
+    return run, result, stub, starts, calls
 
 
 def _events(calls: list[dict]) -> list[str]:
-    return [c["argv"][c["argv"].index("--event") + 1] for c in calls]
+    return [c["request"]["event"] for c in calls]
 
 
 def test_real_opencode_runs_the_generated_plugin_hooks(tmp_path):
-    run, result, stub, calls = _run(tmp_path, {})
+    run, result, stub, starts, calls = _run(tmp_path, {})
     assert result.exit_code == 0, result.describe()
     assert (run.project / "probe.txt").read_text() == "pasture-probe\n", result.describe()
+    # one runtime process for the whole session, started in the project directory
+    (start,) = starts
+    assert start["argv"] == [str(stub), "hook", "serve", "--harness", "opencode", "--host-version", "1.18.29"]
+    assert start["cwd"] == str(run.project)
     events = _events(calls)
     assert "tool.execute.before" in events, (events, result.describe())
     assert events.index("chat.message") < events.index("tool.execute.before") < events.index("tool.execute.after")
 
-    before = calls[events.index("tool.execute.before")]
-    assert before["argv"] == [str(stub), "hook", "lifecycle", "--harness", "opencode", "--event",
-                              "tool.execute.before", "--host-version", "1.18.29"]
-    payload = json.loads(before["stdin"])
+    before = calls[events.index("tool.execute.before")]["request"]
+    assert before["wait"] is True
+    payload = before["payload"]
     assert payload["event"] == "tool.execute.before"
     assert payload["input"]["tool"] == "bash" and payload["input"]["sessionID"].startswith("ses_")
     assert payload["output"]["args"]["command"] == COMMAND
-    assert before["cwd"] == str(run.project)
     (call,) = [m for r in result.requests for m in r["body"].get("messages", []) if m.get("role") == "tool"][:1]
     assert payload["input"]["callID"] == call["tool_call_id"]
-    # the catch-all event handler forwarded a declared bus event too (the host does not await it,
-    # but the session is created seconds before this run ends)
-    assert "session.created" in events
+    # the catch-all event handler forwarded declared bus events too, without waiting for them
+    bus = [c["request"] for c in calls if c["request"]["event"] == "session.created"]
+    assert bus and all(r["wait"] is False for r in bus)
     # every call was for a row of the contract
     assert set(events) <= {row.name for row in load_project(REPO, only=["opencode@1.18.29"])[0].events}
 
 
 def test_real_opencode_refuses_the_tool_when_the_runtime_denies(tmp_path):
-    run, result, _, calls = _run(tmp_path, {"tool.execute.before": "deny"})
+    run, result, _, starts, calls = _run(tmp_path, {"tool.execute.before": "deny"})
     assert result.exit_code == 0, result.describe()
     assert not (run.project / "probe.txt").exists()
+    assert len(starts) == 1
     events = _events(calls)
     assert "tool.execute.before" in events and "tool.execute.after" not in events
     tool_messages = [m for r in result.requests for m in r["body"].get("messages", []) if m.get("role") == "tool"]
