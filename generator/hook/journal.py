@@ -17,11 +17,14 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
 from __future__ import annotations
 
 import time
+from itertools import count
 
 from . import fs
 from .fastjson import dumps
 
-_SEQUENCE = [0]  # records this process wrote: part of each record's unique id
+# Records this process wrote: part of each record's unique id. itertools.count's next() is atomic
+# under the GIL, so the OpenCode server's threads never share an id (a shared id would lose a record).
+_SEQUENCE = count(1)
 
 class JournalError(Exception):
     """The journal cannot be written; the message says where and why."""
@@ -40,8 +43,7 @@ def append(path, record: dict) -> None:
     """Append one record to the spool; JournalError when it cannot be written."""
     import fcntl
 
-    _SEQUENCE[0] += 1
-    record = dict(record, uid=f"{time.time_ns()}-{fs.getpid()}-{_SEQUENCE[0]}")
+    record = dict(record, uid=f"{time.time_ns()}-{fs.getpid()}-{next(_SEQUENCE)}")
     line = _record_line(record)
     spool = spool_path(path)
     for _ in range(5):

@@ -132,11 +132,14 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
 
 
 def respond(harness: str, event: str, host_version: str, payload, payload_error: str | None, env: dict,
-            started: float) -> Reply:
+            started: float, cpu_started: float | None = None) -> Reply:
     """One event, start to finish: resolve the row, decide, journal, and the host's native reply.
 
     The seam both transports share: one process per event (`run`, Claude and Codex command hooks)
-    and the long-lived JSON-lines server the OpenCode plugin talks to. Never raises.
+    and the long-lived JSON-lines server the OpenCode plugin talks to. Never raises. `started`: the
+    time.perf_counter() at which this event's handling began. `cpu_started`: None for a one-event
+    process (its CPU since exec, interpreter start-up included, is the event's cost), else the
+    time.thread_time() at which this thread began the event (the server's threads share one process).
     """
     row = None
     settled = False  # a stop an earlier block caused: never blocked again, whatever fails below
@@ -179,7 +182,7 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
         record(_journal_path(effective, root, env), envelope, decision=facts["decision"], answer=reply.answer,
                gate=facts["gate"], reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
                layer=facts["layer"], rule=facts["rule"], runtime_ms=(time.perf_counter() - started) * 1000,
-               cpu_ms=time.process_time() * 1000)
+               cpu_ms=(time.process_time() if cpu_started is None else time.thread_time() - cpu_started) * 1000)
     except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
         message = f"internal error ({type(exc).__name__}: {exc})"
         if settled:

@@ -251,7 +251,7 @@ class Server:
 
         try:
             reply = respond(self.harness, request.event, self.host_version, request.payload, request.payload_error,
-                            self.env, request.started)
+                            self.env, request.started, cpu_started=time.thread_time())
             message = {"id": request.id, "exit": reply.exit_code, "answer": reply.answer, "stdout": reply.stdout,
                        "stderr": reply.stderr}
         except Exception as exc:  # respond() never raises; if it ever does, the plugin applies the row's mode

@@ -14,7 +14,7 @@ import sys
 from repo_paths import REPO
 
 # Everything a rules-policy round trip may load beyond the bare interpreter's own modules.
-ALLOWED_STDLIB = {"__future__", "_json", "fcntl", "marshal", "_sre"}
+ALLOWED_STDLIB = {"__future__", "_json", "fcntl", "marshal", "_sre", "itertools", "gc"}
 FORBIDDEN = {"os", "re", "json", "enum", "collections", "typing", "sqlite3", "tomllib", "subprocess", "dataclasses",
              "functools", "hashlib", "shlex", "pathlib", "importlib"}
 

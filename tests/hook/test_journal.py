@@ -70,3 +70,27 @@ def test_journal_command_filters_and_prints_json(env, tmp_path, cli):
     result = cli("journal", "--journal", journal, "--session", "b")
     assert result.exit_code == 0 and "SessionStart session=b decision=observe answer=proceed" in result.stdout
     assert "no journal entries" in cli("journal", "--journal", str(tmp_path / "none.sqlite3")).stdout
+
+
+def test_threads_of_one_process_never_share_a_record_id(tmp_path):
+    """The OpenCode server journals from several threads: every record keeps its own id (a shared id
+    would make the ingest drop one of them)."""
+    import threading
+
+    from generator.hook.journal import record
+
+    path = tmp_path / "journal.sqlite3"
+    envelope = {"harness": "opencode", "event": "tool.execute.before", "identities": {}}
+
+    def worker(n: int) -> None:
+        for i in range(50):
+            record(path, dict(envelope, identities={"session": f"{n}-{i}"}), decision="proceed", answer="proceed",
+                   gate=None, reason=None, failure=None, runtime_ms=0.1)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rows = query(path)
+    assert len(rows) == 400 and len({r["uid"] for r in rows}) == 400
