@@ -114,17 +114,26 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
 @_contract_option
 @click.pass_context
 def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) -> None:
-    """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error."""
+    """Exit 0 if generated/ matches the profiles and every blocking claim's evidence holds, 1 on drift
+    (missing, extra, modified) or an evidence problem, 2 on error."""
+    from .evolve.evidence import evidence_problems
     from .generate import compare
 
     project = project_root(ctx, root)
     artifacts = _render_or_exit(project, contract_ids)
     drift = compare(project, artifacts, set(contract_ids) or None)
-    if drift.clean:
-        click.echo(f"generated/ matches the profiles ({len(artifacts)} files).")
+    evidence = evidence_problems(project, [c for c in load_or_exit(project) if not contract_ids or c.id in contract_ids])
+    if drift.clean and not evidence:
+        click.echo(f"generated/ matches the profiles ({len(artifacts)} files); every cited evidence holds.")
         return
-    click.echo(drift.report(with_diff=True), nl=False)
-    click.echo("drift: run `pasture generate` and commit the result.", err=True)
+    if not drift.clean:
+        click.echo(drift.report(with_diff=True), nl=False)
+        click.echo("drift: run `pasture generate` and commit the result.", err=True)
+    for problem in evidence:
+        click.echo(f"evidence: {problem}", err=True)
+    if evidence:
+        click.echo(f"{len(evidence)} evidence problem(s): see `pasture evidence`; cite a capture of the contract's "
+                   "own version (pasture capture) or a source pinned to it.", err=True)
     sys.exit(EXIT_DIFF)
 
 
@@ -189,6 +198,14 @@ main.add_command(capture)
 main.add_command(profile)
 main.add_command(evidence)
 main.add_command(diff)
+
+from .catalogcli import catalog  # noqa: E402
+
+main.add_command(catalog)
+
+from .bumpcli import bump  # noqa: E402
+
+main.add_command(bump)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -80,15 +80,19 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
               help="captures folder (default: <root>/captures); writes <out>/<harness>@<version>/")
 @click.option("--timeout", type=click.FloatRange(min=5), default=120.0, show_default=True,
               help="seconds each host run may take")
+@click.option("--no-isolation", is_flag=True,
+              help="run even where no loopback-only network namespace can be made (per-host offline settings only)")
 @click.pass_context
 def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, out: Path | None,
-            timeout: float) -> None:
+            timeout: float, no_isolation: bool) -> None:
     """Run the REAL host headless and offline through scripted scenarios; record what its hooks saw.
 
     The host runs in a throwaway project and HOME inside a network namespace, against a fake model
     on 127.0.0.1, with a recording hook (or plugin) on every event it offers: a tool call allowed,
-    the call refused by each refusal channel the host has, a stop. Written, scrubbed of volatile and
-    private values, to <out>/<harness>@<version>/ only if every scenario ran; otherwise nothing.
+    the call refused by each refusal channel the host has, a stop, and scenarios that trigger events
+    the version's catalog lists (captures/<harness>@<version>/catalog.json). Written, scrubbed of
+    volatile and private values, to <out>/<harness>@<version>/ only if every scenario ran; otherwise
+    nothing. Refuses to run where no loopback-only namespace can be made, unless --no-isolation.
     """
     from .evolve import status as st
     from .evolve.capture import CaptureError
@@ -107,7 +111,7 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     destination = (out or project / "captures").resolve()
     try:
         summary = run_capture(harness, host_bin, destination, repo_root=project, timeout=timeout,
-                              say=lambda m: click.echo(m, err=True))
+                              say=lambda m: click.echo(m, err=True), allow_no_isolation=no_isolation)
     except CaptureError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)

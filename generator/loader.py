@@ -16,6 +16,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ValidationError
 
 from . import yamlsrc
+from .catalog.rules import check as check_against_catalog
 from .contracts import Binding, CapabilityBinding, Contract, EventRow, IdentityField, RuntimeContract
 from .diagnostics import Problem, ProfileErrors
 from .models import (
@@ -424,6 +425,7 @@ def _lifecycle(root: Path, folder: Path, problems: list[Problem]):
     for name, url in model.sources.items():
         _citation(f, root, {}, url, ("sources", name), f"source {name}", "sources")
     rows = _rows(f, root, model, harness)
+    check_against_catalog(f, root, model, harness, recorded)
     if ident is None or admission is None or rows is None or _has_problems(f):
         return None
     return harness, recorded, admission, rows
