@@ -140,7 +140,8 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) 
 @main.command()
 @root_option
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="journal file (default: $PASTURE_JOURNAL, else .pasture/journal.sqlite3 under the project)")
+              help="journal file (default: $PASTURE_JOURNAL, else the policy's [journal] path, else "
+                   ".pasture/journal.sqlite3 under the project root found from --root or the current folder)")
 @click.option("--session", default=None, help="only this native session id")
 @click.option("--event", default=None, help="only this native event name")
 @click.option("--decision", default=None, help="only this decision (proceed, deny, ask, observe, none)")
@@ -155,8 +156,9 @@ def journal(ctx: click.Context, root: Path | None, journal_path: Path | None, se
 
     from .hook.journal import query
 
-    path = journal_path or (Path(os.environ["PASTURE_JOURNAL"]) if os.environ.get("PASTURE_JOURNAL")
-                            else project_root(ctx, root) / ".pasture" / "journal.sqlite3")
+    from .hook.lifecycle import journal_for
+
+    path = journal_path or Path(journal_for(str(project_root(ctx, root).resolve()), dict(os.environ)))
     try:
         rows = query(path, session=session, event=event, decision=decision, limit=limit)
     except sqlite3.DatabaseError as exc:
@@ -172,9 +174,12 @@ def journal(ctx: click.Context, root: Path | None, journal_path: Path | None, se
     for r in rows:
         reason = f"  {r['reason']}" if r["reason"] else ""
         failure = f"  failure: {r['failure']}" if r["failure"] else ""
-        click.echo(f"{r['id']:>5} {r['at']} {r['harness']} {r['event']} session={r['session'] or '-'} "
-                   f"decision={r['decision']} answer={r['answer']} gate={r['gate'] or '-'} "
-                   f"{r['latency_ms']:.1f}ms{reason}{failure}")
+        where = f" layer={r['layer']}" if r.get("layer") else ""
+        runtime = f"{r['runtime_ms']:.1f}ms" if r.get("runtime_ms") is not None else "-"
+        ident = r["id"] if r["id"] is not None else "-"
+        click.echo(f"{ident:>5} {r['at']} {r['harness']} {r['event']} session={r['session'] or '-'} "
+                   f"decision={r['decision']} answer={r['answer']}{where} gate={r['gate'] or '-'} "
+                   f"{runtime}{reason}{failure}")
 
 
 @main.command()
@@ -192,12 +197,14 @@ main.add_command(install)
 main.add_command(uninstall)
 
 from .hostcli import capture, diff, evidence, host, profile  # noqa: E402
+from .policycli import policy  # noqa: E402
 
 main.add_command(host)
 main.add_command(capture)
 main.add_command(profile)
 main.add_command(evidence)
 main.add_command(diff)
+main.add_command(policy)
 
 from .catalogcli import catalog  # noqa: E402
 

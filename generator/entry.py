@@ -6,10 +6,12 @@ import sys
 
 
 def main() -> int | None:
-    if sys.argv[1:3] == ["hook", "lifecycle"]:
-        from .hook.lifecycle import main as hook_main
+    from .hook.main import is_hook
 
-        return hook_main(sys.argv[3:])
+    if is_hook(sys.argv[1:3]):
+        from .hook.main import main as hook_main
+
+        return hook_main(sys.argv[1:])
     from .cli import main as cli_main
 
     return cli_main()

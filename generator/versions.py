@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from functools import total_ordering
 
-_NUM = r"0|[1-9]\d*"
-_PRE_ID = r"(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)"
+_NUM = r"0|[1-9][0-9]*"  # ASCII digits only: \d would admit any Unicode digit
+_PRE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
 _BUILD_ID = r"[0-9A-Za-z-]+"
 _SEMVER = re.compile(
     rf"v?(?P<major>{_NUM})\.(?P<minor>{_NUM})\.(?P<patch>{_NUM})"

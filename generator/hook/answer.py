@@ -7,12 +7,26 @@ OpenCode, our own generated plugin's throw. Anything else is delivered as procee
 
 from __future__ import annotations
 
-import json
-from collections import namedtuple
+from .fastjson import dumps
 
 
-# answer: what the host was told, for the journal: proceed | deny | ask | fail-block | fail-open
-Reply = namedtuple("Reply", "exit_code stdout stderr answer")
+class Reply:
+    """exit code, stdout, stderr, and for the journal what the host was told (answer): proceed | deny |
+    ask | fail-block | fail-open. A plain class: namedtuple's collections import costs the hook ~2 ms."""
+
+    __slots__ = ("exit_code", "stdout", "stderr", "answer")
+
+    def __init__(self, exit_code: int, stdout: str, stderr: str, answer: str) -> None:
+        self.exit_code, self.stdout, self.stderr, self.answer = exit_code, stdout, stderr, answer
+
+    def __iter__(self):
+        return iter((self.exit_code, self.stdout, self.stderr, self.answer))
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
+
+    def __repr__(self) -> str:
+        return f"Reply({self.exit_code!r}, {self.stdout!r}, {self.stderr!r}, {self.answer!r})"
 
 
 EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honours it
@@ -25,7 +39,7 @@ _CLAUDE_BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse",
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True) + "\n"
+    return dumps(value) + "\n"
 
 
 def can_deny(harness: str, row: Any) -> bool:
@@ -108,3 +122,18 @@ def fail(harness: str, row: Any, message: str) -> Reply:
         return Reply(reply.exit_code, reply.stdout, "", "fail-open")
     reply = proceed(harness, message)  # report-and-continue
     return Reply(reply.exit_code, reply.stdout, reply.stderr, "fail-open")
+
+
+def fails_closed(row: Any) -> bool:
+    """Whether the row's effective failure mode blocks (so a missing decision must block too)."""
+    return row is not None and row.semantic == "gate-consultation" and row.failure in (
+        "exit-2-blocks", "strict-output-exit-2-blocks", "throw-fail-fast")
+
+
+def with_notes(reply: Reply, notes: list[str]) -> Reply:
+    """The reply with one stderr line per note. Not on an exit-2 refusal: there stderr is the reason
+    the host hands the model, and it must stay exactly the policy's reason."""
+    if not notes or reply.exit_code == EXIT_BLOCK:
+        return reply
+    text = "".join(f"pasture: {note}\n" for note in notes)
+    return Reply(reply.exit_code, reply.stdout, reply.stderr + text, reply.answer)

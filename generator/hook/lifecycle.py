@@ -2,21 +2,27 @@
 
 It never raises and never blocks on a coordinate it cannot name: an unknown harness, version or
 event is journaled observe-only with a one-line diagnostic. Only gate-consultation rows consult the
-gate; a gate (or pasture itself) that fails gets the row's effective failure mode, exactly.
+policy; a gate (or pasture itself) that fails gets the row's effective failure mode, exactly. A stop
+that an earlier block caused (`stop_hook_active`) is never blocked again, whatever else fails.
+
+Speed: this module and everything it imports on the way to an answer use only the standard
+library modules that cost next to nothing to import (see generator/hook/fastjson.py, patterns.py,
+journal.py for what is avoided and why); the rest is imported only where a policy needs it.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 
-from . import answer
+from . import answer, fs
 from .answer import Reply
+from .fastjson import JSONError, loads
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 USAGE = "usage: pasture hook lifecycle --harness H --event E --host-version V  (payload JSON on stdin)"
+EXIT_BROKEN = 70  # the runtime cannot load its own tables: the adapters' fallback turns this into a block
+REINSTALL = "pip install --force-reinstall pasture-generator, then pasture install <host> again"
 
 
 def _args(argv: list[str]) -> dict[str, str] | None:
@@ -35,106 +41,174 @@ def _args(argv: list[str]) -> dict[str, str] | None:
     return out if len(out) == 3 else None
 
 
-def _read(stream: BinaryIO) -> tuple[Any, str | None]:
-    data = stream.read(MAX_PAYLOAD + 1)
+def parse_payload(data: bytes) -> tuple[object, str | None]:
     if len(data) > MAX_PAYLOAD:
         return None, f"payload larger than {MAX_PAYLOAD} bytes"
     if not data.strip():
         return None, "empty payload"
     try:
-        payload = json.loads(data)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, f"payload is not JSON ({type(exc).__name__})"
+        text = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
+        payload = loads(text)
+    except UnicodeDecodeError:
+        return None, "payload is not JSON (UnicodeDecodeError)"
+    except JSONError as exc:
+        return None, f"payload is not JSON ({exc})"
     if not isinstance(payload, dict):
-        return None, f"payload is a JSON {type(payload).__name__}, not an object"
+        kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(payload), "number")
+        return None, f"payload is a JSON {kind}, not an object"
     return payload, None
 
 
-def _journal_path(policy: Any, project: str, env: dict) -> str:
+def _read(stream) -> tuple[object, str | None]:
+    data = stream.read(MAX_PAYLOAD + 1)
+    return parse_payload(data)
+
+
+def _journal_path(effective, root: str, env: dict) -> str:
     if env.get("PASTURE_JOURNAL"):
         return env["PASTURE_JOURNAL"]
-    if policy is not None and policy.journal is not None:
-        return os.path.join(project, policy.journal)  # join keeps an absolute journal path as it is
-    return os.path.join(project, ".pasture", "journal.sqlite3")
+    if effective is not None and effective.journal:
+        return effective.journal
+    return fs.join(root, ".pasture", "journal.sqlite3")
 
 
-def decide(harness: str, event: str, row: Any, payload: Any, payload_error: str | None, envelope: dict,
-           env: dict) -> tuple[Reply, dict]:
-    """The reply and what the journal records about how it was reached."""
-    from .policy import PolicyError, find, load, project_dir
+def journal_for(start: str, env: dict) -> str:
+    """The journal the hooks write for a project (for `pasture journal` and `pasture doctor`)."""
+    from .effective import load
+    from .project import find_root
 
-    facts: dict = {"decision": "observe", "gate": None, "reason": None, "failure": None, "detail": None,
-                   "policy": None}
+    root = find_root(start)
+    try:
+        effective = load(root, env)
+    except Exception:
+        effective = None
+    return _journal_path(effective, root, env)
+
+
+def _facts(decision: str, **more) -> dict:
+    facts = {"decision": decision, "gate": None, "reason": None, "failure": None, "detail": None, "layer": None,
+             "rule": None}
+    facts.update(more)
+    return facts
+
+
+def decide(harness: str, event: str, row, payload, payload_error: str | None, envelope: dict, env: dict,
+           root: str, started: float) -> tuple[Reply, dict, object]:
+    """The reply, what the journal records about how it was reached, and the effective policy."""
+    from .effective import load
+
+    try:
+        effective = load(root, env)
+    except Exception as exc:  # our own bug while loading: the row's failure mode, and say so
+        if row.semantic != "gate-consultation":
+            return answer.proceed(harness), _facts("observe", failure=f"policy: {type(exc).__name__}: {exc}"), None
+        facts = _facts("none", failure=f"policy could not be loaded ({type(exc).__name__}: {exc})")
+        return answer.fail(harness, row, facts["failure"]), facts, None
     if row.semantic != "gate-consultation":
         # Observation rows journal and proceed; explicit-human rows never get a fabricated decision.
-        return answer.proceed(harness), facts
+        return answer.proceed(harness), _facts("observe"), effective
     if payload_error is not None:
-        facts.update(decision="none", failure=payload_error)
-        return answer.fail(harness, row, f"{event}: {payload_error}"), facts
-    if row.stop_loop == "consult-when-inactive" and payload.get("stop_hook_active") is True:
-        facts.update(decision="proceed", reason="stop already continued by an earlier block: not consulted again")
-        return answer.proceed(harness), facts
-    project = project_dir(envelope.get("cwd"), env)
+        return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
+    from .effective import evaluate
+
+    from .deadline import deadline_seconds
+
+    deadline = started + deadline_seconds(row)
+    verdict = evaluate(effective, envelope, deadline)
+    facts = _facts(verdict.decision or "none", gate=verdict.gate, reason=verdict.reason, failure=verdict.failure,
+                   detail=verdict.detail, layer=verdict.layer, rule=verdict.rule)
+    notes = list(verdict.notes)
+    if verdict.failure is not None and (verdict.decision is None or answer.fails_closed(row)):
+        reply = answer.fail(harness, row, f"gate failed on {event}: {verdict.failure}")
+    else:
+        reply = answer.deliver(harness, event, row, verdict.decision, verdict.reason)
+        if verdict.failure is not None:
+            notes.append(f"{event}: {verdict.failure}; went by the decisions that were made")
+    if notes:
+        facts["detail"] = dict(facts["detail"] or {}, notes=notes)
+        reply = answer.with_notes(reply, notes)
+    return reply, facts, effective
+
+
+def respond(harness: str, event: str, host_version: str, payload, payload_error: str | None, env: dict,
+            started: float) -> Reply:
+    """One event, start to finish: resolve the row, decide, journal, and the host's native reply.
+
+    The seam both transports share: one process per event (`run`, Claude and Codex command hooks)
+    and the long-lived JSON-lines server the OpenCode plugin talks to. Never raises.
+    """
+    row = None
+    settled = False  # a stop an earlier block caused: never blocked again, whatever fails below
     try:
-        path = find(project, env)
-        policy = load(path) if path is not None else None
-    except PolicyError as exc:
-        facts.update(decision="none", failure=str(exc))
-        return answer.fail(harness, row, f"invalid policy: {exc}"), facts
-    facts["policy"] = policy
-    from .gates import GateFailure, consult
+        try:
+            from .tables import resolve
 
-    try:
-        decision = consult(policy, envelope)
-    except GateFailure as exc:
-        facts.update(decision="none", gate=policy.kind if policy else None, failure=str(exc), detail=exc.detail)
-        return answer.fail(harness, row, f"gate failed on {event}: {exc}"), facts
-    facts.update(decision=decision.decision, gate=decision.gate, reason=decision.reason, detail=decision.detail)
-    return answer.deliver(harness, event, row, decision.decision, decision.reason), facts
+            resolved = resolve(harness, host_version, event)
+        except ImportError as exc:
+            return Reply(EXIT_BROKEN, "", f"pasture: cannot load its contract tables ({type(exc).__name__}: {exc}); "
+                                          f"the install is broken: {REINSTALL}\n", "fail-block")
+        from .envelope import build
+        from .project import root_for
+
+        row = resolved.row
+        envelope = build(harness, resolved.contract, host_version, event, row, payload)
+        settled = (row is not None and row.stop_loop == "consult-when-inactive" and isinstance(payload, dict)
+                   and payload.get("stop_hook_active") is True)
+        root = root_for(envelope.get("cwd"), env)
+        effective = None
+        if row is None:
+            reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), _facts(
+                "observe", failure=resolved.why)
+        elif settled and row.semantic == "gate-consultation":
+            reply, facts = answer.proceed(harness), _facts(
+                "proceed", reason="stop already continued by an earlier block: not consulted again")
+            try:
+                from .effective import load
+
+                effective = load(root, env)
+            except Exception:
+                effective = None
+        else:
+            reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root,
+                                             started)
+            if payload_error and facts["failure"] is None:
+                facts["failure"] = payload_error
+        from .journal import record
+
+        record(_journal_path(effective, root, env), envelope, decision=facts["decision"], answer=reply.answer,
+               gate=facts["gate"], reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
+               layer=facts["layer"], rule=facts["rule"], runtime_ms=(time.perf_counter() - started) * 1000,
+               cpu_ms=time.process_time() * 1000)
+    except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
+        message = f"internal error ({type(exc).__name__}: {exc})"
+        if settled:
+            reply = answer.proceed(harness, f"{message}; a stop an earlier block caused is never blocked again")
+        elif row is not None:
+            reply = answer.fail(harness, row, message)
+        else:
+            reply = answer.proceed(harness, f"{message}; observe-only")
+    return reply
 
 
-def run(argv: list[str], stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO, env: dict) -> int:
+def run(argv: list[str], stdin, stdout, stderr, env: dict) -> int:
     started = time.perf_counter()
     args = _args(argv)
     if args is None:
         stderr.write(f"pasture: {USAGE}; proceeding without a decision\n".encode())
         return 0
-    harness, event, host_version = args["harness"], args["event"], args["host_version"]
-    row = None
     try:
-        from .envelope import build
-        from .tables import resolve
-
-        resolved = resolve(harness, host_version, event)
-        row = resolved.row
         payload, payload_error = _read(stdin)
-        envelope = build(harness, resolved.contract, host_version, event, row, payload)
-        if row is None:
-            reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), {
-                "decision": "observe", "gate": None, "reason": None, "failure": resolved.why, "detail": None,
-                "policy": None}
-        else:
-            reply, facts = decide(harness, event, row, payload, payload_error, envelope, env)
-            if payload_error and facts["failure"] is None:
-                facts["failure"] = payload_error
-        from .journal import record
-        from .policy import project_dir
-
-        journal = _journal_path(facts["policy"], project_dir(envelope.get("cwd"), env), env)
-        record(journal, envelope, decision=facts["decision"], answer=reply.answer, gate=facts["gate"],
-               reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
-               latency_ms=(time.perf_counter() - started) * 1000)
-    except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
-        reply = answer.fail(harness, row, f"internal error ({type(exc).__name__}: {exc})") if row is not None \
-            else answer.proceed(harness, f"internal error ({type(exc).__name__}: {exc}); observe-only")
+    except Exception as exc:  # an unreadable stdin is a payload problem, never a traceback
+        payload, payload_error = None, f"payload unreadable ({type(exc).__name__})"
+    reply = respond(args["harness"], args["event"], args["host_version"], payload, payload_error, env, started)
     stdout.write(reply.stdout.encode("utf-8"))
     stdout.flush()
     if reply.stderr:
-        stderr.write(reply.stderr.encode("utf-8", "replace"))
+        stderr.write(reply.stderr.encode("utf-8", "backslashreplace"))
         stderr.flush()
     return reply.exit_code
 
 
 def main(argv: list[str] | None = None) -> int:
     return run(sys.argv[3:] if argv is None else argv, sys.stdin.buffer, sys.stdout.buffer, sys.stderr.buffer,
-               dict(os.environ))
+               fs.environ())

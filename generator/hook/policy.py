@@ -1,90 +1,101 @@
-"""The project policy file (.pasture/policy.toml): which gate, its rules, where the journal lives.
+"""One policy layer's file (TOML), validated and compiled into plain data the hook path can cache.
 
-Format:
+Runs only when a layer's bytes change (generator.hook.effective caches the result), so it may
+import `tomllib` and `re`. Every layer has the same format:
+
     [gate]
     kind = "rules"            # rules | command | ai
-    default = "proceed"       # rules: decision when no rule matches
-    events = ["PreToolUse"]   # optional: only these native events consult the gate (others proceed)
+    default = "proceed"       # the layer's decision when no rule matches (and no gate runs)
+    events = ["PreToolUse"]   # optional: only these native events consult this layer
     command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
-    timeout = 5               # command, ai: seconds
+    timeout = 5               # command, ai: seconds; clamped to the row's deadline (the host's hook
+                              # timeout minus a margin), with a note
     model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
                               # key and defaults from the environment (generator/gates/_env.py)
     [journal]
-    path = ".pasture/journal.sqlite3"
-    [[rules]]                 # first match wins
+    path = ".pasture/journal.sqlite3"   # relative to the project root
+    [builtin]                 # user and managed layers only (ignored in a project layer)
+    protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
+    [[rules]]                 # first match wins within the layer
     name = "no-rm"
     decision = "deny"         # proceed | deny | ask
     reason = "rm -rf is not allowed here"
-    harness = "codex"         # each matcher: a string or a list of strings (any of)
+    harness = "codex"         # each list matcher: a string or a list of strings (any of)
     event = ["PreToolUse", "tool.execute.before"]
     semantic = "gate-consultation"
-    tool_kind = "shell"
-    tool = "^(Bash|bash)$"    # regexes (re.search): tool, command, file_path, input.<field>
-    command = "rm\\s+-rf"
+    tool_kind = "shell"       # shell | write | edit | read | fetch | agent, or a lowercased tool name
+    tool = "^(Bash|bash)$"    # regexes (re.search): tool (the tool's name), command, file_path,
+    command = "rm\\s+-rf"     # and input.<field> (a field of the tool's input)
     [rules.input]
     url = "^http://"
+
+A layer evaluates to its first matching rule, else (a trusted command or AI gate) the gate, else its
+default; every layer is evaluated and the most restrictive decision wins (generator.hook.effective).
+A project layer the user has not trusted keeps its rules and default (they can only protect the
+user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
+(model, endpoint, prompt), and a journal path outside the project.
 """
 
 from __future__ import annotations
 
 import os
 
+from .patterns import freeze
+
 DECISIONS = ("proceed", "deny", "ask")
 KINDS = ("rules", "command", "ai")
-_LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
-_REGEX_MATCHERS = ("tool", "command", "file_path")
-_RULE_KEYS = {"name", "decision", "reason", "input", *_LIST_MATCHERS, *_REGEX_MATCHERS}
+LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
+# Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
+REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
+_RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
 _GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
+_BUILTIN_KEYS = {"protect_guard_files"}
+_TABLES = ("gate", "journal", "builtin", "rules")
+MAX_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
 
 
 class PolicyError(Exception):
-    """An invalid policy; the message names the file and the rule."""
+    """An invalid layer: the message names the file, the line where it can, and what to change."""
 
 
-class Rule:
-    # Plain classes: dataclasses (and the inspect module it imports) cost the hook ~4 ms.
-    def __init__(self, name: str, decision: str, reason: str) -> None:
-        self.name, self.decision, self.reason = name, decision, reason
-        self.lists: dict[str, tuple[str, ...]] = {}
-        self.regexes: dict[str, Any] = {}  # matcher -> compiled pattern
-        self.inputs: dict[str, Any] = {}  # tool-input field -> compiled pattern
+class _Lines:
+    """Best-effort line numbers for diagnostics (tomllib reports none for valid TOML)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def _find(self, predicate, start: int = 0) -> int | None:
+        for number in range(start, len(self.lines)):
+            if predicate(self.lines[number].strip()):
+                return number
+        return None
+
+    def table(self, name: str) -> int | None:
+        found = self._find(lambda s: s.replace(" ", "") in (f"[{name}]",))
+        return None if found is None else found + 1
+
+    def rule(self, index: int) -> int | None:
+        seen = -1
+        for number, line in enumerate(self.lines):
+            if line.strip().replace(" ", "").startswith("[[rules]]"):
+                seen += 1
+                if seen == index:
+                    return number + 1
+        return None
+
+    def key(self, name: str, after: int | None) -> int | None:
+        start = after or 0
+        found = self._find(lambda s: s.split("=", 1)[0].strip().strip('"') == name and "=" in s,
+                           max(start - 1, 0))
+        return None if found is None else found + 1
 
 
-class Policy:
-    def __init__(self, path: str | None, gate: dict | None = None) -> None:
-        self.path = path
-        self.kind = "rules"
-        self.default = "proceed"
-        self.command: tuple[str, ...] = ()
-        self.timeout = 5.0
-        self.gate = gate or {}
-        self.events: tuple[str, ...] | None = None  # None: every gate-consultation row consults the gate
-        self.rules: list[Rule] = []
-        self.journal: str | None = None
+def _at(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line else path
 
 
-def find(project: str, env: dict) -> str | None:
-    configured = env.get("PASTURE_POLICY")
-    if configured:
-        return configured
-    candidate = os.path.join(project, ".pasture", "policy.toml")
-    return candidate if os.path.isfile(candidate) else None
-
-
-def load(path: str) -> Policy:
-    import tomllib
-
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: policy file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"{path}: not valid TOML: {exc}") from None
-    return parse(path, data)
-
-
-def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
+def _strings(where: str, key: str, value) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -92,91 +103,154 @@ def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
     raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
 
 
-def _regex(where: str, key: str, value: Any):
+def _regex(where: str, key: str, value) -> tuple:
     import re
 
     if not isinstance(value, str):
         raise PolicyError(f"{where}: '{key}' must be a regular expression string")
     try:
-        return re.compile(value)
+        return freeze(value)
     except re.error as exc:
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
 
 
-def parse(path: str, data: dict) -> Policy:
-    unknown = set(data) - {"gate", "journal", "rules"}
+def inside(root: str, path: str) -> bool:
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def parse_text(path: str, text: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML: {exc}") from None
+
+
+def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -> dict:
+    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    doc = parse_text(path, text)
+    lines = _Lines(text)
+    unknown = sorted(set(doc) - set(_TABLES))
     if unknown:
-        raise PolicyError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; allowed: gate, journal, rules")
-    gate = data.get("gate", {})
+        raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
+                          f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
+    layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
+             "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
+             "ignored": [], "rules": []}
+
+    gate = doc.get("gate", {})
+    gate_line = lines.table("gate")
+    where = f"{_at(path, gate_line)}: [gate]"
     if not isinstance(gate, dict):
-        raise PolicyError(f"{path}: [gate] must be a table")
-    extra = set(gate) - _GATE_KEYS
+        raise PolicyError(f"{where} must be a table")
+    extra = sorted(set(gate) - _GATE_KEYS)
     if extra:
-        raise PolicyError(f"{path}: [gate] has unknown key(s) {', '.join(sorted(extra))}; "
-                          f"allowed: {', '.join(sorted(_GATE_KEYS))}")
-    policy = Policy(path=path, gate=dict(gate))
-    policy.kind = gate.get("kind", "rules")
-    if policy.kind not in KINDS:
-        raise PolicyError(f"{path}: [gate] kind {policy.kind!r} is not one of {', '.join(KINDS)}")
-    policy.default = gate.get("default", "proceed")
-    if policy.default not in DECISIONS:
-        raise PolicyError(f"{path}: [gate] default {policy.default!r} is not one of {', '.join(DECISIONS)}")
-    timeout = gate.get("timeout", 5.0 if policy.kind != "ai" else 30.0)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 600:
-        raise PolicyError(f"{path}: [gate] timeout must be a number of seconds in (0, 600]")
-    policy.timeout = float(timeout)
+        raise PolicyError(f"{_at(path, lines.key(extra[0], gate_line))}: [gate] has unknown key(s) "
+                          f"{', '.join(extra)}; allowed: {', '.join(sorted(_GATE_KEYS))}")
+    kind = gate.get("kind", "rules")
+    if kind not in KINDS:
+        raise PolicyError(f"{_at(path, lines.key('kind', gate_line))}: [gate] kind {kind!r} is not one of "
+                          f"{', '.join(KINDS)}")
+    default = gate.get("default", "proceed")
+    if default not in DECISIONS:
+        raise PolicyError(f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
+                          f"{', '.join(DECISIONS)}")
+    layer["default"] = default
+    timeout = gate.get("timeout", DEFAULT_TIMEOUT[kind])
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise PolicyError(f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
+                          f"seconds in (0, {MAX_TIMEOUT:g}]")
+    layer["timeout"] = float(timeout)
     if "events" in gate:
-        policy.events = _strings(f"{path}: [gate]", "events", gate["events"])
-    if policy.kind == "command":
+        layer["events"] = _strings(f"{_at(path, lines.key('events', gate_line))}: [gate]", "events", gate["events"])
+    command = None
+    if kind == "command":
         command = gate.get("command")
         if not (isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)):
-            raise PolicyError(f"{path}: [gate] kind 'command' needs command = [\"program\", \"arg\", ...]")
-        policy.command = tuple(command)
-    journal = data.get("journal", {})
+            raise PolicyError(f"{_at(path, lines.key('command', gate_line) or gate_line)}: [gate] kind 'command' needs "
+                              'command = ["program", "arg", ...]')
+    for key in ("model", "system_prompt", "base_url"):
+        if key in gate and not (isinstance(gate[key], str) and gate[key]):
+            raise PolicyError(f"{_at(path, lines.key(key, gate_line))}: [gate] {key} must be a non-empty string")
+    runs_elsewhere = kind in ("command", "ai")
+    if runs_elsewhere and not trusted:
+        what = (f"command gate {command!r}" if kind == "command"
+                else "AI gate" + (f" (endpoint {gate['base_url']})" if "base_url" in gate else ""))
+        layer["ignored"].append(what)
+    elif kind == "command":
+        layer["kind"], layer["command"] = "command", tuple(command)
+    elif kind == "ai":
+        layer["kind"] = "ai"
+        layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
+
+    journal = doc.get("journal", {})
+    journal_line = lines.table("journal")
     if not isinstance(journal, dict) or set(journal) - {"path"}:
-        raise PolicyError(f"{path}: [journal] takes only 'path'")
+        raise PolicyError(f"{_at(path, journal_line)}: [journal] takes only 'path'")
     if "path" in journal:
-        if not isinstance(journal["path"], str) or not journal["path"]:
-            raise PolicyError(f"{path}: [journal] path must be a non-empty string")
-        policy.journal = journal["path"]
-    rules = data.get("rules", [])
+        value = journal["path"]
+        if not isinstance(value, str) or not value:
+            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string")
+        target = os.path.join(root, value)  # join keeps an absolute path as it is
+        if trusted or inside(root, target):
+            layer["journal"] = os.path.normpath(target)
+        else:
+            layer["ignored"].append(f"journal path {value!r} (outside the project)")
+
+    builtin = doc.get("builtin", {})
+    builtin_line = lines.table("builtin")
+    if not isinstance(builtin, dict):
+        raise PolicyError(f"{_at(path, builtin_line)}: [builtin] must be a table")
+    extra = sorted(set(builtin) - _BUILTIN_KEYS)
+    if extra:
+        raise PolicyError(f"{_at(path, lines.key(extra[0], builtin_line))}: [builtin] has unknown key(s) "
+                          f"{', '.join(extra)}; allowed: {', '.join(sorted(_BUILTIN_KEYS))}")
+    if "protect_guard_files" in builtin:
+        value = builtin["protect_guard_files"]
+        if not isinstance(value, bool):
+            raise PolicyError(f"{_at(path, lines.key('protect_guard_files', builtin_line))}: [builtin] "
+                              "protect_guard_files must be true or false")
+        if name == "project":
+            if value is False:
+                layer["ignored"].append("[builtin] protect_guard_files = false (only the user or managed "
+                                        "policy can switch the guard's self-protection off)")
+        else:
+            layer["protect"] = value
+
+    rules = doc.get("rules", [])
     if not isinstance(rules, list):
-        raise PolicyError(f"{path}: 'rules' must be an array of tables ([[rules]])")
-    for i, raw in enumerate(rules):
-        name = raw.get("name") if isinstance(raw, dict) else None
-        where = f"{path}: rule {name!r} (rules[{i}])" if isinstance(name, str) else f"{path}: rules[{i}]"
+        raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
+    for index, raw in enumerate(rules):
+        line = lines.rule(index)
+        rule_name = raw.get("name") if isinstance(raw, dict) else None
+        where = (f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])" if isinstance(rule_name, str)
+                 else f"{_at(path, line)}: rules[{index}]")
         if not isinstance(raw, dict):
             raise PolicyError(f"{where}: must be a table")
-        extra = set(raw) - _RULE_KEYS
+        extra = sorted(set(raw) - _RULE_KEYS)
         if extra:
-            raise PolicyError(f"{where}: unknown key(s) {', '.join(sorted(extra))}; "
-                              f"allowed: {', '.join(sorted(_RULE_KEYS))}")
-        if not isinstance(name, str) or not name:
+            raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(_RULE_KEYS))}")
+        if not isinstance(rule_name, str) or not rule_name:
             raise PolicyError(f"{where}: needs a non-empty 'name'")
         decision = raw.get("decision")
         if decision not in DECISIONS:
             raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
-        reason = raw.get("reason", f"pasture policy rule {name!r}")
+        reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
         if not isinstance(reason, str) or not reason.strip():
             raise PolicyError(f"{where}: 'reason' must be a non-empty string")
-        rule = Rule(name=name, decision=decision, reason=reason)
-        for key in _LIST_MATCHERS:
-            if key in raw:
-                rule.lists[key] = _strings(where, key, raw[key])
-        for key in _REGEX_MATCHERS:
-            if key in raw:
-                rule.regexes[key] = _regex(where, key, raw[key])
+        lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
+        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key]) for key in REGEX_MATCHERS if key in raw}
         inputs = raw.get("input", {})
         if not isinstance(inputs, dict):
             raise PolicyError(f"{where}: 'input' must be a table of field = regex")
-        for key, value in inputs.items():
-            rule.inputs[key] = _regex(where, f"input.{key}", value)
-        policy.rules.append(rule)
-    return policy
-
-
-def project_dir(envelope_cwd: str | None, env: dict) -> str:
-    for candidate in (env.get("CLAUDE_PROJECT_DIR"), envelope_cwd):
-        if isinstance(candidate, str) and os.path.isabs(candidate) and os.path.isdir(candidate):
-            return candidate
-    return os.getcwd()
+        frozen_inputs = {field: _regex(where, f"input.{field}", value) for field, value in inputs.items()}
+        layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
+                               "regexes": regexes, "inputs": frozen_inputs, "line": line})
+    return layer

@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
-from collections import namedtuple
-
-from ..versions import HostVersion, VersionError
-
-_GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                          "generated", "python")
+from .hostversion import is_prerelease, key
 
 
 def _index():
-    if _GENERATED not in sys.path and os.path.isdir(_GENERATED):
-        sys.path.append(_GENERATED)
-    return importlib.import_module("pasture_contracts")
+    try:
+        import pasture_contracts
+    except ImportError:
+        # A checkout run without an install: the tables sit in generated/python beside the package.
+        import os
+        import sys
+
+        here = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            "generated", "python")
+        if not os.path.isdir(os.path.join(here, "pasture_contracts")):
+            raise
+        sys.path.append(here)
+        import pasture_contracts
+    return pasture_contracts
 
 
 # contract: the admitting contract id or None; row: its pasture_contracts._row.Row or None;
 # why: the diagnostic when either is None.
-Resolved = namedtuple("Resolved", "contract row why")
+class Resolved:
+    __slots__ = ("contract", "row", "why")
+
+    def __init__(self, contract, row, why: str) -> None:
+        self.contract, self.row, self.why = contract, row, why
+
+    def __iter__(self):
+        return iter((self.contract, self.row, self.why))
 
 
 def resolve(harness: str, host_version: str, event: str) -> Resolved:
@@ -31,16 +41,16 @@ def resolve(harness: str, host_version: str, event: str) -> Resolved:
     if candidates is None:
         known = ", ".join(sorted(index.ADMISSIONS))
         return Resolved(None, None, f"harness {harness!r} has no pinned contract (known: {known})")
-    try:
-        version = HostVersion.parse(host_version)
-    except VersionError as exc:
-        return Resolved(None, None, str(exc))
+    version = key(host_version)
+    if version is None:
+        return Resolved(None, None, f"host version {host_version!r} is not a semantic version; write "
+                                    "MAJOR.MINOR.PATCH with an optional -prerelease and +build, e.g. 2.1.261")
     best = None
     for contract_id, module, minimum, maximum, prereleases in candidates:
-        low = HostVersion.parse(minimum)
-        if version.is_prerelease and not prereleases:
+        low = key(minimum)
+        if is_prerelease(version) and not prereleases:
             continue
-        if version < low or (maximum is not None and version > HostVersion.parse(maximum)):
+        if version < low or (maximum is not None and version > key(maximum)):
             continue
         if best is None or low > best[0]:
             best = (low, contract_id, module)
@@ -50,7 +60,7 @@ def resolve(harness: str, host_version: str, event: str) -> Resolved:
             for cid, _, lo, hi, _ in candidates)
         return Resolved(None, None, f"no contract admits {harness} {host_version} ({table})")
     _, contract_id, module = best
-    rows = importlib.import_module(f"pasture_contracts.{module}").ROWS
+    rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS
     row = rows.get(event)
     if row is None:
         return Resolved(contract_id, None, f"{contract_id} declares no event {event!r}")

@@ -13,4 +13,8 @@ def env(tmp_path):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PASTURE_", "CLAUDE_"))}
     base["PASTURE_JOURNAL"] = str(tmp_path / "journal.sqlite3")
     base["PASTURE_POLICY"] = str(write_policy(tmp_path, DENY_PROBE))
+    # Never the machine's own managed policy, trust store or cache.
+    base["PASTURE_MANAGED_POLICY"] = str(tmp_path / "managed-policy.toml")
+    base["PASTURE_TRUST_STORE"] = str(tmp_path / "state" / "trust.json")
+    base["PASTURE_CACHE_DIR"] = str(tmp_path / "cache")
     return base

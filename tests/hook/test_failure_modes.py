@@ -61,8 +61,8 @@ def test_invalid_policy_names_file_and_rule_and_applies_failure_mode(env, tmp_pa
     (tmp_path / "policy.toml").write_text('[[rules]]\nname = "bad-regex"\ndecision = "deny"\ncommand = "("\n')
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
     assert code == 2
-    assert f"invalid policy: {tmp_path / 'policy.toml'}: rule 'bad-regex' (rules[0]): 'command' is not a valid " \
-           "regular expression" in err
+    assert f"user policy: {tmp_path / 'policy.toml'}:1: rule 'bad-regex' (rules[0]): 'command' is not a valid " \
+           "regular expression" in err and "(run: pasture policy check)" in err
 
 
 @pytest.mark.parametrize("text,message", [
@@ -117,7 +117,8 @@ def test_ai_gate_failure_takes_the_failure_mode(env, tmp_path, monkeypatch):
                                                              "tool_input": {"command": "ls"}}, env)
     assert code == 2 and out == "" and "AI gate" in err
     entry = query(tmp_path / "journal.sqlite3")[-1]
-    assert entry["failure"].startswith("AI gate: ") and entry["gate"] == "ai"
+    assert entry["failure"].startswith("user policy ai gate: AI gate: ") and entry["gate"] == "ai"
+    assert entry["layer"] == "user"
     assert "127.0.0.1" in json.dumps(entry) or entry["detail"]["attempts"] >= 1
 
 
@@ -125,5 +126,5 @@ def test_gate_events_scope_which_rows_consult_the_gate(env, tmp_path):
     (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\nevents = ["Stop"]\n{GATES["crash"]}\n')
     code, out, _ = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
     assert (code, out) == (0, "")
-    assert query(tmp_path / "journal.sqlite3")[-1]["reason"] == "the policy's gate does not cover this event"
+    assert query(tmp_path / "journal.sqlite3")[-1]["reason"] == "no layer of the policy covers this event"
     assert call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)[0] == 2

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.hook.journal import SCHEMA
+from generator.hook.journaldb import SCHEMA
 from generator.hook.tables import resolve
 from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions

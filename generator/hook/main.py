@@ -1,0 +1,31 @@
+"""`hook lifecycle ...` and `hook serve ...`: the runtime's own entry, reached without click.
+
+The launcher `pasture install` records calls `main(sys.argv[1:])` with argv starting at `hook`;
+the `pasture` console script lands here too (generator/entry.py) before importing any CLI code.
+"""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = "usage: pasture hook lifecycle ... | pasture hook serve ..."
+
+
+def main(argv: list[str]) -> int:
+    if argv[:2] == ["hook", "lifecycle"]:
+        import gc
+
+        gc.disable()  # one event, then exit: a collection over the freshly imported tables is pure cost
+        from .lifecycle import main as lifecycle_main
+
+        return lifecycle_main(argv[2:])
+    if argv[:2] == ["hook", "serve"]:
+        from .serve import main as serve_main
+
+        return serve_main(argv[2:])
+    sys.stderr.write(f"pasture: {USAGE}\n")
+    return 2
+
+
+def is_hook(argv: list[str]) -> bool:
+    return argv[:2] in (["hook", "lifecycle"], ["hook", "serve"])

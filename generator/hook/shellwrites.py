@@ -1,0 +1,168 @@
+"""Which paths a shell command plainly writes or deletes: redirections and the usual file verbs.
+
+Reached only for commands that name something like pasture's files (generator.hook.builtin screens
+first), so it may use `shlex`. It reads the command the way a careful reviewer would, not the way a
+shell runs it: words are split with shell quoting, `cd DIR` in a command list moves the working
+folder for what follows, and prefixes such as `sudo`, `env X=1`, `command` or `nohup` are looked
+through. Anything assembled at run time (variables other than $HOME, globs, `$(...)`) is out of
+reach, and the module's caller documents that.
+"""
+
+from __future__ import annotations
+
+import os
+
+_SEPARATORS = {";", "&&", "||", "|", "&", "|&", "(", ")", "\n"}
+_PREFIXES = {"sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "doas", "xargs"}
+# verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
+_VERBS = {
+    "rm": "all", "rmdir": "all", "unlink": "all", "shred": "all", "mv": "all", "tee": "all",
+    "truncate": "all", "touch": "all", "chmod": "all", "chown": "all", "chgrp": "all",
+    "cp": "last", "install": "last", "ln": "last", "rsync": "last", "ditto": "last",
+}
+_DELETES = {"rm", "rmdir", "unlink", "shred", "mv"}
+_IN_PLACE = {"sed", "perl", "gsed"}
+_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "dd"}
+# options whose value is the next word, so that value is not a path the verb writes
+_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "chmod": set(), "install": {"-m", "--mode", "-o", "-g"},
+           "chown": set(), "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
+           "ln": {"-t", "--target-directory"}}
+
+
+def _words(command: str) -> list[str]:
+    import shlex
+
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    words = []
+    try:
+        for word in lexer:
+            words.append(word)
+    except ValueError:  # unbalanced quotes: fall back to plain splitting, never fail open on a parse error
+        words = command.replace(";", " ; ").replace("&&", " && ").replace("|", " | ").replace(">", " > ").split()
+    return words
+
+
+def _split(words: list[str]) -> list[list[str]]:
+    commands, current = [], []
+    for word in words:
+        if word in _SEPARATORS:
+            if current:
+                commands.append(current)
+            current = []
+        else:
+            current.append(word)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def _is_redirect(word: str) -> bool:
+    stripped = word.lstrip("0123456789&")
+    return bool(stripped) and set(stripped) <= {">", "|"} and stripped[0] == ">"
+
+
+def writes(command: str, cwd: str, home: str = "/") -> list[tuple[tuple[str, str], bool]]:
+    """[((folder, path as written), deletes?)] for every path the command plainly writes."""
+    out: list[tuple[tuple[str, str], bool]] = []
+    here = cwd
+    for words in _split(_words(command)):
+        # Redirections anywhere in the simple command: the next word is the file written.
+        plain: list[str] = []
+        skip = False
+        for index, word in enumerate(words):
+            if skip:
+                skip = False
+                continue
+            if _is_redirect(word):
+                if index + 1 < len(words) and not words[index + 1].startswith("&"):
+                    out.append(((here, words[index + 1]), False))
+                skip = True
+                continue
+            if word.startswith("<"):
+                skip = word == "<"
+                continue
+            plain.append(word)
+        while plain and "=" in plain[0] and not plain[0].startswith(("=", "-")):  # VAR=value prefixes
+            plain = plain[1:]
+        if plain and os.path.basename(plain[0]) in _PREFIXES:
+            # sudo -u root rm x, env -i X=1 tee y: look through to the first word that is a known verb
+            known = next((i for i, w in enumerate(plain) if os.path.basename(w) in _KNOWN), None)
+            plain = plain[known:] if known is not None else []
+        if not plain:
+            continue
+        verb = os.path.basename(plain[0])
+        args = plain[1:]
+        if verb == "cd":
+            target = args[0] if args else home
+            here = os.path.normpath(os.path.join(here, target))
+            continue
+        if verb == "dd":
+            out += [((here, a[3:]), False) for a in args if a.startswith("of=")]
+            continue
+        if verb in _IN_PLACE:
+            if any(a == "-i" or a.startswith("-i") or a.startswith("--in-place") or (a.startswith("-") and "i" in a[1:]
+                   and not a.startswith("--")) for a in args):
+                positional = [a for a in args if not a.startswith("-")]
+                scripted = any(a in ("-e", "--expression", "-f", "--file") for a in args)
+                out += [((here, a), False) for a in (positional if scripted else positional[1:])]
+            continue
+        mode = _VERBS.get(verb)
+        if mode is None:
+            continue
+        valued = _VALUED.get(verb, set())
+        positional = []
+        skip = False
+        for index, arg in enumerate(args):
+            if skip:
+                skip = False
+                if index > 0 and args[index - 1] in ("-t", "--target-directory"):
+                    out.append(((here, arg), verb in _DELETES))
+                continue
+            if arg in valued:
+                skip = True
+                continue
+            if arg.startswith("--target-directory="):
+                out.append(((here, arg.split("=", 1)[1]), False))
+                continue
+            if arg.startswith("-") and arg != "-":
+                continue
+            positional.append(arg)
+        if verb in ("chmod", "chown", "chgrp") and positional:
+            positional = positional[1:]  # the mode / owner
+        if verb == "mv":  # the sources vanish from where they were; the destination is written
+            out += [((here, a), True) for a in positional[:-1]] + [((here, a), False) for a in positional[-1:]]
+            continue
+        chosen = positional if mode == "all" else positional[-1:]
+        out += [((here, a), verb in _DELETES) for a in chosen]
+    return out
+
+
+_GUARD_COMMANDS = {("policy", "trust"), ("policy", "untrust"), ("install",), ("uninstall",)}
+
+
+def guard_command(command: str) -> str | None:
+    """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
+    which the agent must not run on the user's behalf. Returns the command as the user would type it."""
+    for words in _split(_words(command)):
+        while words and "=" in words[0] and not words[0].startswith(("=", "-")):
+            words = words[1:]
+        index = 0
+        while index < len(words) and (os.path.basename(words[index]) in _PREFIXES or words[index].startswith("-")):
+            index += 1  # sudo, env -i, nohup ...: the command is the first word after them
+        if index >= len(words):
+            continue
+        name = os.path.basename(words[index])
+        rest = words[index + 1:]
+        if name == "python" or name.startswith("python3"):
+            if rest[:2] not in (["-m", "generator"], ["-m", "generator.entry"]):
+                continue
+            rest = rest[2:]
+        elif name not in ("pasture", "pasture-hook"):
+            continue
+        rest = [w for w in rest if not w.startswith("-")]
+        for size in (2, 1):
+            if tuple(rest[:size]) in _GUARD_COMMANDS:
+                return "pasture " + " ".join(rest[:size])
+    return None

@@ -1,0 +1,65 @@
+"""The hook path imports only what costs next to nothing, and reads the policy from its cache.
+
+Speed itself is measured by benchmarks/bench_hook.py (ratios against a bare interpreter, never
+timed tests); what a test can pin is the cause of speed: which modules a PreToolUse round trip
+loads beyond a bare `python -I -S`, and that a second event with unchanged files parses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from repo_paths import REPO
+
+# Everything a rules-policy round trip may load beyond the bare interpreter's own modules.
+ALLOWED_STDLIB = {"__future__", "_json", "fcntl", "marshal", "_sre"}
+FORBIDDEN = {"os", "re", "json", "enum", "collections", "typing", "sqlite3", "tomllib", "subprocess", "dataclasses",
+             "functools", "hashlib", "shlex", "pathlib", "importlib"}
+
+PROBE = r"""
+import io, sys
+bare = set(sys.modules)
+sys.path[:0] = [{repo!r}, {tables!r}]
+from generator.hook.lifecycle import run
+import generator.hook.effective as effective
+code = run(["--harness", "claude-code", "--event", "PreToolUse", "--host-version", "2.1.328"],
+           io.BytesIO({payload!r}), io.BytesIO(), io.BytesIO(), {env!r})
+new = sorted(set(sys.modules) - bare)
+print(repr((code, new, effective._MEMO[{root!r}][1].from_cache)))
+"""
+
+
+def _twenty_rules() -> str:
+    return "\n".join(
+        f'[[rules]]\nname = "r{i}"\ndecision = "deny"\nreason = "no {i}"\ntool_kind = "shell"\n'
+        f'command = "forbidden{i}\\\\s+--now"\n' for i in range(20))
+
+
+def _probe(env: dict, root: str, payload: bytes):
+    code = PROBE.format(repo=str(REPO), tables=str(REPO / "generated" / "python"), payload=payload, env=env,
+                        root=root)
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return eval(done.stdout.strip())
+
+
+def test_a_rules_round_trip_loads_only_cheap_modules_and_the_cache(env, tmp_path):
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
+    env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
+    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls -la"},
+                          "cwd": str(project), "tool_use_id": "t"}).encode()
+    first = _probe(env, str(project), payload)
+    second = _probe(env, str(project), payload)
+    assert first[0] == second[0] == 0
+    assert first[2] is False and second[2] is True  # compiled once, then read from the cache
+    modules = set(second[1])
+    ours = {m for m in modules if m.split(".")[0] in ("generator", "pasture_contracts")}
+    stdlib = modules - ours
+    assert stdlib <= ALLOWED_STDLIB, stdlib - ALLOWED_STDLIB
+    assert not modules & FORBIDDEN
+    assert not {m for m in ours if m.startswith("generator.") and not m.startswith("generator.hook")}
+    assert "generator.hook.policy" not in ours  # the compiler (tomllib, re) stays off a cache hit
