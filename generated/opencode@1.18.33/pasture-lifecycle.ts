@@ -77,7 +77,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): messageID added (message, required: in the input schema)."
+    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): messageID added (message, required: in the input schema)."
   },
   "file.edited": {
     "surface": "opencode-catch-all-sse",
@@ -90,7 +90,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "file.watcher.updated": {
     "surface": "opencode-catch-all-sse",
@@ -103,7 +103,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "installation.updated": {
     "surface": "opencode-catch-all-sse",
@@ -116,7 +116,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "installation.update-available": {
     "surface": "opencode-catch-all-sse",
@@ -129,7 +129,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available).\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available)."
   },
   "lsp.client.diagnostics": {
     "surface": "opencode-catch-all-sse",
@@ -142,7 +142,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "lsp.updated": {
     "surface": "opencode-catch-all-sse",
@@ -155,7 +155,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "message.updated": {
     "surface": "opencode-catch-all-sse",
@@ -168,7 +168,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 23 of 23) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "message.removed": {
     "surface": "opencode-catch-all-sse",
@@ -181,7 +181,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
   },
   "message.part.updated": {
     "surface": "opencode-catch-all-sse",
@@ -194,7 +194,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 27 of 27) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "message.part.removed": {
     "surface": "opencode-catch-all-sse",
@@ -207,7 +207,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
   },
   "permission.updated": {
     "surface": "opencode-catch-all-sse",
@@ -220,7 +220,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema)."
   },
   "permission.replied": {
     "surface": "opencode-catch-all-sse",
@@ -233,7 +233,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); requestID added (request, required: in the input schema)."
+    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); requestID added (request, required: in the input schema)."
   },
   "server.connected": {
     "surface": "opencode-catch-all-sse",
@@ -246,7 +246,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "server.instance.disposed": {
     "surface": "opencode-catch-all-sse",
@@ -259,7 +259,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "session.created": {
     "surface": "opencode-catch-all-sse",
@@ -285,7 +285,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 17 of 17) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -298,7 +298,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "session.compacted": {
     "surface": "opencode-catch-all-sse",
@@ -311,7 +311,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "session.diff": {
     "surface": "opencode-catch-all-sse",
@@ -324,7 +324,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 8 of 8) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.error": {
     "surface": "opencode-catch-all-sse",
@@ -337,7 +337,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, optional: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, optional: in the input schema)."
   },
   "session.idle": {
     "surface": "opencode-catch-all-sse",
@@ -350,7 +350,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 3 of 3) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.status": {
     "surface": "opencode-catch-all-sse",
@@ -363,7 +363,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 16 of 16) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "todo.updated": {
     "surface": "opencode-catch-all-sse",
@@ -376,7 +376,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "tui.prompt.append": {
     "surface": "opencode-catch-all-sse",
@@ -389,7 +389,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "tui.command.execute": {
     "surface": "opencode-catch-all-sse",
@@ -402,7 +402,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "tui.toast.show": {
     "surface": "opencode-catch-all-sse",
@@ -415,7 +415,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.created": {
     "surface": "opencode-catch-all-sse",
@@ -428,7 +428,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.updated": {
     "surface": "opencode-catch-all-sse",
@@ -441,7 +441,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.exited": {
     "surface": "opencode-catch-all-sse",
@@ -454,7 +454,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -467,7 +467,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "vcs.branch.updated": {
     "surface": "opencode-catch-all-sse",
@@ -480,7 +480,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "catalog.updated": {
     "surface": "opencode-catch-all-sse",
@@ -493,7 +493,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 6 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "integration.updated": {
     "surface": "opencode-catch-all-sse",
@@ -506,7 +506,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "message.part.delta": {
     "surface": "opencode-catch-all-sse",
@@ -519,7 +519,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do. Identities: added as optional identities, seen in the captured payloads: sessionID (session; in 3 of 3), messageID (message; in 3 of 3) (one capture cannot show that a field is always there).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it; messageID made required: the input schema requires it."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it; messageID made required: the input schema requires it."
   },
   "plugin.added": {
     "surface": "opencode-catch-all-sse",
@@ -532,7 +532,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 135 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "reference.updated": {
     "surface": "opencode-catch-all-sse",
@@ -545,7 +545,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "models-dev.refreshed": {
     "surface": "opencode-catch-all-sse",
@@ -1260,7 +1260,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: the optional messageID was absent from all 3 captured payloads.\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "chat.params": {
     "surface": "opencode-named-output",
@@ -1299,7 +1299,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): the shipped binary has no call site for permission.ask (host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking."
+    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): the shipped binary has no call site for permission.ask (host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking."
   },
   "command.execute.before": {
     "surface": "opencode-named-output",
@@ -1312,7 +1312,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "tool.execute.before": {
     "surface": "opencode-named-output",
@@ -1325,7 +1325,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": true,
     "timeoutMs": 60000,
     "evidence": "captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json",
-    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nCapture 1.18.33: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file). The model was then told: \"pasture capture refused this\".\nCapture 1.18.33: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
+    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nCapture 1.18.33: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
   },
   "shell.env": {
     "surface": "opencode-named-output",
@@ -1390,7 +1390,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.session.compacting": {
     "surface": "opencode-named-output",
@@ -1403,7 +1403,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.compaction.autocontinue": {
     "surface": "opencode-named-output",
@@ -1416,7 +1416,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "failFast": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33).\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.text.complete": {
     "surface": "opencode-named-output",

@@ -111,11 +111,11 @@ def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str, 
         why = (f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "
                "so a gate consultation. Its blocking waits for evidence: ")
         if harness == "opencode":
-            why += ("declared report-and-continue until a capture shows a throw from it holding (then "
-                    "throw-fail-fast with that citation).")
+            why += ("report-and-continue unless a capture of this version shows a throw from it holding (then "
+                    "throw-fail-fast citing it).")
         else:
-            why += (f"{failure} is declared without a citation, so it runs report-and-continue until a capture "
-                    "shows the refusal holding on this version.")
+            why += (f"{failure} blocks only with a citation of a capture of this version in which the refusal held "
+                    "(until then it runs report-and-continue).")
         pre_action = True
     else:
         axes = OBSERVATION_AXES[surface]
@@ -172,9 +172,14 @@ def correct_row(harness: str, cat: Catalog, row: dict[str, Any], version: str, s
     order = {"session": 0, "turn": 1, "tool-call": 2, "agent": 3, "request": 4, "message": 5}
     row["identities"] = sorted(kept, key=lambda i: order.get(i["kind"], 9))
     if changes:
-        sentence = f"Host catalog {version} ({source}): " + "; ".join(changes) + "."
-        row["note"] = f"{row['note']}\n{sentence}" if row.get("note") else sentence
+        _add(row, f"Host catalog {version} ({source}): " + "; ".join(changes) + ".")
     return changes
+
+
+def _add(row: dict[str, Any], sentence: str) -> None:
+    if row.get("note") and sentence in row["note"].split("\n"):
+        return
+    row["note"] = f"{row['note']}\n{sentence}" if row.get("note") else sentence
 
 
 def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: str, source: str) -> str | None:
@@ -199,5 +204,5 @@ def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: s
         sentence = (f"Host catalog {version} ({source}): {calls}, but no capture shows a throw from "
                     f"{row['name']} holding; declared report-and-continue until one does (then throw-fail-fast "
                     "citing it), so it does not count as blocking.")
-    row["note"] = f"{row['note']}\n{sentence}" if row.get("note") else sentence
+    _add(row, sentence)
     return sentence

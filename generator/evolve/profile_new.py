@@ -32,6 +32,7 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 from __future__ import annotations
 
 import copy
+import re
 import os
 import shutil
 import tempfile
@@ -140,8 +141,36 @@ def _shape(harness: str, event: str, payload: Any, bus: bool) -> Any:
     return {"event": event, "input": payload}
 
 
+_DERIVED = re.compile(r"(Capture|Evidence|Host catalog) \d+\.\d+\.\d+\S*[: (]")
+
+
+def _drop_derived_paragraphs(row: dict[str, Any]) -> None:
+    """Forget what an earlier derivation wrote about its own version's capture and catalog: the new
+    derivation says what holds for the new version. Hand-written paragraphs stay."""
+    note = row.get("note")
+    if not note:
+        return
+    kept = [p for p in note.split("\n") if not _DERIVED.match(p)]
+    row["note"] = "\n".join(kept)
+    if not row["note"].strip():
+        row.pop("note")
+
+
 def _paragraph(row: dict[str, Any], text: str) -> None:
+    if row.get("note") and text in row["note"].split("\n"):
+        return  # said already (a re-derivation)
     row["note"] = f"{row['note']}\n{text}" if row.get("note") else text
+
+
+def drop_paragraphs_of(row: dict[str, Any], version: str, kinds: tuple[str, ...] = ("Capture", "Evidence")) -> None:
+    """Forget what an earlier derivation for this very version wrote (it is derived afresh)."""
+    note = row.get("note")
+    if not note:
+        return
+    pattern = re.compile(r"(" + "|".join(kinds) + r") " + re.escape(version) + r"[: (]")
+    row["note"] = "\n".join(p for p in note.split("\n") if not pattern.match(p))
+    if not row["note"].strip():
+        row.pop("note")
 
 
 def new_profile(root: Path, harness: str, version: str, base_id: str, capture_dir: Path | None = None,
@@ -228,6 +257,7 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
     for original in raw.get("events") or []:
         row = copy.deepcopy(original)
         name = row["name"]
+        _drop_derived_paragraphs(row)
         if catalog is not None and catalog.event(name) is None:
             report.removed_events.append(name)
             continue
@@ -246,8 +276,8 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
             _identities(harness, row, payloads, bus, version, report)
         if catalog is not None:
             report.identities += [f"{name}: {c}" for c in correct_row(harness, catalog, row, version, source)]
-        _prune(root, row, base_sources, version, report)
         _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
+        _prune(root, row, {**base_sources, **cited}, version, report)
         if harness == "opencode" and catalog is not None and demote_uncited_throw(row, catalog.event(name), version,
                                                                                   source):
             report.removed.append(f"{name}: throw-fail-fast without evidence declared report-and-continue")
@@ -405,10 +435,7 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
                        f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it."
                        + _told(held))
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
-        elif row.get("evidence"):
-            _paragraph(row, f"Capture {version}: no scenario refused {name}; the blocking claim is carried from "
-                       f"{base.id} on its citation.")
-            report.carried.append(f"{name}: {row['evidence']}")
+
     elif declared is FailureMode.THROW_FAIL_FAST or (
             row.get("surface") == "opencode-named-output" and row.get("semantic") == "gate-consultation"):
         held, failed = outcome("throw")

@@ -50,7 +50,7 @@ class Scenario:
     held_means_probe: bool | None = None  # refusals: True if the refusal holding leaves the probe present
     prompt: str | None = None  # instead of PROMPT
     files: tuple[tuple[str, str], ...] = ()  # (project-relative path, text) written before the run
-    triggers: str | None = None  # the event this scenario exists to trigger (only for hosts that list it)
+    triggers: tuple[str, ...] = ()  # run only for host versions whose catalog lists one of these events
 
     @property
     def refuses(self) -> bool:
@@ -96,12 +96,16 @@ Report what the command above printed.
 _SKILL_REPLY = Script.of(Turn.reply("Done."))
 
 
-def _skill_shell_scenarios() -> tuple[Scenario, ...]:
-    common = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,), triggers="PreSkillShellCommand")
+def _slash_command_scenarios() -> tuple[Scenario, ...]:
+    expansion = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common = dict(expansion, triggers=("PreSkillShellCommand",))
     return (
-        Scenario("pre-skill-shell-command-allow", "the slash command /pasture-probe holds the shell line "
+        Scenario("slash-command-allow", "the slash command /pasture-probe holds the shell line "
                  f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file", _SKILL_REPLY,
-                 **common),
+                 **expansion, triggers=("UserPromptExpansion", "PreSkillShellCommand")),
+        Scenario("user-prompt-expansion-exit-2", "UserPromptExpansion refuses the expansion of /pasture-probe by "
+                 "exiting 2; the expansion (and its shell line) must not happen", _SKILL_REPLY,
+                 "UserPromptExpansion", "exit-2", False, **expansion, triggers=("UserPromptExpansion",)),
         Scenario("pre-skill-shell-command-exit-2", "PreSkillShellCommand refuses the slash command's shell line by "
                  "exiting 2 with the reason on stderr", _SKILL_REPLY, "PreSkillShellCommand", "exit-2", False,
                  **common),
@@ -117,7 +121,7 @@ _ASK = Scenario("pre-tool-use-json-ask", "PreToolUse answers the shell call with
 
 #: Scenarios that exist to trigger one event, run only for host versions whose catalog lists it.
 TRIGGER_SCENARIOS: dict[str, tuple[Scenario, ...]] = {
-    "claude-code": _skill_shell_scenarios(),
+    "claude-code": _slash_command_scenarios(),
 }
 #: Scenarios run for every version of a host after the common ones.
 EXTRA_SCENARIOS: dict[str, tuple[Scenario, ...]] = {"claude-code": (_ASK,)}
@@ -127,13 +131,13 @@ def scenarios_for(harness: str, catalog: list[str] | None) -> tuple[Scenario, ..
     """Every scenario to run for a host version: the common ones, then those that trigger an event
     the version's own catalog (or event list) names."""
     listed = set(catalog or ())
-    extra = tuple(s for s in TRIGGER_SCENARIOS.get(harness, ()) if s.triggers in listed)
+    extra = tuple(s for s in TRIGGER_SCENARIOS.get(harness, ()) if listed & set(s.triggers))
     return SCENARIOS[harness] + EXTRA_SCENARIOS.get(harness, ()) + extra
 
 
 def trigger_scenario_events(harness: str) -> set[str]:
     """Events for which an offline scenario can be built."""
-    return {s.triggers for s in TRIGGER_SCENARIOS.get(harness, ()) if s.triggers}
+    return {e for s in TRIGGER_SCENARIOS.get(harness, ()) for e in s.triggers}
 
 
 SCENARIOS: dict[str, tuple[Scenario, ...]] = {

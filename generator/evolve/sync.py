@@ -94,7 +94,7 @@ def _capture_evidence(root: Path, contract_id: str, rows: list[dict[str, Any]], 
     from ..loader import load_project
     from ..vocab import FailureMode
     from .captured import load_capture
-    from .profile_new import NewProfileReport, _evidence, _prune, _rel
+    from .profile_new import NewProfileReport, _evidence, _prune, _rel, drop_paragraphs_of
 
     version = contract_id.partition("@")[2]
     cap_dir = Path(root) / "captures" / contract_id
@@ -110,8 +110,9 @@ def _capture_evidence(root: Path, contract_id: str, rows: list[dict[str, Any]], 
             return f"@{name}"
 
         for row in rows:
-            _prune(root, row, sources, version, scratch)
+            drop_paragraphs_of(row, version, ("Capture",))
             _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, scratch)
+            _prune(root, row, {**sources, **cited}, version, scratch)
         report.proven += scratch.proven
         report.removed += scratch.removed
     used = {r.get("evidence") for r in rows} | {v for r in rows for v in (r.get("response") or {}).values()}
