@@ -57,8 +57,10 @@ def _values(spec: dict[str, Any], path: str) -> Iterable[tuple[str, Any]]:
     for variant in spec.get("variants") or []:
         for name, sub in sorted((variant.get("fields") or {}).items()):
             yield from _values(sub, f"{path}.{name}" if path else name)
-    if spec.get("of"):
-        yield from _values(spec["of"], path)
+    of = spec.get("of")
+    for sub in (of if isinstance(of, list) else [of] if of else []):
+        if isinstance(sub, dict):
+            yield from _values(sub, path)
 
 
 @dataclass(frozen=True)

@@ -264,6 +264,10 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
         declared = FailureMode(row["failure"])
         payloads = [p for _s, p in cap.payloads(name)]
         bus = name in cap.bus_events or row.get("surface") == "opencode-catch-all-sse"
+        allowed = None
+        if catalog is not None:  # the schema first; a real payload then has the last word on "required"
+            report.identities += [f"{name}: {c}" for c in correct_row(harness, catalog, row, version, source)]
+            allowed = set(catalog.identity_fields(name))
         if name not in seen:
             report.unseen.append(name)
             sentence = f"not seen in {capture_rel} (no scenario triggers it on {version})."
@@ -273,9 +277,7 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
                              "would be ignored. Kept for review.")
             _paragraph(row, f"Capture {version}: {sentence}")
         else:
-            _identities(harness, row, payloads, bus, version, report)
-        if catalog is not None:
-            report.identities += [f"{name}: {c}" for c in correct_row(harness, catalog, row, version, source)]
+            _identities(harness, row, payloads, bus, version, report, allowed=allowed)
         _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
         _prune(root, row, {**base_sources, **cited}, version, report)
         if harness == "opencode" and catalog is not None and demote_uncited_throw(row, catalog.event(name), version,
@@ -295,7 +297,8 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
             payloads = [p for _s, p in cap.payloads(name)]
             if payloads:
                 row["note"] += f" Seen {len(payloads)} time(s) in {capture_rel}."
-                _identities(harness, row, payloads, ev.kind == "bus", version, report, new_row=True)
+                _identities(harness, row, payloads, ev.kind == "bus", version, report, new_row=True,
+                            allowed=set(catalog.identity_fields(name)))
             else:
                 row["note"] += f" Not triggered by any scenario of {capture_rel}."
             _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
@@ -362,7 +365,7 @@ def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:
 
 
 def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: bool, version: str,
-                report: NewProfileReport, new_row: bool = False) -> None:
+                report: NewProfileReport, new_row: bool = False, allowed: set[str] | None = None) -> None:
     shaped = [_shape(harness, row["name"], p, bus) for p in payloads]
     n = len(shaped)
     if not n:
@@ -384,6 +387,8 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
     for field_name, kind in IDENTITY_FIELDS[harness].items():
         if field_name in declared_fields or kind in declared_kinds:
             continue
+        if allowed is not None and field_name not in allowed:
+            continue  # seen, but not in the host's input schema: not a field the host promises
         present = sum(1 for p in shaped if identity_value(p, field_name) is not None)
         if not present:
             continue
