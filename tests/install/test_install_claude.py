@@ -8,11 +8,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from profiles_found import newest
 
 from generator.install.hooktable import COMMAND_PREFIX
 
 REPO = Path(__file__).resolve().parents[2]
-CONTRACT = "claude-code@2.1.328"
+CONTRACT = newest("claude-code")  # install picks the newest contract when claude is not on PATH
 _SCHEMA_FILE = REPO.parent / "shared" / "schemas" / "claude-code-settings.schema.json"  # as tests/render do
 SCHEMA = json.loads(_SCHEMA_FILE.read_text()) if _SCHEMA_FILE.exists() else None
 

@@ -61,7 +61,7 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "bus_garbage": {"kind": "bus", "mode": "garbage", "input": IDLE},
     "bus_timeout": {"kind": "bus", "mode": "sleep", "env": FAST, "input": IDLE},
     "bus_undeclared": {"kind": "bus", "mode": "crash",
-                       "input": {"id": "evt_2", "type": "permission.asked", "properties": {}}},
+                       "input": {"id": "evt_2", "type": "pasture.undeclared.type", "properties": {}}},
     "bus_prototype_key": {"kind": "bus", "mode": "crash", "input": {"id": "evt_3", "type": "constructor"}},
     "bus_order": {"kind": "bus", "mode": "slow",
                   "events": [{**IDLE, "id": f"evt_{i}"} for i in range(1, 5)]},
@@ -130,14 +130,31 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     return result
 
 
+def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
+    """The contract with ``names`` as throw-fail-fast gates: what the template does on a row that may
+    throw, whichever rows the committed profile currently has evidence for (a profile may declare
+    throw-fail-fast only on a capture in which a throw held)."""
+    import dataclasses
+
+    from generator.vocab import FailureMode
+
+    contract = contracts[contract_id]
+    rows = tuple(dataclasses.replace(r, declared_failure=FailureMode.THROW_FAIL_FAST,
+                                     evidence=r.evidence or "test: template behaviour on a throwing row")
+                 if r.name in names else r for r in contract.events)
+    return {contract_id: dataclasses.replace(contract, events=rows, _index={})}
+
+
 @pytest.fixture(scope="module", params=["bun", "node"])
 def v1(request, contracts, tmp_path_factory):
-    return _play(contracts, tmp_path_factory, request.param, V1, V1_CASES)
+    play = _throwing(contracts, V1, ("tool.execute.before", "chat.message"))
+    return _play(play, tmp_path_factory, request.param, V1, V1_CASES)
 
 
 @pytest.fixture(scope="module", params=["bun", "node"])
 def v2(request, contracts, tmp_path_factory):
-    return _play(contracts, tmp_path_factory, request.param, V2, V2_CASES)
+    play = _throwing(contracts, V2, ("tool.execute.before", "permission.evaluate", "session.prompt"))
+    return _play(play, tmp_path_factory, request.param, V2, V2_CASES)
 
 
 def _unchanged(case: dict[str, Any]) -> None:
