@@ -117,11 +117,14 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     new_id = f"{harness}@{version}"
     if any(c.id == new_id for c in contracts) and not force:
         raise BumpError(f"profiles/{new_id} exists already; pass --force to derive it again")
-    base = closest_contract([c for c in contracts if c.id != new_id], harness, version)
-    if base is None:
+    others = sorted((c for c in contracts if c.harness.value == harness and c.id != new_id), key=lambda c: c.version)
+    if not others:
         raise BumpError(f"no {harness} contract to start from")
-    if base.version >= HostVersion.parse(version):
-        raise BumpError(f"{version} is not newer than every {harness} contract (newest older one: {base.id})")
+    if others[-1].version >= HostVersion.parse(version):
+        raise BumpError(f"{version} is not newer than every {harness} contract (the newest is {others[-1].id}); "
+                        "a bump pins a new version (`pasture profile new` derives any other)")
+    base = closest_contract(others, harness, version)
+    assert base is not None
     steps.append(f"version {version}" + ("" if to else " (npm latest)") + f"; previous contract {base.id}")
     try:
         mode = require_isolation(allow_no_isolation)
