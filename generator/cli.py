@@ -32,9 +32,16 @@ def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
             {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
         ]}, indent=2))
         return
+    from .catalog import catalog_path, project_keeps_catalogs
+
+    project = project_root(ctx, root)
+    keeps = project_keeps_catalogs(project)
     for c in contracts:
         blocking = sum(1 for r in c.events if r.failure.blocks)
-        click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}")
+        catalog = catalog_path(project, c.harness.value, str(c.version))
+        closed = "" if not keeps else (f"; closed against {catalog.relative_to(project).as_posix()}"
+                                       if catalog.is_file() else "; no host catalog (catalog_unavailable)")
+        click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}{closed}")
     click.echo(f"{len(contracts)} contract(s) valid.")
 
 
