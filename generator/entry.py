@@ -11,7 +11,7 @@ def main() -> int | None:
     if is_hook(sys.argv[1:3]):
         from .hook.main import main as hook_main
 
-        return hook_main(sys.argv[1:])
+        return hook_main(sys.argv[1:], process=True)
     from .cli import main as cli_main
 
     return cli_main()

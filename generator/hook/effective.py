@@ -120,7 +120,7 @@ def load(root: str, env: dict) -> Effective:
     data = None
     try:
         with open(cache, "rb") as fh:
-            stored = marshal.load(fh)
+            stored = marshal.loads(fh.read())  # marshal.load(file) reads item by item: ~8x the cost
         if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
             data = stored[1]
     except Exception:  # absent, unreadable, truncated or from another format: compile afresh
@@ -141,7 +141,7 @@ def _store(cache: str, value) -> None:
         os.makedirs(os.path.dirname(cache), mode=0o700, exist_ok=True)
         temp = f"{cache}.{os.getpid()}.tmp"
         with open(temp, "wb") as fh:
-            marshal.dump(value, fh)
+            fh.write(marshal.dumps(value))
         os.replace(temp, cache)
     except (OSError, ValueError):
         pass  # a read-only cache folder costs speed, never a decision

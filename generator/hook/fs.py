@@ -34,6 +34,7 @@ getcwd = _sys_os.getcwd
 rename = _sys_os.rename
 replace = _sys_os.replace
 unlink = _sys_os.unlink
+fast_exit = _sys_os._exit
 _S_IFMT, _S_IFDIR, _S_IFREG, _S_IFLNK = 0o170000, 0o040000, 0o100000, 0o120000
 
 
