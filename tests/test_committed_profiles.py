@@ -8,7 +8,6 @@ version (`pasture bump`) needs no edit here: the new profile is checked by the s
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml

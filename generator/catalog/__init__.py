@@ -25,7 +25,7 @@ from .model import (
     load_catalog,
     project_keeps_catalogs,
 )
-from .packages import HostFile, host_files, node_modules_of, package_version, provenance
+from .packages import HostFile, host_files, package_version, provenance
 
 __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
            "load_catalog", "project_keeps_catalogs", "write_catalog"]
@@ -101,7 +101,3 @@ def installed_version(harness: str, node_modules: Path) -> str | None:
     from .packages import HOST_NPM
 
     return package_version(node_modules, HOST_NPM[harness][0])
-
-
-def node_modules_for(binary: Path) -> Path | None:
-    return node_modules_of(binary)

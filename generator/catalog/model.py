@@ -79,14 +79,6 @@ class EventSchema:
                 out[value].append(path)
         return {k: v for k, v in out.items() if v}
 
-    def offers(self, word: str, *, specific_only: bool = True) -> bool:
-        """Whether the output carries the decision ``word``. ``specific_only`` leaves out Claude's
-        shared top-level ``decision: approve | block``, which every event's output schema has."""
-        paths = self.decisions().get(word, [])
-        if specific_only:
-            paths = [p for p in paths if p != "decision" or self.kind != "hook-shared"]
-        return bool(paths)
-
 
 def _reach(spec_fields: dict[str, Any], prefix: tuple[str, ...], depth: int, out: dict[tuple[str, ...], bool],
            required: bool) -> None:

@@ -206,3 +206,23 @@ def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: s
                     "citing it), so it does not count as blocking.")
     _add(row, sentence)
     return sentence
+
+
+def catalog_additions(harness: str, cat: Catalog, known: set[str], excluded: set[str], version: str,
+                      source: str) -> list[tuple[dict[str, Any], str, EventSchema]]:
+    """A new row (with its classification and catalog entry) for every catalog event not yet known."""
+    out = []
+    for name in cat.names:
+        if name in known or name in excluded:
+            continue
+        ev = cat.event(name)
+        assert ev is not None
+        row, kind = row_from_catalog(harness, cat, ev, version, source)
+        out.append((row, kind, ev))
+    return out
+
+
+def insert_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    """After the last row of the same surface (OpenCode bus rows before its named hooks), else at the end."""
+    same = [i for i, r in enumerate(rows) if r.get("surface") == row["surface"]]
+    rows.insert(same[-1] + 1 if same else len(rows), row)

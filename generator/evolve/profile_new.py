@@ -50,7 +50,7 @@ from ..loader import load_project
 from ..versions import HostVersion, VersionError
 from ..vocab import FailureMode
 from .captured import Capture, ScenarioCapture, load_capture
-from .derive import correct_row, demote_uncited_throw, row_from_catalog
+from .derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
 from .evidence import pinned_to
 from .yamlout import lifecycle_text
 
@@ -70,15 +70,6 @@ NOT_EVENTS: dict[str, dict[str, str]] = {
     },
 }
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
-
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
-    "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge",
-                                  "failure": "report-and-continue"},
-    "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},
-    "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "none",
-                              "failure": "report-and-continue"},
-}
 
 
 class ProfileNewError(RuntimeError):
@@ -261,7 +252,6 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
         if catalog is not None and catalog.event(name) is None:
             report.removed_events.append(name)
             continue
-        declared = FailureMode(row["failure"])
         payloads = [p for _s, p in cap.payloads(name)]
         bus = name in cap.bus_events or row.get("surface") == "opencode-catch-all-sse"
         allowed = None
@@ -288,12 +278,8 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
     known = {r["name"] for r in rows}
     excluded = {e["name"] for e in raw.get("excluded") or []}
     if catalog is not None:
-        for name in catalog.names:
-            if name in known or name in excluded:
-                continue
-            ev = catalog.event(name)
-            assert ev is not None
-            row, kind = row_from_catalog(harness, catalog, ev, version, source)
+        for row, kind, ev in catalog_additions(harness, catalog, known, excluded, version, source):
+            name = row["name"]
             payloads = [p for _s, p in cap.payloads(name)]
             if payloads:
                 row["note"] += f" Seen {len(payloads)} time(s) in {capture_rel}."
@@ -306,8 +292,7 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
                                                       row.get("evidence") else ""))
             if kind == "gate":
                 report.gates.append(name)
-            same = [i for i, r in enumerate(rows) if r.get("surface") == row["surface"]]
-            rows.insert(same[-1] + 1 if same else len(rows), row)
+            insert_row(rows, row)
             known.add(name)
     extra = [] if catalog is not None else [e for e in (host_listed or []) if e not in known]
     extra += [e for e in sorted(seen) if e not in known and e not in extra and catalog is None]
@@ -354,7 +339,7 @@ def _surface(harness: str, bus: bool) -> str:
 def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:
     template = next((r for r in base.events if r.surface.value == surface and r.semantic.value == "observation"
                      and not r.failure.blocks), None)
-    axes = dict(_DEFAULTS[surface])
+    axes = dict(OBSERVATION_AXES[surface])
     if template is not None:
         axes = {"order": template.order.value, "reconciliation": template.reconciliation.value,
                 "failure": template.declared_failure.value}

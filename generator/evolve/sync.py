@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from ..catalog import Catalog, CatalogError, find_catalog
-from .derive import correct_row, demote_uncited_throw, row_from_catalog
+from .derive import catalog_additions, correct_row, demote_uncited_throw, insert_row
 from .yamlout import rewrite_body
 
 
@@ -71,19 +71,11 @@ def sync_rows(harness: str, version: str, cat: Catalog, rows: list[dict[str, Any
         report.corrected += [f"{row['name']}: {c}" for c in changes]
         if harness == "opencode" and demote_uncited_throw(row, ev, version, source):
             report.demoted.append(row["name"])
-    known = {r["name"] for r in rows}
-    for name in cat.names:
-        if name in known or name in excluded:
-            continue
-        ev = cat.event(name)
-        assert ev is not None
-        row, kind = row_from_catalog(harness, cat, ev, version, source)
-        report.added.append(name)
+    for row, kind, _ev in catalog_additions(harness, cat, {r["name"] for r in rows}, excluded, version, source):
+        report.added.append(row["name"])
         if kind == "gate":
-            report.gates.append(name)
-        same = [i for i, r in enumerate(rows) if r.get("surface") == row["surface"]]
-        rows.insert(same[-1] + 1 if same else len(rows), row)
-        known.add(name)
+            report.gates.append(row["name"])
+        insert_row(rows, row)
     return rows
 
 

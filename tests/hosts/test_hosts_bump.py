@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import stat
-import sys
 from pathlib import Path
 
 import pytest

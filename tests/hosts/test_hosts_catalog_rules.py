@@ -59,7 +59,7 @@ def test_a_renamed_event_names_the_nearest_catalog_spelling(project):
             f"an event of {CLAUDE}: the host's own catalog (captures/{CLAUDE}/catalog.json) does not name it; nearest "
             "catalog name: 'PreToolUse'\n  fix: write 'PreToolUse' (names are exact and case-sensitive)") in err
     # ...and the real PreToolUse is now missing: the gate would be gone at hook time.
-    assert f"has the event 'PreToolUse', which this profile neither lists nor excludes" in err
+    assert "has the event 'PreToolUse', which this profile neither lists nor excludes" in err
 
 
 def test_an_unknown_event_is_refused(project):
