@@ -117,7 +117,9 @@ def test_resolution_picks_the_most_specific_floor(env, tmp_path):
     call("opencode", "tool.execute.before", "2.1.0", {"input": {"tool": "bash"}}, env)
     call("opencode", "tool.execute.before", "1.99.0", {"input": {"tool": "bash"}}, env)
     contracts = [r["contract"] for r in query(tmp_path / "journal.sqlite3")]
-    assert contracts == ["opencode@2.0.20", "opencode@1.18.33"]
+    from profiles_found import admitting
+
+    assert contracts == [admitting("opencode", "2.1.0"), admitting("opencode", "1.99.0")]
 
 
 def _claude_floors() -> str:
