@@ -138,4 +138,9 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     command["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
     jsonschema.validate(settings, schema)
     blocking = [e for e, groups in settings["hooks"].items() if groups[0]["hooks"][0].get("onFailure") == "block"]
-    assert blocking == ["UserPromptSubmit", "PreToolUse"]
+    # exactly the gates that block on evidence (Stop-like rows never), as the profile says
+    from generator.render.commands import on_failure_block
+
+    contract = contracts["claude-code@2.1.328"]
+    assert blocking == [r.name for r in contract.events if on_failure_block(contract, r)]
+    assert "PreToolUse" in blocking and "Stop" not in blocking
