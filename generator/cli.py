@@ -42,9 +42,16 @@ def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
             {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
         ]}, indent=2))
         return
+    from .catalog import catalog_path, project_keeps_catalogs
+
+    project = project_root(ctx, root)
+    keeps = project_keeps_catalogs(project)
     for c in contracts:
         blocking = sum(1 for r in c.events if r.failure.blocks)
-        click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}")
+        catalog = catalog_path(project, c.harness.value, str(c.version))
+        closed = "" if not keeps else (f"; closed against {catalog.relative_to(project).as_posix()}"
+                                       if catalog.is_file() else "; no host catalog (catalog_unavailable)")
+        click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}{closed}")
     click.echo(f"{len(contracts)} contract(s) valid.")
 
 
@@ -69,10 +76,14 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     click.echo(render(found, row), nl=False)
 
 
-def _render_or_exit(root: Path, contract_ids: tuple[str, ...], as_json: bool = False, cited: set[str] | None = None):
+def _render_or_exit(root: Path, contract_ids: tuple[str, ...], as_json: bool = False, cited: set[str] | None = None,
+                    loaded: list | None = None):
+    """Every artifact of every contract; `loaded` (a list) receives the contracts the render used."""
     from .render.project import RenderError, render_project
 
     contracts = load_or_exit(root, as_json, cited=cited)
+    if loaded is not None:
+        loaded.extend(contracts)
     known = {c.id for c in contracts}
     unknown = [c for c in contract_ids if c not in known]
     if unknown:
@@ -160,33 +171,45 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
 @_json_option
 @click.pass_context
 def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], as_json: bool) -> None:
-    """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error.
+    """Exit 0 if generated/ matches the profiles and every blocking claim's evidence holds, 1 on drift
+    (missing, extra, modified) or an evidence problem, 2 on error.
 
     Never writes generated/. After a clean full check it remembers, outside the project (in the
     user's cache folder), the digest of everything the result depends on; the next check with
     nothing changed only re-hashes and skips rendering (PASTURE_NO_CACHE=1 turns that off).
     """
+    from .evolve.evidence import evidence_problems
     from .generate import compare
     from .quickcheck import stamp
 
     project = project_root(ctx, root)
     before = None if contract_ids else stamp(project)
     cited: set[str] = set()
-    artifacts = _render_or_exit(project, contract_ids, as_json, cited)
+    contracts: list = []
+    artifacts = _render_or_exit(project, contract_ids, as_json, cited, contracts)
     drift = compare(project, artifacts, set(contract_ids) or None)
-    if drift.clean:
+    # the contracts the render used: the verdict is about one reading of the profiles
+    evidence = evidence_problems(project, [c for c in contracts if not contract_ids or c.id in contract_ids])
+    clean = drift.clean and not evidence
+    if clean:
         _remember_clean(project, cited, before, artifacts)
     if as_json:
         click.echo(_drift_json(drift, files=len(artifacts), diffs={p: drift.diffs[p] for p in drift.modified},
-                               **_templates_note(project)))
-        if not drift.clean:
+                               evidence=evidence, **_templates_note(project)))
+        if not clean:
             sys.exit(EXIT_DIFF)
         return
-    if drift.clean:
-        click.echo(f"generated/ matches the profiles ({len(artifacts)} files).")
+    if clean:
+        click.echo(f"generated/ matches the profiles ({len(artifacts)} files); every cited evidence holds.")
         return
-    click.echo(drift.report(with_diff=True), nl=False)
-    click.echo("drift: run `pasture generate` and commit the result.", err=True)
+    if not drift.clean:
+        click.echo(drift.report(with_diff=True), nl=False)
+        click.echo("drift: run `pasture generate` and commit the result.", err=True)
+    for problem in evidence:
+        click.echo(f"evidence: {problem}", err=True)
+    if evidence:
+        click.echo(f"{len(evidence)} evidence problem(s): see `pasture evidence`; cite a capture of the contract's "
+                   "own version (pasture capture) or a source pinned to it.", err=True)
     sys.exit(EXIT_DIFF)
 
 
@@ -275,6 +298,14 @@ main.add_command(evidence)
 main.add_command(diff)
 main.add_command(policy)
 main.add_command(hook)
+
+from .catalogcli import catalog  # noqa: E402
+
+main.add_command(catalog)
+
+from .bumpcli import bump  # noqa: E402
+
+main.add_command(bump)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,20 +39,32 @@ def host() -> None:
               help="a Codex CLI binary to report (also $PASTURE_CODEX_BIN)")
 @click.option("--opencode-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="an OpenCode binary to report (also $PASTURE_OPENCODE_BIN)")
+@click.option("--latest", is_flag=True,
+              help="also ask npm for each host's newest version; exit 1 if one is newer than every profile")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.pass_context
 def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex_bin: Path | None,
-           opencode_bin: Path | None, as_json: bool) -> None:
+           opencode_bin: Path | None, latest: bool, as_json: bool) -> None:
     """Find installed host CLIs, read their versions, and name the pinned contract each resolves to.
 
     Looks at the flags, then $PASTURE_<HOST>_BIN, then PATH, then the project's npm cache of the
     pinned test hosts. Exit 1 if a host was found that no contract admits (or whose version cannot
-    be read); 0 otherwise.
+    be read), or with --latest if npm has a version newer than every profile of its host; 0
+    otherwise (2 if the registry cannot be asked).
     """
     from .evolve import status as st
 
     project = project_root(ctx, root)
     contracts = load_or_exit(project, as_json, trailer="fix them first.")
+    newest: list[dict] = []
+    if latest:
+        from .catalog import CatalogError
+
+        try:
+            newest = st.latest(contracts)
+        except CatalogError as exc:
+            click.echo(f"error: cannot ask npm: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
     explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin}
     entries, missing = [], []
     for harness in HARNESSES:
@@ -63,10 +75,15 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
             entries.append(st.describe(st.read_host(harness, path, how), contracts, project, project / "captures"))
     unadmitted = [e for e in entries if e["contract"] is None]
     if as_json:
-        click.echo(json.dumps({"hosts": entries, "not_found": missing}, indent=2))
+        doc = {"hosts": entries, "not_found": missing}
+        if latest:
+            doc["latest"] = newest
+        click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(st.render_text(entries, missing), nl=False)
-    sys.exit(EXIT_DIFF if unadmitted else EXIT_OK)
+        if latest:
+            click.echo(st.render_latest(newest), nl=False)
+    sys.exit(EXIT_DIFF if unadmitted or any(e["newer"] for e in newest) else EXIT_OK)
 
 
 # --- pasture capture ----------------------------------------------------------------------------
@@ -80,15 +97,19 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
               help="captures folder (default: <root>/captures); writes <out>/<harness>@<version>/")
 @click.option("--timeout", type=click.FloatRange(min=5), default=120.0, show_default=True,
               help="seconds each host run may take")
+@click.option("--no-isolation", is_flag=True,
+              help="run even where no loopback-only network namespace can be made (per-host offline settings only)")
 @click.pass_context
 def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, out: Path | None,
-            timeout: float) -> None:
+            timeout: float, no_isolation: bool) -> None:
     """Run the REAL host headless and offline through scripted scenarios; record what its hooks saw.
 
     The host runs in a throwaway project and HOME inside a network namespace, against a fake model
     on 127.0.0.1, with a recording hook (or plugin) on every event it offers: a tool call allowed,
-    the call refused by each refusal channel the host has, a stop. Written, scrubbed of volatile and
-    private values, to <out>/<harness>@<version>/ only if every scenario ran; otherwise nothing.
+    the call refused by each refusal channel the host has, a stop, and scenarios that trigger events
+    the version's catalog lists (captures/<harness>@<version>/catalog.json). Written, scrubbed of
+    volatile and private values, to <out>/<harness>@<version>/ only if every scenario ran; otherwise
+    nothing. Refuses to run where no loopback-only namespace can be made, unless --no-isolation.
     """
     from .evolve import status as st
     from .evolve.capture import CaptureError
@@ -107,7 +128,7 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     destination = (out or project / "captures").resolve()
     try:
         summary = run_capture(harness, host_bin, destination, repo_root=project, timeout=timeout,
-                              say=lambda m: click.echo(m, err=True))
+                              say=lambda m: click.echo(m, err=True), allow_no_isolation=no_isolation)
     except CaptureError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
@@ -162,6 +183,31 @@ def profile_new(ctx: click.Context, root: Path | None, harness: str, version: st
         click.echo(json.dumps(report.as_json(), indent=2))
     else:
         click.echo(report.render(), nl=False)
+
+
+@profile.command("sync")
+@root_option
+@click.argument("contract")
+@click.option("--catalog-unavailable", "unavailable", default=None, metavar="REASON",
+              help="for a version no catalog can be extracted for: why (written to the profile)")
+@click.pass_context
+def profile_sync(ctx: click.Context, root: Path | None, contract: str, unavailable: str | None) -> None:
+    """Bring profiles/CONTRACT/ in line with its host catalog and the capture of its own version.
+
+    Identity fields are corrected against the input schemas, missing catalog events are added
+    (classified from the catalog), OpenCode throws without evidence are declared report-and-continue,
+    and blocking claims cite the capture of this very version where a refusal held (citations of
+    other versions and unpinned URLs are removed). Every change is noted in its row; nothing is
+    written unless the result validates.
+    """
+    from .evolve.sync import SyncError, sync_profile
+
+    try:
+        report = sync_profile(project_root(ctx, root), contract, unavailable=unavailable)
+    except SyncError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(report.render(), nl=False)
 
 
 # --- pasture evidence ---------------------------------------------------------------------------

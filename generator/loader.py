@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from . import rules
+from .catalog.rules import check as check_against_catalog
 from .contracts import Contract, RuntimeContract
 from .diagnostics import Problem, ProfileErrors
 from .models import LifecycleFile, RuntimeFile
@@ -92,6 +93,7 @@ def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str
     for name, url in model.sources.items():
         rules.resolve_citation(f, root, {}, url, ("sources", name), f"source {name}", "sources")
     rows = rules.resolve_rows(f, root, model, harness)
+    check_against_catalog(f, root, model, harness, recorded)
     if ident is None or admission is None or rows is None or f.has_problems():
         return None
     return harness, recorded, admission, rows

@@ -77,11 +77,22 @@ class AdmissionSpec(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+class ExcludedEvent(_Strict):
+    """An event of the host's own catalog that the profile deliberately has no row for."""
+
+    name: StrictStr = Field(description="exact native event name, as the host catalog spells it")
+    reason: StrictStr = Field(description="why no row: what the event is and why pasture does not hook it")
+
+
 class LifecycleFile(_Strict):
     contract: StrictStr = Field(description="<harness>@<version>, e.g. claude-code@2.1.261")
     admission: AdmissionSpec
     sources: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    catalog_unavailable: StrictStr | None = Field(
+        None, description="why no host catalog can be extracted for this version (no package of it is published)")
     events: list[LifecycleRow]
+    excluded: list[ExcludedEvent] = Field(
+        default_factory=list, description="host catalog events without a row, each with its reason")
 
 
 class OperationBinding(_Strict):

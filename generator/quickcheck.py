@@ -252,10 +252,11 @@ def main(argv: list[str]) -> int | None:
         return None
     if as_json:
         doc = {"ok": True, "clean": True, "missing": [], "extra": [], "modified": [], "files": count, "diffs": {},
+               "evidence": [],
                "templates": list(resources.template_folders(root)),
                "overridden_templates": resources.overridden_templates(root)}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(f"generated/ matches the profiles ({count} files).\n")
+        sys.stdout.write(f"generated/ matches the profiles ({count} files); every cited evidence holds.\n")
     sys.stdout.flush()
     return 0

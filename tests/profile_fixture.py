@@ -11,7 +11,7 @@ contract: claude-code@2.1.261
 admission:
   floor: 2.1.261
 sources:
-  hooks: https://docs.claude.com/en/docs/claude-code/hooks
+  hooks: https://github.com/anthropics/claude-code/blob/v2.1.261/CHANGELOG.md
 events:
   - name: PreToolUse
     semantic: gate-consultation

@@ -22,7 +22,8 @@ def test_explain_states_declared_and_effective_failure(cli):
 def test_explain_cited_row(cli):
     result = cli("--root", str(REPO), "explain", "claude-code@2.1.261", "PreToolUse")
     assert "failure: declared exit-2-blocks, effective exit-2-blocks" in result.stdout
-    assert "why: the blocking exit code is cited: https://docs.claude.com/en/docs/claude-code/hooks" in result.stdout
+    assert ("why: the blocking exit code is cited: captures/claude-code@2.1.261/pre-tool-use-exit-2/scenario.json"
+            in result.stdout)
     assert "response capability: deny+ask" in result.stdout
 
 

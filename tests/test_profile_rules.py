@@ -337,7 +337,7 @@ events:
     mutation: output-object
     order: sequential-load-order
     reconciliation: sequential-mutation
-    failure: throw-fail-fast
+    failure: report-and-continue
     identities: [{kind: session, field: sessionID, required: true}]
     stop_loop: not-applicable
     pre_action: true

@@ -90,7 +90,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): messageID added (message, required: in the input schema)."
   },
   "file.edited": {
     "surface": "opencode-catch-all-sse",
@@ -104,7 +104,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "file.watcher.updated": {
     "surface": "opencode-catch-all-sse",
@@ -118,7 +118,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "installation.updated": {
     "surface": "opencode-catch-all-sse",
@@ -132,7 +132,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "installation.update-available": {
     "surface": "opencode-catch-all-sse",
@@ -146,7 +146,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available).\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available)."
   },
   "lsp.client.diagnostics": {
     "surface": "opencode-catch-all-sse",
@@ -160,7 +160,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "lsp.updated": {
     "surface": "opencode-catch-all-sse",
@@ -174,7 +174,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "message.updated": {
     "surface": "opencode-catch-all-sse",
@@ -188,7 +188,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 23 of 23) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "message.removed": {
     "surface": "opencode-catch-all-sse",
@@ -202,7 +202,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
   },
   "message.part.updated": {
     "surface": "opencode-catch-all-sse",
@@ -216,7 +216,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 27 of 27) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "message.part.removed": {
     "surface": "opencode-catch-all-sse",
@@ -230,7 +230,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
   },
   "permission.updated": {
     "surface": "opencode-catch-all-sse",
@@ -244,7 +244,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema)."
   },
   "permission.replied": {
     "surface": "opencode-catch-all-sse",
@@ -258,7 +258,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); requestID added (request, required: in the input schema)."
   },
   "server.connected": {
     "surface": "opencode-catch-all-sse",
@@ -272,7 +272,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "server.instance.disposed": {
     "surface": "opencode-catch-all-sse",
@@ -286,7 +286,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "session.created": {
     "surface": "opencode-catch-all-sse",
@@ -314,7 +314,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 17 of 17) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -328,7 +328,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "session.compacted": {
     "surface": "opencode-catch-all-sse",
@@ -342,7 +342,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "session.diff": {
     "surface": "opencode-catch-all-sse",
@@ -356,7 +356,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 8 of 8) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.error": {
     "surface": "opencode-catch-all-sse",
@@ -370,7 +370,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, optional: in the input schema)."
   },
   "session.idle": {
     "surface": "opencode-catch-all-sse",
@@ -384,7 +384,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 3 of 3) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "session.status": {
     "surface": "opencode-catch-all-sse",
@@ -398,7 +398,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: added as optional identities, seen in the captured payloads: sessionID (session; in 16 of 16) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it."
   },
   "todo.updated": {
     "surface": "opencode-catch-all-sse",
@@ -412,7 +412,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema)."
   },
   "tui.prompt.append": {
     "surface": "opencode-catch-all-sse",
@@ -426,7 +426,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "tui.command.execute": {
     "surface": "opencode-catch-all-sse",
@@ -440,7 +440,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "tui.toast.show": {
     "surface": "opencode-catch-all-sse",
@@ -454,7 +454,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.created": {
     "surface": "opencode-catch-all-sse",
@@ -468,7 +468,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.updated": {
     "surface": "opencode-catch-all-sse",
@@ -482,7 +482,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.exited": {
     "surface": "opencode-catch-all-sse",
@@ -496,7 +496,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "pty.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -510,7 +510,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "vcs.branch.updated": {
     "surface": "opencode-catch-all-sse",
@@ -524,7 +524,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": ""
   },
   "catalog.updated": {
     "surface": "opencode-catch-all-sse",
@@ -538,7 +538,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 6 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "integration.updated": {
     "surface": "opencode-catch-all-sse",
@@ -552,7 +552,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "message.part.delta": {
     "surface": "opencode-catch-all-sse",
@@ -566,7 +566,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do. Identities: added as optional identities, seen in the captured payloads: sessionID (session; in 3 of 3), messageID (message; in 3 of 3) (one capture cannot show that a field is always there)."
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID made required: the input schema requires it; messageID made required: the input schema requires it."
   },
   "plugin.added": {
     "surface": "opencode-catch-all-sse",
@@ -580,7 +580,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 135 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
   },
   "reference.updated": {
     "surface": "opencode-catch-all-sse",
@@ -594,77 +594,833 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Capture 1.18.33: not in opencode@1.18.29; seen 3 time(s) in captures\/opencode@1.18.33. Added by `pasture profile new` as an observation row (never blocking) until someone documents what it can do."
+    "note": ""
+  },
+  "models-dev.refreshed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "integration.connection.updated": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.agent.switched": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.model.switched": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.moved": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.prompted": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.prompt.admitted": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.context.updated": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.synthetic": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.shell.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.shell.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.step.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.step.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.step.failed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.text.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.text.delta": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.text.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.reasoning.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.reasoning.delta": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.reasoning.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.input.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.input.delta": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.input.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.called": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.progress": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.success": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.tool.failed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.retried": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.compaction.started": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.compaction.delta": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.compaction.ended": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.revert.staged": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.revert.cleared": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "session.next.revert.committed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "permission.v2.asked": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "permission.v2.replied": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "project.directories.updated": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.v2.asked": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.v2.replied": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.v2.rejected": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "permission.asked": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "tui.session.select": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "mcp.tools.changed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "mcp.browser.open.failed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "project.updated": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.asked": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.replied": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "question.rejected": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "workspace.ready": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "workspace.failed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "workspace.status": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "worktree.ready": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "worktree.failed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+  },
+  "global.disposed": {
+    "surface": "opencode-catch-all-sse",
+    "semantic": "observation",
+    "mutation": "none",
+    "declaredFailure": "observe-only",
+    "failure": "observe-only",
+    "response": "none",
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": false,
+    "timeoutMs": 10000,
+    "evidence": "",
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
   },
   "chat.message": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: the optional messageID was absent from all 3 captured payloads."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "chat.params": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "chat.headers": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "permission.ask": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
-    "guardsAction": false,
+    "refusal": "none",
+    "failFast": false,
+    "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nCapture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).\nHost catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): the shipped binary has no call site for permission.ask (host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking."
   },
   "command.execute.before": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "tool.execute.before": {
     "surface": "opencode-named-output",
@@ -678,133 +1434,133 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json",
-    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nCapture 1.18.33: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file). The model was then told: \"pasture capture refused this\"."
+    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nCapture 1.18.33: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.33\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
   },
   "shell.env": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 4 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "tool.execute.after": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Post-hoc: the tool already ran, so there is no pending action to consult."
+    "note": "Post-hoc: the tool already ran, so there is no pending action to consult.\nHost catalog 1.18.33: 7 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.chat.messages.transform": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.chat.system.transform": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.provider.small_model": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.session.compacting": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.compaction.autocontinue": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Capture 1.18.33: not seen in captures\/opencode@1.18.33 (no scenario triggers it on 1.18.33)."
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "experimental.text.complete": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33 (captures\/opencode@1.18.33\/catalog.json): messageID made required: the input schema requires it.\nHost catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   },
   "tool.definition": {
     "surface": "opencode-named-output",
     "semantic": "gate-consultation",
     "mutation": "output-object",
-    "declaredFailure": "throw-fail-fast",
-    "failure": "throw-fail-fast",
+    "declaredFailure": "report-and-continue",
+    "failure": "report-and-continue",
     "response": "none",
-    "refusal": "throw",
-    "failFast": true,
+    "refusal": "none",
+    "failFast": false,
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": ""
+    "note": "Host catalog 1.18.33: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
   }
 }
 

@@ -31,6 +31,9 @@ from ..hostenv.recorder import OPENCODE_RECORDED_HOOKS
 from .scenarios import Scenario
 
 CATALOG_PROBE = "PastureCatalogProbe"
+#: Claude Code / Codex events whose JSON refusal is hookSpecificOutput.permissionDecision (as their
+#: catalogs' output schemas say), not the shared decision: block.
+PERMISSION_DECISION_EVENTS = frozenset({"PreToolUse", "PreSkillShellCommand", "PreModelSwitch"})
 HOOK_TIMEOUT = 30  # seconds, per recording command hook
 _CLAUDE_VALID = re.compile(rf'Unknown hook event "{CATALOG_PROBE}" was ignored\. Valid events: ([A-Za-z, ]+)')
 
@@ -112,8 +115,11 @@ class _CommandHookAdapter(CaptureAdapter):
         for event in events:
             mode, kwargs = "observe", {}
             if scenario is not None and scenario.refused_event == event:
-                mode = {"exit-2": "exit2", "json-deny": "deny"}[scenario.channel or ""]
-                kwargs = {"reason": scenario.reason(), "block_event": event}
+                mode = {"exit-2": "exit2", "json-deny": "deny", "json-ask": "ask"}[scenario.channel or ""]
+                kwargs = {"reason": scenario.reason(), "block_event": event,
+                          # PreToolUse answers with permissionDecision by default (recorder)
+                          "permission_decision": (mode in ("deny", "ask") and event != "PreToolUse"
+                                                  and event in PERMISSION_DECISION_EVENTS)}
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
             table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
         return {"hooks": table}

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from ..hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
 from ..hostenv.npm_tools import NpmInstallError, binary_version
 from .adapters import ADAPTERS, CaptureAdapter, Records
-from .scenarios import PROBE_FILE, PROMPT, SCENARIOS, Scenario
+from .scenarios import PROBE_FILE, PROMPT, Scenario, scenarios_for
 from .scrub import Scrubber
 
 CAPTURE_FORMAT = 1
@@ -66,15 +66,41 @@ def read_version(binary: Path, timeout: float = 60.0) -> str:
         raise CaptureError(f"cannot read the version of {binary}: {exc}; nothing was written") from None
 
 
+def require_isolation(allow_none: bool) -> str:
+    """The isolation mode host runs will use; refuse when no loopback-only namespace can be made,
+    unless the caller explicitly accepts running on the per-host offline settings alone."""
+    iso = isolation_support()
+    if not iso.private_network and not allow_none:
+        raise CaptureError(f"no loopback-only network namespace can be made here ({iso.note}); a real host is "
+                           "not run without one. Run where `unshare --net` works (root, or user namespaces), or "
+                           "pass --no-isolation to rely on the per-host offline settings alone. Nothing was written.")
+    return iso.mode
+
+
 def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: float = 120.0,
-            say: Callable[[str], None] = lambda _m: None) -> CaptureSummary:
-    """Run every scenario of ``harness`` with the host at ``binary``; write ``out/<harness>@<version>``."""
+            say: Callable[[str], None] = lambda _m: None, allow_no_isolation: bool = False,
+            catalog: Any = None) -> CaptureSummary:
+    """Run every scenario of ``harness`` with the host at ``binary``; write ``out/<harness>@<version>``.
+
+    ``catalog`` (the host version's :class:`~generator.catalog.Catalog`, when known) adds the
+    scenarios that trigger events only some versions have (see :func:`.scenarios.scenarios_for`).
+    """
     adapter = ADAPTERS.get(harness)
     if adapter is None:
         raise CaptureError(f"unknown harness {harness!r}; expected one of {', '.join(sorted(ADAPTERS))}")
+    mode = require_isolation(allow_no_isolation)
+    if mode == "none":
+        say("  WARNING: no network namespace; the host runs on its per-host offline settings alone (--no-isolation)")
     binary = Path(binary).absolute()
     version = read_version(binary)
     say(f"{harness} {version} at {binary}")
+    if catalog is None:
+        from ..catalog import CatalogError, find_catalog
+
+        try:
+            catalog = find_catalog(repo_root, harness, version)
+        except CatalogError:
+            catalog = None
     final = Path(out) / f"{harness}@{version}"
     Path(out).mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".staging-{harness}@{version}-", dir=out))
@@ -93,7 +119,7 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
         registered = list(host_listed) if host_listed else list(candidates)
         summaries = []
         lookups: list[str] = []
-        for scenario in SCENARIOS[harness]:
+        for scenario in scenarios_for(harness, host_listed or catalog_names(catalog)):
             say(f"  scenario {scenario.name}")
             summary, seen_lookups = _scenario(adapter, scenario, binary, version, runs / scenario.name, stage,
                                               registered, timeout, repo_root)
@@ -135,9 +161,21 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             shutil.rmtree(stage, ignore_errors=True)
 
 
+def catalog_names(catalog: Any) -> list[str] | None:
+    return list(catalog.names) if catalog is not None else None
+
+
+#: Files of a capture folder that a capture does not write and must keep (the host catalog).
+KEPT_FILES = ("catalog.json",)
+
+
 def _replace(stage: Path, final: Path) -> None:
-    """Rename the staged capture into place, replacing an older capture of the same version."""
+    """Rename the staged capture into place, replacing an older capture of the same version
+    (keeping the files a capture does not write, such as the host catalog)."""
     old = None
+    for name in KEPT_FILES:
+        if (final / name).is_file() and not (stage / name).exists():
+            shutil.copy2(final / name, stage / name)
     if final.exists():
         old = final.with_name(f".old-{final.name}-{os.getpid()}")
         os.rename(final, old)
@@ -151,9 +189,10 @@ def _replace(stage: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label: str) -> HostRunResult:
+def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label: str,
+             prompt: str = PROMPT) -> HostRunResult:
     try:
-        result = run.execute(script, PROMPT, timeout=timeout, options=dict(adapter.options))
+        result = run.execute(script, prompt, timeout=timeout, options=dict(adapter.options))
     except RuntimeError as exc:
         raise CaptureError(f"{adapter.harness} run '{label}' failed: {exc}; nothing was written") from None
     if result.timed_out:
@@ -171,7 +210,11 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
     harness = adapter.harness
     run = prepare_run(harness, binary, root)
     adapter.install(run, scenario, registered)
-    result = _execute(run, adapter, scenario.script, timeout, scenario.name)
+    for rel, text in scenario.files:
+        path = run.project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    result = _execute(run, adapter, scenario.script, timeout, scenario.name, scenario.prompt or PROMPT)
     records = adapter.records(run)
     if not records.calls:
         raise CaptureError(
@@ -200,12 +243,14 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
     if records.plugin_init is not None:
         (folder / "plugin-init.json").write_text(dump_json(scrubber.scrub(records.plugin_init)), encoding="utf-8")
 
-    model = _model_side(harness, result)
+    model = _model_side(harness, result, with_prompt=scenario.prompt is not None)
     (folder / "model.json").write_text(dump_json(scrubber.scrub(model)), encoding="utf-8")
 
     refused_fired = None if scenario.refused_event is None else scenario.refused_event in by_event
     told = None
-    if scenario.refuses and len(model["main_requests"]) > 1:
+    if scenario.refuses and scenario.prompt is not None and model["main_requests"]:
+        told = model["main_requests"][0].get("prompt_text")  # the refusal shows in the expanded prompt
+    elif scenario.refuses and len(model["main_requests"]) > 1:
         told = model["main_requests"][1]["told_text"]
     held = scenario.held(probe)
     doc = {
@@ -215,6 +260,8 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
         "host_version": version,
         "scenario": scenario.name,
         "summary": scenario.summary,
+        **({"prompt": scenario.prompt} if scenario.prompt else {}),
+        **({"project_files": {rel: text for rel, text in scenario.files}} if scenario.files else {}),
         "channel": scenario.channel,
         "refused_event": scenario.refused_event,
         "reason_sent": scenario.reason() if scenario.refuses else None,
@@ -260,6 +307,9 @@ def _order(records: Records) -> dict[str, list[str]]:
 
 def _effect(scenario: Scenario, probe: bool) -> str:
     if not scenario.refuses:
+        if scenario.files:
+            return ("the project's own command ran: the probe file was written" if probe else
+                    "the project's own command did NOT run: no probe file")
         if scenario.script.turns and scenario.script.turns[0].tool_calls:
             return "the tool ran: the probe file was written" if probe else "the tool did NOT run: no probe file"
         return "no tool was called; the host stopped"
@@ -304,7 +354,21 @@ def _text(value: Any) -> str:
     return ""
 
 
-def _model_side(harness: str, result: HostRunResult) -> dict[str, Any]:
+def _last_block_text(messages: list[Any]) -> str:
+    """The text of the last content block of the last message (an expanded slash command's own
+    text, after the environment reminders the host prepends)."""
+    if not messages:
+        return ""
+    content = messages[-1].get("content") if isinstance(messages[-1], dict) else messages[-1]
+    if isinstance(content, list):
+        texts = [_text(block) for block in content if _text(block).strip()]
+        return texts[-1] if texts else ""
+    return _text(content)
+
+
+def _model_side(harness: str, result: HostRunResult, with_prompt: bool = False) -> dict[str, Any]:
+    """The fake model's view. ``with_prompt``: also the first request's own user turn (a scenario
+    whose prompt the host expands, such as a slash command, shows there what the model was told)."""
     main = []
     side = 0
     for request in result.requests:
@@ -317,11 +381,14 @@ def _model_side(harness: str, result: HostRunResult) -> dict[str, Any]:
             continue
         first = not main
         tail = None if first else _tail(harness, request.get("body"))
-        main.append({
+        entry = {
             "answered": {"text": reply.get("text"), "tool_calls": [c.get("name") for c in reply.get("tool_calls", [])]},
             "told": tail,
             "told_text": None if tail is None else _text(tail),
-        })
+        }
+        if first and with_prompt:
+            entry["prompt_text"] = _last_block_text(_tail(harness, request.get("body")))
+        main.append(entry)
     return {"main_requests": main, "side_requests": side,
             "note": "told: what each main request after the first added after the model's previous answer"}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,22 +101,3 @@ def load_capture(folder: Path) -> Capture:
                 scenario.events[file.stem] = _json(file)
         scenarios.append(scenario)
     return Capture(folder, doc, scenarios)
-
-
-def committed(root: Path, path: Path) -> bool | None:
-    """True if ``path`` is tracked by git and unmodified; False if not; None when root is no git work tree."""
-    try:
-        inside = subprocess.run(["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"], capture_output=True,
-                                text=True, check=False)
-    except OSError:
-        return None
-    if inside.returncode != 0 or inside.stdout.strip() != "true":
-        return None
-    rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-    tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--error-unmatch", "--", rel], capture_output=True,
-                             check=False)
-    if tracked.returncode != 0:
-        return False
-    clean = subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", rel], capture_output=True,
-                           check=False)
-    return clean.returncode == 0

@@ -3,17 +3,23 @@
 A citation is classified by what it points at:
 
 * ``capture``: a ``scenario.json`` under ``captures/`` that `pasture capture` wrote. It is checked:
-  same harness as the contract, a host version the contract admits, that very event refused, a
-  channel that matches the claim (exit 2 for an exit-code blocking mode, JSON deny for the deny
-  response channel, a throw for throw-fail-fast), and the refusal held. A capture that does not
-  back its claim is a *problem* (exit 1).
-* ``documentation``: an http(s) URL (host docs or upstream source).
-* ``repository file``: any other path in this repository.
+  same harness as the contract, **the contract's own host version** (a capture of another version
+  proves nothing about this one), that very event refused, a channel that matches the claim (exit 2
+  for an exit-code blocking mode, JSON deny / ask for the response channels, a throw for
+  throw-fail-fast), and the refusal held.
+* ``documentation``: an http(s) URL (host docs or upstream source). It must be **pinned to the
+  contract's version**: the version string appears in it (a release tag such as ``v2.0.20`` or
+  ``rust-v0.153.0``, a versioned package path). Unversioned docs change under the claim.
+* ``repository file``: any other path in this repository; it must exist.
+
+Every citation that does not back its claim is a *problem*: `pasture evidence` exits 1, and
+`pasture check` fails on it too (:func:`evidence_problems`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +36,20 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
     out: dict[str, Any] = {"citation": citation, "kind": None, "problem": None}
     if citation.startswith(("https://", "http://")):
         out["kind"] = "documentation"
+        if not pinned_to(citation, str(contract.version)):
+            out["problem"] = (f"the URL is not pinned to {contract.version}: cite a capture of {contract.id} or a "
+                              f"source at a tag or path that names {contract.version}")
         return out
     path = Path(root) / citation
     if path.name != "scenario.json" or "captures" not in Path(citation).parts:
         out["kind"] = "repository file"
+        if not path.exists():
+            out["problem"] = "the file does not exist in this repository (committed?)"
         return out
     out["kind"] = "capture"
+    if not path.is_file():
+        out["problem"] = "the capture file does not exist in this repository (committed?)"
+        return out
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -49,8 +63,10 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
     if doc.get("harness") != contract.harness.value:
         problems.append(f"it captures {doc.get('harness')}, not {contract.harness.value}")
     try:
-        if not contract.admission.allows(HostVersion.parse(str(doc.get("host_version")))):
-            problems.append(f"its host version {doc.get('host_version')} is not one {contract.id} admits")
+        captured = HostVersion.parse(str(doc.get("host_version")))
+        if captured != contract.version:
+            problems.append(f"it captures host version {doc.get('host_version')}, not {contract.version} (the "
+                            f"version of {contract.id})")
     except VersionError:
         problems.append(f"its host version {doc.get('host_version')!r} is not a version")
     if doc.get("refused_event") != row.name:
@@ -61,6 +77,19 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
         problems.append("the refusal did not hold in it")
     out["problem"] = "; ".join(problems) or None
     return out
+
+
+def pinned_to(url: str, version: str) -> bool:
+    """Whether ``url`` names ``version`` as a whole token (v2.0.20, rust-v0.153.0, @2.1.261, /2.0.20/)."""
+    return re.search(r"(?<![0-9.])" + re.escape(version) + r"(?![0-9])", url) is not None
+
+
+def evidence_problems(root: Path, contracts: list[Contract]) -> list[str]:
+    """Every citation problem of every contract, as "<contract>: <event>: <citation>: <problem>".
+
+    `pasture check` runs this on its full path (after rendering), so CI fails on a blocking claim
+    that cites a missing file, a capture of another host version, or an unpinned URL."""
+    return [f"{c.id}: {p}" for c in contracts for p in contract_evidence(root, c)["problems"]]
 
 
 def contract_evidence(root: Path, contract: Contract) -> dict[str, Any]:

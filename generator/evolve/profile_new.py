@@ -2,10 +2,14 @@
 
 What it does, row by row (everything it changes gets a sentence in the row's note):
 
-* **Rows** are the previous contract's, in its order. An event the capture saw (or the host listed in
-  its own catalog) that the previous contract lacks is appended as an **observation** row: never
-  blocking, never a gate. An event of the previous contract the capture never saw is kept, and noted
-  (and flagged when the host's own catalog does not list it).
+* **Rows** are the previous contract's, in its order. With the version's host catalog
+  (``captures/<harness>@<version>/catalog.json``, from `pasture catalog extract`): a row whose event
+  the catalog no longer names is removed; every catalog event the previous contract lacks is added,
+  classified from the catalog (:mod:`.derive`): a pre-action event whose output offers a decision
+  becomes a **gate consultation** whose blocking waits for evidence (cited below when a scenario
+  triggered and refused it), anything else an observation; identities are corrected against the
+  input schemas. Without a catalog, an event the capture saw that the previous contract lacks is
+  appended as an observation row. An event never seen is kept, and noted.
 * **Identities**: a declared identity field missing from any captured payload of its event is made
   optional (one real payload without it disproves "required"). A known identity field (Claude/Codex
   ``session_id``, ``turn_id``, ``tool_use_id``, ``agent_id``, ``request_id``, ``message_id``;
@@ -14,11 +18,13 @@ What it does, row by row (everything it changes gets a sentence in the row's not
   that it always is. A kind the row listed as unresolved is then no longer unresolved.
 * **Blocking evidence** is never invented. A row's exit-code blocking claim cites this capture's
   ``scenario.json`` only when a scenario of this host version refused that very event by exit 2 and
-  the refusal held (the probe file shows it), and only if that file is committed (in a git work
-  tree). Likewise the deny response channel cites a held JSON-deny scenario, and a throw-fail-fast
-  row a held throw scenario. A scenario whose refusal did NOT hold removes the row's evidence (the
-  row is demoted) or, for throw-fail-fast, turns it into report-and-continue. Rows no scenario
-  exercised keep the previous contract's citation, unchanged and noted as carried.
+  the refusal held (the probe file shows it); the citation is written directly (`pasture check`
+  fails on a clean checkout if the capture is not committed with it). Likewise the deny / ask
+  response channels cite a held JSON deny / ask scenario, and an OpenCode gate a held throw
+  scenario (it becomes throw-fail-fast). A scenario whose refusal did NOT hold removes the row's
+  evidence (the row is demoted). A citation that cannot back a claim on this version (a capture of
+  another version, a URL not pinned to this version) is removed: the row is demoted and listed for
+  review. No evidence is carried over from the previous contract.
 * **Admission**: a floor at the new version. The runtime profile is carried over unchanged (a capture
   records hook payloads, not orchestration tools).
 """
@@ -26,6 +32,7 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 from __future__ import annotations
 
 import copy
+import re
 import os
 import shutil
 import tempfile
@@ -35,13 +42,16 @@ from typing import Any
 
 import yaml
 
+from ..catalog import Catalog, CatalogError, find_catalog
 from ..contracts import Contract
 from ..diagnostics import ProfileErrors
 from ..hook.envelope import identity_value
 from ..loader import load_project
 from ..versions import HostVersion, VersionError
 from ..vocab import FailureMode
-from .captured import Capture, ScenarioCapture, committed, load_capture
+from .captured import Capture, ScenarioCapture, load_capture
+from .derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
+from .evidence import pinned_to
 from .yamlout import lifecycle_text
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
@@ -61,15 +71,6 @@ NOT_EVENTS: dict[str, dict[str, str]] = {
 }
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
 
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
-    "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge",
-                                  "failure": "report-and-continue"},
-    "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},
-    "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "none",
-                              "failure": "report-and-continue"},
-}
-
 
 class ProfileNewError(RuntimeError):
     """The profile could not be written; nothing was written."""
@@ -88,6 +89,8 @@ class NewProfileReport:
     proven: list[str] = field(default_factory=list)
     carried: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    removed_events: list[str] = field(default_factory=list)
+    gates: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -99,14 +102,17 @@ class NewProfileReport:
             return [f"{title} ({len(items)}):", *[f"  {i}" for i in items]] if items else [f"{title}: none"]
 
         lines = [f"wrote {self.folder}/ ({self.contract}) from {self.base} and {self.capture}"]
-        lines += block("events added as observation rows", self.added)
+        lines += block("events added", self.added)
+        if self.removed_events:
+            lines += block("events removed (the host catalog no longer names them)", self.removed_events)
         lines += block("events kept but not seen in the capture", self.unseen)
         if self.not_in_host_catalog:
             lines += block("kept events the host's own catalog does not list (review!)", self.not_in_host_catalog)
         lines += block("identity changes", self.identities)
         lines += block("blocking claims proven by this capture", self.proven)
         lines += block("blocking claims carried on the previous citation (not exercised)", self.carried)
-        lines += block("evidence removed (a refusal did not hold)", self.removed)
+        lines += block("evidence removed (a refusal did not hold, or the citation is not evidence for this version)",
+                       self.removed)
         if self.skipped:
             lines += block("seen but not lifecycle events (no row)", self.skipped)
         for w in self.warnings:
@@ -126,12 +132,40 @@ def _shape(harness: str, event: str, payload: Any, bus: bool) -> Any:
     return {"event": event, "input": payload}
 
 
+_DERIVED = re.compile(r"(Capture|Evidence|Host catalog) \d+\.\d+\.\d+\S*[: (]")
+
+
+def _drop_derived_paragraphs(row: dict[str, Any]) -> None:
+    """Forget what an earlier derivation wrote about its own version's capture and catalog: the new
+    derivation says what holds for the new version. Hand-written paragraphs stay."""
+    note = row.get("note")
+    if not note:
+        return
+    kept = [p for p in note.split("\n") if not _DERIVED.match(p)]
+    row["note"] = "\n".join(kept)
+    if not row["note"].strip():
+        row.pop("note")
+
+
 def _paragraph(row: dict[str, Any], text: str) -> None:
+    if row.get("note") and text in row["note"].split("\n"):
+        return  # said already (a re-derivation)
     row["note"] = f"{row['note']}\n{text}" if row.get("note") else text
 
 
+def drop_paragraphs_of(row: dict[str, Any], version: str, kinds: tuple[str, ...] = ("Capture", "Evidence")) -> None:
+    """Forget what an earlier derivation for this very version wrote (it is derived afresh)."""
+    note = row.get("note")
+    if not note:
+        return
+    pattern = re.compile(r"(" + "|".join(kinds) + r") " + re.escape(version) + r"[: (]")
+    row["note"] = "\n".join(p for p in note.split("\n") if not pattern.match(p))
+    if not row["note"].strip():
+        row.pop("note")
+
+
 def new_profile(root: Path, harness: str, version: str, base_id: str, capture_dir: Path | None = None,
-                *, force: bool = False) -> NewProfileReport:
+                *, force: bool = False, catalog: Catalog | None = None) -> NewProfileReport:
     root = Path(root).resolve()
     try:
         HostVersion.parse(version)
@@ -168,47 +202,62 @@ def new_profile(root: Path, harness: str, version: str, base_id: str, capture_di
     if cap.harness != harness or cap.version != version:
         raise ProfileNewError(f"{capture_dir} is a capture of {cap.harness} {cap.version}, not {harness} {version}")
 
+    if catalog is None:
+        try:
+            catalog = find_catalog(root, harness, version)
+        except CatalogError as exc:
+            raise ProfileNewError(str(exc)) from None
     raw = yaml.safe_load((root / base.lifecycle_file).read_text(encoding="utf-8"))
     report = NewProfileReport(new_id, base.id, _rel(capture_dir, root), f"profiles/{new_id}")
-    rows, sources = _rows(root, harness, version, base, raw, cap, report)
+    rows, sources = _rows(root, harness, version, base, raw, cap, report, catalog)
+    catalog_rel = _rel(catalog.path, root) if catalog is not None and catalog.path else None
     header = [
-        f"{HOST_NAMES[harness]} {version} lifecycle contract, written by `pasture profile new` from {base.id} "
-        f"and the capture {report.capture}/ (then reviewed).",
-        f"Rows are {base.id}'s, in its order, then events the capture saw that {base.id} lacks, as observation "
-        "rows. Blocking evidence cites this capture's scenario.json where a scenario refused that event on "
-        f"{version} and the refusal held; rows no scenario exercised keep {base.id}'s citation (see each note).",
+        f"{HOST_NAMES[harness]} {version} lifecycle contract, written by `pasture profile new` from {base.id}, "
+        f"the capture {report.capture}/" + (f" and the host catalog {catalog_rel}" if catalog_rel else "")
+        + " (then reviewed).",
+        (f"Rows are {base.id}'s, in its order, less events the catalog no longer names, plus every catalog event "
+         f"{base.id} lacks, classified from the catalog (a pre-action event whose output offers a decision is a "
+         "gate whose blocking waits for evidence)." if catalog_rel else
+         f"Rows are {base.id}'s, in its order, then events the capture saw that {base.id} lacks, as observation "
+         "rows.")
+        + f" Blocking evidence cites this capture's scenario.json where a scenario refused that event on {version} "
+        "and the refusal held; no citation is carried from an older version (see each note).",
     ]
-    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows)
+    excluded = [e for e in raw.get("excluded") or [] if catalog is None or catalog.event(e["name"]) is not None]
+    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows, excluded or None)
     runtime = _runtime_text(root, base, new_id)
     _write(root, target, text, runtime, new_id)
     return report
 
 
 def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str, Any], cap: Capture,
-          report: NewProfileReport) -> tuple[list[dict[str, Any]], dict[str, str]]:
+          report: NewProfileReport, catalog: Catalog | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
     capture_rel = report.capture
     host_listed = cap.host_listed
     seen = set(cap.events_seen())
     rows: list[dict[str, Any]] = []
     cited: dict[str, str] = {}
-    uncommitted: set[str] = set()
+    base_sources = dict(raw.get("sources") or {})
+    source = f"{_rel(catalog.path, root)}" if catalog is not None and catalog.path else "catalog"
 
     def cite(scenario: ScenarioCapture) -> str | None:
-        path = scenario.scenario_file
-        state = committed(root, path)
-        if state is False:
-            uncommitted.add(_rel(path, root))
-            return None
         name = f"capture-{scenario.name}"
-        cited[name] = _rel(path, root)
+        cited[name] = _rel(scenario.scenario_file, root)
         return f"@{name}"
 
     for original in raw.get("events") or []:
         row = copy.deepcopy(original)
         name = row["name"]
-        declared = FailureMode(row["failure"])
+        _drop_derived_paragraphs(row)
+        if catalog is not None and catalog.event(name) is None:
+            report.removed_events.append(name)
+            continue
         payloads = [p for _s, p in cap.payloads(name)]
         bus = name in cap.bus_events or row.get("surface") == "opencode-catch-all-sse"
+        allowed = None
+        if catalog is not None:  # the schema first; a real payload then has the last word on "required"
+            report.identities += [f"{name}: {c}" for c in correct_row(harness, catalog, row, version, source)]
+            allowed = set(catalog.identity_fields(name))
         if name not in seen:
             report.unseen.append(name)
             sentence = f"not seen in {capture_rel} (no scenario triggers it on {version})."
@@ -218,14 +267,36 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
                              "would be ignored. Kept for review.")
             _paragraph(row, f"Capture {version}: {sentence}")
         else:
-            _identities(harness, row, payloads, bus, version, report)
-        _evidence(root, row, declared, cap, cite, version, base, report)
+            _identities(harness, row, payloads, bus, version, report, allowed=allowed)
+        _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
+        _prune(root, row, {**base_sources, **cited}, version, report)
+        if harness == "opencode" and catalog is not None and demote_uncited_throw(row, catalog.event(name), version,
+                                                                                  source):
+            report.removed.append(f"{name}: throw-fail-fast without evidence declared report-and-continue")
         rows.append(row)
 
     known = {r["name"] for r in rows}
-    extra = [e for e in (host_listed or []) if e not in known]
-    extra += [e for e in sorted(seen) if e not in known and e not in extra]
-    extra += [e for e in cap.looked_up if e not in known and e not in extra]
+    excluded = {e["name"] for e in raw.get("excluded") or []}
+    if catalog is not None:
+        for row, kind, ev in catalog_additions(harness, catalog, known, excluded, version, source):
+            name = row["name"]
+            payloads = [p for _s, p in cap.payloads(name)]
+            if payloads:
+                row["note"] += f" Seen {len(payloads)} time(s) in {capture_rel}."
+                _identities(harness, row, payloads, ev.kind == "bus", version, report, new_row=True,
+                            allowed=set(catalog.identity_fields(name)))
+            else:
+                row["note"] += f" Not triggered by any scenario of {capture_rel}."
+            _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
+            report.added.append(f"{name}: {kind}" + (" (blocking waits for evidence)" if kind == "gate" and not
+                                                      row.get("evidence") else ""))
+            if kind == "gate":
+                report.gates.append(name)
+            insert_row(rows, row)
+            known.add(name)
+    extra = [] if catalog is not None else [e for e in (host_listed or []) if e not in known]
+    extra += [e for e in sorted(seen) if e not in known and e not in extra and catalog is None]
+    extra += [e for e in cap.looked_up if e not in known and e not in extra and catalog is None]
     for name in extra:
         if name in NOT_EVENTS.get(harness, {}):
             report.skipped.append(f"{name}: {NOT_EVENTS[harness][name]}")
@@ -246,9 +317,6 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
             rows.insert(last + 1, row)
         else:
             rows.append(row)
-    if uncommitted:
-        report.warnings.append("not cited because not committed (commit the capture, then re-run with --force): "
-                               + ", ".join(sorted(uncommitted)))
     sources = {}
     used = {r.get("evidence") for r in rows} | {v for r in rows for v in (r.get("response") or {}).values()}
     for name, value in (raw.get("sources") or {}).items():
@@ -271,7 +339,7 @@ def _surface(harness: str, bus: bool) -> str:
 def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:
     template = next((r for r in base.events if r.surface.value == surface and r.semantic.value == "observation"
                      and not r.failure.blocks), None)
-    axes = dict(_DEFAULTS[surface])
+    axes = dict(OBSERVATION_AXES[surface])
     if template is not None:
         axes = {"order": template.order.value, "reconciliation": template.reconciliation.value,
                 "failure": template.declared_failure.value}
@@ -282,7 +350,7 @@ def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:
 
 
 def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: bool, version: str,
-                report: NewProfileReport, new_row: bool = False) -> None:
+                report: NewProfileReport, new_row: bool = False, allowed: set[str] | None = None) -> None:
     shaped = [_shape(harness, row["name"], p, bus) for p in payloads]
     n = len(shaped)
     if not n:
@@ -304,6 +372,8 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
     for field_name, kind in IDENTITY_FIELDS[harness].items():
         if field_name in declared_fields or kind in declared_kinds:
             continue
+        if allowed is not None and field_name not in allowed:
+            continue  # seen, but not in the host's input schema: not a field the host promises
         present = sum(1 for p in shaped if identity_value(p, field_name) is not None)
         if not present:
             continue
@@ -355,11 +425,9 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
                        f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it."
                        + _told(held))
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
-        elif row.get("evidence"):
-            _paragraph(row, f"Capture {version}: no scenario refused {name}; the blocking claim is carried from "
-                       f"{base.id} on its citation.")
-            report.carried.append(f"{name}: {row['evidence']}")
-    elif declared is FailureMode.THROW_FAIL_FAST:
+
+    elif declared is FailureMode.THROW_FAIL_FAST or (
+            row.get("surface") == "opencode-named-output" and row.get("semantic") == "gate-consultation"):
         held, failed = outcome("throw")
         if failed is not None:
             row["failure"] = "report-and-continue"
@@ -369,8 +437,11 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
             report.removed.append(f"{name}: a throw did not hold ({_rel_s(failed)})")
         elif held is not None and (ref := cite(held)) is not None:
             row["evidence"] = ref
+            row["failure"] = "throw-fail-fast"
+            row["blocking"] = "blocking"
             _paragraph(row, f"Capture {version}: a throw from {name} refused the call and the refusal held "
-                       f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')})." + _told(held))
+                       f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')}); throw-fail-fast cites it."
+                       + _told(held))
             report.proven.append(f"{name}: throw held ({_rel_s(held)})")
     elif any(s.refusal_held for s in proofs):
         _paragraph(row, f"Capture {version}: a refusal of {name} held ({', '.join(_rel_s(s) for s in proofs)}), "
@@ -388,12 +459,69 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
         if ref is not None:
             row["response"] = {"deny": ref, **({"ask": response["ask"]} if response and response.get("ask") else {})}
             _paragraph(row, f"Capture {version}: a JSON permissionDecision deny refused {name} and held "
-                       f"({_rel_s(held)}); the deny channel cites it"
-                       + ("; the ask channel keeps its earlier citation." if row["response"].get("ask") else ".")
-                       + _told(held))
+                       f"({_rel_s(held)}); the deny channel cites it." + _told(held))
             report.proven.append(f"{name}: JSON deny held ({_rel_s(held)})")
+    ask_held, ask_failed = outcome("json-ask")
+    response = row.get("response")
+    if ask_failed is not None and response and response.get("ask"):
+        response.pop("ask")
+        _paragraph(row, f"Capture {version}: {_rel_s(ask_failed)} shows a JSON ask of {name} NOT holding; the ask "
+                   "channel evidence is removed.")
+        report.removed.append(f"{name}: JSON ask did not hold ({_rel_s(ask_failed)})")
+    elif ask_held is not None and response and response.get("deny") and (ref := cite(ask_held)) is not None:
+        response["ask"] = ref
+        _paragraph(row, f"Capture {version}: a JSON permissionDecision ask of {name} kept the call from running in "
+                   f"a headless run ({_rel_s(ask_held)}); the ask channel cites it." + _told(ask_held))
+        report.proven.append(f"{name}: JSON ask held ({_rel_s(ask_held)})")
 
 
+
+
+def _resolve(value: str | None, sources: dict[str, str]) -> str | None:
+    if not value or not value.strip():
+        return None
+    return sources.get(value[1:], value) if value.startswith("@") else value
+
+
+def _not_evidence_for(root: Path, citation: str, version: str) -> str | None:
+    """Why ``citation`` cannot back a claim about host ``version`` (None if it may)."""
+    if citation.startswith(("https://", "http://")):
+        return None if pinned_to(citation, version) else f"the URL {citation} is not pinned to {version}"
+    path = Path(root) / citation
+    if path.name == "scenario.json" and "captures" in Path(citation).parts:
+        import json
+
+        try:
+            captured = json.loads(path.read_text(encoding="utf-8")).get("host_version")
+        except (OSError, ValueError):
+            return f"{citation} cannot be read"
+        return None if captured == version else f"{citation} is a capture of {captured}, not of {version}"
+    return None
+
+
+def _prune(root: Path, row: dict[str, Any], sources: dict[str, str], version: str, report: NewProfileReport) -> None:
+    """Remove every citation of the row that is no evidence for this version (the row is demoted)."""
+    name = row["name"]
+    why = None
+    value = _resolve(row.get("evidence"), sources)
+    if value is not None and (why := _not_evidence_for(root, value, version)):
+        row.pop("evidence", None)
+        _paragraph(row, f"Evidence {version}: the blocking claim's citation was removed: {why}. Until a capture of "
+                   f"{version} shows the refusal holding, the row runs without it.")
+        report.removed.append(f"{name}: {why}")
+    response = dict(row.get("response") or {})
+    for side in ("ask", "deny"):
+        value = _resolve(response.get(side), sources)
+        if value is not None and (why := _not_evidence_for(root, value, version)):
+            response.pop(side, None)
+            if side == "deny":
+                response.pop("ask", None)
+            _paragraph(row, f"Evidence {version}: the {side} channel's citation was removed: {why}.")
+            report.removed.append(f"{name} {side} channel: {why}")
+    if response:
+        row["response"] = response
+    else:
+        row.pop("response", None)
 
 
 def _told(scenario: ScenarioCapture) -> str:

@@ -46,8 +46,11 @@ class Scenario:
     summary: str
     script: Script
     refused_event: str | None = None  # the native event whose hook refuses
-    channel: str | None = None  # exit-2 | json-deny | throw
+    channel: str | None = None  # exit-2 | json-deny | json-ask | throw
     held_means_probe: bool | None = None  # refusals: True if the refusal holding leaves the probe present
+    prompt: str | None = None  # instead of PROMPT
+    files: tuple[tuple[str, str], ...] = ()  # (project-relative path, text) written before the run
+    triggers: tuple[str, ...] = ()  # run only for host versions whose catalog lists one of these events
 
     @property
     def refuses(self) -> bool:
@@ -77,6 +80,64 @@ def _command_host_scenarios() -> tuple[Scenario, ...]:
                  "host that goes on lets the next turn write the probe file", _STOP_THEN_PROBE, "Stop", "exit-2",
                  True),
     )
+
+
+# Claude Code's PreSkillShellCommand fires before a shell command embedded in a slash command or
+# skill (a line "!`command`") runs, at prompt expansion, before the model sees the prompt. A
+# project slash command whose only shell line writes the probe file triggers it offline: the
+# prompt "/pasture-probe" expands it, and the fake model just answers.
+_SKILL_COMMAND = (".claude/commands/pasture-probe.md", f"""---
+description: Write the pasture probe file
+allowed-tools: Bash(echo:*)
+---
+!`{PROBE_COMMAND}`
+Report what the command above printed.
+""")
+_SKILL_REPLY = Script.of(Turn.reply("Done."))
+
+
+def _slash_command_scenarios() -> tuple[Scenario, ...]:
+    expansion = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common = dict(expansion, triggers=("PreSkillShellCommand",))
+    return (
+        Scenario("slash-command-allow", "the slash command /pasture-probe holds the shell line "
+                 f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file", _SKILL_REPLY,
+                 **expansion, triggers=("UserPromptExpansion", "PreSkillShellCommand")),
+        Scenario("user-prompt-expansion-exit-2", "UserPromptExpansion refuses the expansion of /pasture-probe by "
+                 "exiting 2; the expansion (and its shell line) must not happen", _SKILL_REPLY,
+                 "UserPromptExpansion", "exit-2", False, **expansion, triggers=("UserPromptExpansion",)),
+        Scenario("pre-skill-shell-command-exit-2", "PreSkillShellCommand refuses the slash command's shell line by "
+                 "exiting 2 with the reason on stderr", _SKILL_REPLY, "PreSkillShellCommand", "exit-2", False,
+                 **common),
+        Scenario("pre-skill-shell-command-json-deny", "PreSkillShellCommand refuses the slash command's shell line "
+                 "with hookSpecificOutput.permissionDecision deny", _SKILL_REPLY, "PreSkillShellCommand",
+                 "json-deny", False, **common),
+    )
+
+
+_ASK = Scenario("pre-tool-use-json-ask", "PreToolUse answers the shell call with hookSpecificOutput."
+                "permissionDecision ask; a headless run has nobody to ask, so the call must not run", _PROBE,
+                "PreToolUse", "json-ask", False)
+
+#: Scenarios that exist to trigger one event, run only for host versions whose catalog lists it.
+TRIGGER_SCENARIOS: dict[str, tuple[Scenario, ...]] = {
+    "claude-code": _slash_command_scenarios(),
+}
+#: Scenarios run for every version of a host after the common ones.
+EXTRA_SCENARIOS: dict[str, tuple[Scenario, ...]] = {"claude-code": (_ASK,)}
+
+
+def scenarios_for(harness: str, catalog: list[str] | None) -> tuple[Scenario, ...]:
+    """Every scenario to run for a host version: the common ones, then those that trigger an event
+    the version's own catalog (or event list) names."""
+    listed = set(catalog or ())
+    extra = tuple(s for s in TRIGGER_SCENARIOS.get(harness, ()) if listed & set(s.triggers))
+    return SCENARIOS[harness] + EXTRA_SCENARIOS.get(harness, ()) + extra
+
+
+def trigger_scenario_events(harness: str) -> set[str]:
+    """Events for which an offline scenario can be built."""
+    return {e for s in TRIGGER_SCENARIOS.get(harness, ()) for e in s.triggers}
 
 
 SCENARIOS: dict[str, tuple[Scenario, ...]] = {

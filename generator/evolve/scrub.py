@@ -6,7 +6,8 @@ order), so numbered placeholders come out the same on every run that saw the sam
 
 1. **Literal paths and names** (longest first): the run folder -> ``$RUN``, Claude's dash-encoded form
    of it (``/tmp/x`` -> ``-tmp-x``) -> ``$RUN_SLUG``, the host binary -> ``$HOST_BIN``, the Python
-   running the recording hooks -> ``$PYTHON``, the project checkout -> ``$REPO``, the caller's home
+   running the recording hooks -> ``$PYTHON``, the npm install holding the host -> ``$NODE_MODULES``,
+   the project checkout -> ``$REPO``, the caller's home
    -> ``$USER_HOME``, the system temp folder -> ``$TMP``.
 2. **Identifiers**, numbered by first appearance: UUIDs -> ``<uuid-N>``, OpenCode ids (``ses_...``,
    ``msg_...``, ``prt_...``, ...) -> ``<ses-N>`` etc., the fake model's ids (``toolu_pasture000100``)
@@ -119,6 +120,17 @@ class Scrubber:
         if self.host_binary is not None:
             add(Path(self.host_binary), "$HOST_BIN")
             add(Path(self.host_binary).resolve(), "$HOST_BIN_REAL")
+            # The npm install the host runs from (its folder names a lockfile digest or a version, and
+            # may sit behind a symlinked cache): hosts report package paths inside it (Codex's
+            # CODEX_MANAGED_PACKAGE_ROOT), which must not change when an unrelated pin changes.
+            for parent in Path(os.path.realpath(self.host_binary)).parents:
+                if parent.name == "node_modules":
+                    add(parent, "$NODE_MODULES")
+                    break
+            for parent in Path(self.host_binary).absolute().parents:
+                if parent.name == "node_modules":
+                    add(parent, "$NODE_MODULES")
+                    break
         add(self.python, "$PYTHON")
         add(os.path.realpath(self.python), "$PYTHON")
         if self.repo_root is not None:

@@ -175,6 +175,37 @@ def describe(host: FoundHost, contracts: list[Contract], root: Path, captures: P
     return entry
 
 
+def latest(contracts: list[Contract], lookup=None) -> list[dict[str, Any]]:
+    """Per harness: the registry's newest version, the newest profile, and whether a bump is due.
+
+    ``lookup(package) -> version`` asks the registry (default: ``npm view <package> version``)."""
+    from ..catalog.packages import HOST_NPM, npm_latest
+
+    lookup = lookup or npm_latest
+    out = []
+    for harness, packages in HOST_NPM.items():
+        own = sorted((c for c in contracts if c.harness.value == harness), key=lambda c: c.version)
+        newest = own[-1] if own else None
+        version = lookup(packages[0])
+        try:
+            newer = newest is None or HostVersion.parse(version) > newest.version
+        except VersionError:
+            newer = False
+        out.append({"harness": harness, "package": packages[0], "latest": version,
+                    "newest_profile": newest.id if newest else None, "newer": newer,
+                    "advice": f"pasture bump {harness}" if newer else None})
+    return out
+
+
+def render_latest(entries: list[dict[str, Any]]) -> str:
+    lines = []
+    for e in entries:
+        state = (f"NEWER than every profile (newest: {e['newest_profile'] or 'none'}): run `{e['advice']}`"
+                 if e["newer"] else f"pinned (newest profile {e['newest_profile']})")
+        lines.append(f"{e['harness']}: npm {e['package']} latest {e['latest']}: {state}")
+    return "\n".join(lines) + "\n"
+
+
 def render_text(entries: list[dict[str, Any]], missing: list[str]) -> str:
     lines = []
     for e in entries:

@@ -82,8 +82,43 @@ def row_lines(row: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _body(sources: dict[str, str], rows: list[dict[str, Any]], excluded: list[dict[str, str]] | None,
+          catalog_unavailable: str | None) -> list[str]:
+    lines: list[str] = []
+    if sources:
+        lines.append("sources:")
+        lines += [f"  {scalar(k)}: {scalar(v)}" for k, v in sources.items()]
+    if catalog_unavailable:
+        lines += _prose("catalog_unavailable", catalog_unavailable, 2)
+    lines.append("events:")
+    for row in rows:
+        lines += row_lines(row)
+    if excluded:
+        lines.append("excluded:")
+        for entry in excluded:
+            lines.append(f"  - name: {scalar(entry['name'])}")
+            lines += _prose("reason", entry["reason"], 6)
+    return lines
+
+
+def _expected(contract: str, admission: dict[str, str] | None, sources: dict[str, str], rows: list[dict[str, Any]],
+              excluded: list[dict[str, str]] | None, catalog_unavailable: str | None) -> dict[str, Any]:
+    expected: dict[str, Any] = {"contract": contract,
+                                "events": [{k: v for k, v in row.items() if v is not None} for row in rows]}
+    if admission is not None:
+        expected["admission"] = admission
+    if sources:
+        expected["sources"] = sources
+    if excluded:
+        expected["excluded"] = excluded
+    if catalog_unavailable:
+        expected["catalog_unavailable"] = catalog_unavailable
+    return expected
+
+
 def lifecycle_text(header: list[str], contract: str, admission: dict[str, str], sources: dict[str, str],
-                   rows: list[dict[str, Any]]) -> str:
+                   rows: list[dict[str, Any]], excluded: list[dict[str, str]] | None = None,
+                   catalog_unavailable: str | None = None) -> str:
     lines = ["# yaml-language-server: $schema=../../generated/schema/lifecycle.schema.json"]
     for comment in header:
         lines += textwrap.wrap(comment, WIDTH + 2, initial_indent="# ", subsequent_indent="# ",
@@ -91,18 +126,27 @@ def lifecycle_text(header: list[str], contract: str, admission: dict[str, str], 
     lines.append(f"contract: {scalar(contract)}")
     lines.append("admission:")
     lines += [f"  {k}: {scalar(v)}" for k, v in admission.items()]
-    if sources:
-        lines.append("sources:")
-        lines += [f"  {scalar(k)}: {scalar(v)}" for k, v in sources.items()]
-    lines.append("events:")
-    for row in rows:
-        lines += row_lines(row)
+    lines += _body(sources, rows, excluded, catalog_unavailable)
     text = "\n".join(lines) + "\n"
-    data = yaml.safe_load(text)
-    expected = {"contract": contract, "admission": admission,
-                "events": [{k: v for k, v in row.items() if v is not None} for row in rows]}
-    if sources:
-        expected["sources"] = sources
-    if data != expected:
+    if yaml.safe_load(text) != _expected(contract, admission, sources, rows, excluded, catalog_unavailable):
         raise ValueError("internal error: the written profile does not read back as written")
     return text
+
+
+def rewrite_body(text: str, sources: dict[str, str], rows: list[dict[str, Any]],
+                 excluded: list[dict[str, str]] | None = None, catalog_unavailable: str | None = None) -> str:
+    """``text`` (a lifecycle.yaml) with everything from its ``sources:`` / ``events:`` key on rewritten.
+
+    The head (comments, contract, admission and their comments) is kept byte for byte."""
+    lines = text.splitlines()
+    cut = next((i for i, line in enumerate(lines) if re.match(r"(sources|catalog_unavailable|events|excluded):", line)),
+               None)
+    if cut is None:
+        raise ValueError("no sources:/events: key at the start of a line")
+    head = lines[:cut]
+    out = "\n".join([*head, *_body(sources, rows, excluded, catalog_unavailable)]) + "\n"
+    data = yaml.safe_load(out)
+    expected = _expected(data.get("contract"), data.get("admission"), sources, rows, excluded, catalog_unavailable)
+    if data != expected:
+        raise ValueError("internal error: the rewritten profile does not read back as written")
+    return out

@@ -153,6 +153,7 @@ def ensure_npm_tools(
     final = cache / digest
     bin_dir = final / "node_modules" / ".bin"
     if _is_complete(final, digest):
+        _touch(final)
         return bin_dir
 
     cache.mkdir(parents=True, exist_ok=True)
@@ -175,6 +176,19 @@ def ensure_npm_tools(
     if prune:
         _prune_stale(cache, keep=digest)
     return bin_dir
+
+
+#: An install of another lockfile is pruned only when unused for this long: several checkouts (git
+#: worktrees, branches with other pins) share one cache, and an install in use must never vanish.
+STALE_AFTER = 7 * 24 * 3600
+
+
+def _touch(folder: Path) -> None:
+    """Record that the install is in use (the marker's mtime)."""
+    try:
+        os.utime(folder / MARKER)
+    except OSError:
+        pass
 
 
 def _is_complete(folder: Path, digest: str) -> bool:
@@ -205,7 +219,7 @@ def _install_into(stage: Path, src: Path, digest: str, timeout: float) -> None:
 
 
 def _prune_stale(cache: Path, keep: str) -> None:
-    """Remove finished installs of other lockfiles and staging folders of dead processes."""
+    """Remove installs of other lockfiles unused for :data:`STALE_AFTER`, and staging folders of dead processes."""
     for entry in cache.iterdir():
         if entry.name.startswith(keep) or not entry.is_dir():
             continue
@@ -214,6 +228,8 @@ def _prune_stale(cache: Path, keep: str) -> None:
                 continue  # may still be in use by a concurrent installer
         elif not (entry / MARKER).exists():
             continue
+        elif time.time() - (entry / MARKER).stat().st_mtime < STALE_AFTER:
+            continue  # used recently, perhaps by another checkout sharing this cache
         lock = cache / f"{entry.name.split('.')[0]}.lock"
         try:
             with lock.open("a+") as fh:

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 __all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records", "recorder_command"]
 
-RECORDER_MODES = ("observe", "exit2", "deny", "allow-permission")
+RECORDER_MODES = ("observe", "exit2", "deny", "ask", "allow-permission")
 
 _RECORDER_SOURCE = r'''#!/usr/bin/env python3
 """pasture hostenv recording hook (generated; stdlib only)."""
@@ -32,6 +32,7 @@ p.add_argument("--event", required=True)
 p.add_argument("--mode", default="observe")
 p.add_argument("--reason", default="blocked by pasture recorder")
 p.add_argument("--block-event", default="PreToolUse")
+p.add_argument("--permission-decision", action="store_true")
 a = p.parse_args()
 raw = sys.stdin.read()
 try:
@@ -58,8 +59,8 @@ blocking = hook_event == a.block_event and not again
 if a.mode == "exit2" and blocking:
     sys.stderr.write(a.reason)
     sys.exit(2)
-if a.mode == "deny" and blocking and hook_event == "PreToolUse":
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+if a.mode in ("deny", "ask") and blocking and (hook_event == "PreToolUse" or a.permission_decision):
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": hook_event, "permissionDecision": a.mode,
                                              "permissionDecisionReason": a.reason}}))
 elif a.mode == "deny" and blocking:
     print(json.dumps({"decision": "block", "reason": a.reason}))
@@ -81,12 +82,14 @@ def install_recorder(folder: str | Path) -> Path:
 
 def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: str = "observe",
                      reason: str = "blocked by pasture recorder", python: str | None = None,
-                     block_event: str = "PreToolUse") -> str:
+                     block_event: str = "PreToolUse", permission_decision: bool = False) -> str:
     """Shell command line for a command hook that records into ``log``.
 
     ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on ``block_event``, PreToolUse by default:
     reason on stderr, exit 2), ``deny`` (on PreToolUse: JSON ``permissionDecision: deny``; on any
-    other ``block_event``: JSON ``{"decision": "block", "reason"}``), ``allow-permission`` (on
+    other ``block_event``: JSON ``{"decision": "block", "reason"}``, unless ``permission_decision``
+    says the event reads ``hookSpecificOutput.permissionDecision`` as PreToolUse does), ``ask`` (the
+    same JSON with ``permissionDecision: ask``), ``allow-permission`` (on
     PermissionRequest: JSON ``decision.behavior: allow``). A payload with ``stop_hook_active: true``
     (a stop an earlier block caused) is never blocked, so a Stop block refuses exactly once.
     """
@@ -96,6 +99,8 @@ def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: s
             "--reason", reason]
     if block_event != "PreToolUse":
         argv += ["--block-event", block_event]
+    if permission_decision:
+        argv.append("--permission-decision")
     return shlex.join(argv)
 
 

@@ -117,12 +117,22 @@ def test_resolution_picks_the_most_specific_floor(env, tmp_path):
     call("opencode", "tool.execute.before", "2.1.0", {"input": {"tool": "bash"}}, env)
     call("opencode", "tool.execute.before", "1.99.0", {"input": {"tool": "bash"}}, env)
     contracts = [r["contract"] for r in query(tmp_path / "journal.sqlite3")]
-    assert contracts == ["opencode@2.0.20", "opencode@1.18.33"]
+    from profiles_found import admitting
+
+    assert contracts == [admitting("opencode", "2.1.0"), admitting("opencode", "1.99.0")]
+
+
+def _claude_floors() -> str:
+    """What the runtime lists for an unadmitted Claude version: every Claude contract, from profiles/."""
+    from pathlib import Path
+
+    profiles = Path(__file__).resolve().parents[2] / "profiles"
+    ids = sorted((p.name for p in profiles.glob("claude-code@*")), key=lambda c: [int(x) for x in c[12:].split(".")])
+    return "; ".join(f"{c} admits at or above {c.partition('@')[2]}" for c in ids)
 
 
 @pytest.mark.parametrize("version,why", [
-    ("2.1.0", "no contract admits claude-code 2.1.0 (claude-code@2.1.261 admits at or above 2.1.261; "
-              "claude-code@2.1.328 admits at or above 2.1.328)"),
+    ("2.1.0", f"no contract admits claude-code 2.1.0 ({_claude_floors()})"),
     ("2.2.0-rc.1", "no contract admits claude-code 2.2.0-rc.1"),
     ("latest", "host version 'latest' is not a semantic version"),
 ])

@@ -39,12 +39,15 @@ def _gates() -> list[str]:
 
 
 def _refusable() -> list[str]:
-    """The gate rows where a deny changes what the host does: all pre-action ones on OpenCode."""
-    return [name for name in _gates() if _rows()[name].pre_action]
+    """The gate rows where a deny changes what the host does (the profile's evidenced refusals)."""
+    from generator.hook.answer import can_deny
+
+    return [name for name in _gates() if can_deny("opencode", _rows()[name])]
 
 
-# The built-in guard rules (protect_guard_files) judge the tool rows whatever the policy says.
-BUILTIN = ["tool.execute.before", "shell.env"]
+# The built-in guard rules (protect_guard_files) judge the tool rows whatever the policy says: the
+# refusable rows that carry a tool call (with today's profile, tool.execute.before).
+BUILTIN = [name for name in _refusable() if any(i.kind == "tool-call" for i in _rows()[name].identities)]
 
 
 def req(rid, event: str, payload, wait: bool = True) -> bytes:
@@ -76,7 +79,7 @@ def test_handshake_names_the_contract_and_every_gate_row_a_rule_may_refuse(env):
     assert hello == {"pasture": "hook-serve", "protocol": 1, "harness": "opencode", "host_version": VERSION,
                      "contract": "opencode@1.18.33", "note": "", "await": _refusable()}
     # a deny after the fact is delivered as proceed: tool.execute.after never waits for a rule
-    assert "tool.definition" in hello["await"] and "tool.execute.after" not in hello["await"]
+    assert "tool.execute.before" in hello["await"] and "tool.execute.after" not in hello["await"]
     assert "session.idle" not in hello["await"]
 
 
@@ -89,7 +92,7 @@ OFF = "[builtin]\nprotect_guard_files = false\n"
     (OFF + '[gate]\nevents = ["tool.execute.before", "PreToolUse"]\n[[rules]]\nname = "n"\ndecision = "deny"\n'
      'command = "x"\n', ["tool.execute.before"]),
     (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = ["tool.execute.before", "chat.message"]\n',
-     ["chat.message", "tool.execute.before"]),
+     [e for e in _refusable() if e in ("chat.message", "tool.execute.before")]),  # where a deny can refuse
     (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = "tool.execute.after"\n', []),  # after the fact
     ('[[rules]]\nname = "codex-only"\ndecision = "deny"\nharness = "codex"\n', BUILTIN),
     ('[[rules]]\nname = "only-proceeds"\ndecision = "proceed"\n', BUILTIN),
@@ -260,7 +263,8 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
     piped = Piped(env)
     try:
         assert piped.read()["await"] == _refusable()
-        policy.write_text(OFF + '[gate]\nevents = ["chat.message"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
+        # a command gate may fail on any gate row it covers, and a failure there can block: it waits
+        policy.write_text(OFF + '[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["chat.message"]\n')
         assert piped.read() == {"await": ["chat.message"]}  # pushed by the poll, no request needed
         piped.send(req(1, "session.idle", IDLE, wait=False))
         assert "await" not in piped.read()  # unchanged since it was last said
@@ -272,7 +276,7 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
     piped = Piped(env, poll=3600)
     try:
         assert piped.read()["await"] == _refusable()
-        policy.write_text(OFF + '[gate]\nevents = ["shell.env"]\n[[rules]]\nname = "n"\ndecision = "deny"\n')
+        policy.write_text(OFF + '[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["shell.env"]\n')
         piped.send(req(1, "session.idle", IDLE, wait=False))
         reply = piped.read()
         assert reply["id"] == 1 and reply["await"] == ["shell.env"]

@@ -15,12 +15,19 @@ REPO = Path(__file__).resolve().parents[2]
 NPM = REPO / "tests" / "npm"
 EXACT = re.compile(r"^\d+\.\d+\.\d+$")
 
-EXPECTED_PINS = {
-    "@anthropic-ai/claude-code": "2.1.328",
-    "@openai/codex": "0.171.0",
-    "opencode-ai": "1.18.33",
-    "@opencode-ai/plugin": "1.18.33",
-}
+def _expected_pins() -> dict[str, str]:
+    """Each host is pinned at a version that has its own contract in profiles/ (the real-host tests run
+    it against that contract), and the OpenCode plugin typings at OpenCode's version."""
+    pins = json.loads((NPM / "package.json").read_text())["dependencies"]
+    for package, (harness, _binary) in {"@anthropic-ai/claude-code": ("claude-code", "claude"),
+                                        "@openai/codex": ("codex", "codex"),
+                                        "opencode-ai": ("opencode", "opencode")}.items():
+        assert (REPO / "profiles" / f"{harness}@{pins[package]}").is_dir(), (package, pins[package])
+    return {p: pins[p] for p in ("@anthropic-ai/claude-code", "@openai/codex", "opencode-ai")} | {
+        "@opencode-ai/plugin": pins["opencode-ai"]}
+
+
+EXPECTED_PINS = _expected_pins()
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +87,7 @@ def test_cache_folder_is_named_by_lockfile_digest() -> None:
 
     digest = hashlib.sha256((NPM / "package-lock.json").read_bytes()).hexdigest()[:16]
     assert npm_tools.lockfile_digest(REPO) == digest
-    assert npm_tools.pinned_versions(REPO)["opencode-ai"] == "1.18.33"
+    assert npm_tools.pinned_versions(REPO)["opencode-ai"] == EXPECTED_PINS["opencode-ai"]
 
 
 def test_ensure_npm_tools_reuses_a_complete_install_without_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

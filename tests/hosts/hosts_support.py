@@ -58,3 +58,35 @@ def write_capture(root: Path, harness: str, version: str, scenarios: list[dict[s
         doc["bus_events_seen"] = sorted(bus)
     (folder / "capture.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return folder
+
+
+def write_catalog(root: Path, harness: str, version: str, *, like: str, add: dict[str, dict[str, Any]] | None = None,
+                  drop: tuple[str, ...] = ()) -> Path:
+    """A host catalog for a made-up version: the committed catalog ``like`` (a contract id), re-versioned,
+    less ``drop``, plus ``add`` ({event: {"input": fields, "output": fields, "kind"?}})."""
+    base = json.loads((REPO / "captures" / like / "catalog.json").read_text())
+    events = [e for e in base["events"] if e["name"] not in drop]
+    events += [{"name": name, "kind": spec.get("kind", "hook"), "input": spec.get("input", {}),
+                "output": spec.get("output", {}), **({"host_calls": spec["host_calls"]} if "host_calls" in spec else {})}
+               for name, spec in (add or {}).items()]
+    doc = {**base, "host_version": version, "events": events,
+           "refresh": f"made up by the test suite from {like}"}
+    folder = root / "captures" / f"{harness}@{version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "catalog.json"
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def field(required: bool = True, type_: str = "string", values: list[str] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"required": required, "type": type_}
+    if values is not None:
+        spec["values"] = values
+    return spec
+
+
+def decision_output(event: str, values: list[str]) -> dict[str, Any]:
+    """A Claude-style output schema whose hookSpecificOutput carries a permissionDecision enum."""
+    return {"hookSpecificOutput": {"required": False, "type": "object", "fields": {
+        "hookEventName": field(True, "literal", [event]),
+        "permissionDecision": field(False, "enum", values)}}}

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from profiles_found import pinned
 
 from generator.hostenv import HostRun, Script, isolation_support, prepare_run
 
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.real_host
 COMMAND = "echo pasture-probe > probe.txt"
 PROBE = Script.shell_then_reply(COMMAND, "Done. The tool said: {tool_result}")
 REASON = "pasture stub says no"
-HOST_VERSION = "0.171.0"
+HOST_VERSION = pinned("@openai/codex")
 
 STUB = """#!{python}
 import json, os, sys

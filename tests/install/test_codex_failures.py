@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from profiles_found import newest as newest_contract
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,11 +141,11 @@ def test_stale_generated_copy_is_reported_and_the_profile_wins(pasture, project:
     root = tmp_path / "pasture-root"
     shutil.copytree(REPO / "profiles", root / "profiles")
     shutil.copytree(REPO / "captures", root / "captures")  # evidence the profiles cite
-    stale = root / "generated" / "claude-code@2.1.328" / "settings.json"
+    newest = newest_contract("claude-code")
+    stale = root / "generated" / newest / "settings.json"
     stale.parent.mkdir(parents=True)
     stale.write_text('{"hooks": {}}\n')
     run = pasture("install", "claude-code", "--project", str(project), "--root", str(root), "--json")
     assert run.code == 0, run
-    assert any("generated/claude-code@2.1.328/settings.json differs from its profile" in w
-               for w in run.json()["warnings"])
-    assert (project / ".claude" / "settings.json").read_text() == generated["claude-code@2.1.328/settings.json"]
+    assert any(f"generated/{newest}/settings.json differs from its profile" in w for w in run.json()["warnings"])
+    assert (project / ".claude" / "settings.json").read_text() == generated[f"{newest}/settings.json"]

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from profiles_found import admitting, contract_ids, newest
 
 from generator.install.targets import TargetError, choose_contract
 from repo_paths import REPO
@@ -21,9 +22,9 @@ def _fake(tmp_path: Path, name: str, answer: str) -> dict:
 
 
 @pytest.mark.parametrize("answer,expected", [
-    ("2.1.300 (Claude Code)", "claude-code@2.1.261"),
-    ("2.1.328 (Claude Code)", "claude-code@2.1.328"),
-    ("2.2.0 (Claude Code)", "claude-code@2.1.328"),
+    ("2.1.300 (Claude Code)", admitting("claude-code", "2.1.300")),
+    *[(f"{c.partition('@')[2]} (Claude Code)", c) for c in contract_ids("claude-code")],
+    ("2.2.0 (Claude Code)", newest("claude-code")),
 ])
 def test_claude_version_picks_the_admitting_contract(tmp_path, answer, expected):
     contract, why = choose_contract(REPO, "claude-code", None, _fake(tmp_path, "claude", answer))
@@ -38,4 +39,4 @@ def test_codex_too_old_is_refused_with_what_to_do(tmp_path):
 
 def test_no_binary_falls_back_to_the_newest(tmp_path):
     contract, why = choose_contract(REPO, "codex", None, {"PATH": str(tmp_path)})
-    assert contract == "codex@0.171.0" and why.startswith("codex is not on PATH: the newest codex contract")
+    assert contract == newest("codex") and why.startswith("codex is not on PATH: the newest codex contract")

@@ -13,6 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from profiles_found import admitting, newest
+
+NEWEST = newest("claude-code")  # found in profiles/: a bump needs no edit here
+_major, _minor, _patch = (int(p) for p in NEWEST.partition("@")[2].split("."))
+LATER = f"{_major}.{_minor}.{_patch + 100}"  # a later release the newest floor admits
 from click.testing import CliRunner
 
 from generator.cli import main
@@ -76,14 +81,14 @@ def test_nothing_installed_is_off(doctor, repo: Path) -> None:
 
 
 def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:
-    hosts_on_path("claude", "2.1.328")
+    hosts_on_path("claude", NEWEST.partition("@")[2])
     _install(pasture, repo)
     code, body, result = doctor("--project", str(repo))
     assert code == 0, result.stdout
     assert [f["status"] for f in _by(body, "adapter")] == ["ok"]
     assert [f["status"] for f in _by(body, "launcher")] == ["ok"]
     (version,) = _by(body, "host-version")
-    assert version["status"] == "ok" and "admitted by claude-code@2.1.328" in version["message"]
+    assert version["status"] == "ok" and f"admitted by {NEWEST}" in version["message"]
     assert body["root"] == str(repo)
     text = CliRunner().invoke(main, ["doctor", "--project", str(repo), "--root", str(REPO)])
     assert text.exit_code == 0 and "enforcement is on here" in text.stdout
@@ -146,13 +151,13 @@ def test_disable_all_hooks_is_off(doctor, pasture, repo: Path) -> None:
 
 
 @pytest.mark.parametrize("installed, expected, words", [
-    ("1.9.0", "off", "which contract claude-code@2.1.328 does not admit"),
+    ("1.9.0", "off", f"which contract {NEWEST} does not admit"),
     ("2.1.300", "off", "does not admit"),
-    ("2.1.400", "ok", "admitted by claude-code@2.1.328"),
+    (LATER, "ok", f"admitted by {NEWEST}"),
 ])
 def test_the_installed_host_version_must_be_admitted(doctor, pasture, repo: Path, hosts_on_path, installed: str,
                                                      expected: str, words: str) -> None:
-    _install(pasture, repo, "claude-code", "--contract", "claude-code@2.1.328")
+    _install(pasture, repo, "claude-code", "--contract", NEWEST)
     hosts_on_path("claude", installed)
     code, body, _ = doctor("--project", str(repo))
     (version,) = _by(body, "host-version")
@@ -165,7 +170,7 @@ def test_an_older_contract_than_the_host_fits_is_a_warning(doctor, pasture, repo
     hosts_on_path("claude", "2.1.330")
     code, body, _ = doctor("--project", str(repo))
     (version,) = _by(body, "host-version")
-    assert version["status"] == "warn" and "claude-code@2.1.328 fits it better" in version["message"]
+    assert version["status"] == "warn" and f"{admitting('claude-code', '2.1.330')} fits it better" in version["message"]
 
 
 def test_claude_started_below_the_project_root_is_a_warning(doctor, pasture, repo: Path) -> None:

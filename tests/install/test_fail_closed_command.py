@@ -48,9 +48,18 @@ def _run(shell: str, command: str, binary: str, stdin: str = PAYLOAD) -> subproc
                           env={"PATH": "/usr/bin:/bin", "PASTURE_BIN": binary})
 
 
-BLOCKING = [("claude-code@2.1.328", "PreToolUse"), ("claude-code@2.1.328", "UserPromptSubmit"),
-            ("codex@0.171.0", "PreToolUse"), ("codex@0.171.0", "UserPromptSubmit"),
-            ("claude-code@2.1.261", "PreToolUse"), ("codex@0.153.0", "PreToolUse")]
+def _fail_closed_rows(events: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(contract, event) for every Claude/Codex contract in profiles/ whose row fails closed (it blocks on
+    evidence): found, never listed, so a bump (or a row losing its evidence) needs no edit here."""
+    from generator.vocab import Harness
+
+    return [(c.id, r.name) for c in load_project(REPO) if c.harness in (Harness.CLAUDE_CODE, Harness.CODEX)
+            for r in c.events if r.name in events and commands.fails_closed(r)]
+
+
+BLOCKING = _fail_closed_rows(("PreToolUse", "UserPromptSubmit"))
+STOPS = _fail_closed_rows(("Stop", "SubagentStop"))
+assert {e for _c, e in STOPS} >= {"Stop"} and BLOCKING
 
 
 @pytest.mark.parametrize("shell", SHELLS)
@@ -118,8 +127,7 @@ STOP_ACTIVE = [json.dumps({"hook_event_name": "Stop", "stop_hook_active": True},
 
 
 @pytest.mark.parametrize("shell", SHELLS)
-@pytest.mark.parametrize("contract, event", [("claude-code@2.1.328", "Stop"), ("claude-code@2.1.328", "SubagentStop"),
-                                             ("codex@0.171.0", "Stop"), ("codex@0.171.0", "SubagentStop")])
+@pytest.mark.parametrize("contract, event", STOPS)
 def test_a_stop_an_earlier_block_caused_is_never_blocked_by_a_broken_runtime(contracts, tmp_path, shell,
                                                                              contract, event) -> None:
     """Issue 9 item 5 at the command line: the runtime cannot start, stop_hook_active is true ->

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from profiles_found import newest
 
 import host_schemas
 from generator.install.hooktable import COMMAND_PREFIX, is_our_group
 
 REPO = Path(__file__).resolve().parents[2]
-CONTRACT = "claude-code@2.1.328"
+CONTRACT = newest("claude-code")  # install picks the newest contract when claude is not on PATH
 SCHEMA = host_schemas.load("claude-code-settings.schema.json")  # committed; a missing copy fails, never skips
 # SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
 # it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.

@@ -10,12 +10,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from profiles_found import newest
 
 from generator.install import tomledit
 from generator.install.codex_server import AppServer
 from generator.install.hooktable import is_our_command
 
-CONTRACT = "codex@0.171.0"
+CONTRACT = newest("codex")
 REPO = Path(__file__).resolve().parents[2]
 FOREIGN_GROUP = {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "echo foreign", "timeout": 5}]}
 USER_CONFIG = '# mine\nmodel = "gpt-5"\n\n[tui]\nanimations = false\n'

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from profiles_found import newest as newest_contract
 
 from generator.install import launcher
 from generator.install.hooktable import OUR_COMMAND, recorded_binary
@@ -215,7 +216,8 @@ def test_reinstall_and_uninstall_replace_commands_of_older_installs(pasture, pro
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
     groups = _settings(project)["hooks"]["PreToolUse"]
     assert len(groups) == 2 and groups[0] == old["hooks"]["PreToolUse"][0]
-    assert "pasture-hook} hook lifecycle --harness claude-code --event PreToolUse --host-version 2.1.328 ||" in \
+    newest = newest_contract("claude-code").partition("@")[2]  # install picks the newest without a claude on PATH
+    assert f"pasture-hook}} hook lifecycle --harness claude-code --event PreToolUse --host-version {newest} ||" in \
         groups[1]["hooks"][0]["command"]
     assert pasture("uninstall", "claude-code", "--project", str(project)).code == 0
     assert _settings(project)["hooks"]["PreToolUse"] == [old["hooks"]["PreToolUse"][0]]

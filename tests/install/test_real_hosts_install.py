@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from profiles_found import admitting, pinned
 
 from generator.hostenv import Script, prepare_run
 
@@ -64,7 +65,7 @@ def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_pat
         assert event in events, (events, result.describe())
     first = json.loads(log.read_text().splitlines()[0])
     assert first["argv"][:5] == ["hook", "lifecycle", "--harness", "claude-code", "--event"]
-    assert first["argv"][6:] == ["--host-version", "2.1.328"]
+    assert first["argv"][6:] == ["--host-version", pinned("@anthropic-ai/claude-code")]
 
 
 def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: Path,
@@ -74,8 +75,9 @@ def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: P
     installed = pasture("install", "opencode", "--project", str(run.project), "--opencode-bin",
                         str(npm_bin / "opencode"), "--json")
     assert installed.code == 0, installed
-    assert installed.json()["contract"] == "opencode@1.18.33"  # opencode 1.18.33 --version -> the 1.x contract
-    assert "--version` says 1.18.33" in installed.json()["contract_reason"]
+    version = pinned("opencode-ai")
+    assert installed.json()["contract"] == admitting("opencode", version)  # its --version picks the contract
+    assert f"--version` says {version}" in installed.json()["contract_reason"]
     stub, log = _stub(run.root)
     result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub)})
     assert result.exit_code == 0, result.describe()

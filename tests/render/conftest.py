@@ -4,6 +4,7 @@ import pytest
 
 from generator.loader import load_project
 from generator.render.opencode import opencode_artifacts
+from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded
 from opencode_support import TscBatch, npm_bin
 from repo_paths import REPO
@@ -21,6 +22,8 @@ def tsc_batch(tmp_path_factory) -> TscBatch:
     contracts = {c.id: c for c in load_project(REPO) if c.harness.value == "opencode"}
     for contract_id, contract in sorted(contracts.items()):
         batch.add(f"committed-{contract_id}", opencode_artifacts(contract)[0].text)
+    for contract_id, contract in sorted(played(contracts).items()):
+        batch.add(f"behaviour-{contract_id}", opencode_artifacts(contract)[0].text)
     batch.add("misspelled-opencode@1.18.29", opencode_artifacts(contracts["opencode@1.18.29"])[0].text
               .replace('    "chat.params": (', '    "chat.paramz": ('))
     for contract_id in sorted(TARGETS):

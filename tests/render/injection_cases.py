@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import yaml
@@ -36,6 +37,9 @@ def loaded(tmp_path: Path, contract_id: str):
     (folder / "lifecycle.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False),
                                            encoding="utf-8")
     (folder / "runtime.yaml").write_bytes((src / "runtime.yaml").read_bytes())
+    captures = REPO / "captures" / contract_id  # the evidence (and catalog) the profile cites
+    if captures.is_dir():
+        shutil.copytree(captures, tmp_path / "captures" / contract_id)
     (contract,) = load_project(tmp_path)
     row = contract.row(gate)
     assert row is not None and row.note == NOTE and row.evidence == URL  # the validator admitted them

@@ -25,25 +25,19 @@ def _ext(path: str) -> str:
     return path.rsplit(".", 1)[-1]
 
 
+from profiles_found import contract_ids  # noqa: E402  (every contract in profiles/: no list to edit)
+
+
+@pytest.mark.parametrize("contract_id", contract_ids("claude-code"))
 @pytest.mark.parametrize("index", [0, 1, 2])
-def test_claude_bytes(contracts, snapshot_text, index):
-    artifact = claude_artifacts(contracts["claude-code@2.1.261"])[index]
+def test_claude_adapter_bytes(contracts, snapshot_text, contract_id, index):
+    artifact = claude_artifacts(contracts[contract_id])[index]
     assert artifact.text == snapshot_text(_ext(artifact.path))
 
 
-def test_codex_bytes(contracts, snapshot_text):
-    (artifact,) = codex_artifacts(contracts["codex@0.153.0"])
-    assert artifact.text == snapshot_text("json")
-
-
-@pytest.mark.parametrize("index", [0, 1, 2])
-def test_claude_2_1_328_bytes(contracts, snapshot_text, index):
-    artifact = claude_artifacts(contracts["claude-code@2.1.328"])[index]
-    assert artifact.text == snapshot_text(_ext(artifact.path))
-
-
-def test_codex_0_171_0_bytes(contracts, snapshot_text):
-    (artifact,) = codex_artifacts(contracts["codex@0.171.0"])
+@pytest.mark.parametrize("contract_id", contract_ids("codex"))
+def test_codex_adapter_bytes(contracts, snapshot_text, contract_id):
+    (artifact,) = codex_artifacts(contracts[contract_id])
     assert artifact.text == snapshot_text("json")
 
 
@@ -144,4 +138,9 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     command["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
     jsonschema.validate(settings, schema)
     blocking = [e for e, groups in settings["hooks"].items() if groups[0]["hooks"][0].get("onFailure") == "block"]
-    assert blocking == ["UserPromptSubmit", "PreToolUse"]
+    # exactly the gates that block on evidence (Stop-like rows never), as the profile says
+    from generator.render.commands import on_failure_block
+
+    contract = contracts["claude-code@2.1.328"]
+    assert blocking == [r.name for r in contract.events if on_failure_block(contract, r)]
+    assert "PreToolUse" in blocking and "Stop" not in blocking

@@ -22,8 +22,7 @@ from generator.loader import load_project
 from generator.render.opencode import FIX, opencode_artifacts
 from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 
-V1 = "opencode@1.18.33"
-V2 = "opencode@2.0.20"
+from behaviour_contracts import V1, V2, played  # noqa: E402 - the contracts these tests play
 REASON = 'no: "quoted" \\ $HOME `tick` ${x} */ </script> \u2028 é ✓'
 TOOL_INPUT = {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"}
 TOOL_OUTPUT = {"args": {"command": "echo hi > probe.txt", "description": "probe"}}
@@ -94,7 +93,7 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "bus_garbage": {"kind": "bus", "mode": "garbage", "input": IDLE, "expectReports": 1},
     "bus_timeout": {"kind": "bus", "mode": "sleep", "env": FAST, "input": IDLE},
     "bus_undeclared": {"kind": "bus", "mode": "crash", "expectRequests": 0,
-                       "input": {"id": "evt_2", "type": "permission.asked", "properties": {}}},
+                       "input": {"id": "evt_2", "type": "pasture.undeclared.type", "properties": {}}},
     "bus_prototype_key": {"kind": "bus", "mode": "crash", "expectRequests": 0,
                           "input": {"id": "evt_3", "type": "constructor"}},
     "bus_order": {"kind": "bus", "mode": "slow", "control": {"delay": 0.05},
@@ -150,7 +149,7 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
         plugin.parent.mkdir(parents=True)
         plugin.write_text(artifact.text, encoding="utf-8")
     else:  # Node runs what the session's one tsc run emitted for this very text
-        plugin = tsc_batch.emitted(f"committed-{contract_id}", artifact.text)
+        plugin = tsc_batch.emitted(f"behaviour-{contract_id}", artifact.text)
     # For the cases that leave PASTURE_BIN unset: `pasture` on PATH, and a launcher under <data>.
     (folder / "bin" / "pasture").symlink_to(stub)
     launcher = folder / "data" / "pasture" / "bin" / "pasture-hook"
@@ -180,14 +179,29 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     return result
 
 
+def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
+    """The contract with ``names`` as throw-fail-fast gates: what the template does on a row that may
+    throw, whichever rows the committed profile currently has evidence for (a profile may declare
+    throw-fail-fast only on a capture in which a throw held)."""
+    import dataclasses
+
+    from generator.vocab import FailureMode
+
+    contract = contracts[contract_id]
+    rows = tuple(dataclasses.replace(r, declared_failure=FailureMode.THROW_FAIL_FAST,
+                                     evidence=r.evidence or "test: template behaviour on a throwing row")
+                 if r.name in names else r for r in contract.events)
+    return {contract_id: dataclasses.replace(contract, events=rows, _index={})}
+
+
 @pytest.fixture(scope="module", params=["bun", "node"])
 def v1(request, contracts, tmp_path_factory, tsc_batch):
-    return _play(contracts, tmp_path_factory, request.param, V1, V1_CASES, tsc_batch)
+    return _play(played(contracts), tmp_path_factory, request.param, V1, V1_CASES, tsc_batch)
 
 
 @pytest.fixture(scope="module", params=["bun", "node"])
 def v2(request, contracts, tmp_path_factory, tsc_batch):
-    return _play(contracts, tmp_path_factory, request.param, V2, V2_CASES, tsc_batch)
+    return _play(played(contracts), tmp_path_factory, request.param, V2, V2_CASES, tsc_batch)
 
 
 def _unchanged(case: dict[str, Any]) -> None:

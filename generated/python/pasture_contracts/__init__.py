@@ -7,6 +7,7 @@ ADMISSIONS rows: (contract id, module, minimum, maximum or None, include prerele
 CONTRACTS = {
     "claude-code@2.1.261": "claude_code_2_1_261",
     "claude-code@2.1.328": "claude_code_2_1_328",
+    "claude-code@2.1.332": "claude_code_2_1_332",
     "codex@0.153.0": "codex_0_153_0",
     "codex@0.171.0": "codex_0_171_0",
     "opencode@1.18.29": "opencode_1_18_29",
@@ -18,6 +19,7 @@ ADMISSIONS = {
     "claude-code": (
         ("claude-code@2.1.261", "claude_code_2_1_261", "2.1.261", None, False),
         ("claude-code@2.1.328", "claude_code_2_1_328", "2.1.328", None, False),
+        ("claude-code@2.1.332", "claude_code_2_1_332", "2.1.332", None, False),
     ),
     "codex": (
         ("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),

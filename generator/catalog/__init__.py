@@ -1,0 +1,103 @@
+"""Host catalogs: each host version's own definition of its lifecycle events, extracted from what it
+ships and committed in ``captures/<harness>@<version>/catalog.json`` (format: :mod:`.model`).
+
+``pasture catalog extract`` writes one; ``pasture validate`` checks every profile against the
+catalog of its host version (:mod:`.rules`); ``pasture bump`` extracts one for the new version and
+classifies new events from it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .model import (
+    CATALOG_FILE,
+    CATALOG_FORMAT,
+    Catalog,
+    CatalogError,
+    EventSchema,
+    catalog_path,
+    dump,
+    find_catalog,
+    load_catalog,
+    project_keeps_catalogs,
+)
+from .packages import HostFile, host_files, package_version, provenance
+
+__all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
+           "load_catalog", "project_keeps_catalogs", "write_catalog"]
+
+HOW_TO_REFRESH = "pasture catalog extract {harness} --version {version}"
+
+
+def extract(harness: str, version: str, *, node_modules: Path | None = None, binary: Path | None = None) -> dict[str, Any]:
+    """The catalog document of ``harness`` ``version`` from its installed packages (or, for Claude Code and
+    Codex, from a bare binary when no npm install holds it)."""
+    files: list[HostFile] = host_files(harness, node_modules) if node_modules is not None else []
+    if harness in ("claude-code", "codex"):
+        if files:
+            target = files[0].path
+        elif binary is not None:
+            target = Path(os.path.realpath(binary))
+            files = [HostFile("", version, target.name, target, "the hook schemas embedded in the binary "
+                              "(not from an npm package: no node_modules holds it)")]
+        else:
+            raise CatalogError(f"no {harness} binary found under {node_modules}")
+        if harness == "claude-code":
+            from . import claude
+
+            names, events = claude.extract(target)
+        else:
+            from . import codex
+
+            names, events = codex.extract(target)
+        entries = [{"name": n, "kind": "hook", **events[n]} for n in names]
+    elif harness == "opencode":
+        from . import opencode
+
+        if node_modules is None:
+            raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
+                               "(--version installs one) or a --host-bin inside node_modules")
+        bin_file = next((f.path for f in files if f.rel == "bin/opencode"), None)
+        names, events, _modules = opencode.extract(node_modules, bin_file)
+        entries = [{"name": n, **events[n]} for n in names]
+    else:
+        raise CatalogError(f"unknown harness {harness!r}")
+    for f in files:
+        if f.package and f.version.split("-")[0] != version:
+            raise CatalogError(f"{f.package} in {node_modules} is version {f.version}, not {version}")
+    return {
+        "catalog_format": CATALOG_FORMAT,
+        "generated_by": "pasture catalog extract",
+        "harness": harness,
+        "host_version": version,
+        "refresh": HOW_TO_REFRESH.format(harness=harness, version=version),
+        "sources": provenance(files),
+        "events": entries,
+    }
+
+
+def write_catalog(root: Path, doc: dict[str, Any]) -> Path:
+    """Write ``captures/<harness>@<version>/catalog.json`` atomically; return its path."""
+    path = catalog_path(root, doc["harness"], doc["host_version"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".catalog-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(dump(doc))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def installed_version(harness: str, node_modules: Path) -> str | None:
+    from .packages import HOST_NPM
+
+    return package_version(node_modules, HOST_NPM[harness][0])
