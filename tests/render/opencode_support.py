@@ -32,7 +32,7 @@ def npm_bin() -> Path:
     try:
         return ensure_npm_tools(REPO)
     except NpmUnavailable as exc:
-        pytest.fail(f"this test needs npm and node (>= 22) on PATH to install tests/npm: {exc}", pytrace=False)
+        pytest.fail(f"this test needs npm and node on PATH to install tests/npm: {exc}", pytrace=False)
 
 
 def node_modules(bin_dir: Path) -> Path:
