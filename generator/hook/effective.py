@@ -4,7 +4,7 @@ Loading (both transports, every event): read the bytes of the managed, user and 
 and of the trust store. The compiled form of exactly those bytes (plus the environment that
 places the layers and the guard's own files, the interpreter, and the compiler's own source) is
 kept in a marshal file in the user's cache folder; when every byte matches, nothing is parsed and
-no regular expression is compiled (see generator.hook.patterns). Otherwise generator.hook.policy
+no regular expression is compiled (see generator.hook.policy.freeze). Otherwise generator.hook.policy
 compiles each layer (tomllib, re) and the cache is rewritten. A cache that cannot be read or
 written costs speed, never a decision.
 
@@ -21,13 +21,12 @@ import marshal
 import sys
 
 from . import fs, layers
-from .patterns import thaw
 
 FORMAT = 1
 _ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CODEX_HOME",
              "CLAUDE_CONFIG_DIR", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "PASTURE_TRUST_STORE",
              "PASTURE_CACHE_DIR")
-_COMPILER = ("policy.py", "builtin.py", "patterns.py", "effective.py")
+_COMPILER = ("policy.py", "builtin.py", "effective.py")
 RANK = {"proceed": 0, "ask": 1, "deny": 2}
 _MEMO: dict = {}
 
@@ -204,6 +203,28 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
 
 
 # --- evaluation ------------------------------------------------------------------------------------
+
+_THAWED: dict = {}
+
+
+def build_pattern(frozen: tuple):
+    """A compiled pattern from its frozen form (generator.hook.policy.freeze), without `re` where it can."""
+    if frozen[0] == "sre":
+        import _sre
+
+        return _sre.compile(frozen[1], frozen[2], frozen[3], frozen[4], frozen[5], frozen[6])
+    import re
+
+    return re.compile(frozen[1])
+
+
+def thaw(frozen: tuple):
+    """The compiled pattern for a frozen one (memoized per process: the OpenCode server reuses it)."""
+    key = frozen[1]
+    pattern = _THAWED.get(key)
+    if pattern is None:
+        pattern = _THAWED[key] = build_pattern(frozen)
+    return pattern
 
 def _text(value) -> str:
     if isinstance(value, str):

@@ -6,7 +6,7 @@ policy; a gate (or pasture itself) that fails gets the row's effective failure m
 that an earlier block caused (`stop_hook_active`) is never blocked again, whatever else fails.
 
 Speed: this module and everything it imports on the way to an answer use only the standard
-library modules that cost next to nothing to import (see generator/hook/fastjson.py, patterns.py,
+library modules that cost next to nothing to import (see generator/hook/fastjson.py, policy.py (freeze),
 journal.py for what is avoided and why); the rest is imported only where a policy needs it.
 """
 

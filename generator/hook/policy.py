@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 
-from .patterns import freeze
+from .effective import build_pattern
 
 DECISIONS = ("proceed", "deny", "ask")
 KINDS = ("rules", "command", "ai")
@@ -53,6 +53,42 @@ _BUILTIN_KEYS = {"protect_guard_files"}
 _TABLES = ("gate", "journal", "builtin", "rules")
 MAX_TIMEOUT = 600.0
 DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
+
+
+def freeze(pattern: str) -> tuple:
+    """Validate `pattern` (re.error propagates) and return its cacheable form.
+
+    `re.compile` costs the hook twice: importing `re` (~8 ms: it pulls in `enum`) and parsing the
+    pattern in Python. Both happen only here, when a layer's bytes change: the compiler's output,
+    the SRE program, is kept as plain data that `marshal` stores, and the hook path
+    (generator.hook.effective.build_pattern) hands it straight to the C engine `_sre`, the call
+    `re.compile` itself ends in. The program format is CPython's own and changes between versions,
+    so the cache that holds frozen patterns is keyed by `sys.hexversion` and `_sre.MAGIC`; where the
+    program cannot be extracted (another implementation) the pattern keeps its source."""
+    import re
+
+    compiled = re.compile(pattern)
+    try:
+        try:
+            from re import _compiler as sre_compile, _parser as sre_parse  # 3.11+
+        except ImportError:  # pragma: no cover - 3.10 names
+            import sre_compile, sre_parse  # type: ignore[no-redef]
+        parsed = sre_parse.parse(pattern, 0)
+        code = [int(op) for op in sre_compile._code(parsed, 0)]
+        groupindex = {str(name): int(index) for name, index in parsed.state.groupdict.items()}
+        indexgroup = [None] * parsed.state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        frozen = ("sre", pattern, int(parsed.state.flags), code, parsed.state.groups - 1, groupindex,
+                  tuple(indexgroup))
+        again = build_pattern(frozen)
+        if (again.pattern, again.flags, again.groups, dict(again.groupindex)) != (
+                compiled.pattern, compiled.flags, compiled.groups, dict(compiled.groupindex)):
+            raise ValueError("round trip differs")
+        return frozen
+    except Exception:  # no usable SRE program here: keep the source, compile it on use
+        return ("re", pattern)
+
 
 
 class PolicyError(Exception):
