@@ -168,8 +168,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, replies: Iterable[Reply], default: Reply, log_path: str | None) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, replies: Iterable[Reply], default: Reply, log_path: str | None, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self._replies = list(replies)
         self._cursor = 0
         self._default = default
@@ -218,8 +218,11 @@ class FakeChatServer:
         default: Reply | None = None,
         log_path: str | None = None,
         deadline: float | None = DEFAULT_DEADLINE_SECONDS,
+        port: int = 0,
     ) -> None:
-        self._server = _Server(replies, default or Reply.text("ok"), log_path)
+        # port: 0 lets the kernel choose; a fixed one is for a fresh network namespace, where a
+        # config written before the server starts must already name its address.
+        self._server = _Server(replies, default or Reply.text("ok"), log_path, port)
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
         self._deadline = deadline

@@ -19,6 +19,7 @@ from realhost_support import (
     CRASH_MARK,
     DENY_REASON,
     FAILURE_EXIT,
+    JOURNAL_REFUSAL,
     OPENCODE,
     allow_policy,
     deny_policy,
@@ -121,27 +122,31 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
     assert (row["decision"], row["answer"], row["gate"]) == ("none", "fail-block", "command")
 
 
-def test_failures_on_observation_rows_never_block(npm_bin: Path, tmp_path: Path) -> None:
-    """The journal refuses every observation row (the bus events, observe-only): each still answers
-    proceed, and OpenCode runs the tool and finishes. (Every OpenCode gate-consultation row is
-    throw-fail-fast, so there is no non-blocking gate row to crash here.)"""
-    observations = SPEC.observation_events()
-    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), refuse_journal=observations)
-    assert out.result.exit_code == 0, out.describe()
-    assert (out.project / "probe.txt").read_text() == "pasture-probe\n", out.describe()
-    assert _tool_part(out)["state"]["status"] == "completed"
+def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_path: Path) -> None:
+    """The journal cannot be written for the whole run (its folder is a file). The bus events
+    (observe-only) still answer proceed; chat.message, the first gate row (throw-fail-fast), fails
+    with one line naming the journal, the plugin throws, and OpenCode never asks the model."""
+    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), journal="broken", expect_requests=False)
+    spool = f"{out.journal_path}.spool"
+    assert out.result.exit_code == 1, out.describe()  # OpenCode's own verdict on a failed prompt
+    assert not out.probe_exists, out.describe()
+    assert out.result.requests == [], out.describe()
 
-    failed = [c for c in out.calls() if c.event in observations]
-    assert {c.event for c in failed} >= {"session.created", "message.updated", "message.part.updated"}, \
-        out.describe()
-    for call in failed:  # observe-only: exit 0, a proceed answer, no diagnostic
+    observed = [c for c in out.calls() if SPEC.row(c.event).semantic == "observation"]
+    assert "session.created" in {c.event for c in observed}, out.describe()
+    for call in observed:  # observe-only: exit 0 and a proceed answer
         assert SPEC.row(call.event).failure == "observe-only"
         assert call.rc == 0 and json.loads(call.stdout) == {"decision": "proceed"}, call.brief()
-    # The refusals really happened (observe-only fails silently, so the journal is the witness): none
-    # of those rows is in it, the gate rows are.
-    rows = out.journal()
-    assert not {r["event"] for r in rows} & set(observations)
-    assert {"tool.execute.before", "tool.execute.after"} <= {r["event"] for r in rows}
+    (message,) = out.calls("chat.message")
+    assert SPEC.row("chat.message").failure == "throw-fail-fast"
+    line = (f"pasture: cannot journal chat.message: journal {spool}: {JOURNAL_REFUSAL}; make that folder writable, "
+            "or point PASTURE_JOURNAL or the policy's [journal] path at one (pasture policy show names the journal "
+            "in use)")
+    assert (message.rc, message.stdout, message.stderr) == (FAILURE_EXIT["throw-fail-fast"], "", line + "\n")
+    # The plugin threw, and reported the runtime's line through OpenCode's log.
+    assert "pasture refused chat.message: the runtime exited with status 3" in out.result.stderr
+    assert json.dumps(line + "\n")[1:-1] in out.result.stderr
+    assert out.calls("tool.execute.before") == []
 
 
 def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,
