@@ -141,6 +141,14 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         ran = guard_command(command)
         if ran is not None:
             return GUARD_COMMAND.format(command=ran)
+        if "*** " in command or "+++ " in command:
+            # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
+            # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
+            # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
+            # reading below sees no file verb in it. Read the patch's own file headers instead.
+            for target in _patch_paths(command):
+                if _is_protected(target, cwd, home, files, folders):
+                    return REASON.format(path=target)
         for target, deletes in writes(command, cwd, home):
             directory, name = target
             if _is_protected(name, directory, home, files, folders, ancestors=deletes):

@@ -454,7 +454,8 @@ class Outcome:
                                                              "is_error": part.get("is_error")}
             elif self.spec.host == "codex":
                 for item in body.get("input", []):
-                    if isinstance(item, dict) and item.get("type") == "function_call_output":
+                    if isinstance(item, dict) and item.get("type") in ("function_call_output",
+                                                                       "custom_tool_call_output"):
                         output = item.get("output")
                         text = output if isinstance(output, str) else json.dumps(output)
                         seen[item.get("call_id")] = {"call_id": item.get("call_id"), "text": text, "is_error": None}
