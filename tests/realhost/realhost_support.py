@@ -426,9 +426,9 @@ class Outcome:
     def calls(self, event: str | None = None) -> list[Call]:
         return [c for c in read_calls(self.calls_dir) if event is None or c.event == event]
 
-    def journal(self, **filters: str) -> list[dict[str, Any]]:
-        """``pasture journal --json`` on this run's journal, through the real CLI."""
-        argv = ["journal", "--json", "--journal", str(self.journal_path)]
+    def journal(self, path: Path | None = None, **filters: str) -> list[dict[str, Any]]:
+        """``pasture journal --json`` on this run's journal (or ``path``), through the real CLI."""
+        argv = ["journal", "--json", "--journal", str(path or self.journal_path)]
         for key, value in filters.items():
             argv += [f"--{key}", value]
         done = self.pasture(*argv)
