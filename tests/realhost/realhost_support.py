@@ -304,20 +304,22 @@ def _hooks_state_toml(config: Path) -> str:
                    for key, entry in state.items())
 
 
-def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | None = None) -> Installed:
+def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | None = None,
+                    scope: str = "project") -> Installed:
     """Put our adapter where the real host reads it: with ``pasture install`` when it exists (run in
     its own network namespace, so ``codex app-server`` can reach nothing), else by hand. ``repo``:
-    the pasture tree whose generated adapters are installed (default this one)."""
+    the pasture tree whose generated adapters are installed (default this one); ``scope``:
+    ``"project"`` (``--project <project>``) or ``"user"`` (``--user``: the run's HOME)."""
     argv = install_argv()
     if argv is None:
-        assert repo is None, "installing another tree's adapters needs pasture install"
+        assert repo is None and scope == "project", "installing this way needs pasture install"
         return _install_by_hand(spec, run)
     repo = repo or REPO
     from generator.hostenv import isolation_support
 
     config = _codex_config_for_install(run) if spec.host == "codex" else None
-    argv = [*isolation_support().wrapper, *argv, spec.host, "--project", str(run.project), "--root", str(repo),
-            "--json"]
+    where = ["--project", str(run.project)] if scope == "project" else ["--user"]
+    argv = [*isolation_support().wrapper, *argv, spec.host, *where, "--root", str(repo), "--json"]
     if spec.host == "codex":
         argv += ["--codex-bin", str(npm_bin / "codex")]
     if spec.host == "opencode":
@@ -328,7 +330,7 @@ def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | No
                                   f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     report = json.loads(done.stdout)
     trust = _hooks_state_toml(config) if config is not None else ""
-    return Installed("pasture install", f"pasture install {spec.host} --project {run.project}", report, trust)
+    return Installed("pasture install", f"pasture install {spec.host} {' '.join(where)}", report, trust)
 
 
 def _install_by_hand(spec: HostSpec, run: HostRun) -> Installed:
@@ -509,7 +511,7 @@ def user_env(run: HostRun, pasture: dict[str, str]) -> dict[str, str]:
 
 def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
              options: dict[str, Any] | None = None, crash_on: tuple[str, ...] = (), timeout: float = 90.0,
-             install: bool = True, script: Script = PROBE, journal: str = "run",
+             install: bool | str = True, script: Script = PROBE, journal: str = "run",
              project_policy: str | None = None, trust_project: bool = False,
              prepare: Any = None, cwd: str | None = None, loggers: dict[str, dict[str, Any]] | None = None,
              extra_env: dict[str, str] | None = None, repo: Path | None = None,
@@ -545,8 +547,10 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
         (run.project / ".pasture" / "policy.toml").write_text(project_policy)
     if prepare is not None:
         prepare(run)
-    # install=False: the test loads the adapter some other way (e.g. Claude's --plugin-dir).
-    installed = install_adapter(spec, run, npm_bin, repo) if install else None
+    # install=False: the test loads the adapter some other way (e.g. Claude's --plugin-dir);
+    # install="user": pasture install --user.
+    installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
+                 if install else None)
     opts = dict(options or {})
     trust = None
     if spec.host == "codex":  # never --dangerously-bypass-hook-trust
