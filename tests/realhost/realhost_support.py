@@ -351,6 +351,21 @@ def _install_by_hand(spec: HostSpec, run: HostRun) -> Installed:
     return Installed("by hand", f"{src.relative_to(REPO)} -> {dest.relative_to(run.root)}")
 
 
+# --- OpenCode: what depends on how our plugin talks to the runtime -----------------------------
+# The plugin spawns the runtime once per hook today; a long-lived `pasture hook serve` is coming.
+# Tests read what the runtime decided from the journal and what the model was told from the fake's
+# log, both transport-independent; what needs the plugin's own text lives here only.
+
+def opencode_registered_timeout_ms(project: Path, event: str) -> int:
+    """The timeout (ms) after which the installed OpenCode plugin gives up on the runtime for ``event``."""
+    import re
+
+    plugin = (project / ".opencode" / "plugins" / "pasture-lifecycle.ts").read_text()
+    found = re.search(r'"' + re.escape(event) + r'": \{[^}]*?"timeoutMs":\s*(\d+)', plugin)
+    assert found, f"the installed plugin declares no timeoutMs for {event}"
+    return int(found.group(1))
+
+
 # --- one run ------------------------------------------------------------------------------------
 
 @dataclass
