@@ -186,6 +186,9 @@ from .install.commands import install, uninstall  # noqa: E402  (imports its hea
 
 main.add_command(install)
 main.add_command(uninstall)
+from .doctor.command import doctor  # noqa: E402
+
+main.add_command(doctor)
 
 from .hostcli import capture, diff, evidence, host, profile  # noqa: E402
 from .policycli import policy  # noqa: E402

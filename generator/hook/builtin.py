@@ -126,7 +126,11 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
     kind = envelope.get("tool_kind")
     if kind is None:
         return None
-    cwd = envelope.get("cwd") if isinstance(envelope.get("cwd"), str) and fs.isabs(envelope["cwd"]) else root
+    cwd = envelope.get("cwd")
+    if not (isinstance(cwd, str) and fs.isabs(cwd)):
+        # OpenCode sends no cwd: relative paths are relative to the folder the runtime runs in (the
+        # plugin starts it in OpenCode's directory), as they are for the host's own tools.
+        cwd = fs.getcwd() or root
     if kind in ("write", "edit"):
         for target in file_targets(envelope):
             if _is_protected(target, cwd, home, files, folders):

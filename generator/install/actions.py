@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import codex_trust, files, hooktable, tomledit
+from . import codex_trust, files, hooktable, launcher, tomledit
 from .adapter import Adapter, load_adapter
 from .codex_server import AppServer, CodexServerError, find_codex
 from .report import FileChange, InstallError, Report
@@ -37,6 +37,7 @@ class Options:
     trust_only: bool = False
     codex_timeout: float = 60.0
     root_given: bool = False  # --root was passed: repeat it in the commands we suggest
+    follow_symlinks: bool = False  # project scope: write through a symlink that leads out of the project
 
 
 def _target(opts: Options) -> Target:
@@ -92,7 +93,28 @@ def _write(snap: files.Snapshot, text: str, *, backup: bool = True) -> FileChang
         saved = files.replace(snap, text.encode("utf-8"), backup=backup and snap.exists)
     except files.ConcurrentChange as exc:
         raise InstallError(str(exc)) from None
+    except OSError as exc:
+        raise InstallError(f"cannot write {snap.path}: {exc.strerror or exc}; it was left as it was") from None
     return FileChange(snap.path, "updated" if snap.exists else "created", saved)
+
+
+def _checked(opts: Options, target: Target, path: Path) -> files.Snapshot:
+    """The snapshot of a file we are about to change, after the checks that refuse up front:
+    a symlink leading out of the project (unless --follow-symlinks), a read-only file or folder."""
+    if target.project is not None and not opts.follow_symlinks:
+        real = files.outside(path, target.project)
+        if real is not None:
+            raise InstallError(
+                f"{path} leads out of the project (to {real}) through a symlink; refusing to write there "
+                "(nothing was written)",
+                hint="a repository must not be able to point pasture's write elsewhere; if the link is yours, "
+                     "add --follow-symlinks", command=_rerun(opts, target, "--follow-symlinks"))
+    snap = files.snapshot(path)
+    try:
+        files.check_writable(snap)
+    except files.NotWritable as exc:
+        raise InstallError(f"{exc} (nothing was written)") from None
+    return snap
 
 
 def _mixed_warning(report: Report, path: Path, mixed: list[str]) -> None:
@@ -109,35 +131,42 @@ def run_install(opts: Options) -> Report:
     report = _new_report("install", opts, target)
     adapter = _adapter(opts, report)
     _user_scope_warning(opts, target, report)
-    _binary_warning(opts, report)
     if opts.harness == "opencode":
-        _install_plugin(target, adapter, report)
+        _install_launcher(opts, report)
+        _install_plugin(opts, target, adapter, report)
     elif opts.harness == "claude-code":
-        _install_claude(target, adapter, report)
+        word = _install_launcher(opts, report)
+        _install_claude(opts, target, adapter, word, report)
     else:
         _install_codex(opts, target, adapter, report)
     return report
 
 
-def _binary_warning(opts: Options, report: Report) -> None:
-    """Every hook runs `${PASTURE_BIN:-pasture}`: say so when that is missing or a slow shim."""
-    if opts.env.get("PASTURE_BIN"):
-        return
-    import shutil
-
-    found = shutil.which("pasture", path=opts.env.get("PATH", os.defpath))
-    if found is None:
-        report.warnings.append("`pasture` is not on PATH: every hook will fail (gate rows then apply their "
-                               "failure mode); put it on PATH or set PASTURE_BIN in the host's environment")
-        return
+def _install_launcher(opts: Options, report: Report) -> str:
+    """Write and check the launcher; the shell word the hooks record for it."""
     try:
-        with open(found, "rb") as fh:
-            head = fh.read(512)
-    except OSError:
-        return
-    if head.startswith(b"#!") and b"pyenv" in head:
-        report.warnings.append(f"`pasture` on PATH is a pyenv shim ({found}): it adds a shell hop of about 45 ms to "
-                               "every hook; set PASTURE_BIN to the real script (`pyenv which pasture`)")
+        written = launcher.ensure(opts.env, opts.harness)
+        word = launcher.shell_word(written.path)
+    except launcher.LauncherError as exc:
+        raise InstallError(f"{exc}; nothing was installed",
+                           hint="install pasture into a Python environment that stays (a venv or pipx), "
+                                "then run the command again") from None
+    report.launcher = {"path": str(written.path), "change": written.change, "python": written.python,
+                       "paths": written.paths, "checked": written.check.detail,
+                       "recorded": f"{hooktable.binary(word)} hook lifecycle ..."}
+    if opts.env.get("PASTURE_BIN"):
+        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): hosts started with it run "
+                               f"that instead of the launcher")
+    return word
+
+
+def _recorded_word(existing: dict[str, Any] | None) -> str | None:
+    """--trust-only: the binary word the installed hooks already record (they are trusted as they are)."""
+    for _e, _g, _h, handler in hooktable.our_handlers(existing or {}):
+        match = hooktable.OUR_COMMAND.match(handler["command"])
+        if match:
+            return match["binary"]
+    return None
 
 
 def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
@@ -158,8 +187,8 @@ def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
                                f"(`pasture uninstall {opts.harness} --user` removes those)")
 
 
-def _install_plugin(target: Target, adapter: Adapter, report: Report) -> None:
-    snap = files.snapshot(target.file)
+def _install_plugin(opts: Options, target: Target, adapter: Adapter, report: Report) -> None:
+    snap = _checked(opts, target, target.file)
     if snap.exists and not (snap.data or b"").startswith(OPENCODE_HEADER.encode()):
         raise InstallError(f"{target.file} exists and was not written by pasture; refusing to replace it",
                            hint="move it away, then run the command again")
@@ -173,11 +202,11 @@ def _install_plugin(target: Target, adapter: Adapter, report: Report) -> None:
         report.warnings.append(f"OpenCode also loads {', '.join(others)}; pasture's hooks would run twice")
 
 
-def _install_claude(target: Target, adapter: Adapter, report: Report) -> None:
-    snap = files.snapshot(target.file)
+def _install_claude(opts: Options, target: Target, adapter: Adapter, word: str, report: Report) -> None:
+    snap = _checked(opts, target, target.file)
     existing = _read_hooks(snap)
-    result = hooktable.merge(existing, adapter.hooks_document())
-    text = adapter.artifact.text if existing is None else hooktable.render(result.document, snap.text)
+    result = hooktable.merge(existing, hooktable.with_binary(adapter.hooks_document(), word))
+    text = hooktable.render(result.document, snap.text)
     _mixed_warning(report, target.file, result.mixed)
     if existing is not None and existing.get("disableAllHooks") is True:
         report.warnings.append(f"{target.file} sets disableAllHooks: true; Claude Code will not run any hook")
@@ -224,6 +253,8 @@ def _rerun(opts: Options, target: Target, *flags: str, contract: str | None = No
         words += ["--root", str(opts.root)]
     if opts.codex_bin:
         words += ["--codex-bin", opts.codex_bin]
+    if opts.follow_symlinks and "--follow-symlinks" not in flags:
+        words += ["--follow-symlinks"]
     return " ".join(shlex.quote(w) for w in [*words, *flags])
 
 
@@ -235,9 +266,17 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
     assert target.codex_home is not None
     config_path = target.codex_home / "config.toml"
     config_snap, config_text, config = _read_config(config_path)
-    snap = files.snapshot(target.file)
+    try:
+        files.check_writable(config_snap)
+    except files.NotWritable as exc:
+        raise InstallError(f"{exc} (nothing was written)") from None
+    snap = _checked(opts, target, target.file)
     existing = _read_hooks(snap)
-    generated = adapter.hooks_document()
+    if opts.trust_only:
+        word = _recorded_word(existing) or launcher.shell_word(launcher.launcher_path(opts.env))
+    else:
+        word = _install_launcher(opts, report)
+    generated = hooktable.with_binary(adapter.hooks_document(), word)
 
     # Project layer: only loaded for a trusted project.
     new_config_text = config_text
@@ -270,7 +309,7 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
         text = snap.text or ""
     else:
         result = hooktable.merge(existing, generated)
-        text = adapter.artifact.text if existing is None else hooktable.render(result.document, snap.text)
+        text = hooktable.render(result.document, snap.text)
     _mixed_warning(report, target.file, result.mixed)
     before, after = _positions(existing), _positions(result.document)
     kept = _kept(before, after)
@@ -282,16 +321,26 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
     except tomledit.TomlEditError as exc:
         raise InstallError(f"{config_path}: {exc}; nothing was written") from None
 
-    if not opts.trust_only:
-        report.files.append(_write(snap, text) if result.changed else FileChange(snap.path, "unchanged"))
-    target.codex_home.mkdir(parents=True, exist_ok=True)
+    hooks_change = FileChange(snap.path, "unchanged")
+    if not opts.trust_only and result.changed:
+        hooks_change = _write(snap, text)
+        report.files.append(hooks_change)
+    elif not opts.trust_only:
+        report.files.append(hooks_change)
     # Project trust first: Codex lists a project's hooks only once the project is trusted.
-    first = _write(config_snap, new_config_text)
+    try:
+        target.codex_home.mkdir(parents=True, exist_ok=True)
+        first = _write(config_snap, new_config_text)
+    except (InstallError, OSError) as exc:
+        _undo(snap, hooks_change)
+        raise InstallError(f"{exc if isinstance(exc, InstallError) else exc.strerror}; {target.file} was put back "
+                           "as it was (nothing was installed)") from None
     wrote_first = first.change in ("created", "updated")
     if wrote_first:
         config_snap = files.snapshot(config_path)
 
     trusted = _trust_ours(opts, target, result.document, generated, report)
+    _drift_warning(existing, kept, report)
     plan = codex_trust.plan_state(tomledit.loads(new_config_text), target.file, before=set(before), kept=kept,
                                   moved=result.moved, trust=trusted or {})
     try:
@@ -313,6 +362,37 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
     report.files.append(change)
     if trusted is not None and not report.problems:
         _verify_trust(opts, target, trusted, report)
+
+
+def _drift_warning(existing: dict[str, Any] | None, kept: set[tuple[str, int, int]], report: Report) -> None:
+    """Issue 9 item 7: our hooks were installed and unchanged, yet Codex no longer trusted them
+    (a hook added before ours moves their trust keys; Codex then skips them without a word)."""
+    if existing is None or not report.trust:
+        return
+    drifted = []
+    for hook in report.trust.get("hooks", []):
+        parts = codex_trust.split_key(hook["key"])
+        if parts and parts[1:] in kept and hook.get("before") != "trusted":
+            drifted.append(f"{hook.get('event') or parts[1]}[{parts[2]}] ({hook.get('before')})")
+    if drifted:
+        report.warnings.append(f"Codex had stopped trusting {len(drifted)} of our installed hooks: "
+                               f"{', '.join(drifted)}; it skipped them without a word until now (a hook added or "
+                               "removed before ours moves their trust keys). Trust is recorded again; "
+                               "`pasture doctor` reports this whenever it happens")
+
+
+def _undo(snap: files.Snapshot, change: FileChange) -> None:
+    """Put a file we just wrote back as the snapshot had it (and its backup as it was)."""
+    if change.change not in ("created", "updated"):
+        return
+    try:
+        now = files.snapshot(snap.path)
+        if snap.data is None:
+            files.remove(now, backup=False)
+        else:
+            files.replace(now, snap.data, backup=False)  # its backup holds these very bytes
+    except (OSError, files.ConcurrentChange):
+        pass
 
 
 def _config_detail(plan: codex_trust.StatePlan, trusted_project: Path | None, was: str | None = None) -> str:
@@ -440,9 +520,9 @@ def run_uninstall(opts: Options) -> Report:
     target = _target(opts)
     report = _new_report("uninstall", opts, target)
     if opts.harness == "opencode":
-        _uninstall_plugin(target, report)
+        _uninstall_plugin(opts, target, report)
     else:
-        _uninstall_hooks(target, report)
+        _uninstall_hooks(opts, target, report)
     return report
 
 
@@ -451,8 +531,8 @@ def _prune(target: Target, report: Report) -> None:
         report.files.append(FileChange(folder, "removed", detail="empty folder"))
 
 
-def _uninstall_plugin(target: Target, report: Report) -> None:
-    snap = files.snapshot(target.file)
+def _uninstall_plugin(opts: Options, target: Target, report: Report) -> None:
+    snap = _checked(opts, target, target.file)
     if not snap.exists:
         report.files.append(FileChange(target.file, "absent"))
         return
@@ -462,6 +542,8 @@ def _uninstall_plugin(target: Target, report: Report) -> None:
         files.remove(snap, backup=False)
     except files.ConcurrentChange as exc:
         raise InstallError(str(exc)) from None
+    except OSError as exc:
+        raise InstallError(f"cannot remove {snap.path}: {exc.strerror or exc}; it was left as it was") from None
     report.files.append(FileChange(target.file, "removed"))
     _prune(target, report)
 
@@ -479,8 +561,8 @@ def _uninstalled_text(snap: files.Snapshot, document: dict[str, Any]) -> str:
     return hooktable.render(document, snap.text)
 
 
-def _uninstall_hooks(target: Target, report: Report) -> None:
-    snap = files.snapshot(target.file)
+def _uninstall_hooks(opts: Options, target: Target, report: Report) -> None:
+    snap = _checked(opts, target, target.file)
     existing = _read_hooks(snap)
     codex = target.codex_home is not None
     if codex:
@@ -505,6 +587,8 @@ def _uninstall_hooks(target: Target, report: Report) -> None:
             files.remove(snap, backup=False)
         except files.ConcurrentChange as exc:
             raise InstallError(str(exc)) from None
+        except OSError as exc:
+            raise InstallError(f"cannot remove {snap.path}: {exc.strerror or exc}; it was left as it was") from None
         report.files.append(FileChange(target.file, "removed",
                                        detail=f"{result.removed_groups} pasture group(s); nothing else was left in it"))
     else:

@@ -65,6 +65,8 @@ _common = [
                  help="the project folder (default: the current folder)"),
     click.option("--user", is_flag=True, help="the user's configuration instead of one project's"),
     click.option("--json", "as_json", is_flag=True, help="machine-readable report"),
+    click.option("--follow-symlinks", is_flag=True, help="project scope: write through a symlink that leads "
+                 "out of the project (refused without it)"),
 ]
 
 
@@ -90,7 +92,7 @@ def _with_common(func):
               "installed (after an install that could not reach codex)")
 @click.pass_context
 def install(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
-            contract: str | None, root: Path | None, codex_bin: str | None, opencode_bin: str | None,
+            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None, opencode_bin: str | None,
             trust_project: bool, trust_only: bool) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
@@ -105,7 +107,8 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
 
     opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
                    contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,
-                   trust_project=trust_project, trust_only=trust_only, root_given=root is not None)
+                   trust_project=trust_project, trust_only=trust_only, root_given=root is not None,
+                   follow_symlinks=follow_symlinks)
     try:
         report = run_install(opts)
     except InstallError as exc:
@@ -117,7 +120,8 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
 @click.command()
 @_with_common
 @click.pass_context
-def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool) -> None:
+def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
+              follow_symlinks: bool) -> None:
     """Remove pasture's hooks (only ours) from where HARNESS reads them.
 
     Foreign hooks stay exactly where they were; on Codex their trust entries follow them if they
@@ -125,7 +129,8 @@ def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool
     """
     from .actions import Options, run_uninstall
 
-    opts = Options(harness=harness, project=_scope(project, user), root=_PACKAGE_ROOT, env=dict(os.environ))
+    opts = Options(harness=harness, project=_scope(project, user), root=_PACKAGE_ROOT, env=dict(os.environ),
+                   follow_symlinks=follow_symlinks)
     try:
         report = run_uninstall(opts)
     except InstallError as exc:

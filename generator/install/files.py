@@ -6,7 +6,13 @@ it still holds the bytes we read (another program, such as the host itself, may 
 between; then nothing is replaced and the caller reports the race).
 
 A symlinked target (dotfile managers link ``~/.claude/settings.json``) is followed: the file it
-points to is changed and the link stays a link.
+points to is changed and the link stays a link. In a project, a link (the file or a folder on the
+way) that leads out of the project is refused unless the user says ``--follow-symlinks``
+(:func:`outside`): a repository must not be able to point our write at a file elsewhere.
+
+A file whose permission bits say read-only is never replaced, even where the directory would allow
+it (and root could): the user made it read-only on purpose (:func:`check_writable`). A write that
+fails anyway (an immutable file, a full disk) leaves the target and its backup as they were.
 
 Backups: before a file that may hold someone else's content is changed or removed, its previous
 bytes go to ``<file>.pasture-backup`` beside it (one backup per file, overwritten by each later
@@ -16,6 +22,7 @@ change; a run that changes nothing leaves the backup alone).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +58,41 @@ def snapshot(path: Path) -> Snapshot:
     except FileNotFoundError:
         data = None
     return Snapshot(path, real, data)
+
+
+class NotWritable(RuntimeError):
+    """The target (or the folder it must be written in) cannot be written: nothing was written."""
+
+
+def outside(path: Path, root: Path) -> Path | None:
+    """Where ``path`` really leads when a symlink on the way takes it out of ``root``; else None."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(path))
+    return None if real == real_root or real_root in real.parents else real
+
+
+def _existing_ancestor(path: Path) -> Path:
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def check_writable(snap: Snapshot) -> None:
+    """Raise NotWritable, naming the reason and the fix, before anything is written."""
+    real = snap.real
+    if snap.exists:
+        try:
+            mode = real.stat().st_mode
+        except OSError as exc:
+            raise NotWritable(f"{snap.path}: cannot stat it ({exc.strerror})") from None
+        if not mode & stat.S_IWUSR or not os.access(real, os.W_OK):
+            raise NotWritable(f"{snap.path} is read-only (mode {stat.filemode(mode)}); pasture does not override "
+                              f"that. Make it writable (chmod u+w {real}) and run the command again")
+    folder = _existing_ancestor(real.parent)
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise NotWritable(f"cannot write in {folder} (needed for {snap.path}, its temp file and backup); "
+                          "fix the folder's permissions and run the command again")
 
 
 def backup_path(path: Path) -> Path:
@@ -116,14 +158,35 @@ def replace(snap: Snapshot, data: bytes, *, backup: bool) -> Path | None:
     """
     snap.real.parent.mkdir(parents=True, exist_ok=True)
     tmp = _write_temp(snap.real, data, _mode(snap.real))
+    previous_backup = _read_or_none(backup_path(snap.real)) if backup else None
+    saved = None
     try:
         _check_unchanged(snap)
         saved = write_backup(snap) if backup else None
         os.replace(tmp, snap.real)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        if saved is not None:  # the target was not replaced: its backup goes back to what it was
+            _restore(saved, previous_backup)
         raise
     return saved
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _restore(path: Path, data: bytes | None) -> None:
+    try:
+        if data is None:
+            path.unlink(missing_ok=True)
+        else:
+            os.replace(_write_temp(path, data, _mode(path)), path)
+    except OSError:
+        pass
 
 
 def remove(snap: Snapshot, *, backup: bool) -> Path | None:

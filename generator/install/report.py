@@ -46,6 +46,8 @@ class Report:
     files: list[FileChange] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     trust: dict[str, Any] | None = None
+    #: the hook launcher install wrote and checked (generator.install.launcher); None on uninstall
+    launcher: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # the host will not run our hooks: exit 3
     next_steps: list[str] = field(default_factory=list)
@@ -60,6 +62,7 @@ class Report:
             "harness": self.harness, "scope": self.scope, "project": str(self.project) if self.project else None,
             "contract": self.contract, "contract_reason": self.contract_reason,
             "files": [f.as_json() for f in self.files], "events": list(self.events), "trust": self.trust,
+            "launcher": self.launcher,
             "warnings": list(self.warnings), "problems": list(self.problems), "next_steps": list(self.next_steps),
         }
 
@@ -71,10 +74,15 @@ class Report:
                          f"({self.contract_reason})")
         else:
             lines.append(f"pasture {self.action} {self.harness} ({where})")
+        if self.launcher:
+            lines.append(f"  {self.launcher['change']:9} {self.launcher['path']} — the hook launcher "
+                         f"(python {self.launcher['python']}; checked: it runs)")
         for f in self.files:
             extra = f" — {f.detail}" if f.detail else ""
             backup = f" (backup: {f.backup})" if f.backup else ""
             lines.append(f"  {f.change:9} {f.path}{backup}{extra}")
+        if self.launcher and self.files:
+            lines.append(f"  hooks run: {self.launcher['recorded']} (PASTURE_BIN overrides the launcher)")
         if self.events:
             lines.append(f"  events ({len(self.events)}): {', '.join(self.events)}")
         if self.trust:

@@ -17,11 +17,7 @@ def hooks_table(contract: Contract) -> dict:
         group: dict = {}
         if row.matcher is not None:
             group["matcher"] = row.matcher
-        group["hooks"] = [{
-            "type": "command",
-            "command": commands.shell_command(contract, row),
-            "timeout": commands.timeout(row),
-        }]
+        group["hooks"] = [commands.handler(contract, row)]
         table[row.name] = [group]
     return table
 

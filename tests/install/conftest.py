@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.install.adapter import load_adapter
+from generator.install.hooktable import render, with_binary
+from generator.install.launcher import launcher_path, shell_word
 from generator.install.commands import install, uninstall
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,8 +27,11 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "PASTURE_BIN"):
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+                 "XDG_CACHE_HOME", "PASTURE_BIN", "PASTURE_POLICY", "PASTURE_TRUST_STORE", "PASTURE_JOURNAL",
+                 "PASTURE_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PASTURE_MANAGED_POLICY", str(tmp_path / "no-managed-policy.toml"))  # never /etc/pasture
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
     return home
 
@@ -70,16 +75,33 @@ def pasture():
     return run
 
 
-class _Rendered(dict):
-    """contract/file -> the adapter text `pasture generate` writes for it (rendered from the profile)."""
+_ADAPTERS: dict[str, str] = {}
+
+
+def generated_text(contract: str) -> str:
+    """The adapter text `pasture generate` writes for ``contract`` (rendered from the profile)."""
+    if contract not in _ADAPTERS:
+        _ADAPTERS[contract] = load_adapter(REPO, contract).artifact.text
+    return _ADAPTERS[contract]
+
+
+def installed_text(contract: str, env: dict[str, str] | None = None) -> str:
+    """What `pasture install` writes into an empty target: the generated text with the launcher it
+    records for this HOME/XDG_DATA_HOME in place of the default `pasture` (the plugin: unchanged)."""
+    text = generated_text(contract)
+    if contract.startswith("opencode@"):
+        return text
+    word = shell_word(launcher_path(dict(os.environ) if env is None else env))
+    return render(with_binary(json.loads(text), word), None)
+
+
+class _Installed(dict):
+    """contract/file -> what `pasture install` writes for it into an empty target, for this HOME."""
 
     def __missing__(self, key: str) -> str:
-        contract, _name = key.split("/", 1)
-        text = load_adapter(REPO, contract).artifact.text
-        self[key] = text
-        return text
+        return installed_text(key.split("/", 1)[0])
 
 
-@pytest.fixture(scope="session")
-def generated() -> dict[str, str]:
-    return _Rendered()
+@pytest.fixture
+def generated(private_home: Path) -> dict[str, str]:
+    return _Installed()

@@ -117,8 +117,9 @@ def test_trust_project_replaces_an_explicit_untrusted_and_says_so(pasture, proje
     assert run.code == 3  # no codex in this test
     config = run.json()["files"][1]
     assert "marked trusted (was 'untrusted')" in config["detail"]
+    # the value changes in place; the user's comments stay theirs
     assert (private_home / ".codex" / "config.toml").read_text() == \
-        f'# keep me\n[projects."{project}"]\ntrust_level = "trusted"\n'
+        f'# keep me\n[projects."{project}"]\ntrust_level = "trusted"  # decided earlier\n'
 
 
 def test_trust_project_is_for_project_installs_only(pasture) -> None:

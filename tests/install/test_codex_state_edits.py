@@ -1,4 +1,4 @@
-"""config.toml edits: verified text edits (tomledit) and the [hooks.state] plan (codex_trust)."""
+"""config.toml edits: verified tomlkit edits (tomledit) and the [hooks.state] plan (codex_trust)."""
 
 from __future__ import annotations
 
@@ -40,13 +40,36 @@ def _state(text: str) -> dict:
     return tomllib.loads(text).get("hooks", {}).get("state", {})
 
 
-def test_set_value_appends_a_table_and_keeps_every_byte_of_the_rest() -> None:
+def test_set_value_adds_a_table_beside_its_siblings_and_keeps_every_byte_of_the_rest() -> None:
     key = f"{F}:pre_tool_use:1:0"
     out = tomledit.set_value(USER_CONFIG, STATE + (key,), "trusted_hash", "sha256:a")
-    assert out.startswith(USER_CONFIG)
-    assert out[len(USER_CONFIG):] == f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:a"\n'
+    added = f'[hooks.state."{key}"]\ntrusted_hash = "sha256:a"\n\n'
+    # after the other [hooks.state] table, set apart by a blank line like the rest of the file
+    assert out == USER_CONFIG.replace("[[mcp_servers.list]]", added + "[[mcp_servers.list]]")
     assert _state(out)[key] == {"trusted_hash": "sha256:a"}
     assert tomledit.set_value(out, STATE + (key,), "trusted_hash", "sha256:a") == out  # idempotent
+
+
+def test_set_value_at_the_end_of_a_file() -> None:
+    key = f"{F}:stop:0:0"
+    text = '[projects."/work/repo"]\ntrust_level = "trusted"\n'
+    out = tomledit.set_value(text, STATE + (key,), "trusted_hash", "sha256:a")
+    assert out == text + f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:a"\n'
+    assert tomledit.delete_table(out, STATE + (key,)) == text
+
+
+def test_crlf_files_stay_crlf() -> None:
+    """Issue 9 item 9: a CRLF config.toml came back with mixed line endings."""
+    text = USER_CONFIG.replace("\n", "\r\n")
+    key = f"{F}:stop:0:0"
+    out = tomledit.set_value(text, STATE + (key,), "trusted_hash", "sha256:a")
+    out = tomledit.set_value(out, ("projects", "/new"), "trust_level", "trusted")
+    assert out.count("\n") == out.count("\r\n") > text.count("\r\n")
+    assert tomllib.loads(out)["banner"] == tomllib.loads(text)["banner"]
+    back = tomledit.delete_table(tomledit.delete_table(out, ("projects", "/new")), STATE + (key,))
+    assert "\n" not in back.replace("\r\n", "")
+    lf = USER_CONFIG + "x = 1\n"
+    assert "\r" not in tomledit.set_value(lf, STATE + (key,), "trusted_hash", "h")  # LF stays LF
 
 
 def test_set_value_replaces_in_place_and_keeps_enabled() -> None:
@@ -66,7 +89,8 @@ def test_a_header_inside_a_multiline_string_is_not_a_table() -> None:
 
 def test_delete_removes_the_table_and_nothing_else() -> None:
     out = tomledit.delete_table(USER_CONFIG, STATE + ("/other/hooks.json:stop:0:0",))
-    assert out == USER_CONFIG.replace('[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n', "")
+    # tomlkit takes the blank line that ended the table with it
+    assert out == USER_CONFIG.replace('[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n\n', "")
     assert "# review state for another tool\n" in out  # comments are never ours to drop
     assert tomllib.loads(out)["mcp_servers"] == tomllib.loads(USER_CONFIG)["mcp_servers"]
 
@@ -83,11 +107,18 @@ def test_renames_are_simultaneous() -> None:
     '[hooks]\nstate."k".trusted_hash = "x"\n',
     '[hooks.state]\n"k" = { trusted_hash = "x" }\n',
 ])
-def test_forms_we_do_not_edit_are_refused_not_mangled(text: str) -> None:
+def test_inline_and_dotted_forms_are_edited_in_their_own_form(text: str) -> None:
+    out = tomledit.set_value(text, STATE + ("k",), "trusted_hash", "y")
+    assert out == text.replace('"x"', '"y"')
+    assert _state(tomledit.delete_table(text, STATE + ("k",))) == {}
+
+
+def test_an_edit_that_would_change_more_is_refused() -> None:
+    # a new table inside a dotted-key table cannot be written without touching its neighbours
     with pytest.raises(tomledit.TomlEditError):
-        tomledit.set_value(text, STATE + ("k",), "trusted_hash", "y")
-    with pytest.raises(tomledit.TomlEditError):
-        tomledit.delete_table(text, STATE + ("k",))
+        tomledit.set_value('[hooks]\nstate."k".trusted_hash = "x"\n', STATE + ("k2",), "trusted_hash", "y")
+    with pytest.raises(tomledit.TomlEditError, match="not a table"):
+        tomledit.set_value('hooks = 3\n', STATE + ("k2",), "trusted_hash", "y")
 
 
 def test_invalid_toml_is_an_error() -> None:

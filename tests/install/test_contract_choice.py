@@ -39,24 +39,3 @@ def test_codex_too_old_is_refused_with_what_to_do(tmp_path):
 def test_no_binary_falls_back_to_the_newest(tmp_path):
     contract, why = choose_contract(REPO, "codex", None, {"PATH": str(tmp_path)})
     assert contract == "codex@0.171.0" and why.startswith("codex is not on PATH: the newest codex contract")
-
-
-def test_install_warns_about_a_pyenv_shim_and_a_missing_binary(tmp_path):
-    from types import SimpleNamespace
-
-    from generator.install.actions import _binary_warning
-
-    shim_dir = tmp_path / "shims"
-    shim_dir.mkdir()
-    shim = shim_dir / "pasture"
-    shim.write_text('#!/usr/bin/env bash\nexec "/root/.pyenv/libexec/pyenv" exec "$program" "$@"\n')
-    shim.chmod(0o755)
-    for env, expected in (({"PATH": str(shim_dir)}, "is a pyenv shim"), ({"PATH": str(tmp_path)}, "not on PATH"),
-                          ({"PATH": str(shim_dir), "PASTURE_BIN": "/opt/pasture"}, None)):
-        report = SimpleNamespace(warnings=[])
-        _binary_warning(SimpleNamespace(env=env), report)
-        if expected is None:
-            assert report.warnings == []
-        else:
-            (warning,) = report.warnings
-            assert expected in warning

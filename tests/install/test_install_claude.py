@@ -9,12 +9,18 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator.install.hooktable import COMMAND_PREFIX
+from generator.install.hooktable import COMMAND_PREFIX, is_our_group
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = "claude-code@2.1.328"
 _SCHEMA_FILE = REPO.parent / "shared" / "schemas" / "claude-code-settings.schema.json"  # as tests/render do
 SCHEMA = json.loads(_SCHEMA_FILE.read_text()) if _SCHEMA_FILE.exists() else None
+if SCHEMA is not None:
+    # SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
+    # it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.
+    next(shape for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
+         if shape.get("properties", {}).get("type", {}).get("const") == "command")["properties"]["onFailure"] = {
+        "type": "string", "enum": ["continue", "block"]}
 
 FOREIGN = {
     "permissions": {"allow": ["Bash(ls:*)"]},
@@ -43,7 +49,7 @@ def _write_foreign(project: Path, doc=FOREIGN, indent=4) -> bytes:
 
 
 def _ours(group: dict) -> bool:
-    return all(h.get("command", "").startswith(COMMAND_PREFIX) for h in group["hooks"])
+    return is_our_group(group)
 
 
 def test_fresh_install_writes_exactly_the_generated_fragment(pasture, project: Path, generated) -> None:
@@ -243,7 +249,7 @@ def test_symlinked_settings_stay_a_link(pasture, project: Path, tmp_path: Path) 
     real.write_text('{"env": {}}\n')
     (project / ".claude").mkdir()
     _settings(project).symlink_to(real)
-    assert pasture("install", "claude-code", "--project", str(project)).code == 0
+    assert pasture("install", "claude-code", "--project", str(project), "--follow-symlinks").code == 0
     assert _settings(project).is_symlink()
     assert "hooks" in json.loads(real.read_text())
     assert (real.parent / "settings.json.pasture-backup").read_text() == '{"env": {}}\n'

@@ -13,7 +13,7 @@ import pytest
 
 from generator.install import tomledit
 from generator.install.codex_server import AppServer
-from generator.install.hooktable import COMMAND_PREFIX
+from generator.install.hooktable import is_our_command
 
 CONTRACT = "codex@0.171.0"
 REPO = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def _listing(codex: Path, codex_home: Path, cwd: Path) -> list[dict]:
 
 
 def _ours(hooks: list[dict]) -> list[dict]:
-    return [h for h in hooks if h["command"].startswith(COMMAND_PREFIX)]
+    return [h for h in hooks if is_our_command(h["command"])]
 
 
 # --- without codex --------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_install_records_trust_that_codex_accepts(pasture, repo: Path, codex_hom
     assert (codex_home / "config.toml.pasture-backup").read_text() == USER_CONFIG
 
     listed = _listing(codex, codex_home, repo)
-    ours, foreign = _ours(listed), [h for h in listed if not h["command"].startswith(COMMAND_PREFIX)]
+    ours, foreign = _ours(listed), [h for h in listed if not is_our_command(h["command"])]
     assert {h["trustStatus"] for h in ours} == {"trusted"} and len(ours) == len(events)
     assert [h["trustStatus"] for h in foreign] == ["untrusted"]  # we never vouch for someone else's hook
     assert foreign[0]["key"] == f"{_hooks_file(repo)}:pre_tool_use:0:0"  # foreign kept its position
@@ -253,7 +253,7 @@ def test_uninstall_moves_foreign_trust_with_its_hook(pasture, repo: Path, codex_
     # the user reviews and trusts both foreign hooks (what Codex's /hooks browser records)
     text = (codex_home / "config.toml").read_text()
     for hook in _listing(codex, codex_home, repo):
-        if not hook["command"].startswith(COMMAND_PREFIX):
+        if not is_our_command(hook["command"]):
             text = tomledit.set_value(text, ("hooks", "state", hook["key"]), "trusted_hash", hook["currentHash"])
     (codex_home / "config.toml").write_text(text)
     assert [h["key"].rsplit(":", 2)[1] for h in _listing(codex, codex_home, repo)

@@ -351,6 +351,39 @@ def _install_by_hand(spec: HostSpec, run: HostRun) -> Installed:
     return Installed("by hand", f"{src.relative_to(REPO)} -> {dest.relative_to(run.root)}")
 
 
+def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool result a host sent back to the model: ``{"call_id", "text", "is_error"}``,
+    de-duplicated across requests (each request repeats the conversation so far)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for req in requests:
+        body = req.get("body") or {}
+        if host == "claude-code":
+            for msg in body.get("messages", []):
+                if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
+                    continue
+                for part in msg["content"]:
+                    if isinstance(part, dict) and part.get("type") == "tool_result":
+                        content = part.get("content")
+                        text = content if isinstance(content, str) else " ".join(
+                            p.get("text", "") for p in content or [] if isinstance(p, dict))
+                        seen[part.get("tool_use_id")] = {"call_id": part.get("tool_use_id"), "text": text,
+                                                         "is_error": part.get("is_error")}
+        elif host == "codex":
+            for item in body.get("input", []):
+                if isinstance(item, dict) and item.get("type") in ("function_call_output", "custom_tool_call_output"):
+                    output = item.get("output")
+                    text = output if isinstance(output, str) else json.dumps(output)
+                    seen[item.get("call_id")] = {"call_id": item.get("call_id"), "text": text, "is_error": None}
+        else:
+            for msg in body.get("messages", []):
+                if msg.get("role") == "tool":
+                    content = msg.get("content")
+                    text = content if isinstance(content, str) else json.dumps(content)
+                    seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text,
+                                                     "is_error": None}
+    return list(seen.values())
+
+
 # --- OpenCode: what depends on how our plugin talks to the runtime -----------------------------
 # The plugin spawns the runtime once per hook today; a long-lived `pasture hook serve` is coming.
 # Tests read what the runtime decided from the journal and what the model was told from the fake's
@@ -453,37 +486,7 @@ class Outcome:
         return json.loads(done.stdout or "[]")
 
     def tool_results(self) -> list[dict[str, Any]]:
-        """Every tool result the host sent back to the model: ``{"call_id", "text", "is_error"}``,
-        de-duplicated across requests (each request repeats the conversation so far)."""
-        seen: dict[str, dict[str, Any]] = {}
-        for req in self.result.requests:
-            body = req.get("body") or {}
-            if self.spec.host == "claude-code":
-                for msg in body.get("messages", []):
-                    if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
-                        continue
-                    for part in msg["content"]:
-                        if isinstance(part, dict) and part.get("type") == "tool_result":
-                            content = part.get("content")
-                            text = content if isinstance(content, str) else " ".join(
-                                p.get("text", "") for p in content or [] if isinstance(p, dict))
-                            seen[part.get("tool_use_id")] = {"call_id": part.get("tool_use_id"), "text": text,
-                                                             "is_error": part.get("is_error")}
-            elif self.spec.host == "codex":
-                for item in body.get("input", []):
-                    if isinstance(item, dict) and item.get("type") in ("function_call_output",
-                                                                       "custom_tool_call_output"):
-                        output = item.get("output")
-                        text = output if isinstance(output, str) else json.dumps(output)
-                        seen[item.get("call_id")] = {"call_id": item.get("call_id"), "text": text, "is_error": None}
-            else:
-                for msg in body.get("messages", []):
-                    if msg.get("role") == "tool":
-                        content = msg.get("content")
-                        text = content if isinstance(content, str) else json.dumps(content)
-                        seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text,
-                                                         "is_error": None}
-        return list(seen.values())
+        return tool_results(self.spec.host, self.result.requests)
 
     def model_call_ids(self) -> list[str]:
         """The ids of the tool calls the model made, as the host echoed them back."""

@@ -121,5 +121,27 @@ def test_every_command_is_short_and_overridable(contracts):
             (hook,) = groups[0]["hooks"]
             assert hook["command"].startswith("${PASTURE_BIN:-pasture} hook lifecycle --harness ")
             assert f"--event {event} --host-version " in hook["command"]
-            assert len(hook["command"]) < 120
+            # Claude shows the whole line to the model when a hook blocks: the runtime call stays
+            # short, and the fail-closed tail of blocking rows (generator.render.commands) is bounded.
+            call, _, tail = hook["command"].partition(" || ")
+            assert len(call) < 120
+            assert len(tail) < 420
             assert 1 <= hook["timeout"] <= 600
+
+
+def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
+    """SchemaStore's schema predates onFailure (2.1.295) and forbids unknown handler keys. The real
+    Claude Code 2.1.328 accepts `"onFailure": "block"` on command hooks and blocks with it
+    (tests/install/test_claude_onfailure_real.py); its own settings schema has onFailure on command
+    handlers. We add exactly that key to the command handler shape and nothing else."""
+    schema = claude_settings_schema()
+    settings = json.loads(claude_artifacts(contracts["claude-code@2.1.328"])[0].text)
+    unpatched = list(jsonschema.Draft7Validator(schema).iter_errors(settings))
+    assert unpatched and all("onFailure" in e.message or "onFailure" in json.dumps(e.instance) for e in unpatched)
+    command = next(shape for shape in schema["$defs"]["hookCommand"]["anyOf"]
+                   if shape.get("properties", {}).get("type", {}).get("const") == "command")
+    assert command["additionalProperties"] is False and "onFailure" not in command["properties"]
+    command["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
+    jsonschema.validate(settings, schema)
+    blocking = [e for e, groups in settings["hooks"].items() if groups[0]["hooks"][0].get("onFailure") == "block"]
+    assert blocking == ["UserPromptSubmit", "PreToolUse"]

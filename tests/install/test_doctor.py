@@ -1,0 +1,291 @@
+"""`pasture doctor`: is enforcement really on here? Driven through the situations of issue 9.
+
+Codex trust is asked of the real `codex app-server`: those situations are in
+tests/install/test_doctor_codex_real.py (marker real_host).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def doctor(monkeypatch: pytest.MonkeyPatch):
+    def run(*args: str, cwd: Path | None = None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        result = CliRunner().invoke(main, ["doctor", *args, "--root", str(REPO), "--json"], catch_exceptions=False)
+        body = json.loads(result.stdout) if result.stdout.strip().startswith("{") else None
+        return result.exit_code, body, result
+
+    return run
+
+
+def _fake_host(folder: Path, name: str, version: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/bin/sh\necho '{version} (fake {name})'\n")
+    path.chmod(0o755)
+
+
+@pytest.fixture
+def hosts_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Fake `claude`/`codex`/`opencode` that only answer --version, first on PATH."""
+    folder = tmp_path / "fake-hosts"
+
+    def put(name: str, version: str) -> None:
+        _fake_host(folder, name, version)
+        monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+    return put
+
+
+def _by(body: dict, check: str, host: str | None = "claude-code") -> list[dict]:
+    return [f for f in body["findings"] if f["check"] == check and f["host"] == host]
+
+
+def _install(pasture, project: Path, harness: str = "claude-code", *extra: str) -> None:
+    run = pasture("install", harness, "--project", str(project), *extra)
+    assert run.code in (0, 3), run
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    return project
+
+
+def test_nothing_installed_is_off(doctor, repo: Path) -> None:
+    code, body, _ = doctor("--project", str(repo))
+    assert code == 1
+    (finding,) = [f for f in body["findings"] if f["check"] == "installed"]
+    assert finding["status"] == "off" and "no pasture adapter is installed for any host" in finding["message"]
+    assert finding["fix"] == f"pasture install <claude-code|codex|opencode> --project {repo}"
+    assert body["not_installed"] == ["claude-code", "codex", "opencode"]
+
+
+def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:
+    hosts_on_path("claude", "2.1.328")
+    _install(pasture, repo)
+    code, body, result = doctor("--project", str(repo))
+    assert code == 0, result.stdout
+    assert [f["status"] for f in _by(body, "adapter")] == ["ok"]
+    assert [f["status"] for f in _by(body, "launcher")] == ["ok"]
+    (version,) = _by(body, "host-version")
+    assert version["status"] == "ok" and "admitted by claude-code@2.1.328" in version["message"]
+    assert body["root"] == str(repo)
+    text = CliRunner().invoke(main, ["doctor", "--project", str(repo), "--root", str(REPO)])
+    assert text.exit_code == 0 and "enforcement is on here" in text.stdout
+
+
+def test_a_missing_or_broken_launcher_is_off_with_the_reinstall_command(doctor, pasture, repo: Path,
+                                                                        private_home: Path) -> None:
+    _install(pasture, repo)
+    path = private_home / ".local" / "share" / "pasture" / "bin" / "pasture-hook"
+    text = path.read_text()
+    path.write_text(text.replace("PATHS = [", "PATHS = ['/nonexistent', ").replace(repr(str(REPO)) + ",", "", 1))
+    code, body, _ = doctor("--project", str(repo))
+    assert code == 1
+    (launcher,) = _by(body, "launcher")
+    assert launcher["status"] == "off" and "does not run (exit 70" in launcher["message"]
+    assert launcher["fix"] == f"pasture install claude-code --project {repo}"
+    path.unlink()
+    code, body, _ = doctor("--project", str(repo))
+    (launcher,) = _by(body, "launcher")
+    assert code == 1 and launcher["status"] == "off" and "is missing" in launcher["message"]
+    assert pasture("install", "claude-code", "--project", str(repo)).code == 0  # the fix it names
+    code, body, _ = doctor("--project", str(repo))
+    assert [f["status"] for f in _by(body, "launcher")] == ["ok"]
+
+
+def test_an_install_from_before_the_launcher_is_off(doctor, repo: Path) -> None:
+    (repo / ".claude").mkdir()
+    old = json.loads((REPO / "generated" / "claude-code@2.1.328" / "settings.json").read_text())
+    (repo / ".claude" / "settings.json").write_text(json.dumps(old, indent=2))
+    code, body, _ = doctor("--project", str(repo))
+    assert code == 1
+    (launcher,) = _by(body, "launcher")
+    assert launcher["status"] == "off" and "installed before the launcher" in launcher["message"]
+    assert [f["status"] for f in _by(body, "adapter")] == ["ok"]  # the same groups, `pasture` as the binary
+
+
+def test_an_edited_adapter_is_off(doctor, pasture, repo: Path) -> None:
+    _install(pasture, repo)
+    settings = repo / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    del doc["hooks"]["PreToolUse"]
+    doc["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 1
+    settings.write_text(json.dumps(doc, indent=2))
+    code, body, _ = doctor("--project", str(repo))
+    assert code == 1
+    (adapter,) = _by(body, "adapter")
+    assert adapter["status"] == "off" and "1 missing (PreToolUse)" in adapter["message"]
+    assert "1 changed (Stop)" in adapter["message"]
+    assert adapter["fix"] == f"pasture install claude-code --project {repo}"
+
+
+def test_disable_all_hooks_is_off(doctor, pasture, repo: Path) -> None:
+    _install(pasture, repo)
+    settings = repo / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["disableAllHooks"] = True
+    settings.write_text(json.dumps(doc))
+    code, body, _ = doctor("--project", str(repo))
+    assert code == 1 and any("disableAllHooks" in f["message"] and f["status"] == "off" for f in _by(body, "adapter"))
+
+
+@pytest.mark.parametrize("installed, expected, words", [
+    ("1.9.0", "off", "which contract claude-code@2.1.328 does not admit"),
+    ("2.1.300", "off", "does not admit"),
+    ("2.1.400", "ok", "admitted by claude-code@2.1.328"),
+])
+def test_the_installed_host_version_must_be_admitted(doctor, pasture, repo: Path, hosts_on_path, installed: str,
+                                                     expected: str, words: str) -> None:
+    _install(pasture, repo, "claude-code", "--contract", "claude-code@2.1.328")
+    hosts_on_path("claude", installed)
+    code, body, _ = doctor("--project", str(repo))
+    (version,) = _by(body, "host-version")
+    assert version["status"] == expected and words in version["message"], version
+    assert code == (1 if expected == "off" else 0)
+
+
+def test_an_older_contract_than_the_host_fits_is_a_warning(doctor, pasture, repo: Path, hosts_on_path) -> None:
+    _install(pasture, repo, "claude-code", "--contract", "claude-code@2.1.261")
+    hosts_on_path("claude", "2.1.330")
+    code, body, _ = doctor("--project", str(repo))
+    (version,) = _by(body, "host-version")
+    assert version["status"] == "warn" and "claude-code@2.1.328 fits it better" in version["message"]
+
+
+def test_claude_started_below_the_project_root_is_a_warning(doctor, pasture, repo: Path) -> None:
+    """Issue 9 item 2, host side: Claude Code started in src/ loads no project settings at all."""
+    _install(pasture, repo)
+    (repo / "src").mkdir()
+    code, body, _ = doctor(cwd=repo / "src")
+    assert body["root"] == str(repo) and body["start"] == str(repo / "src")
+    (start,) = _by(body, "claude-start")
+    assert start["status"] == "warn" and f"reads {repo}/.claude/settings.json only when started in {repo}" in \
+        start["message"]
+    assert start["fix"].startswith(f"start claude in {repo}")
+    code, body, _ = doctor("--project", str(repo))
+    assert _by(body, "claude-start") == []
+
+
+def test_the_project_root_is_found_upwards_by_pasture_then_git(doctor, pasture, repo: Path) -> None:
+    inner = repo / "pkg" / "sub"
+    inner.mkdir(parents=True)
+    (repo / "pkg" / ".pasture").mkdir()
+    code, body, _ = doctor("--project", str(inner))
+    assert body["root"] == str(repo / "pkg")
+    (root,) = [f for f in body["findings"] if f["check"] == "project-root"]
+    assert "holding .pasture/" in root["message"]
+
+
+def test_codex_with_a_shell_that_is_not_posix_is_off(doctor, pasture, repo: Path, private_home: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    (private_home / ".codex").mkdir()
+    (private_home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    _install(pasture, repo, "codex")
+    monkeypatch.setenv("SHELL", "/usr/bin/fish")
+    code, body, _ = doctor("--project", str(repo))
+    (shell,) = _by(body, "codex-shell", "codex")
+    assert code == 1 and shell["status"] == "off" and "SHELL=/bin/sh" in shell["fix"]
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    code, body, _ = doctor("--project", str(repo))
+    assert _by(body, "codex-shell", "codex") == []
+
+
+def test_codex_trust_cannot_be_asked_without_codex(doctor, pasture, repo: Path, private_home: Path) -> None:
+    (private_home / ".codex").mkdir()
+    (private_home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    _install(pasture, repo, "codex")
+    code, body, _ = doctor("--project", str(repo))
+    (trust,) = _by(body, "codex-trust", "codex")
+    assert trust["status"] == "warn" and "no codex on PATH" in trust["message"]
+
+
+def _trust(repo: Path) -> None:
+    result = CliRunner().invoke(main, ["policy", "trust", "--project", str(repo)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _install(pasture, repo)
+    (repo / ".pasture").mkdir()
+    policy = repo / ".pasture" / "policy.toml"
+    policy.write_text('[gate]\nkind = "nonsense"\n')
+    code, body, _ = doctor("--project", str(repo))
+    (bad,) = _by(body, "policy", None)
+    assert code == 1 and bad["status"] == "off" and "nonsense" in bad["message"]
+    assert bad["fix"] == f"fix {policy}, then: pasture policy check --project {repo}"
+
+    policy.write_text('[gate]\nkind = "command"\ncommand = ["./gates/check"]\n')
+    code, body, _ = doctor("--project", str(repo))
+    (untrusted,) = _by(body, "policy-trust", None)
+    assert code == 1 and untrusted["status"] == "off" and "command gate" in untrusted["message"]
+    assert untrusted["fix"].startswith(f"pasture policy trust --project {repo}")
+    assert _by(body, "gate", None) == []  # ignored until trusted: nothing to reach yet
+    _trust(repo)
+    code, body, _ = doctor("--project", str(repo))
+    assert _by(body, "policy-trust", None) == []
+    (gate,) = _by(body, "gate", None)
+    assert code == 1 and gate["status"] == "off" and f"{repo}/gates/check is not an executable file" in gate["message"]
+    (repo / "gates").mkdir()
+    (repo / "gates" / "check").write_text("#!/bin/sh\necho '{\"decision\": \"proceed\"}'\n")
+    (repo / "gates" / "check").chmod(0o755)
+    code, body, _ = doctor("--project", str(repo))
+    assert [f["status"] for f in _by(body, "gate", None)] == ["ok"]
+
+    policy.write_text('[gate]\nkind = "ai"\nmodel = "m"\nbase_url = "https://example.invalid/v1"\n')
+    _trust(repo)
+    for var in ("PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    code, body, _ = doctor("--project", str(repo))
+    (gate,) = _by(body, "gate", None)
+    assert code == 1 and gate["status"] == "off" and "no API key" in gate["message"]
+
+    policy.write_text('[gate]\nkind = "rules"\n\n[journal]\npath = ".pasture/journal-dir/x.sqlite3"\n')
+    _trust(repo)
+    (repo / ".pasture" / "journal-dir").write_text("a file where the journal's folder should be")
+    code, body, _ = doctor("--project", str(repo))
+    (journal,) = _by(body, "journal", None)
+    assert code == 1 and journal["status"] == "off" and "is not a folder" in journal["message"], journal
+
+
+def test_usage_errors_exit_2(doctor, repo: Path) -> None:
+    code, body, _ = doctor("--project", str(repo / "missing"))
+    assert code == 2
+    result = CliRunner().invoke(main, ["doctor", "--project", str(repo), "--user"])
+    assert result.exit_code == 2
+
+
+def test_user_scope_install_counts_for_every_project(doctor, pasture, repo: Path) -> None:
+    assert pasture("install", "claude-code", "--user").code == 0
+    code, body, _ = doctor("--project", str(repo))
+    adapters = _by(body, "adapter")
+    assert [a["status"] for a in adapters] == ["ok"] and "/.claude/settings.json" in adapters[0]["where"]
+    code, body, _ = doctor("--user")
+    assert body["scope"] == "user" and [a["status"] for a in _by(body, "adapter")] == ["ok"]
+
+
+def test_every_finding_that_is_not_ok_names_a_fix(doctor, pasture, repo: Path, private_home: Path) -> None:
+    _install(pasture, repo)
+    (private_home / ".local" / "share" / "pasture" / "bin" / "pasture-hook").unlink()
+    code, body, result = doctor("--project", str(repo))
+    assert code == 1
+    for finding in body["findings"]:
+        assert finding["status"] == "ok" or finding["fix"], finding
+    text = CliRunner().invoke(main, ["doctor", "--project", str(repo), "--root", str(REPO)])
+    assert text.exit_code == 1 and "fix: pasture install claude-code --project" in text.stdout
+    assert "enforcement is NOT fully on here" in text.stdout
