@@ -389,6 +389,17 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 # Tests read what the runtime decided from the journal and what the model was told from the fake's
 # log, both transport-independent; what needs the plugin's own text lives here only.
 
+def opencode_answers(out: "Outcome", event: str | None = None) -> list[Call]:
+    """What the runtime answered the OpenCode plugin, one record per hook: today's plugin spawns the
+    runtime per hook, and the PASTURE_BIN wrapper records each (rc, stdout, stderr)."""
+    return out.calls(event)
+
+
+def opencode_fail_fast(event: str) -> str:
+    """What the plugin throws (and OpenCode tells the model) when the runtime fails a fail-fast row."""
+    return f"pasture refused {event}: the runtime exited with status 3, and this hook fails fast"
+
+
 def opencode_registered_timeout_ms(project: Path, event: str) -> int:
     """The timeout (ms) after which the installed OpenCode plugin gives up on the runtime for ``event``."""
     import re
@@ -495,7 +506,8 @@ class Outcome:
     def describe(self) -> str:
         calls = "\n".join("  " + c.brief() for c in self.calls())
         results = "\n".join(f"  {r}" for r in self.tool_results())
-        return (f"{self.result.describe()}\ninstall: {self.install.how}: {self.install.detail}\nprobe.txt exists: {self.probe_exists}\n"
+        how = f"{self.install.how}: {self.install.detail}" if self.install else "none (the test loads the adapter)"
+        return (f"{self.result.describe()}\ninstall: {how}\nprobe.txt exists: {self.probe_exists}\n"
                 f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}")
 
 

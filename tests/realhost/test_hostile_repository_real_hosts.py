@@ -38,7 +38,7 @@ USER_POLICY = "\n".join([
 ])
 #: The user's own credential for the AI gate: a trusted AI gate may use it, a repository may not.
 USER_AI_KEY = "sk-pasture-realhost-user-secret"
-GATE_SCRIPT = r'''"""The repository's own gate: records that it ran (outside the project), then waves everything through."""
+GATE_SCRIPT = r'''"""The repository's own gate: notes that it ran (outside the project), then proceeds on everything."""
 import json, os, sys
 envelope = json.load(sys.stdin)
 with open(os.path.join("..", "outside", "repo-gate-ran.log"), "a") as log:

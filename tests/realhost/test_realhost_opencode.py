@@ -23,6 +23,8 @@ from realhost_support import (
     OPENCODE,
     allow_policy,
     deny_policy,
+    opencode_answers,
+    opencode_fail_fast,
     run_host,
 )
 
@@ -111,7 +113,7 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
     (before,) = out.calls("tool.execute.before")
     assert before.rc == FAILURE_EXIT["throw-fail-fast"] == 3 and before.stdout == ""
     assert "gate failed on tool.execute.before" in before.stderr and CRASH_MARK in before.stderr
-    thrown = "pasture refused tool.execute.before: the runtime exited with status 3, and this hook fails fast"
+    thrown = opencode_fail_fast("tool.execute.before")
     part = _tool_part(out)
     assert part["state"]["status"] == "error" and part["state"]["error"] == thrown
     (told,) = out.tool_results()
@@ -132,21 +134,21 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     assert not out.probe_exists, out.describe()
     assert out.result.requests == [], out.describe()
 
-    observed = [c for c in out.calls() if SPEC.row(c.event).semantic == "observation"]
+    observed = [c for c in opencode_answers(out) if SPEC.row(c.event).semantic == "observation"]
     assert "session.created" in {c.event for c in observed}, out.describe()
     for call in observed:  # observe-only: exit 0 and a proceed answer
         assert SPEC.row(call.event).failure == "observe-only"
         assert call.rc == 0 and json.loads(call.stdout) == {"decision": "proceed"}, call.brief()
-    (message,) = out.calls("chat.message")
+    (message,) = opencode_answers(out, "chat.message")
     assert SPEC.row("chat.message").failure == "throw-fail-fast"
     line = (f"pasture: cannot journal chat.message: journal {spool}: {JOURNAL_REFUSAL}; make that folder writable, "
             "or point PASTURE_JOURNAL or the policy's [journal] path at one (pasture policy show names the journal "
             "in use)")
     assert (message.rc, message.stdout, message.stderr) == (FAILURE_EXIT["throw-fail-fast"], "", line + "\n")
     # The plugin threw, and reported the runtime's line through OpenCode's log.
-    assert "pasture refused chat.message: the runtime exited with status 3" in out.result.stderr
+    assert opencode_fail_fast("chat.message") in out.result.stderr
     assert json.dumps(line + "\n")[1:-1] in out.result.stderr
-    assert out.calls("tool.execute.before") == []
+    assert opencode_answers(out, "tool.execute.before") == []
 
 
 def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,

@@ -48,15 +48,21 @@ def test_a_session_started_in_a_subfolder_gets_the_projects_policy_and_journal(n
 def test_claude_code_started_in_a_subfolder_loads_no_project_settings(npm_bin: Path, tmp_path: Path) -> None:
     """Host behaviour, recorded (issue 9): Claude Code 2.1.328 started in ``src/`` reads no
     ``<project>/.claude/settings.json``, so no project-scope hook runs and nothing can refuse: the
-    probe is written in ``src/``. The user-scope adapter (next test) is what guards such sessions;
-    ``pasture doctor`` is to say so. If this starts failing, Claude began loading project settings
-    from a subfolder: update the note and the doctor."""
+    probe is written in ``src/``. The user-scope adapter (next test) is what guards such sessions,
+    and ``pasture doctor`` run in ``src/`` warns and names it. If this starts failing, Claude began
+    loading project settings from a subfolder: update the note and the doctor."""
     out = _in_src(SPECS["claude-code"], npm_bin, tmp_path)
     assert out.result.exit_code == 0, out.describe()
     assert (out.project / ".claude" / "settings.json").is_file()  # installed, yet not read
     assert out.calls() == [], out.describe()
     assert (out.project / "src" / "probe.txt").read_text() == "pasture-probe\n"
     assert json.loads(out.result.stdout)["permission_denials"] == []
+
+    out.env["PATH"] = f"{npm_bin}:{out.env['PATH']}"  # the doctor asks `claude --version`
+    done = out.pasture("doctor", "--host", "claude-code", "--json", cwd=out.project / "src")
+    findings = [f for f in json.loads(done.stdout)["findings"] if f["check"] == "claude-start"]
+    assert [f["status"] for f in findings] == ["warn"], done.stdout
+    assert "pasture install claude-code --user" in findings[0]["fix"]
 
 
 def test_claude_code_in_a_subfolder_is_guarded_by_the_user_scope_adapter(npm_bin: Path, tmp_path: Path) -> None:

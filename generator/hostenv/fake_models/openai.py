@@ -109,9 +109,9 @@ class OpenAIResponses(_OpenAIBase):
                   if t.get("type") == "custom"}
         for n, call in enumerate(decision.tool_calls):
             if call.name in custom:  # a freeform tool (Codex's apply_patch): its input is raw text
-                items.append({"type": "custom_tool_call", "id": ctx.new_id("ctc_", n), "call_id": ctx.new_id("call_", n),
-                              "name": call.name, "input": str(call.arguments.get("input", "")),
-                              "status": "completed"})
+                items.append({"type": "custom_tool_call", "id": ctx.new_id("ctc_", n),
+                              "call_id": ctx.new_id("call_", n), "name": call.name,
+                              "input": str(call.arguments.get("input", "")), "status": "completed"})
                 continue
             items.append({"type": "function_call", "id": ctx.new_id("fc_", n), "call_id": ctx.new_id("call_", n),
                           "name": call.name, "arguments": json.dumps(call.arguments), "status": "completed"})
