@@ -4,8 +4,10 @@ On in every evaluation; only the user or managed layer can switch them off (`[bu
 protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal), the adapter
 files `pasture install` writes (project and user scope), the user and managed policies, the trust
 store, pasture's launcher, data and cache folders. Caught: every host's file tools (Claude Write,
-Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch) and shell commands
-that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate, ...).
+Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell
+commands that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate,
+..., and a patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell).
+What each host really sends for these tools: tests/hook/file_tool_payloads/.
 
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
 `python -c`, a build step), a path assembled at run time (variables, globs, command substitution),
