@@ -22,7 +22,12 @@ Measured in one run, each command a fresh interpreter (subprocess), on temp copi
 Every timed command runs under `unshare -n` where available (no network namespace: rulesync provably
 runs offline; the same wrapper for every command keeps the comparison fair).
 
-Targets: check < 0.5 s; generate no slower than rulesync's; scaling linear (marginal per-event cost
+`pasture check` is timed twice: as users meet it on an unchanged tree (the recorded-digest fast path
+of generator/quickcheck.py, records kept in a temp PASTURE_CACHE_DIR), and as the full check
+(PASTURE_NO_CACHE=1: load + render + compare); `pasture validate` beside them.
+
+Targets: check on an unchanged tree <= 3x `python -c pass` (wall, medians); full check < 0.5 s;
+generate no slower than rulesync's; scaling linear (marginal per-event cost
 ratio 5000 vs 100 <= 1.5, judged on the in-process load + render + compare time, which a ~20 ms signal
 at 100 events does not drown in process start-up noise; the whole-process ratios are printed too);
 peak RSS for 5,000 events < 300 MiB.
@@ -45,6 +50,7 @@ from _measure import (REPO, Series, console_script, environment, loadavg, ms, of
                       run_checked, scratch, spawn, table, verdict, write_json)
 
 CHECK_TARGET_S = 0.5
+CHECK_VS_BARE_MAX = 3.0
 LINEAR_RATIO_MAX = 1.5
 PEAK_TARGET_MIB = 300
 NPM_DIR = REPO / "benchmarks" / "npm"
@@ -275,16 +281,34 @@ def phases(py: str, root: Path, env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+PROJECT_FOLDERS = ("profiles", "captures", "generated")  # captures: the evidence the profiles cite
+
+
 def export_committed(dest: Path) -> None:
-    """profiles/ + generated/ as committed at HEAD (not the work tree's edits in progress)."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", "profiles", "generated"],
+    """profiles/, captures/ and generated/ as committed at HEAD (not the work tree's edits in progress)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", *PROJECT_FOLDERS],
                              capture_output=True)
     if archive.returncode == 0:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
         return
-    print("note: git archive failed; copying the work tree's profiles/ and generated/ instead")
-    shutil.copytree(REPO / "profiles", dest / "profiles")
-    shutil.copytree(REPO / "generated", dest / "generated")
+    print("note: git archive failed; copying the work tree's profiles/, captures/ and generated/ instead")
+    for folder in PROJECT_FOLDERS:
+        shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+_FAST_PROBE = r"""
+import sys
+from generator.entry import main
+sys.argv = ["pasture", *sys.argv[1:]]
+code = main()
+print("FAST" if "click" not in sys.modules else "FULL", code)
+"""
+
+
+def fast_path_answers(py: str, root: Path, env: dict) -> bool:
+    """Whether `pasture check` on root is answered by the fast path (click never imported)."""
+    out = run_checked([py, "-c", _FAST_PROBE, "--root", str(root), "check"], env=env)
+    return out.stdout.strip().splitlines()[-1] == "FAST 0"
 
 
 def tree_stats(folder: Path) -> dict:
@@ -318,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     # Python's default: bytecode caches are read and, where missing or stale, written (the untimed
     # warm-up round writes them), as on any normal install. PYTHONDONTWRITEBYTECODE=1 in the calling
     # environment would make every run recompile whatever has no valid cache.
-    child_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED")}
+    child_env = {k: v for k, v in os.environ.items()
+                 if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PASTURE_NO_CACHE")}
     print(f"pasture generate/check benchmark, {env_info['date']}, git {env_info['git']}, python {env_info['python']}, "
           f"{env_info['cpus']} CPUs, load {env_info['loadavg_start']}")
     print(f"console script: {real_script}" + (f" (PATH finds {on_path})" if on_path and on_path != real_script else ""))
@@ -329,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     verdicts: dict[str, dict] = {}
 
     work = scratch("pasture-bench-gen-")
+    # `pasture check` keeps its fast-path records in the user's cache folder: a temp one here.
+    child_env["PASTURE_CACHE_DIR"] = str(work / "check-cache")
+    full_env = {**child_env, "PASTURE_NO_CACHE": "1"}
     try:
         # ---- 1 + 3: committed contracts, bare interpreter and the peer, interleaved -----------------
         proj = work / "committed"
@@ -343,7 +371,11 @@ def main(argv: list[str] | None = None) -> int:
         fresh = work / "fresh"  # generate into an empty generated/
         fresh.mkdir()
         shutil.copytree(proj / "profiles", fresh / "profiles")
+        shutil.copytree(proj / "captures", fresh / "captures")
         pasture_out = tree_stats(proj / "generated")
+        run_checked(pasture + ["--root", str(proj), "check"], env=child_env)  # records the digest
+        if not fast_path_answers(py, proj, child_env):
+            raise SystemExit("the fast path of `pasture check` did not answer on the unchanged copy")
 
         peer = None
         if not args.no_peer:
@@ -371,8 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                 results["peer_error"] = str(exc)
 
         series = {name: Series(name) for name in (
-            "python -c pass", "pasture check", "pasture generate (empty generated/)",
-            "pasture generate (up to date)")}
+            "python -c pass", "pasture check", "pasture check (full)", "pasture validate",
+            "pasture generate (empty generated/)", "pasture generate (up to date)")}
         if peer:
             series["rulesync generate"] = Series("rulesync generate")
             series["rulesync generate --check"] = Series("rulesync generate --check")
@@ -382,11 +414,15 @@ def main(argv: list[str] | None = None) -> int:
                     run = spawn(rss=True, argv=wrap + [py, "-c", "pass"], env=child_env)
                 elif name == "pasture check":
                     run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "check"], env=child_env)
+                elif name == "pasture check (full)":
+                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "check"], env=full_env)
+                elif name == "pasture validate":
+                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "validate"], env=child_env)
                 elif name.startswith("pasture generate (empty"):
                     clear(fresh / "generated")
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(fresh), "generate"], env=child_env)
+                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(fresh), "generate"], env=full_env)
                 elif name.startswith("pasture generate (up"):
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "generate"], env=child_env)
+                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "generate"], env=full_env)
                 elif name == "rulesync generate":
                     for out in peer["outputs"]:
                         clear(out)
@@ -402,17 +438,23 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for name, s in series.items():
             rows.append([name, ms(s.median()), ms(s.p95()), ms(s.median("cpu")), ms(s.p95("cpu")),
-                         s.rss_max_text(), f"{s.median() / bare.median():.2f}x"])
+                         s.rss_max_text(), f"{s.median() / bare.median():.2f}x",
+                         f"{s.median('cpu') / bare.median('cpu'):.2f}x"])
         print(f"\n1. committed contracts ({pasture_out['files']} files, {pasture_out['bytes']} bytes generated), "
               f"{args.runs} interleaved runs each")
         print(table(["command", "wall p50 ms", "wall p95 ms", "cpu p50 ms", "cpu p95 ms", "max RSS MiB",
-                     "wall / bare"], rows))
+                     "wall / bare", "cpu / bare"], rows))
         results["committed"] = {"output": pasture_out, "series": {n: s.summary() for n, s in series.items()},
                                 "raw": {n: [r.__dict__ for r in s.runs] for n, s in series.items()}}
         check = series["pasture check"]
-        verdicts["check < 0.5 s"] = {
-            "ok": check.median() < CHECK_TARGET_S, "measured": f"median {check.median():.3f} s wall "
-            f"(p95 {check.p95():.3f}), {check.median('cpu'):.3f} s CPU", "cpu_ok": check.median("cpu") < CHECK_TARGET_S}
+        ratio, cpu_ratio = check.median() / bare.median(), check.median("cpu") / bare.median("cpu")
+        verdicts[f"check on an unchanged tree <= {CHECK_VS_BARE_MAX:g}x python -c pass"] = {
+            "ok": ratio <= CHECK_VS_BARE_MAX, "measured": f"{ratio:.2f}x wall ({check.median() * 1000:.1f} vs "
+            f"{bare.median() * 1000:.1f} ms), {cpu_ratio:.2f}x CPU", "cpu_ok": cpu_ratio <= CHECK_VS_BARE_MAX}
+        full = series["pasture check (full)"]
+        verdicts["full check < 0.5 s"] = {
+            "ok": full.median() < CHECK_TARGET_S, "measured": f"median {full.median():.3f} s wall "
+            f"(p95 {full.p95():.3f}), {full.median('cpu'):.3f} s CPU", "cpu_ok": full.median("cpu") < CHECK_TARGET_S}
         if peer:
             gen = series["pasture generate (empty generated/)"]
             rs = series["rulesync generate"]
@@ -440,8 +482,9 @@ def main(argv: list[str] | None = None) -> int:
                     if r >= runs_for[n]:
                         continue
                     clear(projects[n] / "generated")
-                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=child_env))
-                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=child_env))
+                    # The full check (no fast path): this series measures how the work scales.
+                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=full_env))
+                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=full_env))
             fails = {n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"]) for n in all_sizes
                      if gen_s[n].summary()["exit_codes"] != [0] or chk_s[n].summary()["exit_codes"] != [0]}
             if fails:
@@ -545,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\ntargets")
     for name, v in verdicts.items():
         extra = ""
-        if name.startswith("check") and not v["ok"] and v.get("cpu_ok"):
+        if "check" in name and not v["ok"] and v.get("cpu_ok"):
             extra = "  (wall misses, CPU time meets it: the machine was busy; rerun on an idle machine)"
         print(f"  {verdict(v['ok'])}  {name}: {v['measured']}{extra}")
     missed = [n for n, v in verdicts.items() if not v["ok"]]

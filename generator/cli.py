@@ -8,14 +8,24 @@ from pathlib import Path
 
 import click
 
+from . import __version__
 from .cli_options import EXIT_DIFF, EXIT_ERROR, load_or_exit, project_root, root_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="pasture", message="%(prog)s %(version)s")
 @root_option
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
-    """Generate native lifecycle-hook adapters from version-pinned host profiles."""
+    """Generate native lifecycle-hook adapters from version-pinned host profiles.
+
+    Every command works on the project in the current folder, or the one --root names. Templates
+    come from the installed package; the project's own templates/ overrides them file by file.
+
+    \b
+    Shell completion (click's), e.g. in ~/.bashrc:
+      eval "$(_PASTURE_COMPLETE=bash_source pasture)"    (zsh: zsh_source, fish: fish_source)
+    """
     ctx.ensure_object(dict)
     ctx.obj["root"] = root
 
@@ -59,73 +69,137 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     click.echo(render(found, row), nl=False)
 
 
-def _render_or_exit(root: Path, contract_ids: tuple[str, ...]):
+def _render_or_exit(root: Path, contract_ids: tuple[str, ...], as_json: bool = False, cited: set[str] | None = None):
     from .render.project import RenderError, render_project
 
-    contracts = load_or_exit(root)
+    contracts = load_or_exit(root, as_json, cited=cited)
     known = {c.id for c in contracts}
     unknown = [c for c in contract_ids if c not in known]
     if unknown:
         raise click.UsageError(f"no contract {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
     try:
-        return render_project(contracts)
+        return render_project(contracts, root)
     except RenderError as exc:
-        click.echo(f"error: {exc}", err=True)
-        click.echo("nothing was written.", err=True)
+        if as_json:
+            click.echo(json.dumps({"ok": False, "error": str(exc), "written": False}, indent=2))
+        else:
+            click.echo(f"error: {exc}", err=True)
+            click.echo("nothing was written.", err=True)
         sys.exit(EXIT_ERROR)
+
+
+def _templates_note(root: Path) -> dict:
+    from .render.env import overridden, search_path
+
+    return {"templates": list(search_path(root)), "overridden_templates": overridden(root)}
+
+
+def _drift_json(drift, **extra) -> str:
+    return json.dumps({"ok": True, "clean": drift.clean, "missing": drift.missing, "extra": drift.extra,
+                       "modified": drift.modified, **extra}, indent=2, ensure_ascii=False)
 
 
 _contract_option = click.option(
     "--contract", "contract_ids", multiple=True, metavar="ID",
     help="limit the work to this contract (repeatable); project-wide files are refreshed too")
+_json_option = click.option("--json", "as_json", is_flag=True, help="machine-readable output (one JSON object)")
 
 
 @main.command()
 @root_option
 @_contract_option
 @click.option("--dry-run", is_flag=True, help="show what would change; write nothing")
+@_json_option
 @click.pass_context
-def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], dry_run: bool) -> None:
+def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], dry_run: bool,
+             as_json: bool) -> None:
     """Render every artifact into generated/ (all-or-nothing)."""
     from .generate import compare, write
+    from .quickcheck import stamp
 
     project = project_root(ctx, root)
-    artifacts = _render_or_exit(project, contract_ids)
+    before = None if contract_ids else stamp(project)
+    cited: set[str] = set()
+    artifacts = _render_or_exit(project, contract_ids, as_json, cited)
     drift = compare(project, artifacts, set(contract_ids) or None)
-    if drift.clean:
-        click.echo("generated/ is up to date.")
-        return
-    if dry_run:
-        click.echo(drift.report(with_diff=True), nl=False)
-        click.echo(f"would write {len(drift.missing) + len(drift.modified)} file(s) and remove "
-                   f"{len(drift.extra)}; nothing was written (--dry-run).")
+    note = _templates_note(project) if as_json else {}
+    written = drift.missing + drift.modified
+    if drift.clean or dry_run:
+        if drift.clean:
+            _remember_clean(project, cited, before, artifacts)
+        if as_json:
+            click.echo(_drift_json(drift, dry_run=dry_run, written=[], removed=[],
+                                   diffs={p: drift.diffs[p] for p in drift.modified}, **note))
+        elif drift.clean:
+            click.echo("generated/ is up to date.")
+        else:
+            click.echo(drift.report(with_diff=True), nl=False)
+            click.echo(f"would write {len(written)} file(s) and remove {len(drift.extra)}; nothing was written "
+                       "(--dry-run).")
         return
     try:
         write(project, artifacts, drift)
     except OSError as exc:
-        click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
+        if as_json:
+            click.echo(json.dumps({"ok": False, "error": f"cannot write generated/: {exc}", "written": False},
+                                  indent=2))
+        else:
+            click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
         sys.exit(EXIT_ERROR)
+    _remember_clean(project, cited, before, artifacts)
+    if as_json:
+        click.echo(_drift_json(drift, dry_run=False, written=written, removed=drift.extra, **note))
+        return
     click.echo(drift.report(with_diff=False), nl=False)
-    click.echo(f"wrote {len(drift.missing) + len(drift.modified)} file(s), removed {len(drift.extra)}.")
+    click.echo(f"wrote {len(written)} file(s), removed {len(drift.extra)}.")
 
 
 @main.command()
 @root_option
 @_contract_option
+@_json_option
 @click.pass_context
-def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...]) -> None:
-    """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error."""
+def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], as_json: bool) -> None:
+    """Exit 0 if generated/ matches the profiles, 1 on drift (missing, extra, modified), 2 on error.
+
+    Never writes generated/. After a clean full check it remembers, outside the project (in the
+    user's cache folder), the digest of everything the result depends on; the next check with
+    nothing changed only re-hashes and skips rendering (PASTURE_NO_CACHE=1 turns that off).
+    """
     from .generate import compare
+    from .quickcheck import stamp
 
     project = project_root(ctx, root)
-    artifacts = _render_or_exit(project, contract_ids)
+    before = None if contract_ids else stamp(project)
+    cited: set[str] = set()
+    artifacts = _render_or_exit(project, contract_ids, as_json, cited)
     drift = compare(project, artifacts, set(contract_ids) or None)
+    if drift.clean:
+        _remember_clean(project, cited, before, artifacts)
+    if as_json:
+        click.echo(_drift_json(drift, files=len(artifacts), diffs={p: drift.diffs[p] for p in drift.modified},
+                               **_templates_note(project)))
+        if not drift.clean:
+            sys.exit(EXIT_DIFF)
+        return
     if drift.clean:
         click.echo(f"generated/ matches the profiles ({len(artifacts)} files).")
         return
     click.echo(drift.report(with_diff=True), nl=False)
     click.echo("drift: run `pasture generate` and commit the result.", err=True)
     sys.exit(EXIT_DIFF)
+
+
+def _remember_clean(project: Path, cited: set[str], before: str | None, artifacts) -> None:
+    """Record that generated/ is verified against these exact inputs (the fast path of check);
+    ``before`` is None for a --contract run (it verified only part of the project)."""
+    from . import quickcheck
+    from .render.project import MANIFEST
+
+    manifest = next(a for a in artifacts if a.path == MANIFEST)
+    # profiles/ and captures/ are hashed whole; only citations elsewhere need naming.
+    quickcheck.remember(project, [c for c in cited if not c.startswith(("profiles/", "captures/"))], before,
+                        manifest.data)
 
 
 @main.command()
@@ -192,6 +266,7 @@ main.add_command(doctor)
 
 from .hostcli import capture, diff, evidence, host, profile  # noqa: E402
 from .policycli import policy  # noqa: E402
+from .hookcli import hook  # noqa: E402
 
 main.add_command(host)
 main.add_command(capture)
@@ -199,6 +274,7 @@ main.add_command(profile)
 main.add_command(evidence)
 main.add_command(diff)
 main.add_command(policy)
+main.add_command(hook)
 
 
 if __name__ == "__main__":  # pragma: no cover

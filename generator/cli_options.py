@@ -25,13 +25,15 @@ def project_root(ctx: click.Context, root: Path | None) -> Path:
     return Path(root or group_root or Path.cwd()).resolve()
 
 
-def load_or_exit(root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written."):
-    """Every validated contract, or every profile problem printed and exit 2."""
+def load_or_exit(root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written.",
+                 cited: set[str] | None = None):
+    """Every validated contract, or every profile problem printed and exit 2 (``cited`` collects the
+    repository paths citations resolved to)."""
     from .diagnostics import ProfileErrors
     from .loader import load_project
 
     try:
-        return load_project(root, only)
+        return load_project(root, only, cited)
     except ProfileErrors as exc:
         if as_json:
             click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))

@@ -1,4 +1,5 @@
-"""The `pasture` console script: the hook path skips click and everything else that is slow to import."""
+"""The `pasture` console script: the hook path (and an unchanged `check`) skip click and everything else
+that is slow to import."""
 
 from __future__ import annotations
 
@@ -8,13 +9,23 @@ import sys
 def main() -> int | None:
     from .hook.main import is_hook
 
-    if is_hook(sys.argv[1:3]):
+    if is_hook(sys.argv[1:3]) and not {"-h", "--help"} & set(sys.argv[3:]):
         from .hook.main import main as hook_main
 
         return hook_main(sys.argv[1:], process=True)
+    if "check" in sys.argv[1:4]:
+        # An unchanged project is answered from a recorded digest without importing click and the
+        # renderer (generator/quickcheck.py); anything else falls through to the full check.
+        from .quickcheck import main as quick_main
+
+        code = quick_main(sys.argv[1:])
+        if code is not None:
+            return code
     from .cli import main as cli_main
 
-    return cli_main()
+    # One program name however it was started (console script, python -m generator): the same help
+    # text and the same completion variable (_PASTURE_COMPLETE).
+    return cli_main(prog_name="pasture")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,12 @@
-"""Safe YAML loading that remembers where every value came from and refuses duplicate keys."""
+"""Safe YAML loading that remembers where every value came from and refuses duplicate keys.
+
+Profiles are untrusted input, so loading is bounded before anything is built: a document larger than
+MAX_BYTES, nested deeper than MAX_DEPTH, with a recursive alias, or whose aliases would expand it
+past a budget proportional to its own distinct nodes (billion laughs: a few hundred bytes that
+expand to 10^9 nodes) is refused with the line to change. The check walks the composed node graph once, counting
+every shared node by its expanded size, so refusing costs time linear in the text, not in the
+expansion.
+"""
 
 from __future__ import annotations
 
@@ -54,25 +62,50 @@ def _mark(node: yaml.Node) -> Mark:
 # parser, so syntax errors keep their exact wording and position.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
+# The largest committed profile is ~40 kB and a 5,000-event synthetic one (benchmarks) ~3.2 MB.
+MAX_BYTES = 4 * 1024 * 1024
+# Profiles nest about 6 deep; libyaml itself stops at 1,000, our recursive builder needs less.
+MAX_DEPTH = 64
+# Aliases may repeat values, but the expanded document may hold at most this many nodes per distinct
+# node of the text, plus a floor: ordinary anchors and merge keys stay far below it, an alias bomb
+# (each level repeating the one before) passes it within a few levels.
+_EXPANSION_PER_NODE = 4
+_EXPANSION_FLOOR = 10_000
+
 
 def _compose(text: str) -> tuple[Any, Any]:
     """(loader, root node); the caller disposes the loader. Syntax errors raise from the pure-Python parser."""
+    fast_error = None
     if _FAST_LOADER is not None:
         fast = _FAST_LOADER(text)
         try:
             return fast, fast.get_single_node()
-        except yaml.YAMLError:
+        except yaml.YAMLError as exc:
+            fast_error = exc
             fast.dispose()
+            if "nesting depth" in str(getattr(exc, "problem", "")):
+                raise  # the pure-Python parser would only recurse to the same verdict, slowly
     loader = yaml.SafeLoader(text)
     try:
         return loader, loader.get_single_node()
+    except RecursionError:
+        # The pure-Python composer recurses per nesting level; libyaml already said where it stopped.
+        loader.dispose()
+        if fast_error is not None:
+            raise fast_error from None
+        raise YamlProblem(f"YAML nesting deeper than {MAX_DEPTH} levels", Mark(1, 1),
+                          "flatten the document; profiles nest a few levels deep") from None
     except BaseException:
         loader.dispose()
         raise
 
 
 def load(path: Path, text: str) -> Source:
-    """Parse one YAML document with the safe loader; raise YamlProblem on syntax or duplicate keys."""
+    """Parse one YAML document with the safe loader; raise YamlProblem on syntax, duplicate keys, or a
+    document past the bounds above."""
+    if len(text) > MAX_BYTES:
+        raise YamlProblem(f"document is {len(text):,} characters; at most {MAX_BYTES:,} are read", Mark(1, 1),
+                          "split it; a profile describes one host version")
     loader = None
     try:
         try:
@@ -89,11 +122,68 @@ def load(path: Path, text: str) -> Source:
         if node is None:
             src.data = None
             return src
+        _check_bounds(node)
         src.data = _build(loader, node, (), src)
         return src
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_bounds(root: yaml.Node) -> None:
+    """Refuse a node graph that is cyclic, too deep, or whose aliases expand it past the budget, before
+    building it.
+
+    One iterative post-order walk: a node reached again through an alias is not walked again, its
+    expanded size is reused, so the cost is linear in the number of distinct nodes however large
+    the expansion (Python integers do not overflow).
+    """
+    size: dict[int, int] = {}
+    order: list[yaml.Node] = []  # post-order, to name the first value past the budget
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, int, list | None]] = [(root, 1, None)]
+    while stack:
+        node, depth, kids = stack.pop()
+        key = id(node)
+        if kids is not None:  # leaving: every child is sized
+            active.discard(key)
+            total = 1
+            for kid in kids:
+                total += size[id(kid)]
+            size[key] = total
+            order.append(node)
+            continue
+        if key in size:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1
+            order.append(node)
+            continue
+        if key in active:
+            raise YamlProblem("recursive alias: this value contains itself", _mark(node),
+                              "remove the alias that refers back to its own anchor")
+        if depth > MAX_DEPTH:
+            raise YamlProblem(f"nesting deeper than {MAX_DEPTH} levels", _mark(node),
+                              "flatten the document; profiles nest a few levels deep")
+        kids = _children(node)
+        active.add(key)
+        stack.append((node, depth, kids))
+        stack.extend((kid, depth + 1, None) for kid in kids)
+    budget = _EXPANSION_FLOOR + _EXPANSION_PER_NODE * len(order)
+    if size[id(root)] > budget:
+        first = next(n for n in order if size[id(n)] > budget)
+        raise YamlProblem(
+            f"aliases expand this value to {size[id(first)]:,} nodes; a document of {len(order):,} distinct "
+            f"nodes may expand to at most {budget:,}", _mark(first),
+            "write the values out instead of repeating anchors; profiles need few aliases, if any")
 
 
 def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Path_, src: Source) -> Any:

@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 from click.testing import CliRunner
 from repo_paths import REPO
 
 from generator.cli import main
+
+
+def pytest_configure(config):
+    # `pasture check` keeps its fast-path records in the user's cache folder: never the real one here
+    # (subprocesses inherit this).
+    os.environ["PASTURE_CACHE_DIR"] = tempfile.mkdtemp(prefix="pasture-test-cache-")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(os.environ.pop("PASTURE_CACHE_DIR", ""), ignore_errors=True)
 
 
 @pytest.fixture
@@ -47,11 +61,12 @@ def snapshot_text(snapshot):
 def npm_bin():
     """``node_modules/.bin`` of the pinned real hosts (tests/npm), installed once into ``.cache/npm/<digest>``.
 
-    Real-host tests skip only when npm itself is absent; in CI it is present and they must pass.
+    npm and node are prerequisites of the suite (the README says so): without them these tests fail
+    with what to install, never skip silently.
     """
     from generator.hostenv import NpmUnavailable, ensure_npm_tools
 
     try:
         return ensure_npm_tools(REPO)
     except NpmUnavailable as exc:
-        pytest.skip(f"real-host tests need npm and node on PATH: {exc}")
+        pytest.fail(f"this test needs npm and node (>= 22) on PATH to install tests/npm: {exc}", pytrace=False)

@@ -6,19 +6,10 @@ from .hostversion import is_prerelease, key
 
 
 def _index():
-    try:
-        import pasture_contracts
-    except ImportError:
-        # A checkout run without an install: the tables sit in generated/python beside the package.
-        import os
-        import sys
+    # pasture_contracts is a top-level package of the distribution (mapped from
+    # generated/python/pasture_contracts by pyproject.toml), importable in every kind of install.
+    import pasture_contracts
 
-        here = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                            "generated", "python")
-        if not os.path.isdir(os.path.join(here, "pasture_contracts")):
-            raise
-        sys.path.append(here)
-        import pasture_contracts
     return pasture_contracts
 
 

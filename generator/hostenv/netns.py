@@ -24,7 +24,6 @@ import struct
 import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 __all__ = ["Isolation", "bring_loopback_up", "isolation_support", "network_interfaces", "python_env"]
 
@@ -71,10 +70,12 @@ def bring_loopback_up() -> None:
 
 
 def python_env() -> dict[str, str]:
-    """os.environ plus a PYTHONPATH that makes this ``generator`` package importable in a child."""
-    package_parent = str(Path(__file__).resolve().parents[2])
+    """os.environ plus a PYTHONPATH that makes this ``generator`` (and ``pasture_contracts``) importable
+    in a child, even one that starts without this environment's site-packages."""
+    from ..resources import import_roots
+
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*import_roots(), env.get("PYTHONPATH", "")) if p)
     return env
 
 

@@ -174,7 +174,7 @@ class HostRun:
         ``cwd``: a folder inside the project (relative) to start the host in, as a user who ran
         ``cd src`` first would; default the project itself. ``loggers``: extra logging HTTP servers
         started inside the namespace beside the fake model, ``{name: {"port": N, "default": reply}}``
-        (a :class:`generator.hostenv.fake_openai_chat.Reply` dict answered to every request; each
+        (a :class:`generator.hostenv.fake_models.ChatReply` dict answered to every request; each
         request is logged to ``<run>/logger-<name>.jsonl``). The port is fixed because whatever is
         to reach a logger (a policy file, say) is written before the run starts; in a fresh network
         namespace every port is free.
@@ -288,7 +288,7 @@ def _inside(spec_path: Path) -> int:
             deadline=spec["fake_deadline"], max_requests=spec["max_requests"],
         ).start()
         if spec.get("loggers"):
-            from .fake_openai_chat import FakeChatServer, Reply as ChatReply
+            from .fake_models import ChatReply, FakeChatServer
 
             for name, logger in spec["loggers"].items():
                 log = layout.root / f"logger-{name}.jsonl"

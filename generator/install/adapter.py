@@ -43,7 +43,7 @@ def load_adapter(root: Path, contract_id: str) -> Adapter:
     name = _FILE.get(contract.harness, PLUGIN_FILE)
     from ..render.project import adapter_artifacts
 
-    artifact = next(a for a in adapter_artifacts(contract) if a.path == f"{contract.id}/{name}")
+    artifact = next(a for a in adapter_artifacts(contract, root) if a.path == f"{contract.id}/{name}")
     on_disk = root / "generated" / artifact.path
     stale = None
     try:

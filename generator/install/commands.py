@@ -12,12 +12,10 @@ import click
 from .report import EXIT_ERROR, InstallError, Report
 from .targets import HARNESSES
 
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
 
 def _root(ctx: click.Context, root: Path | None) -> Path:
     """--root, else the group's --root, else the current folder if it holds profiles/, else the
-    pasture checkout this package runs from."""
+    project the installed package carries (its profiles/ and captures/)."""
     if root is None and isinstance(ctx.obj, dict):
         root = ctx.obj.get("root")
     if root is not None:
@@ -25,7 +23,13 @@ def _root(ctx: click.Context, root: Path | None) -> Path:
     here = Path.cwd()
     if (here / "profiles").is_dir():
         return here.resolve()
-    return _PACKAGE_ROOT if (_PACKAGE_ROOT / "profiles").is_dir() else here.resolve()
+    return _bundled()
+
+
+def _bundled() -> Path:
+    from ..resources import bundled_project
+
+    return Path(bundled_project())
 
 
 def _scope(project: Path | None, user: bool) -> Path | None:
@@ -129,7 +133,7 @@ def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool
     """
     from .actions import Options, run_uninstall
 
-    opts = Options(harness=harness, project=_scope(project, user), root=_PACKAGE_ROOT, env=dict(os.environ),
+    opts = Options(harness=harness, project=_scope(project, user), root=_bundled(), env=dict(os.environ),
                    follow_symlinks=follow_symlinks)
     try:
         report = run_uninstall(opts)

@@ -1,21 +1,61 @@
-"""The Jinja environment every template renders in: strict, no autoescape, our own encoders only."""
+"""The Jinja environment every template renders in: strict, no autoescape, our own encoders only.
+
+Templates come from the installed package (generator.templates, mapped from the repository's
+templates/). A project's own ``<root>/templates/`` overrides them file by file, the way
+openapi-python-client takes a custom template folder: a template found there wins, every other
+template comes from the package. An override folder belongs to the project being rendered, which may
+not be trusted, so its templates render in Jinja's sandbox (no attribute access that could reach
+Python internals); the packaged templates render in the plain environment. The output is the same.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 import jinja2
+import jinja2.sandbox
 
+from ..resources import overridden_templates, template_folders
 from . import encode
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+_ROOT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pasture_template_root", default=None)
 
 
-@lru_cache(maxsize=1)
+def search_path(root: Path | str | None) -> tuple[str, ...]:
+    """The template folders for a project, first match wins (see resources.template_folders)."""
+    return template_folders(root)
+
+
+def overridden(root: Path | str | None) -> list[str]:
+    """The packaged template names <root>/templates overrides."""
+    return overridden_templates(root)
+
+
+@contextlib.contextmanager
+def templates_of(root: Path | str | None) -> Iterator[None]:
+    """Render with the templates of project ``root`` (its overrides, then the package's) inside."""
+    token = _ROOT.set(None if root is None else os.fspath(root))
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    """The environment of the project being rendered (see templates_of)."""
+    return _environment(search_path(_ROOT.get()))
+
+
+@lru_cache(maxsize=8)
+def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
+    kind = jinja2.Environment if len(folders) == 1 else jinja2.sandbox.SandboxedEnvironment
+    env = kind(
+        loader=jinja2.FileSystemLoader(list(folders)),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jinja2
+
+from .. import __version__
 from ..contracts import Contract
 from ..vocab import Harness
 from .artifact import Artifact
 from .claude import claude_artifacts
 from .codex import codex_artifacts
 from .docs import events_doc, instructions_doc
+from .env import search_path, templates_of
 from .opencode import opencode_artifacts
 from .schemas import schema_artifacts
 from .tables import table_artifacts
@@ -21,8 +26,14 @@ class RenderError(Exception):
     """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
 
 
-def adapter_artifacts(contract: Contract) -> list[Artifact]:
-    """The native adapter files of one contract (what `pasture install` puts in place)."""
+def adapter_artifacts(contract: Contract, root: Path | None = None) -> list[Artifact]:
+    """The native adapter files of one contract (what `pasture install` puts in place), rendered
+    with project ``root``'s templates (its templates/ overrides, then the packaged ones)."""
+    with templates_of(root):
+        return _adapters(contract)
+
+
+def _adapters(contract: Contract) -> list[Artifact]:
     if contract.harness is Harness.CLAUDE_CODE:
         return claude_artifacts(contract)
     if contract.harness is Harness.CODEX:
@@ -30,11 +41,24 @@ def adapter_artifacts(contract: Contract) -> list[Artifact]:
     return opencode_artifacts(contract)
 
 
-def render_project(contracts: list[Contract]) -> list[Artifact]:
+def render_project(contracts: list[Contract], root: Path | None = None) -> list[Artifact]:
+    """Every artifact of the project at ``root`` (None: packaged templates only), manifest last."""
+    with templates_of(root):
+        try:
+            return _render_all(contracts)
+        except jinja2.TemplateSyntaxError as exc:
+            raise RenderError(f"{exc.filename or exc.name}:{exc.lineno}: template syntax error: {exc.message}") from exc
+        except jinja2.TemplateError as exc:
+            # An override template that reads a missing name, or that the sandbox stopped.
+            raise RenderError(f"template error: {exc.message or type(exc).__name__} "
+                              f"(templates: {', '.join(search_path(root))})") from exc
+
+
+def _render_all(contracts: list[Contract]) -> list[Artifact]:
     artifacts: list[Artifact] = []
     try:
         for contract in contracts:
-            artifacts += adapter_artifacts(contract)
+            artifacts += _adapters(contract)
             artifacts.append(events_doc(contract))
             artifacts.append(instructions_doc(contract))
         artifacts += table_artifacts(contracts)
@@ -51,6 +75,6 @@ def render_project(contracts: list[Contract]) -> list[Artifact]:
 
 def manifest(artifacts: list[Artifact]) -> Artifact:
     files = [{"path": a.path, "sha256": a.sha256, "contract": a.contract} for a in artifacts]
-    document = {"generator": "pasture", "note": "every generated file and its sha256; do not edit",
-                "files": files}
+    document = {"generator": "pasture", "version": __version__,
+                "note": "every generated file and its sha256; do not edit", "files": files}
     return Artifact(MANIFEST, json.dumps(document, indent=2, ensure_ascii=False) + "\n")

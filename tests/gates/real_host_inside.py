@@ -81,7 +81,7 @@ if decision["decision"] == "deny":
 
 
 def _gate(spec, layout, launcher, fake, env, binary, ctx):
-    from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+    from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
 
     gate_log = layout.root / "gate-decisions.jsonl"
     hook = layout.root / "gate_hook.py"
@@ -112,7 +112,7 @@ def _gate(spec, layout, launcher, fake, env, binary, ctx):
 
 def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
     """The AI gate consulted by pasture's own runtime through our generated Claude adapter."""
-    from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+    from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
 
     repo = Path(spec["repo"])
     wrapper = layout.root / "pasture-bin"

@@ -32,7 +32,7 @@ from generator.gates.gate import (
     gate_user_prompt,
 )
 from generator.gates.openai_chat import ChatResult
-from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
 
 ENVELOPE = {
     "event": "PreToolUse",

@@ -22,7 +22,7 @@ from generator.gates.openai_chat import (
     decode_json_content,
     json_schema_response_format,
 )
-from generator.hostenv.fake_openai_chat import FakeChatServer, Reply
+from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
 
 SEVERITY = {"severity": "high", "confidence": 0.9, "rationale": "sqli"}
 
@@ -145,8 +145,8 @@ def test_request_shape():
         asyncio.run(gate.invoke(user="only user", schema=GateDecision))  # system=None: omitted
         first, second = fake.chat_requests
     assert first["path"] == "/v1/chat/completions"
-    assert first["headers"]["Authorization"] == "<redacted>"  # sent, and redacted in the log
-    assert first["headers"]["Content-Type"] == "application/json"
+    assert first["headers"]["authorization"] == "<redacted>"  # sent, and redacted in the log
+    assert first["headers"]["content-type"] == "application/json"
     body = first["body"]
     assert body["model"] == "fake/model"
     assert body["messages"] == [
@@ -176,7 +176,8 @@ def test_openrouter_base_url_requests_usage_accounting():
 def test_no_key_sends_no_authorization():
     with FakeChatServer([Reply.json(SEVERITY)]) as fake:
         OpenAIChatClient(fake.base_url).create(messages=[{"role": "user", "content": "x"}], model="m")
-        assert "Authorization" not in fake.chat_requests[0]["headers"]
+        headers = fake.chat_requests[0]["headers"]
+        assert "authorization" not in headers and headers["content-type"] == "application/json"
 
 
 def test_non_json_body_is_a_protocol_error():
@@ -245,7 +246,7 @@ def test_fake_server_runs_as_a_process(tmp_path):
     port_file = tmp_path / "port"
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "generator.hostenv.fake_openai_chat", "--script", str(script),
+        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies", "--script", str(script),
          "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
     )  # fmt: skip
     try:
@@ -253,7 +254,7 @@ def test_fake_server_runs_as_a_process(tmp_path):
             if port_file.exists():
                 break
             time.sleep(0.05)
-        client = OpenAIChatClient(f"http://127.0.0.1:{port_file.read_text()}/v1")
+        client = OpenAIChatClient(f"http://127.0.0.1:{port_file.read_text().strip()}/v1")
         with pytest.raises(ChatHTTPError):
             client.create(messages=[{"role": "user", "content": "x"}], model="m")
         result = client.create(messages=[{"role": "user", "content": "x"}], model="m")
@@ -263,8 +264,8 @@ def test_fake_server_runs_as_a_process(tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [e["status"] for e in entries] == [503, 200, 200]
-    assert [e["reply"] for e in entries] == [0, 1, None]
+    assert [e["reply"]["status"] for e in entries] == [503, 200, 200]
+    assert [e["reply"]["index"] for e in entries] == [0, 1, None]
 
 
 @pytest.mark.parametrize(

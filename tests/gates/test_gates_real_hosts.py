@@ -14,7 +14,6 @@ when that infrastructure or npm/node is missing, with the reason.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -31,11 +30,6 @@ REPO = Path(__file__).resolve().parents[2]
 INSIDE = Path(__file__).resolve().parent / "real_host_inside.py"
 
 pytestmark = pytest.mark.real_host
-
-_INFRA = ("generator.hostenv.runner", "generator.hostenv.npm_tools", "generator.hostenv.fake_models", "generator.hostenv.hosts")
-_MISSING = [m for m in _INFRA if importlib.util.find_spec(m) is None]
-if _MISSING:
-    pytest.skip(f"real-host tests need the hostenv infrastructure, missing: {', '.join(_MISSING)}", allow_module_level=True)
 
 from generator.hostenv import Turn, host_binary, isolation_support  # noqa: E402
 from generator.hostenv.hosts import RunLayout  # noqa: E402

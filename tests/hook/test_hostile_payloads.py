@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ weird_text = st.sampled_from([b"", b" ", b"null", b"[]", b"\"str\"", b"1e999", b
 payloads = st.one_of(shaped, raw_bytes, weird_text, json_values.map(lambda v: json.dumps(v).encode()))
 
 
+@pytest.mark.slow  # 10,800 journaled hook calls: minutes; left out of the fast tier (CONTRIBUTING.md)
 @settings(max_examples=900, deadline=None, suppress_health_check=list(HealthCheck))
 @given(payload=payloads)
 def test_hostile_payloads(env, payload):

@@ -9,18 +9,17 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+import host_schemas
 from generator.install.hooktable import COMMAND_PREFIX, is_our_group
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = "claude-code@2.1.328"
-_SCHEMA_FILE = REPO.parent / "shared" / "schemas" / "claude-code-settings.schema.json"  # as tests/render do
-SCHEMA = json.loads(_SCHEMA_FILE.read_text()) if _SCHEMA_FILE.exists() else None
-if SCHEMA is not None:
-    # SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
-    # it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.
-    next(shape for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
-         if shape.get("properties", {}).get("type", {}).get("const") == "command")["properties"]["onFailure"] = {
-        "type": "string", "enum": ["continue", "block"]}
+SCHEMA = host_schemas.load("claude-code-settings.schema.json")  # committed; a missing copy fails, never skips
+# SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
+# it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.
+next(shape for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
+     if shape.get("properties", {}).get("type", {}).get("const") == "command")["properties"]["onFailure"] = {
+    "type": "string", "enum": ["continue", "block"]}
 
 FOREIGN = {
     "permissions": {"allow": ["Bash(ls:*)"]},
@@ -81,9 +80,8 @@ def test_merge_keeps_foreign_hooks_keys_and_order(pasture, project: Path, genera
         assert [g for g in doc["hooks"][event] if _ours(g)] == groups
     # the file keeps its 4-space indent
     assert _settings(project).read_text().startswith('{\n    "permissions"')
-    if SCHEMA is not None:
-        jsonschema.validate({k: v for k, v in doc.items() if k != "hooks"} | {"hooks": {
-            e: g for e, g in doc["hooks"].items() if e in SCHEMA["properties"]["hooks"]["properties"]}}, SCHEMA)
+    jsonschema.validate({k: v for k, v in doc.items() if k != "hooks"} | {"hooks": {
+        e: g for e, g in doc["hooks"].items() if e in SCHEMA["properties"]["hooks"]["properties"]}}, SCHEMA)
 
 
 def test_backup_holds_the_bytes_before_the_install(pasture, project: Path) -> None:

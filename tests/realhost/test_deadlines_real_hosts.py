@@ -149,7 +149,7 @@ def test_the_ai_gates_transient_retries_stay_inside_the_deadline(npm_bin: Path, 
     _assert_blocked_before_the_host_kill(out, r"AI gate")
     asked = out.logger_requests("ai")
     assert len(asked) >= 2, asked  # it did retry the transient failure, within the deadline
-    assert {r["status"] for r in asked} == {503}
+    assert {r["reply"]["status"] for r in asked} == {503}
 
 
 SLOW_BIN = """#!/bin/sh

@@ -174,4 +174,4 @@ def test_a_hostile_ai_gate_never_reaches_its_endpoint_with_the_users_key(npm_bin
     _assert_rm_denied_by_the_user_layer(out, out.run.root / "outside" / "journal.sqlite3")
     requests = out.logger_requests("repo-ai")
     assert requests and all(r["path"] == "/v1/chat/completions" for r in requests), out.describe()
-    assert all(r["headers"].get("Authorization") == "<redacted>" for r in requests)  # the user's key went along
+    assert all(r["headers"].get("authorization") == "<redacted>" for r in requests)  # the user's key went along

@@ -72,11 +72,11 @@ else:
 
 
 def npm_bin() -> Path:
-    """``node_modules/.bin`` of the pinned npm tools (tests/npm), installed once; skip without npm."""
+    """``node_modules/.bin`` of the pinned npm tools (tests/npm), installed once; fails without npm."""
     try:
         return ensure_npm_tools(REPO)
     except NpmUnavailable as exc:
-        pytest.skip(f"needs npm and node on PATH: {exc}")
+        pytest.fail(f"this test needs npm and node (>= 22) on PATH to install tests/npm: {exc}", pytrace=False)
 
 
 def node_modules(bin_dir: Path) -> Path:
@@ -99,15 +99,56 @@ def _package(bin_dir: Path, folder: Path) -> None:
         link.symlink_to(node_modules(bin_dir), target_is_directory=True)
 
 
-def typecheck(bin_dir: Path, folder: Path, text: str, v2: bool) -> subprocess.CompletedProcess[str]:
-    """tsc --strict --noEmit on one generated plugin (v2: plus the hand-written stand-in typings)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / PLUGIN).write_text(text, encoding="utf-8")
-    files = [PLUGIN]
-    if v2:
-        shutil.copy(V2_TYPES, folder / V2_TYPES.name)
-        files.append(V2_TYPES.name)
-    return tsc(bin_dir, folder, files, *TSC_FLAGS)
+class TscBatch:
+    """Every plugin the suite type-checks, compiled by one tsc run.
+
+    A tsc start costs several seconds here (the compiler itself plus the Node and @opencode-ai
+    typings), so the plugins go into one program: each case in its own folder as a module of its
+    own, the v2 stand-in typings once (they declare "@opencode/plugin", the v1 plugins import the
+    real "@opencode-ai/plugin", so both coexist). tsc reports diagnostics per file, so each case
+    keeps its own verdict; the run also emits JavaScript for the Node behaviour tests.
+    """
+
+    def __init__(self, bin_dir: Path, folder: Path) -> None:
+        self.bin_dir, self.folder = bin_dir, folder
+        self.texts: dict[str, str] = {}
+        self._done: subprocess.CompletedProcess[str] | None = None
+
+    def add(self, case: str, text: str) -> None:
+        assert "/" not in case and case not in self.texts, case
+        self.texts[case] = text
+
+    def _run(self) -> subprocess.CompletedProcess[str]:
+        if self._done is None:
+            files = []
+            for case, text in self.texts.items():
+                (self.folder / case).mkdir(parents=True, exist_ok=True)
+                (self.folder / case / PLUGIN).write_text(text, encoding="utf-8")
+                files.append(f"{case}/{PLUGIN}")
+            shutil.copy(V2_TYPES, self.folder / V2_TYPES.name)
+            flags = [f for f in TSC_FLAGS if f != "--noEmit"] + ["--outDir", "emitted"]
+            self._done = tsc(self.bin_dir, self.folder, [*files, V2_TYPES.name], *flags)
+        return self._done
+
+    def result(self, case: str, text: str) -> subprocess.CompletedProcess[str]:
+        """tsc's verdict on one case: its own diagnostics (and any not tied to a case's file)."""
+        assert self.texts[case] == text, f"{case}: the batch compiled other text than the test holds"
+        done = self._run()
+        lines = done.stdout.splitlines()
+        own = [line for line in lines if line.startswith(f"{case}/")]
+        unowned = [line for line in lines if line and not line.startswith(" ")
+                   and not any(line.startswith(f"{c}/") for c in self.texts)]
+        diagnostics = own + unowned
+        code = 0 if not diagnostics and done.returncode in (0, 2) else (done.returncode or 2)
+        if not diagnostics and done.returncode not in (0, 2):
+            diagnostics = [f"tsc failed (exit {done.returncode}): {done.stderr[-2000:]}"]
+        return subprocess.CompletedProcess(done.args, code, "\n".join(diagnostics), done.stderr)
+
+    def emitted(self, case: str, text: str) -> Path:
+        """The JavaScript tsc emitted for a case that type-checks."""
+        done = self.result(case, text)
+        assert done.returncode == 0, done.stdout
+        return self.folder / "emitted" / case / "pasture-lifecycle.js"
 
 
 def write_stub(folder: Path) -> Path:
@@ -123,23 +164,6 @@ def runtime_argv(runtime: str, bin_dir: Path) -> tuple[list[str], dict[str, str]
     if runtime == "bun":
         return [str(host_binary("opencode", bin_dir))], {"BUN_BE_BUN": "1"}
     return ["node"], {}
-
-
-def load_plugin_source(runtime: str, bin_dir: Path, folder: Path, text: str, v2: bool) -> Path:
-    """The file the runtime imports: the .ts itself under Bun, tsc's emitted .js under Node."""
-    folder.mkdir(parents=True, exist_ok=True)
-    source = folder / PLUGIN
-    source.write_text(text, encoding="utf-8")
-    if runtime == "bun":
-        return source
-    files = [PLUGIN]
-    if v2:
-        shutil.copy(V2_TYPES, folder / V2_TYPES.name)
-        files.append(V2_TYPES.name)
-    flags = [f for f in TSC_FLAGS if f != "--noEmit"] + ["--outDir", "emitted"]
-    done = tsc(bin_dir, folder, files, *flags)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return folder / "emitted" / "pasture-lifecycle.js"
 
 
 def run_driver(runtime: str, bin_dir: Path, folder: Path, plugin: Path, spec: dict[str, Any],

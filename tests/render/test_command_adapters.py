@@ -8,12 +8,12 @@ import json
 import jsonschema
 import pytest
 
+import host_schemas
 from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.claude import claude_artifacts
 from generator.render.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
 
-SCHEMAS = REPO.parent / "shared" / "schemas"
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def claude_settings_schema() -> dict:
     `hooks` object forbids unknown keys. We add exactly those two, with the same matcher-group shape
     every other event uses, and assert nothing else had to change.
     """
-    schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    schema = host_schemas.load("claude-code-settings.schema.json")
     hooks = schema["properties"]["hooks"]
     assert hooks["additionalProperties"] is False
     template = copy.deepcopy(hooks["properties"]["PreToolUse"])
@@ -82,7 +82,7 @@ def test_claude_plugin_hooks_validate(contracts):
 
 
 def test_unpatched_schema_rejects_only_the_two_newer_events(contracts):
-    schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    schema = host_schemas.load("claude-code-settings.schema.json")
     settings = json.loads(claude_artifacts(contracts["claude-code@2.1.261"])[0].text)
     errors = list(jsonschema.Draft7Validator(schema).iter_errors(settings))
     assert len(errors) == 1
@@ -90,7 +90,7 @@ def test_unpatched_schema_rejects_only_the_two_newer_events(contracts):
 
 
 def test_codex_hooks_validate_against_codex_config_schema(contracts):
-    config = json.loads((SCHEMAS / "codex-hooks" / "codex-config.schema.json").read_text())
+    config = host_schemas.load("codex-config.schema.json")
     document = json.loads(codex_artifacts(contracts["codex@0.153.0"])[0].text)
     hooks_toml = config["definitions"]["HooksToml"]
     # The schema's HooksToml (0.148-era) lacks Interrupt; everything else must validate strictly.

@@ -18,7 +18,7 @@ import pytest
 from repo_paths import REPO
 from generator.loader import load_project
 from generator.render.opencode import opencode_artifacts
-from opencode_support import load_plugin_source, npm_bin, run_driver, write_stub
+from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 
 V1 = "opencode@1.18.29"
 V2 = "opencode@2.0.20"
@@ -105,7 +105,8 @@ def contracts():
     return {c.id: c for c in load_project(REPO)}
 
 
-def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: dict[str, dict[str, Any]]):
+def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: dict[str, dict[str, Any]],
+          tsc_batch=None):
     bin_dir = npm_bin()
     (artifact,) = opencode_artifacts(contracts[contract_id])
     v2 = contract_id == V2
@@ -113,7 +114,12 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
     project = folder / "project"
     project.mkdir()
     stub = write_stub(folder / "bin")
-    plugin = load_plugin_source(runtime, bin_dir, folder / "plugin", artifact.text, v2)
+    if runtime == "bun":  # OpenCode's own way: Bun imports the .ts itself
+        plugin = folder / "plugin" / PLUGIN
+        plugin.parent.mkdir(parents=True)
+        plugin.write_text(artifact.text, encoding="utf-8")
+    else:  # Node runs what the session's one tsc run emitted for this very text
+        plugin = tsc_batch.emitted(f"committed-{contract_id}", artifact.text)
     # For the case that leaves PASTURE_BIN unset, `pasture` must come from PATH.
     (folder / "bin" / "pasture").symlink_to(stub)
     spec = {
@@ -131,13 +137,13 @@ def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: di
 
 
 @pytest.fixture(scope="module", params=["bun", "node"])
-def v1(request, contracts, tmp_path_factory):
-    return _play(contracts, tmp_path_factory, request.param, V1, V1_CASES)
+def v1(request, contracts, tmp_path_factory, tsc_batch):
+    return _play(contracts, tmp_path_factory, request.param, V1, V1_CASES, tsc_batch)
 
 
 @pytest.fixture(scope="module", params=["bun", "node"])
-def v2(request, contracts, tmp_path_factory):
-    return _play(contracts, tmp_path_factory, request.param, V2, V2_CASES)
+def v2(request, contracts, tmp_path_factory, tsc_batch):
+    return _play(contracts, tmp_path_factory, request.param, V2, V2_CASES, tsc_batch)
 
 
 def _unchanged(case: dict[str, Any]) -> None:

@@ -13,7 +13,6 @@ from generator.loader import load_project
 from generator.render.artifact import header
 from generator.render.opencode import OpenCodeRenderError, opencode_artifacts
 from generator.versions import HostVersion
-from opencode_support import npm_bin, typecheck
 
 CONTRACTS = ["opencode@1.18.29", "opencode@1.18.33", "opencode@2.0.20"]
 
@@ -98,21 +97,22 @@ def test_v2_rejects_a_hook_outside_the_context_domains(contracts):
 
 
 @pytest.mark.parametrize("contract_id", ["opencode@1.18.29", "opencode@1.18.33"])
-def test_v1_plugin_type_checks_against_the_published_typings(contracts, tmp_path, contract_id):
+def test_v1_plugin_type_checks_against_the_published_typings(contracts, contract_id, tsc_batch):
     """tsc --strict against @opencode-ai/plugin as pinned in tests/npm (no --skipLibCheck)."""
-    done = typecheck(npm_bin(), tmp_path, _plugin(contracts, contract_id).text, v2=False)
+    done = tsc_batch.result(f"committed-{contract_id}", _plugin(contracts, contract_id).text)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_v1_typecheck_catches_a_misspelled_hook(contracts, tmp_path):
+def test_v1_typecheck_catches_a_misspelled_hook(contracts, tsc_batch):
     """The check is not vacuous: `satisfies Hooks` makes tsc reject a hook name OpenCode lacks."""
     text = _plugin(contracts, "opencode@1.18.29").text.replace('    "chat.params": (', '    "chat.paramz": (')
-    done = typecheck(npm_bin(), tmp_path, text, v2=False)
+    done = tsc_batch.result("misspelled-opencode@1.18.29", text)
     assert done.returncode != 0
     assert "TS2353" in done.stdout and "chat.paramz" in done.stdout
+    assert all(line.startswith("misspelled-opencode@1.18.29/") for line in done.stdout.splitlines())
 
 
-def test_v2_plugin_type_checks_against_the_hand_written_stand_in(contracts, tmp_path):
+def test_v2_plugin_type_checks_against_the_hand_written_stand_in(contracts, tsc_batch):
     """No 2.x typings are published; tests/render/opencode_v2/*.d.ts is a labelled stand-in."""
-    done = typecheck(npm_bin(), tmp_path, _plugin(contracts, "opencode@2.0.20").text, v2=True)
+    done = tsc_batch.result("committed-opencode@2.0.20", _plugin(contracts, "opencode@2.0.20").text)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,6 +1,6 @@
 """Scripted fake model servers for running the real hosts offline (stdlib only, 127.0.0.1 only).
 
-Three wire protocols, one per host:
+Three wire protocols, one per host, and one for clients that call a model directly:
 
 =====================  =========================  =======================================
 protocol name          host                       endpoint
@@ -8,6 +8,8 @@ protocol name          host                       endpoint
 ``anthropic``          Claude Code                ``POST /v1/messages`` (SSE or JSON)
 ``openai-responses``   Codex CLI                  ``POST /v1/responses`` (SSE or JSON)
 ``openai-chat``        OpenCode                   ``POST /v1/chat/completions`` (SSE/JSON)
+``openai-chat-replies``  the AI gate (any client)   ``POST /v1/chat/completions``, answers
+                                                   from a queue (chat_replies.py)
 =====================  =========================  =======================================
 
 Typical use::
@@ -21,6 +23,7 @@ Typical use::
 from __future__ import annotations
 
 from .anthropic import AnthropicMessages
+from .chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
 from .openai import OpenAIChatCompletions, OpenAIResponses
 from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
 from .server import FakeModelServer, Reply, WireProtocol, redact_headers
@@ -30,6 +33,7 @@ PROTOCOLS: dict[str, type[WireProtocol]] = {
     AnthropicMessages.name: AnthropicMessages,
     OpenAIResponses.name: OpenAIResponses,
     OpenAIChatCompletions.name: OpenAIChatCompletions,
+    ChatReplyQueue.name: ChatReplyQueue,
 }
 
 #: which protocol each host speaks
@@ -54,6 +58,9 @@ __all__ = [
     "SHELL",
     "TOOL_RESULT",
     "AnthropicMessages",
+    "ChatReply",
+    "ChatReplyQueue",
+    "FakeChatServer",
     "FakeModelServer",
     "OpenAIChatCompletions",
     "OpenAIResponses",

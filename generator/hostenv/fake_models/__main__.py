@@ -3,7 +3,8 @@
     python -m generator.hostenv.fake_models --protocol anthropic --script script.json \\
         --port-file port.txt --log requests.jsonl [--deadline 240] [--max-requests 64]
 
-The script file holds :meth:`Script.to_dict` JSON (or a bare list of turns). The chosen port is
+The script file holds :meth:`Script.to_dict` JSON (or a bare list of turns); for
+``--protocol openai-chat-replies`` it holds the reply queue (see chat_replies.py). The chosen port is
 written to ``--port-file`` once the server listens; the process exits after the deadline, the
 request limit, or SIGTERM/SIGINT.
 """
@@ -11,12 +12,13 @@ request limit, or SIGTERM/SIGINT.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
 from pathlib import Path
 
-from . import PROTOCOLS, FakeModelServer, Script
+from . import PROTOCOLS, ChatReplyQueue, FakeModelServer, Script
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,9 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model")
     args = parser.parse_args(argv)
 
-    script = (Script.from_json(args.script.read_text()) if args.script
-              else Script.shell_then_reply("echo pasture-probe > probe.txt"))
-    server = FakeModelServer(args.protocol, script, log_path=args.log, port=args.port, deadline=args.deadline,
+    protocol: str | ChatReplyQueue = args.protocol
+    if args.protocol == ChatReplyQueue.name:
+        protocol = ChatReplyQueue.from_dict(json.loads(args.script.read_text()) if args.script else {})
+        script = Script.of()
+    else:
+        script = (Script.from_json(args.script.read_text()) if args.script
+                  else Script.shell_then_reply("echo pasture-probe > probe.txt"))
+    server = FakeModelServer(protocol, script, log_path=args.log, port=args.port, deadline=args.deadline,
                              max_requests=args.max_requests, model=args.model).start()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server._stop_async("signal"))

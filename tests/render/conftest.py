@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import pytest
+
+from generator.loader import load_project
+from generator.render.opencode import opencode_artifacts
+from injection_cases import TARGETS, constructed, loaded
+from opencode_support import TscBatch, npm_bin
+from repo_paths import REPO
+
+
+@pytest.fixture(scope="session")
+def tsc_batch(tmp_path_factory) -> TscBatch:
+    """One tsc run for every OpenCode plugin the suite type-checks or runs under Node.
+
+    Cases: each committed OpenCode contract, a v1 plugin with a misspelled hook (must fail), and the
+    four hostile-string contracts of test_opencode_injection.py. Each test hands over the text it
+    holds, and the batch asserts it compiled exactly that text.
+    """
+    batch = TscBatch(npm_bin(), tmp_path_factory.mktemp("tsc-batch"))
+    contracts = {c.id: c for c in load_project(REPO) if c.harness.value == "opencode"}
+    for contract_id, contract in sorted(contracts.items()):
+        batch.add(f"committed-{contract_id}", opencode_artifacts(contract)[0].text)
+    batch.add("misspelled-opencode@1.18.29", opencode_artifacts(contracts["opencode@1.18.29"])[0].text
+              .replace('    "chat.params": (', '    "chat.paramz": ('))
+    for contract_id in sorted(TARGETS):
+        batch.add(f"injection-loaded-{contract_id}",
+                  opencode_artifacts(loaded(tmp_path_factory.mktemp("injection"), contract_id)[0])[0].text)
+        batch.add(f"injection-constructed-{contract_id}", opencode_artifacts(constructed(contract_id)[0])[0].text)
+    return batch

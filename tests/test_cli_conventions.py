@@ -1,0 +1,128 @@
+"""CLI conventions: --version (also in the manifest), python -m generator, every command in --help,
+click's shell completion, --json on generate and check, `hook` help through the console script."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from generator import __version__
+from generator.cli import main
+from profile_fixture import write_project
+from repo_paths import REPO
+
+
+def pasture(*args: str, env: dict | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, input=stdin,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_version_everywhere_agrees():
+    installed = importlib.metadata.version("pasture-generator")
+    assert installed == __version__
+    done = pasture("--version")
+    assert done.returncode == 0 and done.stdout.decode() == f"pasture {__version__}\n"
+    manifest = json.loads((REPO / "generated" / "manifest.json").read_text())
+    assert manifest["version"] == __version__
+
+
+def test_help_lists_every_command():
+    done = pasture("--help")
+    assert done.returncode == 0
+    listed = {line.split()[0] for line in done.stdout.decode().split("Commands:")[1].splitlines() if line.strip()}
+    assert listed == set(main.commands)
+    assert {"hook", "generate", "check", "install", "validate"} <= listed
+
+
+def test_hook_lifecycle_help_reaches_click_through_the_console_script():
+    done = pasture("hook", "lifecycle", "--help")
+    assert done.returncode == 0 and b"--harness H --event E --host-version V" in done.stdout
+
+
+def test_hook_through_python_m_generator_denies(tmp_path):
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\n'
+                      'command = "probe"\n')
+    payload = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "cat probe"}, "cwd": str(tmp_path)}
+    done = pasture("hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse", "--host-version",
+                   "2.1.328", stdin=json.dumps(payload).encode(),
+                   env={"PASTURE_POLICY": str(policy), "PASTURE_JOURNAL": str(tmp_path / "j.sqlite3")})
+    assert b'"permissionDecision": "deny"' in done.stdout, done
+
+
+def test_shell_completion_is_clicks():
+    script = pasture(env={"_PASTURE_COMPLETE": "bash_source"})
+    assert script.returncode == 0 and b"_pasture_completion" in script.stdout
+    done = subprocess.run([sys.executable, "-m", "generator"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "_PASTURE_COMPLETE": "bash_complete", "COMP_WORDS": "pasture ge",
+                               "COMP_CWORD": "1"})
+    assert "plain,generate" in done.stdout.splitlines()
+
+
+def _packaged_templates() -> str:
+    from generator.resources import templates_folder
+
+    return templates_folder()
+
+
+@pytest.fixture
+def project(tmp_path):
+    write_project(tmp_path)
+    return tmp_path
+
+
+def test_generate_and_check_json(project):
+    done = pasture("--root", str(project), "generate", "--json")
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0 and doc["ok"] and not doc["dry_run"]
+    assert "manifest.json" in doc["written"] and doc["removed"] == [] and doc["overridden_templates"] == []
+    again = json.loads(pasture("--root", str(project), "generate", "--json").stdout)
+    assert again["clean"] is True and again["written"] == []
+    clean = pasture("check", "--root", str(project), "--json", env={"PASTURE_NO_CACHE": "1"})
+    assert clean.returncode == 0
+    doc = json.loads(clean.stdout)
+    on_disk = [p for p in (project / "generated").rglob("*") if p.is_file()]
+    assert doc["clean"] and doc["files"] == len(on_disk) and doc["templates"] == [_packaged_templates()]
+    target = project / "generated" / "claude-code@2.1.261" / "settings.json"
+    target.write_text(target.read_text().replace('"timeout": 60', '"timeout": 7', 1))
+    (project / "generated" / "stray.txt").write_text("x")
+    drift = pasture("check", "--root", str(project), "--json")
+    doc = json.loads(drift.stdout)
+    assert drift.returncode == 1 and doc["ok"] and not doc["clean"]
+    assert doc["modified"] == ["claude-code@2.1.261/settings.json"] and doc["extra"] == ["stray.txt"]
+    assert '+            "timeout": 60' in doc["diffs"]["claude-code@2.1.261/settings.json"]
+    dry = json.loads(pasture("--root", str(project), "generate", "--dry-run", "--json").stdout)
+    assert dry["dry_run"] and dry["written"] == [] and dry["modified"] == doc["modified"]
+    assert (project / "generated" / "stray.txt").exists()
+
+
+def test_json_errors_are_json(project):
+    lifecycle = project / "profiles" / "claude-code@2.1.261" / "lifecycle.yaml"
+    lifecycle.write_text(lifecycle.read_text().replace("floor: 2.1.261", "floor: two"))
+    for command in ("generate", "check"):
+        done = pasture("--root", str(project), command, "--json")
+        doc = json.loads(done.stdout)
+        assert done.returncode == 2 and doc["ok"] is False
+        assert doc["problems"][0]["file"] == "profiles/claude-code@2.1.261/lifecycle.yaml"
+
+
+def test_the_click_hook_command_runs_the_same_runtime(tmp_path, monkeypatch):
+    """Invoking the click group (as `python -m generator.cli` would) reaches the same hook runtime."""
+    from click.testing import CliRunner
+
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\n'
+                      'command = "probe"\n')
+    monkeypatch.setenv("PASTURE_POLICY", str(policy))
+    monkeypatch.setenv("PASTURE_JOURNAL", str(tmp_path / "j.sqlite3"))
+    payload = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "cat probe"}, "cwd": str(tmp_path)}
+    result = CliRunner().invoke(main, ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse",
+                                       "--host-version", "2.1.328"], input=json.dumps(payload))
+    assert result.exit_code == 0 and '"permissionDecision": "deny"' in result.stdout, result.output

@@ -1,0 +1,260 @@
+"""The fast path of `pasture check` (generator/quickcheck.py): it answers only for an unchanged project,
+and every kind of edit sends the check back through the full path that can report drift.
+
+Each run is a fresh interpreter through the console script's entry point, so the fast path really
+runs; "fast" means the run finished without importing click (the full check always imports it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import quickcheck, resources
+from profile_fixture import LIFECYCLE, write_project
+from repo_paths import REPO
+
+PROBE = r"""
+import json, sys
+from generator.entry import main
+sys.argv = ["pasture", *sys.argv[1:]]
+try:
+    code = main()
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("\n@@" + json.dumps({"code": code or 0, "fast": "click" not in sys.modules}))
+"""
+
+
+def run(*args: str, env: dict | None = None) -> tuple[int, bool, str]:
+    """(exit code, whether the fast path answered, stdout) of `pasture ARGS...`."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+    out, _, tail = done.stdout.rpartition("\n@@")
+    if not tail:
+        raise AssertionError(f"pasture {' '.join(args)} died: {done.stderr}")
+    result = json.loads(tail)
+    return result["code"], result["fast"], out
+
+
+CITED = LIFECYCLE.replace("sources:\n", "sources:\n  notes: docs/hook-notes.md\n", 1)
+
+
+@pytest.fixture(scope="module")
+def generated_project(tmp_path_factory) -> Path:
+    """The test project with generated/ written once (by the console script); tests work on copies."""
+    root = tmp_path_factory.mktemp("quickcheck") / "project"
+    write_project(root, lifecycle=CITED)
+    (root / "docs").mkdir()
+    (root / "docs" / "hook-notes.md").write_text("notes the profile cites\n")
+    (root / "captures").mkdir()
+    (root / "captures" / "README.md").write_text("captures\n")
+    code, fast, _ = run("--root", str(root), "generate", env={"PASTURE_NO_CACHE": "1"})
+    assert (code, fast) == (0, False)
+    return root
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch, generated_project, cli):
+    """A copy with its own record: a full check of it (in-process, quicker than a process) left one."""
+    monkeypatch.setenv("PASTURE_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    shutil.copytree(generated_project, root)
+    assert cli("--root", str(root), "check").exit_code == 0
+    return root
+
+
+def test_unchanged_project_is_answered_fast_with_the_full_verdict(project):
+    code, fast, full = run("check", "--root", str(project), env={"PASTURE_NO_CACHE": "1"})
+    assert (code, fast) == (0, False)
+    code, fast, quick = run("check", "--root", str(project))
+    assert (code, fast) == (0, True)
+    assert quick == full and quick.startswith("generated/ matches the profiles (")
+    # the group's --root and --json take the fast path too, with the full path's JSON
+    assert run("--root", str(project), "check")[:2] == (0, True)
+    code, fast, quick_json = run("check", "--root", str(project), "--json")
+    _, _, full_json = run("check", "--root", str(project), "--json", env={"PASTURE_NO_CACHE": "1"})
+    assert (code, fast) == (0, True) and json.loads(quick_json) == json.loads(full_json)
+
+
+def test_cwd_is_the_default_root(project, monkeypatch):
+    monkeypatch.chdir(project)
+    assert run("check")[:2] == (0, True)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+EDITS = {
+    # generated/: any byte, an extra file, a missing file, the manifest itself
+    "generated file": (lambda r: _edit(r / "generated/claude-code@2.1.261/settings.json", '"timeout": 60',
+                                       '"timeout": 61'), 1),
+    "extra generated file": (lambda r: (r / "generated/claude-code@2.1.261/extra.json").write_text("{}\n"), 1),
+    "missing generated file": (lambda r: (r / "generated/claude-code@2.1.261/events.md").unlink(), 1),
+    "extra file in a hidden folder": (lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
+    "manifest": (lambda r: _edit(r / "generated/manifest.json", '"generator": "pasture"',
+                                 '"generator":  "pasture"'), 1),
+    "generated python table": (lambda r: (r / "generated/python/pasture_contracts/_row.py").write_text(
+        (r / "generated/python/pasture_contracts/_row.py").read_text() + "# tampered\n"), 1),
+    # inputs
+    "profile": (lambda r: _edit(r / "profiles/claude-code@2.1.261/lifecycle.yaml", "  - name: PreToolUse\n",
+                                "  - name: PreToolUse\n    timeout: 61\n"), 1),
+    "invalid profile": (lambda r: _edit(r / "profiles/claude-code@2.1.261/lifecycle.yaml", "floor: 2.1.261",
+                                        "floor: two"), 2),
+    "cited file removed": (lambda r: (r / "docs/hook-notes.md").unlink(), 2),
+    "template override": (lambda r: _override(r, "json.j2", lambda t: t + "\n"), 1),
+}
+
+
+def _override(root: Path, name: str, change) -> None:
+    target = root / "templates" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(change((Path(resources.templates_folder()) / name).read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("kind", sorted(EDITS))
+def test_every_kind_of_edit_falls_through_to_the_full_check(project, kind):
+    assert run("check", "--root", str(project))[:2] == (0, True)
+    edit, expected = EDITS[kind]
+    edit(project)
+    code, fast, out = run("check", "--root", str(project))
+    assert not fast, f"the fast path vouched for a project whose {kind} changed"
+    assert code == expected, out
+
+
+@pytest.mark.parametrize("kind", ["capture", "cited file edited", "identical template override"])
+def test_edits_that_leave_the_output_alone_still_get_a_full_check(project, kind):
+    """The fast path cannot know an edit is harmless; the full check decides (clean here), and
+    records the new state, so the next run is fast again."""
+    assert run("check", "--root", str(project))[:2] == (0, True)
+    if kind == "capture":
+        (project / "captures" / "README.md").write_text("captures, reworded\n")
+    elif kind == "cited file edited":
+        (project / "docs" / "hook-notes.md").write_text("notes, reworded\n")
+    else:
+        _override(project, "json.j2", lambda t: t)
+    assert run("check", "--root", str(project))[:2] == (0, False)
+    assert run("check", "--root", str(project))[:2] == (0, True)
+
+
+def test_crlf_on_disk_is_not_drift_on_either_path(project):
+    target = project / "generated/claude-code@2.1.261/settings.json"
+    target.write_bytes(target.read_bytes().replace(b"\n", b"\r\n"))
+    assert run("check", "--root", str(project), env={"PASTURE_NO_CACHE": "1"})[0] == 0
+    assert run("check", "--root", str(project))[:2] == (0, True)
+
+
+def test_no_record_no_cache_or_another_command_shape_means_the_full_check(project, tmp_path):
+    assert run("check", "--root", str(project), env={"PASTURE_CACHE_DIR": str(tmp_path / "empty")})[:2] == (0, False)
+    assert run("check", "--root", str(project), env={"PASTURE_NO_CACHE": "1"})[:2] == (0, False)
+    assert run("check", "--root", str(project), "--contract", "claude-code@2.1.261")[:2] == (0, False)
+    code, fast, _ = run("check", "--root", str(project), "--contract", "nope@1.0.0")
+    assert (code, fast) == (2, False)
+
+
+def test_a_record_for_another_root_vouches_for_nothing(project, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    assert run("check", "--root", str(copy))[:2] == (0, False)
+
+
+def test_the_record_lives_outside_the_project(project, tmp_path):
+    records = list((tmp_path / "cache").rglob("*.json"))
+    assert len(records) == 1
+    assert not (project / ".pasture").exists()
+    assert json.loads(records[0].read_text())["cited"] == ["docs/hook-notes.md"]
+
+
+# --- what the digest covers that a test project cannot edit: the installed package itself ----------
+
+
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch):
+    """The digest computed against copies of the generator sources and packaged templates."""
+    gen = tmp_path / "pkg" / "generator"
+    shutil.copytree(resources.package_folder("generator"), gen, ignore=shutil.ignore_patterns("__pycache__"))
+    tpl = tmp_path / "pkg" / "templates"
+    shutil.copytree(resources.templates_folder(), tpl, ignore=shutil.ignore_patterns("__pycache__"))
+    real = resources.package_folder
+
+    def folder(name: str) -> str:
+        return {"generator": str(gen), resources.TEMPLATES: str(tpl)}.get(name) or real(name)
+
+    monkeypatch.setattr(resources, "package_folder", folder)
+    return gen, tpl
+
+
+def test_digest_covers_generator_sources_packaged_templates_and_version(package_copy, monkeypatch):
+    root = str(REPO)
+    gen, tpl = package_copy
+    base = quickcheck.inputs_digest(root, [])
+    assert quickcheck.inputs_digest(root, []) == base  # deterministic
+    (gen / "render" / "claude.py").write_text((gen / "render" / "claude.py").read_text() + "\n# edit\n")
+    after_source = quickcheck.inputs_digest(root, [])
+    assert after_source != base
+    (tpl / "json.j2").write_text((tpl / "json.j2").read_text() + "\n")
+    after_template = quickcheck.inputs_digest(root, [])
+    assert after_template != after_source
+    (gen / "new_module.py").write_text("X = 1\n")
+    after_new = quickcheck.inputs_digest(root, [])
+    assert after_new != after_template
+    (gen / "__pycache__").mkdir(exist_ok=True)
+    (gen / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"cache")
+    assert quickcheck.inputs_digest(root, []) == after_new  # bytecode caches are not sources
+    monkeypatch.setattr(quickcheck, "__version__", "9.9.9")
+    assert quickcheck.inputs_digest(root, []) != after_new
+
+
+def test_digest_covers_the_libraries_that_shape_the_output(monkeypatch):
+    base = quickcheck.inputs_digest(str(REPO), [])
+    names = quickcheck._distributions()
+    assert all("(not found)" not in n for n in names), names
+    monkeypatch.setattr(quickcheck, "_distributions", lambda: [n.replace("jinja2-", "jinja2-0") for n in names])
+    assert quickcheck.inputs_digest(str(REPO), []) != base
+
+
+def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(project, monkeypatch, cli):
+    """The inputs are stamped before the full check reads them: a profile edited after it was read
+    (the verdict is about the old text) leaves a record that does not match the new text."""
+    import generator.loader
+
+    real = generator.loader.load_project
+    lifecycle = project / "profiles/claude-code@2.1.261/lifecycle.yaml"
+
+    def load_then_edit(*args, **kwargs):
+        contracts = real(*args, **kwargs)
+        _edit(lifecycle, "  - name: PreToolUse\n", "  - name: PreToolUse\n    timeout: 61\n")
+        return contracts
+
+    monkeypatch.setattr(generator.loader, "load_project", load_then_edit)
+    assert cli("--root", str(project), "check").exit_code == 0  # a verdict on the text it read
+    monkeypatch.setattr(generator.loader, "load_project", real)
+    code, fast, _ = run("check", "--root", str(project))
+    assert (code, fast) == (1, False)
+
+
+def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, monkeypatch, cli, tmp_path):
+    import generator.loader
+
+    real = generator.loader.load_project
+
+    def load_then_remove(*args, **kwargs):
+        contracts = real(*args, **kwargs)
+        (project / "docs" / "hook-notes.md").unlink()
+        return contracts
+
+    for record in (tmp_path / "cache").rglob("*.json"):
+        record.unlink()
+    monkeypatch.setattr(generator.loader, "load_project", load_then_remove)
+    assert cli("--root", str(project), "check").exit_code == 0
+    assert list((tmp_path / "cache").rglob("*.json")) == []
