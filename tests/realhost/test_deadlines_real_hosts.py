@@ -38,9 +38,6 @@ pytestmark = pytest.mark.real_host
 
 HOST_TIMEOUT = 6
 DEADLINE = 5.0  # generator.hook.deadline.deadline_seconds_for(6): 6 s minus max(1 s, 10 %)
-#: The pinned contract and pre-tool row of each host, given the short timeout in the copy.
-ROWS = {"claude-code": ("claude-code@2.1.328", "PreToolUse"), "codex": ("codex@0.171.0", "PreToolUse"),
-        "opencode": ("opencode@1.18.33", "tool.execute.before")}
 SLOW_GATE = r'''"""A gate slower than any host waits: marks its start, sleeps, marks its end (if it ever gets there)."""
 import json, sys, time
 envelope = json.load(sys.stdin)
@@ -55,11 +52,12 @@ print(json.dumps({"decision": "proceed", "reason": "too late"}))
 
 @pytest.fixture(scope="module")
 def short_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This repository's profiles with the pinned pre-tool rows registering timeout 6, generated."""
+    """This repository's profiles with the pre-tool row of the contract that admits each pinned host
+    registering timeout 6, generated."""
     tree = tmp_path_factory.mktemp("short-timeouts")
     for name in ("profiles", "templates", "captures"):
         shutil.copytree(REPO / name, tree / name)
-    for contract, event in ROWS.values():
+    for contract, event in ((spec.contract, spec.pre_event) for spec in SPECS.values()):
         path = tree / "profiles" / contract / "lifecycle.yaml"
         text = path.read_text()
         row = f"  - name: {event}\n"
@@ -157,6 +155,23 @@ SLOW_BIN = """#!/bin/sh
 case " $* " in *" --event {event} "*) cat > /dev/null; sleep 20; exit 0;; esac
 exec {wrapper} "$@"
 """
+#: The same control for OpenCode's one long-lived ``hook serve``: a proxy in front of the real
+#: runtime that passes every request through except the pre-tool event's, which it never answers.
+SLOW_SERVE = r'''#!PYTHON -I
+"""The control (OpenCode): `hook serve` through the recording wrapper, but requests for EVENT are held, unanswered."""
+import json, subprocess, sys
+child = subprocess.Popen(["WRAPPER", *sys.argv[1:]], stdin=subprocess.PIPE, stdout=sys.stdout.buffer)
+for line in sys.stdin.buffer:
+    try:
+        held = json.loads(line).get("event") == "EVENT"
+    except ValueError:
+        held = False
+    if not held:
+        child.stdin.write(line)
+        child.stdin.flush()
+child.stdin.close()
+sys.exit(child.wait())
+'''
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "opencode"])
@@ -165,11 +180,16 @@ def test_control_the_host_kills_a_hook_at_the_registered_timeout(npm_bin: Path, 
     """Without a deadline of ours, the host's own kill at 6 s decides, and nothing is journaled:
     Codex RUNS the tool; Claude Code blocks it only because install registers ``onFailure: "block"``
     on its gate rows (the model is told "timed out"); OpenCode's generated plugin gives up on the
-    runtime and throws (fail-fast)."""
+    runtime and throws (fail-fast). (OpenCode has no hook timeout of its own: the plugin's wait for
+    its ``hook serve`` reply is the row's timeout, so the control holds that reply back.)"""
     spec = SPECS[host]
     slow = tmp_path / "slow-pasture"
     wrapper = tmp_path / "run" / "pasture" / "pasture"  # where run_host writes the recording wrapper
-    slow.write_text(SLOW_BIN.format(event=spec.pre_event, wrapper=wrapper))
+    if host == "opencode":
+        slow.write_text(SLOW_SERVE.replace("PYTHON", sys.executable).replace("WRAPPER", str(wrapper))
+                        .replace("EVENT", spec.pre_event))
+    else:
+        slow.write_text(SLOW_BIN.format(event=spec.pre_event, wrapper=wrapper))
     slow.chmod(0o755)
     out = run_host(spec, npm_bin, tmp_path / "run", None, repo=short_tree, extra_env={"PASTURE_BIN": str(slow)},
                    timeout=120)
