@@ -15,10 +15,14 @@ import pytest
 from generator.hook.builtin import RULE
 from generator.hook.journal import query
 from hookrun import call
+from profiles_found import pinned
 
 PAYLOADS = Path(__file__).resolve().parent / "file_tool_payloads"
 FILES = sorted(PAYLOADS.glob("*@*/*.json"))
-HOSTS = {"claude-code@2.1.328", "codex@0.171.0", "opencode@1.18.33"}
+#: The hosts pinned in tests/npm: their payloads are what the real-host run compares (and refreshes).
+PINNED = {"claude-code": pinned("@anthropic-ai/claude-code"), "codex": pinned("@openai/codex"),
+          "opencode": pinned("opencode-ai")}
+HOSTS = {f"{host}@{version}" for host, version in PINNED.items()}
 
 
 def _placed(value, run: str):
@@ -39,9 +43,9 @@ def _decision(harness: str, stdout: str) -> str:
 def test_every_pinned_host_and_file_tool_has_captured_payloads() -> None:
     assert {f.parent.name for f in FILES} == HOSTS
     tools = {(f.parent.name, json.loads(f.read_text())["tool"], json.loads(f.read_text())["target"]) for f in FILES}
-    expected = {("claude-code@2.1.328", tool) for tool in ("Write", "Edit", "NotebookEdit", "Bash")} | \
-               {("codex@0.171.0", tool) for tool in ("apply_patch", "Bash")} | \
-               {("opencode@1.18.33", tool) for tool in ("write", "edit", "apply_patch", "bash")}
+    by_host = {"claude-code": ("Write", "Edit", "NotebookEdit", "Bash"), "codex": ("apply_patch", "Bash"),
+               "opencode": ("write", "edit", "apply_patch", "bash")}
+    expected = {(f"{host}@{PINNED[host]}", tool) for host, tools in by_host.items() for tool in tools}
     for host, tool in expected:  # each tool both ways: a protected path and an ordinary one
         assert {(host, tool, "protected"), (host, tool, "ordinary")} <= tools, (host, tool)
 

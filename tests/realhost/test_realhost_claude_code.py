@@ -97,7 +97,7 @@ def test_crashing_gate_on_pre_tool_use_blocks_exit_2(npm_bin: Path, tmp_path: Pa
     assert "gate failed on PreToolUse" in pre.stderr and CRASH_MARK in pre.stderr
     (told,) = out.tool_results()
     assert told["is_error"] is True
-    # On exit 2 Claude 2.1.328 puts the whole hook command line in front of our stderr, e.g.
+    # On exit 2 Claude (2.1.328, 2.1.332) puts the whole hook command line in front of our stderr, e.g.
     # "PreToolUse:Bash hook error: [${PASTURE_BIN:-pasture} hook lifecycle --harness claude-code
     # --event PreToolUse --host-version 2.1.261]: pasture: gate failed on PreToolUse: ..." (the JSON
     # deny above carries only the reason).

@@ -46,7 +46,7 @@ def test_a_session_started_in_a_subfolder_gets_the_projects_policy_and_journal(n
 
 
 def test_claude_code_started_in_a_subfolder_loads_no_project_settings(npm_bin: Path, tmp_path: Path) -> None:
-    """Host behaviour, recorded (issue 9): Claude Code 2.1.328 started in ``src/`` reads no
+    """Host behaviour, recorded (issue 9): Claude Code (2.1.328, and 2.1.332 still) started in ``src/`` reads no
     ``<project>/.claude/settings.json``, so no project-scope hook runs and nothing can refuse: the
     probe is written in ``src/``. The user-scope adapter (next test) is what guards such sessions,
     and ``pasture doctor`` run in ``src/`` warns and names it. If this starts failing, Claude began
