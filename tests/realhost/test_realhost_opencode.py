@@ -164,6 +164,8 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
         failure = SPEC.row(call.event).failure
         assert (call.rc, call.stderr) == (FAILURE_EXIT[failure], line(call.event)), call.brief()
         assert "Traceback" not in call.stderr
+        # never silently: even a row the plugin did not wait for has its line in OpenCode's log
+        assert line(call.event).rstrip("\n") in out.result.stderr, call.brief()
 
     if prompt_fails_fast:
         assert out.result.exit_code == 1, out.describe()  # OpenCode's own verdict on a failed prompt
