@@ -4,8 +4,10 @@ On in every evaluation; only the user or managed layer can switch them off (`[bu
 protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal), the adapter
 files `pasture install` writes (project and user scope), the user and managed policies, the trust
 store, pasture's launcher, data and cache folders. Caught: every host's file tools (Claude Write,
-Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch) and shell commands
-that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate, ...).
+Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell
+commands that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate,
+..., and a patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell).
+What each host really sends for these tools: tests/hook/file_tool_payloads/.
 
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
 `python -c`, a build step), a path assembled at run time (variables, globs, command substitution),
@@ -145,6 +147,14 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         ran = guard_command(command)
         if ran is not None:
             return GUARD_COMMAND.format(command=ran)
+        if "*** " in command or "+++ " in command:
+            # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
+            # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
+            # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
+            # reading below sees no file verb in it. Read the patch's own file headers instead.
+            for target in _patch_paths(command):
+                if _is_protected(target, cwd, home, files, folders):
+                    return REASON.format(path=target)
         for target, deletes in writes(command, cwd, home):
             directory, name = target
             if _is_protected(name, directory, home, files, folders, ancestors=deletes):

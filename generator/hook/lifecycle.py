@@ -18,6 +18,7 @@ import time
 from . import answer, fs
 from .answer import Reply
 from .fastjson import JSONError, loads
+from .journal import JournalError, record
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 USAGE = "usage: pasture hook lifecycle --harness H --event E --host-version V  (payload JSON on stdin)"
@@ -177,14 +178,18 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
                                              started)
             if payload_error and facts["failure"] is None:
                 facts["failure"] = payload_error
-        from .journal import record
-
         record(_journal_path(effective, root, env), envelope, decision=facts["decision"], answer=reply.answer,
                gate=facts["gate"], reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
                layer=facts["layer"], rule=facts["rule"], runtime_ms=(time.perf_counter() - started) * 1000,
                cpu_ms=(time.process_time() if cpu_started is None else time.thread_time() - cpu_started) * 1000)
     except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
-        message = f"internal error ({type(exc).__name__}: {exc})"
+        if isinstance(exc, JournalError):
+            # Seen on the real hosts with a journal folder that is a file: say what and how to fix,
+            # not "internal error" (an event that cannot be journaled gets the row's failure mode).
+            message = (f"cannot journal {event}: {exc}; make that folder writable, or point PASTURE_JOURNAL "
+                       "or the policy's [journal] path at one (pasture policy show names the journal in use)")
+        else:
+            message = f"internal error ({type(exc).__name__}: {exc})"
         if settled:
             reply = answer.proceed(harness, f"{message}; a stop an earlier block caused is never blocked again")
         elif row is not None:

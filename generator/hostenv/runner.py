@@ -166,8 +166,19 @@ class HostRun:
         isolation: str | None = None,
         max_requests: int = 64,
         fake_deadline: float | None = None,
+        cwd: str | None = None,
+        loggers: dict[str, dict[str, Any]] | None = None,
     ) -> HostRunResult:
-        """Run the host once. ``options`` are the launcher's knobs (see its ``default_options``)."""
+        """Run the host once. ``options`` are the launcher's knobs (see its ``default_options``).
+
+        ``cwd``: a folder inside the project (relative) to start the host in, as a user who ran
+        ``cd src`` first would; default the project itself. ``loggers``: extra logging HTTP servers
+        started inside the namespace beside the fake model, ``{name: {"port": N, "default": reply}}``
+        (a :class:`generator.hostenv.fake_models.ChatReply` dict answered to every request; each
+        request is logged to ``<run>/logger-<name>.jsonl``). The port is fixed because whatever is
+        to reach a logger (a policy file, say) is written before the run starts; in a fresh network
+        namespace every port is free.
+        """
         opts = self.launcher.options(options)
         iso: Isolation = isolation_support(isolation)
         if not iso.private_network:
@@ -188,6 +199,8 @@ class HostRun:
             "max_requests": int(max_requests),
             "fake_deadline": float(fake_deadline if fake_deadline is not None else timeout + 30),
             "isolation": iso.mode,
+            "cwd": cwd,
+            "loggers": dict(loggers or {}),
             "caller_env": {k: v for k, v in os.environ.items() if k in _PASSTHROUGH or k.startswith("LC_")},
         }
         spec_path = self.layout.root / "run-spec.json"
@@ -261,6 +274,7 @@ def _inside(spec_path: Path) -> int:
     result_path = layout.root / "result.json"
     result: dict[str, Any] = {"isolation": spec["isolation"]}
     fake: FakeModelServer | None = None
+    loggers: list[Any] = []
     try:
         if spec["isolation"] != "none":
             bring_loopback_up()
@@ -273,6 +287,15 @@ def _inside(spec_path: Path) -> int:
             launcher.wire_protocol, Script.from_dict(spec["script"]), log_path=layout.root / "fake-requests.jsonl",
             deadline=spec["fake_deadline"], max_requests=spec["max_requests"],
         ).start()
+        if spec.get("loggers"):
+            from .fake_models import ChatReply, FakeChatServer
+
+            for name, logger in spec["loggers"].items():
+                log = layout.root / f"logger-{name}.jsonl"
+                log.touch()
+                loggers.append(FakeChatServer([], default=ChatReply.from_dict(logger.get("default", {"content": "ok"})),
+                                              log_path=str(log), deadline=spec["fake_deadline"],
+                                              port=int(logger["port"])).start())
         ctx = RunContext(layout, Path(spec["binary"]), fake.url, spec["prompt"], spec["options"])
         env = base_host_env(layout, spec["caller_env"])
         env.update(launcher.env(ctx))
@@ -282,7 +305,8 @@ def _inside(spec_path: Path) -> int:
         argv = ["timeout", "-k", "5", f"{spec['timeout']:g}", *launcher.argv(ctx)]
         started = time.monotonic()
         with (layout.root / "host-stdout.txt").open("wb") as out, (layout.root / "host-stderr.txt").open("wb") as err:
-            proc = subprocess.Popen(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            where = layout.project / spec["cwd"] if spec.get("cwd") else layout.project
+            proc = subprocess.Popen(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=err)
             try:
                 code = proc.wait(timeout=spec["timeout"] + 15)
@@ -301,6 +325,8 @@ def _inside(spec_path: Path) -> int:
     except Exception as exc:  # noqa: BLE001 - reported to the parent through result.json
         result["error"] = f"{type(exc).__name__}: {exc}"
     finally:
+        for logger in loggers:
+            logger.stop()
         if fake is not None:
             fake.stop("host exited")
             result["fake_stop_reason"] = fake.stop_reason

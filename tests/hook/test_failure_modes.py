@@ -104,9 +104,12 @@ def test_unwritable_journal_is_a_failure_not_a_silent_allow(env, tmp_path):
     env["PASTURE_JOURNAL"] = str(blocker / "journal.sqlite3")  # parent is a file
     code, _, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s", "tool_name": "Bash",
                                                                 "tool_input": {"command": "ls"}}, env)
-    assert code == 2 and "internal error" in err
-    code, out, _ = call("claude-code", "SessionStart", "2.1.328", {"session_id": "s"}, env)
-    assert (code, out) == (0, "")
+    # One line: what cannot be written, why, and where to fix it; not an "internal error".
+    assert code == 2 and "internal error" not in err and len(err.strip().splitlines()) == 1
+    assert f"cannot journal PreToolUse: journal {blocker / 'journal.sqlite3'}.spool: Not a directory" in err
+    assert "PASTURE_JOURNAL" in err and "pasture policy show" in err
+    code, out, err = call("claude-code", "SessionStart", "2.1.328", {"session_id": "s"}, env)
+    assert (code, out) == (0, "") and "cannot journal SessionStart" in err
 
 
 def test_ai_gate_failure_takes_the_failure_mode(env, tmp_path, monkeypatch):

@@ -371,4 +371,7 @@ def test_a_journal_that_cannot_be_written_is_quiet_on_observations_and_fails_clo
     bus, gate = by_id(messages)[1], by_id(messages)[2]
     assert (bus["exit"], bus["stderr"], json.loads(bus["stdout"])) == (0, "", {"decision": "proceed"})
     assert (gate["exit"], gate["answer"]) == (3, "fail-block")
-    assert gate["stderr"].startswith("pasture: internal error (")
+    # the journal's own one line (lifecycle names what cannot be journaled and the fix), not "internal error"
+    spool = tmp_path / "journal.sqlite3.spool"
+    assert gate["stderr"].startswith(f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "), gate
+    assert "point PASTURE_JOURNAL or the policy's [journal] path at one" in gate["stderr"] and "Traceback" not in gate["stderr"]

@@ -21,9 +21,11 @@ from realhost_support import (
     CRASH_MARK,
     DENY_REASON,
     FAILURE_EXIT,
+    JOURNAL_REFUSAL,
     OPENCODE,
     allow_policy,
     deny_policy,
+    opencode_fail_fast,
     opencode_received,
     run_host,
 )
@@ -114,8 +116,7 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
     (before,) = out.served("tool.execute.before")
     assert before.rc == FAILURE_EXIT["throw-fail-fast"] == 3 and before.stdout == ""
     assert "gate failed on tool.execute.before" in before.stderr and CRASH_MARK in before.stderr
-    thrown = ("pasture refused tool.execute.before: the runtime failed on this event (status 3), "
-              "and this hook fails fast")
+    thrown = opencode_fail_fast("tool.execute.before")
     part = _tool_part(out)
     assert part["state"]["status"] == "error" and part["state"]["error"] == thrown
     (told,) = out.tool_results()
@@ -126,31 +127,63 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
     assert (row["decision"], row["answer"], row["gate"]) == ("none", "fail-block", "command")
 
 
-def test_failures_on_observation_rows_never_block(npm_bin: Path, tmp_path: Path) -> None:
-    """The journal cannot be written (its spool is a folder), so every event fails inside the runtime.
-    Each observation row still answers proceed, silently, and is never waited for; the gate rows fail
-    closed (throw-fail-fast), so the first one, chat.message, ends the prompt and nothing runs.
+def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_path: Path) -> None:
+    """The journal cannot be written for the whole run (its folder is a file), so every event fails
+    inside the runtime, and each gets its row's effective failure mode from the profile: the
+    observation rows (observe-only) answer proceed, silently, and are never waited for; a
+    report-and-continue gate row proceeds with one line naming the journal; a throw-fail-fast row
+    fails with that line and the plugin throws. The first fail-fast row of the session decides
+    what OpenCode does: chat.message (before the model is asked) ends the prompt; tool.execute.before
+    refuses the tool and the model is told. Nothing is written either way.
 
-    (It used to break only the observation rows, with a trigger in the SQLite journal; since the hook
-    appends to a spool and never runs SQL, a failure can no longer be aimed at some events only.)"""
-    observations = SPEC.observation_events()
-    journal = tmp_path / "journal.sqlite3"
-    (tmp_path / "journal.sqlite3.spool").mkdir()
-    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), extra_env={"PASTURE_JOURNAL": str(journal)},
-                   reaches_model=False)
+    (This used to break only some rows, with a trigger in the SQLite journal; the hook appends to a
+    spool and never runs SQL, so a failure can no longer be aimed at some events only.)"""
+    prompt_fails_fast = SPEC.row("chat.message").failure == "throw-fail-fast"
+    assert SPEC.row("tool.execute.before").failure == "throw-fail-fast"
+    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), journal="broken",
+                   reaches_model=not prompt_fails_fast)
+    spool = f"{out.journal_path}.spool"
     assert not out.probe_exists, out.describe()
 
-    failed = [c for c in out.served() if c.event in observations and c.reply is not None]
-    assert {c.event for c in failed} >= {"session.created", "session.updated"}, out.describe()
-    for call in failed:  # observe-only: exit 0, a proceed answer, no diagnostic, never awaited
+    def line(event: str) -> str:
+        return (f"pasture: cannot journal {event}: journal {spool}: {JOURNAL_REFUSAL}; make that folder writable, "
+                "or point PASTURE_JOURNAL or the policy's [journal] path at one (pasture policy show names the "
+                "journal in use)\n")
+
+    answered = [s for s in out.served() if s.reply is not None]
+    observed = [s for s in answered if SPEC.row(s.event).semantic == "observation"]
+    assert {"session.created", "session.updated"} <= {s.event for s in observed}, out.describe()
+    for call in observed:  # observe-only: exit 0, a proceed answer, no diagnostic, never awaited
         assert SPEC.row(call.event).failure == "observe-only"
         assert call.wait is False
         assert call.rc == 0 and json.loads(call.stdout) == {"decision": "proceed"}, call.brief()
         assert call.stderr == ""
-    (chat,) = out.served("chat.message")
-    assert chat.wait is True and chat.rc == FAILURE_EXIT["throw-fail-fast"], chat.brief()
-    assert "internal error" in chat.stderr
-    assert out.served("tool.execute.before") == []
+    gates = [s for s in answered if SPEC.row(s.event).semantic != "observation"]
+    assert "chat.message" in {s.event for s in gates}, out.describe()
+    for call in gates:  # each its own row's failure mode, with the one line
+        failure = SPEC.row(call.event).failure
+        assert (call.rc, call.stderr) == (FAILURE_EXIT[failure], line(call.event)), call.brief()
+        assert "Traceback" not in call.stderr
+        # never silently: even a row the plugin did not wait for has its line in OpenCode's log
+        assert line(call.event).rstrip("\n") in out.result.stderr, call.brief()
+
+    if prompt_fails_fast:
+        assert out.result.exit_code == 1, out.describe()  # OpenCode's own verdict on a failed prompt
+        assert opencode_fail_fast("chat.message") in out.result.stderr
+        assert out.served("tool.execute.before") == []
+        return
+    # chat.message reports and continues: the model is asked, and the tool call is where it stops.
+    assert out.result.exit_code == 0, out.describe()
+    (before,) = out.served("tool.execute.before")
+    assert before.wait is True and before.stdout == "", before.brief()
+    thrown = opencode_fail_fast("tool.execute.before")
+    part = _tool_part(out)
+    assert part["state"]["status"] == "error" and part["state"]["error"] == thrown
+    (told,) = out.tool_results()
+    assert told["text"] == thrown
+    # The plugin reported the runtime's line through OpenCode's log.
+    assert json.dumps(line("tool.execute.before"))[1:-1] in out.result.stderr
+    assert out.served("tool.execute.after") == []
 
 
 def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,

@@ -160,9 +160,11 @@ class FakeChatServer(FakeModelServer):
 
     def __init__(self, replies: Iterable[ChatReply] = (), *, default: ChatReply | None = None,
                  log_path: str | None = None, deadline: float | None = 240.0,
-                 max_requests: int = 100_000) -> None:
+                 max_requests: int = 100_000, port: int = 0) -> None:
+        # port: 0 lets the kernel choose; a fixed one is for a fresh network namespace, where a
+        # config written before the server starts must already name its address.
         self.queue = ChatReplyQueue(replies, default)
-        super().__init__(self.queue, Script.of(), log_path=log_path,
+        super().__init__(self.queue, Script.of(), log_path=log_path, port=port,
                          deadline=deadline if deadline else 24 * 3600.0, max_requests=max_requests)
 
     @property

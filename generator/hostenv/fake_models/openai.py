@@ -4,7 +4,9 @@
 ``response.created``, then per output item ``response.output_item.added`` (a text item also gets
 ``response.output_text.delta``) and ``response.output_item.done``, then ``response.completed``
 with ``usage``. A shell call is a ``function_call`` item for the offered ``exec_command`` tool
-(``{"cmd": ...}``), falling back to ``shell_command`` / ``shell`` when that is what is offered.
+(``{"cmd": ...}``), falling back to ``shell_command`` / ``shell`` when that is what is offered. A call of
+a tool the request offers as ``"type": "custom"`` (freeform, e.g. Codex's ``apply_patch``) is a
+``custom_tool_call`` item whose ``input`` is the call's ``arguments["input"]`` text.
 
 **Chat Completions** (``POST /v1/chat/completions``), SSE when ``"stream": true``: ``data:`` lines
 of ``chat.completion.chunk`` objects: a role delta, a ``content`` or ``tool_calls`` delta, a chunk
@@ -103,7 +105,14 @@ class OpenAIResponses(_OpenAIBase):
         if decision.text:
             items.append({"type": "message", "id": ctx.new_id("msg_"), "role": "assistant", "status": "completed",
                           "content": [{"type": "output_text", "text": decision.text, "annotations": []}]})
+        custom = {t.get("name") for t in self.offered_tools(ctx.body if isinstance(ctx.body, dict) else {})
+                  if t.get("type") == "custom"}
         for n, call in enumerate(decision.tool_calls):
+            if call.name in custom:  # a freeform tool (Codex's apply_patch): its input is raw text
+                items.append({"type": "custom_tool_call", "id": ctx.new_id("ctc_", n),
+                              "call_id": ctx.new_id("call_", n), "name": call.name,
+                              "input": str(call.arguments.get("input", "")), "status": "completed"})
+                continue
             items.append({"type": "function_call", "id": ctx.new_id("fc_", n), "call_id": ctx.new_id("call_", n),
                           "name": call.name, "arguments": json.dumps(call.arguments), "status": "completed"})
         return items

@@ -46,13 +46,18 @@ class CodexLauncher(HostLauncher):
         "model": "fake-model",
         "hook_trust": "bypass",  # "bypass" | "persist" | "none"
         "config_toml_extra": "",
+        "model_catalog": None,  # None, or the slug of a model in the binary's own catalog to play
         "extra_args": [],
     }
 
     def config_toml(self, ctx: RunContext) -> str:
         project = str(ctx.layout.project)
+        catalog = []
+        if ctx.options.get("model_catalog"):
+            catalog = [f"model_catalog_json = {_toml_str(str(ctx.layout.root / 'codex-model-catalog.json'))}"]
         return "\n".join([
             f"model = {_toml_str(ctx.options['model'])}",
+            *catalog,
             'model_provider = "harness"',
             'approval_policy = "never"',
             'sandbox_mode = "danger-full-access"',
@@ -88,6 +93,9 @@ class CodexLauncher(HostLauncher):
     def prepare(self, ctx: RunContext) -> None:
         config = ctx.layout.codex_home / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
+        if ctx.options.get("model_catalog"):
+            entry = catalog_entry(ctx.binary, ctx.options["model_catalog"], ctx.options["model"])
+            (ctx.layout.root / "codex-model-catalog.json").write_text(json.dumps({"models": [entry]}, indent=1))
         config.write_text(self.config_toml(ctx))
         if ctx.options["hook_trust"] == "persist":
             trusted = persist_hook_trust(ctx.binary, ctx.layout.project, config, ctx.env)
@@ -102,6 +110,29 @@ class CodexLauncher(HostLauncher):
             argv.append("--dangerously-bypass-hook-trust")
         argv += ["-o", str(ctx.layout.root / "codex-last-message.txt")]
         return argv + list(ctx.options["extra_args"]) + [ctx.prompt]
+
+
+def catalog_entry(binary: Path, slug: str, model: str) -> dict[str, Any]:
+    """The binary's own model-catalog entry for ``slug`` (the catalog Codex ships embedded), renamed
+    to ``model`` and without websockets, for ``model_catalog_json``. The fake model then gets the
+    tools Codex offers that real model (``fake-model`` alone gets fallback metadata, which offers no
+    ``apply_patch`` tool), so hooks see what a real session's model can make them see."""
+    real = Path(binary).resolve()
+    data = real.read_bytes()
+    if not data.startswith(b"\x7fELF"):  # npm's bin/codex.js: the native binary is @openai/codex-<platform>
+        native = sorted(real.parents[2].glob("codex-*/vendor/*/bin/codex"))
+        if not native:
+            raise FileNotFoundError(f"no native codex binary beside {real}")
+        data = native[0].read_bytes()
+    at = data.find(b'\n  "models": [')
+    if at < 0:
+        raise ValueError(f"{binary}: no embedded model catalog found")
+    catalog, _ = json.JSONDecoder().raw_decode(data[data.rfind(b"{", 0, at):].decode("utf-8", "replace"))
+    entry = next((m for m in catalog["models"] if m.get("slug") == slug), None)
+    if entry is None:
+        raise ValueError(f"{binary}: the embedded catalog has no {slug!r} (has: "
+                         f"{', '.join(m.get('slug', '?') for m in catalog['models'])})")
+    return {**entry, "slug": model, "display_name": model, "prefer_websockets": False}
 
 
 def _find_hooks(node: Any) -> list[dict[str, Any]]:
