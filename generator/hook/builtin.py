@@ -15,8 +15,6 @@ or tools that write without naming the file. The hooks' job is to make the plain
 the user layer's policy and an OS sandbox are the defence in depth.
 """
 
-from __future__ import annotations
-
 from . import fs, layers
 
 RULE = "guard-files"

@@ -5,8 +5,6 @@ every gate must answer, and the journal line be written, before that. The margin
 timeout, at least 1 s, at most half of it: 54 s of a 60 s gate row, 9 s of a 10 s row.
 """
 
-from __future__ import annotations
-
 DEFAULT_HOST_TIMEOUT = 60
 
 

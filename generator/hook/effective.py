@@ -15,8 +15,6 @@ known no gate runs. A layer that cannot be read or is invalid is a failure: unle
 anyway, the row's failure mode decides.
 """
 
-from __future__ import annotations
-
 import marshal
 import sys
 

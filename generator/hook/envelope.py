@@ -1,7 +1,5 @@
 """One normalized envelope for every host: what gates and the journal see."""
 
-from __future__ import annotations
-
 
 # Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
 # a policy written once should match all three.
@@ -15,7 +13,7 @@ _TOOL_KINDS = {
 }
 
 
-def _dig(payload: Any, *path: str) -> Any:
+def _dig(payload: object, *path: str) -> object:
     for key in path:
         if not isinstance(payload, dict):
             return None
@@ -23,7 +21,7 @@ def _dig(payload: Any, *path: str) -> Any:
     return payload
 
 
-def identity_value(payload: Any, field: str) -> Any:
+def identity_value(payload: object, field: str) -> object:
     """A native identity by its exact field name, where each host carries it."""
     for path in ((field,), ("input", field), ("input", "properties", field), ("input", "properties", "info", field),
                  ("input", "data", field), ("output", field)):
@@ -33,7 +31,7 @@ def identity_value(payload: Any, field: str) -> Any:
     return None
 
 
-def tool_of(harness: str, payload: Any) -> tuple[str | None, Any]:
+def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
     if harness == "opencode":
         name = _dig(payload, "input", "tool")
         # v2 tool hooks carry input.input; v1 tool.execute.before carries output.args, and
@@ -48,8 +46,8 @@ def tool_of(harness: str, payload: Any) -> tuple[str | None, Any]:
     return (name if isinstance(name, str) else None), _dig(payload, "tool_input")
 
 
-def build(harness: str, contract: str | None, host_version: str, event: str, row: Any, payload: Any) -> dict:
-    identities: dict[str, Any] = {}
+def build(harness: str, contract: str | None, host_version: str, event: str, row: object, payload: object) -> dict:
+    identities: dict[str, object] = {}
     unresolved: list[str] = []
     if row is not None:
         for ident in row.identities:

@@ -8,8 +8,6 @@ encoding matches `json.dumps(value, ensure_ascii=True)`. Where `_json` is missin
 implementation) it falls back to `json`.
 """
 
-from __future__ import annotations
-
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it

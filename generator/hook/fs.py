@@ -7,8 +7,6 @@ these helpers use it directly. They follow POSIX path rules only; where `posix` 
 (Windows) the same names come from `os`.
 """
 
-from __future__ import annotations
-
 import sys
 
 try:

@@ -14,8 +14,6 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
   unique id, so an ingest cut short is simply redone) and removes it.
 """
 
-from __future__ import annotations
-
 import time
 from itertools import count
 

@@ -4,8 +4,6 @@ Layers, most authoritative first: managed (set by an administrator), user (the p
 agent), project (the repository the agent works in, trusted only once its bytes are pinned).
 """
 
-from __future__ import annotations
-
 from . import fs
 
 LAYERS = ("managed", "user", "project")

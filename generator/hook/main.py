@@ -4,8 +4,6 @@ The launcher `pasture install` records calls `main(sys.argv[1:])` with argv star
 the `pasture` console script lands here too (generator/entry.py) before importing any CLI code.
 """
 
-from __future__ import annotations
-
 import sys
 
 USAGE = "usage: pasture hook lifecycle ... | pasture hook serve ..."

@@ -4,8 +4,6 @@ A session started in a subfolder (`cd src`, then the agent) still belongs to the
 policy and journal both hang off the root found here, on every host.
 """
 
-from __future__ import annotations
-
 from . import fs
 
 MARKER = ".pasture"

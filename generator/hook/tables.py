@@ -7,8 +7,6 @@ interpreter. The parser lives in this module rather than its own because every m
 imports costs ~0.4 M instructions (~1.4 % of a bare interpreter start, callgrind).
 """
 
-from __future__ import annotations
-
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-")
 
