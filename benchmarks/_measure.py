@@ -225,8 +225,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(out)
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
+def verdict(ok: bool | None) -> str:
+    """PASS/FAIL for a target; ``None`` marks a figure that is reported, not judged."""
+    return "info" if ok is None else "PASS" if ok else "FAIL"
 
 
 def write_json(path: str | None, document: dict) -> None:

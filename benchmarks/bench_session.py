@@ -25,6 +25,8 @@ Arms (the same 20-rule policy wherever pasture runs; no rule matches the probe, 
   Code,      true            every event `pasture install` registers, hooked to the no-op command
   Codex                      `true` (same matchers and timeouts): the host's own cost of running
                              that many hooks, against which ours is judged
+             python -I -S    every such event hooked to `<python> -I -S -c pass`, the launcher's
+                             interpreter doing nothing: the floor under any hook written in Python
              pasture         `pasture install claude-code` / `pasture install codex` (Codex: with
                              the hook trust install records; the `true` arm has its hooks trusted
                              the same way, by Codex's own app-server, which also opens CODEX_HOME
@@ -35,15 +37,22 @@ and events lost: after the host has exited and the runtime has finished, the jou
 against what the recording plugin saw (isolation `netns`, so the runtime may outlive the host as it
 does on a user's machine). For Claude/Codex, hook processes = journal rows.
 
+Claude Code and Codex run two sessions per run folder: the first in that project and HOME (the
+host's first run there, pasture's policy compile before its cache holds it: one-time costs a user
+pays once per project and policy edit) is reported as "first session"; the second, an everyday
+session, is the one judged. OpenCode runs one session per folder (its one runtime process compiles
+the policy once per session, under a millisecond of the ~8 s).
+
 Targets: OpenCode pasture/none wall <= 1.10x, at most 2 pasture processes, 0 lost, on every run;
-Claude Code and Codex pasture/true wall <= 1.10x (pasture/none is reported against it).
+Claude Code and Codex pasture/true wall <= 1.10x (pasture/none is reported against it). Reported
+beside them, not judged: the first session's ratio, and the floor arm (`python -I -S`) against
+`true`: what any hook in Python costs, which bounds what pasture can reach.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import shutil
 import statistics
@@ -63,8 +72,8 @@ RATIO_MAX = 1.10
 MAX_PROCESSES = 2
 ARMS = {
     "opencode": ("none", "pasture", "pasture, tools"),
-    "claude-code": ("none", "true", "pasture"),
-    "codex": ("none", "true", "pasture"),
+    "claude-code": ("none", "true", "python -I -S", "pasture"),
+    "codex": ("none", "true", "python -I -S", "pasture"),
 }
 PRE_EVENT = {"opencode": "tool.execute.before", "claude-code": "PreToolUse", "codex": "PreToolUse"}
 
@@ -94,15 +103,21 @@ exit $rc
     return path
 
 
-def no_op_hooks(document: object) -> object:
-    """The installed hook file with every command hook's command replaced by `true`."""
+# The floor of any hook written in Python: the launcher's interpreter starting and exiting, nothing
+# imported. pasture's hook cannot cost less than this per event; the arm shows how much of the
+# session cost is that floor and how much is ours.
+FLOOR = shlex.join([sys.executable, "-I", "-S", "-c", "pass"])
+
+
+def no_op_hooks(document: object, command: str = "true") -> object:
+    """The installed hook file with every command hook's command replaced by ``command``."""
     if isinstance(document, dict):
-        out = {k: no_op_hooks(v) for k, v in document.items()}
+        out = {k: no_op_hooks(v, command) for k, v in document.items()}
         if out.get("type") == "command" and "command" in out:
-            out["command"] = "true"
+            out["command"] = command
         return out
     if isinstance(document, list):
-        return [no_op_hooks(v) for v in document]
+        return [no_op_hooks(v, command) for v in document]
     return document
 
 
@@ -130,9 +145,10 @@ def session(host: str, arm: str, root: Path, npm_bin: Path, pasture: Path) -> di
         installed = rh.install_adapter(spec, run, npm_bin)
         if host == "codex":
             options = {"hook_trust": "none", "config_toml_extra": installed.codex_trust_toml}
-        if arm == "true":
+        if arm in ("true", "python -I -S"):
             path = hook_file(host, run.project)
-            path.write_text(json.dumps(no_op_hooks(json.loads(path.read_text())), indent=2) + "\n")
+            command = "true" if arm == "true" else FLOOR
+            path.write_text(json.dumps(no_op_hooks(json.loads(path.read_text()), command), indent=2) + "\n")
             if host == "codex":
                 options = {"hook_trust": "persist"}
     if host == "opencode":
@@ -144,22 +160,39 @@ def session(host: str, arm: str, root: Path, npm_bin: Path, pasture: Path) -> di
         command = json.dumps(json.loads(hook_file(host, run.project).read_text()))
         if "${PASTURE_BIN:-pasture}" in command:  # no launcher recorded: point it at this venv's console script
             env["PASTURE_BIN"] = str(pasture)
-    result = run.execute(rh.PROBE, options=options, extra_env=env, isolation="netns", timeout=120)
+    first = None
+    if host != "opencode":
+        # A user's first session in a project pays one-time costs in every arm (the host's first run
+        # in that HOME; pasture's policy compile, ~50 ms, before its cache holds the policy). The
+        # target is about every session after it, so the first one runs untimed in the same folders
+        # and its wall time is kept as the "first session" figure.
+        first = _execute(host, arm, run, options, env)
+        (run.project / rh.PROBE_FILE).unlink(missing_ok=True)
+    before = Counter(r["event"] for r in _journal(journal)) if arm == "pasture" else Counter()
+    result = _execute(host, arm, run, options, env)
     out = {"wall": result.wall_time, "exit_code": result.exit_code, "timed_out": result.timed_out,
            "isolation": result.isolation, "interfaces": result.extra.get("interfaces"),
            "probe": (run.project / rh.PROBE_FILE).exists(), "root": str(run.root)}
+    if first is not None:
+        out["first_session"] = {"wall": first.wall_time, "exit_code": first.exit_code, "timed_out": first.timed_out}
+    if host == "opencode" and arm != "none":
+        out.update(_opencode_counts(spec, starts, record, journal))
+    if arm == "pasture" or host == "opencode" and arm != "none":
+        events = Counter(r["event"] for r in _journal(journal))
+        events.subtract(before)
+        out["pre_tool_journaled"] = events.get(PRE_EVENT[host], 0)
+        if host != "opencode":
+            out["hook_processes"] = sum(events.values())
+    return out
+
+
+def _execute(host: str, arm: str, run, options: dict, env: dict):
+    result = run.execute(rh.PROBE, options=options, extra_env=env, isolation="netns", timeout=120)
     if result.isolation != "none" and result.extra.get("interfaces") != ["lo"]:
         raise SystemExit(f"{host} {arm}: not isolated to loopback: {result.extra}")
     if not all(r["headers"].get("host", "").startswith("127.0.0.1:") for r in result.requests):
         raise SystemExit(f"{host} {arm}: a request went somewhere other than 127.0.0.1")
-    if host == "opencode" and arm != "none":
-        out.update(_opencode_counts(spec, starts, record, journal))
-    elif arm == "pasture":
-        out["hook_processes"] = len(_journal(journal))
-    if arm == "pasture" or host == "opencode" and arm != "none":
-        events = Counter(r["event"] for r in _journal(journal))
-        out["pre_tool_journaled"] = events.get(PRE_EVENT[host], 0)
-    return out
+    return result
 
 
 def _journal(path: Path) -> list[dict]:
@@ -191,6 +224,10 @@ def _median(runs: list[dict], key: str = "wall") -> float:
     return statistics.median(r[key] for r in runs)
 
 
+def _first(runs: list[dict]) -> float:
+    return statistics.median(r["first_session"]["wall"] for r in runs)
+
+
 def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
     base = "none"
     judged = "true" if host != "opencode" else "none"
@@ -207,8 +244,11 @@ def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
                      f"{sum(r['lost'] for r in series)} of {sum(r['received'] for r in series)}")
         elif arm == "pasture":
             extra = f"hook processes {statistics.median(r['hook_processes'] for r in series):.0f} (journal rows)"
+        if host != "opencode":
+            row += [f"{_first(series):.2f}", f"{_first(series) / _first(runs['true']):.2f}x"]
         rows.append(row + [extra])
-    headers = ["arm", "n", "wall p50 s", "min", "max", "vs none"] + (["vs true"] if host != "opencode" else []) + [""]
+    headers = (["arm", "n", "wall p50 s", "min", "max", "vs none"]
+               + (["vs true", "first session p50 s", "first vs true"] if host != "opencode" else []) + [""])
     text = table(headers, rows)
     targets = []
     if host == "opencode":
@@ -232,12 +272,24 @@ def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
         targets.append({"target": f"{name} wall, pasture / every event hooked to `true` <= {RATIO_MAX:.2f}x",
                         "measured": f"{ratio:.2f}x (vs no hooks: {_median(runs['pasture']) / _median(runs['none']):.2f}x)",
                         "ok": ratio <= RATIO_MAX})
+        # Not an issue target: where the remaining cost sits. The floor arm is what any Python hook
+        # costs; if it alone is above the target, no Python command hook can meet it.
+        first = _first(runs["pasture"]) / _first(runs[judged])
+        targets.append({"target": f"{name} first session in a project (cold policy cache), pasture / `true` (info)",
+                        "measured": f"{first:.2f}x", "ok": None})
+        floor = _median(runs["python -I -S"]) / _median(runs[judged])
+        targets.append({"target": f"{name} floor: every event hooked to `python -I -S -c pass`, / `true` (info)",
+                        "measured": f"{floor:.2f}x; pasture / floor {_median(runs['pasture']) / _median(runs['python -I -S']):.2f}x",
+                        "ok": None})
     return text, targets
 
 
 def check(host: str, arm: str, out: dict) -> None:
     """Every run must be the session we mean to time: it ran the tool and exited cleanly."""
     problems = []
+    first = out.get("first_session")
+    if first and (first["exit_code"] != 0 or first["timed_out"]):
+        problems.append(f"first session: exit {first['exit_code']}{' (timed out)' if first['timed_out'] else ''}")
     if out["exit_code"] != 0 or out["timed_out"]:
         problems.append(f"exit {out['exit_code']}{' (timed out)' if out['timed_out'] else ''}")
     if not out["probe"]:
@@ -293,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(["target", "measured", ""], [[t["target"], t["measured"], verdict(t["ok"])] for t in all_targets]))
     print(f"\nload average at the end: {document['environment']['loadavg_end']}")
     write_json(args.out, document)
-    return 0 if all(t["ok"] for t in all_targets) else 1
+    return 0 if all(t["ok"] is not False for t in all_targets) else 1
 
 
 if __name__ == "__main__":

@@ -6,11 +6,15 @@ shell runs it: words are split with shell quoting, `cd DIR` in a command list mo
 folder for what follows, and prefixes such as `sudo`, `env X=1`, `command` or `nohup` are looked
 through. Anything assembled at run time (variables other than $HOME, globs, `$(...)`) is out of
 reach, and the module's caller documents that.
+
+Words are split by hand (`_words`), the way `shlex.shlex(posix=True, punctuation_chars=";&|()<>")`
+with `whitespace_split` splits them, token for token (tests/hook/test_shell_words.py compares the
+two on generated commands). Measured reason: `import shlex` pulls in `re`, `enum` and `functools`,
+about 9.5 ms per event, half the hook's own cost, on every shell command that names something like
+ours (`echo pasture-probe > probe.txt` in the session benchmark, `cat settings.py`, ...).
 """
 
-from __future__ import annotations
-
-import os
+from . import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
 
 _SEPARATORS = {";", "&&", "||", "|", "&", "|&", "(", ")", "\n"}
 _PREFIXES = {"sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "doas", "xargs"}
@@ -29,19 +33,83 @@ _VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "chmod": set(), "i
            "ln": {"-t", "--target-directory"}}
 
 
-def _words(command: str) -> list[str]:
-    import shlex
+_PUNCTUATION = frozenset(";&|()<>")
+_BLANK = frozenset(" \t\r\n")  # shlex's whitespace
 
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    words = []
-    try:
-        for word in lexer:
-            words.append(word)
-    except ValueError:  # unbalanced quotes: fall back to plain splitting, never fail open on a parse error
-        words = command.replace(";", " ; ").replace("&&", " && ").replace("|", " | ").replace(">", " > ").split()
+
+def split_words(text: str) -> list[str]:
+    """shlex's posix split with punctuation runs as their own words; ValueError as shlex raises it."""
+    words: list[str] = []
+    token: list[str] = []
+    quoted = False  # the current word had quotes, so it is a word even if empty
+    punct = False  # the current word is a run of punctuation characters
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if punct:
+            if ch in _PUNCTUATION:
+                token.append(ch)
+                i += 1
+                continue
+            words.append("".join(token))
+            token, punct = [], False
+            if ch in _BLANK:
+                i += 1
+            continue  # anything else starts the next word
+        if ch in _BLANK:
+            if token or quoted:
+                words.append("".join(token))
+            token, quoted = [], False
+            i += 1
+        elif ch in _PUNCTUATION:
+            if token or quoted:
+                words.append("".join(token))
+            token, quoted, punct = [ch], False, True
+            i += 1
+        elif ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                raise ValueError("No closing quotation")
+            token.append(text[i + 1:end])
+            quoted = True
+            i = end + 1
+        elif ch == '"':
+            quoted = True
+            i += 1
+            while True:
+                if i >= n:
+                    raise ValueError("No closing quotation")
+                ch = text[i]
+                if ch == '"':
+                    i += 1
+                    break
+                if ch == "\\":
+                    if i + 1 >= n:
+                        raise ValueError("No escaped character")
+                    nxt = text[i + 1]
+                    token.append(nxt if nxt in '"\\' else ch + nxt)  # only \" and \\ are escapes in quotes
+                    i += 2
+                    continue
+                token.append(ch)
+                i += 1
+        elif ch == "\\":
+            if i + 1 >= n:
+                raise ValueError("No escaped character")
+            token.append(text[i + 1])
+            i += 2
+        else:
+            token.append(ch)
+            i += 1
+    if token or quoted:
+        words.append("".join(token))
     return words
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return split_words(command.replace("\n", " ; "))
+    except ValueError:  # unbalanced quotes: fall back to plain splitting, never fail open on a parse error
+        return command.replace(";", " ; ").replace("&&", " && ").replace("|", " | ").replace(">", " > ").split()
 
 
 def _split(words: list[str]) -> list[list[str]]:
@@ -63,9 +131,9 @@ def _is_redirect(word: str) -> bool:
     return bool(stripped) and set(stripped) <= {">", "|"} and stripped[0] == ">"
 
 
-def writes(command: str, cwd: str, home: str = "/") -> list[tuple[tuple[str, str], bool]]:
+def writes(command: str, cwd: str, home: str = "/") -> list:
     """[((folder, path as written), deletes?)] for every path the command plainly writes."""
-    out: list[tuple[tuple[str, str], bool]] = []
+    out = []
     here = cwd
     for words in _split(_words(command)):
         # Redirections anywhere in the simple command: the next word is the file written.
@@ -86,17 +154,17 @@ def writes(command: str, cwd: str, home: str = "/") -> list[tuple[tuple[str, str
             plain.append(word)
         while plain and "=" in plain[0] and not plain[0].startswith(("=", "-")):  # VAR=value prefixes
             plain = plain[1:]
-        if plain and os.path.basename(plain[0]) in _PREFIXES:
+        if plain and fs.basename(plain[0]) in _PREFIXES:
             # sudo -u root rm x, env -i X=1 tee y: look through to the first word that is a known verb
-            known = next((i for i, w in enumerate(plain) if os.path.basename(w) in _KNOWN), None)
+            known = next((i for i, w in enumerate(plain) if fs.basename(w) in _KNOWN), None)
             plain = plain[known:] if known is not None else []
         if not plain:
             continue
-        verb = os.path.basename(plain[0])
+        verb = fs.basename(plain[0])
         args = plain[1:]
         if verb == "cd":
             target = args[0] if args else home
-            here = os.path.normpath(os.path.join(here, target))
+            here = fs.normpath(fs.join(here, target))
             continue
         if verb == "dd":
             out += [((here, a[3:]), False) for a in args if a.startswith("of=")]
@@ -149,11 +217,11 @@ def guard_command(command: str) -> str | None:
         while words and "=" in words[0] and not words[0].startswith(("=", "-")):
             words = words[1:]
         index = 0
-        while index < len(words) and (os.path.basename(words[index]) in _PREFIXES or words[index].startswith("-")):
+        while index < len(words) and (fs.basename(words[index]) in _PREFIXES or words[index].startswith("-")):
             index += 1  # sudo, env -i, nohup ...: the command is the first word after them
         if index >= len(words):
             continue
-        name = os.path.basename(words[index])
+        name = fs.basename(words[index])
         rest = words[index + 1:]
         if name == "python" or name.startswith("python3"):
             if rest[:2] not in (["-m", "generator"], ["-m", "generator.entry"]):

@@ -65,3 +65,21 @@ def test_a_rules_round_trip_loads_only_cheap_modules_and_the_cache(env, tmp_path
     assert not modules & FORBIDDEN
     assert not {m for m in ours if m.startswith("generator.") and not m.startswith("generator.hook")}
     assert "generator.hook.policy" not in ours  # the compiler (tomllib, re) stays off a cache hit
+
+
+def test_a_shell_command_that_names_guard_files_is_read_without_shlex_or_re(env, tmp_path):
+    # The built-in guard-files rule reads such commands word by word (generator.hook.shellwrites);
+    # "pasture" in the probe command passes its cheap screen, so the splitter really runs here.
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
+    env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
+    for command, code in (("echo pasture-probe > probe.txt", 0), ("echo x > .pasture/policy.toml", 0)):
+        payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": command},
+                              "cwd": str(project), "tool_use_id": "t"}).encode()
+        _probe(env, str(project), payload)  # the first one compiles the policy into the cache
+        result = _probe(env, str(project), payload)
+        modules = set(result[1])
+        assert "generator.hook.shellwrites" in modules
+        assert not modules & FORBIDDEN, modules & FORBIDDEN
+        assert result[0] == code
