@@ -121,6 +121,7 @@ _OPENCODE_NAMED = """\
     order: sequential-load-order
     reconciliation: sequential-mutation
     failure: throw-fail-fast
+    evidence: "@capture-tool-execute-before-throw"
     identities:
       - {kind: session, field: sessionID, required: true}
       - {kind: tool-call, field: callID, required: true}
@@ -137,13 +138,22 @@ STYLES = {
 }
 
 
+# The committed capture in which OpenCode honoured a throw from tool.execute.before: the evidence
+# the fail-fast row needs. Copied into each synthetic project (only that scenario: the contract's
+# catalog.json would refuse the synthetic events).
+_OPENCODE_CAPTURE = "captures/opencode@1.18.29/tool-execute-before-throw"
+
+
 def synthetic_lifecycle(style: str, n: int) -> str:
     contract = STYLES[style]
     head = [f"contract: {contract}", "admission:", f"  floor: {contract.split('@')[1]}"]
     if style == "claude":
-        head += ["sources:", "  hooks: https://docs.claude.com/en/docs/claude-code/hooks"]
+        # Pinned to the version (a tag that names it), as `pasture check` requires of evidence since
+        # issue 13; the synthetic rows are not in any catalog, so the project carries none.
+        head += ["sources:", f"  hooks: https://github.com/anthropics/claude-code/blob/v{contract.split('@')[1]}/CHANGELOG.md"]
         rows = [(_CLAUDE_GATE if i % 4 == 0 else _CLAUDE_OBSERVE).format(i=i) for i in range(n)]
     else:
+        head += ["sources:", f"  capture-tool-execute-before-throw: {_OPENCODE_CAPTURE}/scenario.json"]
         rows = [_OPENCODE_NAMED] + [_OPENCODE_BUS.format(i=i) for i in range(n - 1)]
     return "\n".join(head) + "\nevents:\n" + "".join(rows)
 
@@ -155,6 +165,8 @@ def write_synthetic(root: Path, style: str, n: int) -> Path:
     (folder / "lifecycle.yaml").write_text(synthetic_lifecycle(style, n), encoding="utf-8")
     # The committed runtime profile of the same contract: the runtime side does not scale with events.
     shutil.copy2(REPO / "profiles" / contract / "runtime.yaml", folder / "runtime.yaml")
+    if style == "opencode":
+        shutil.copytree(REPO / _OPENCODE_CAPTURE, root / _OPENCODE_CAPTURE, dirs_exist_ok=True)
     return root
 
 
