@@ -25,7 +25,8 @@ GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the
                  "agent session. Do not run it; ask the user if the policy is in your way.")
 
 # Cheap screen before any parsing: a shell command that names none of these cannot name a protected path.
-_SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust")
+_SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
+           "generator")  # `python -m generator install ...` names no file of ours
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")

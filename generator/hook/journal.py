@@ -7,7 +7,7 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
   `O_APPEND` write under a shared `flock`. Once `write` returns the record is in the kernel: it
   survives a crash or kill of the hook process (not a power cut; the database below is what gets
   synced).
-- **Database** (readers: `pasture journal`, `pasture doctor`, tests; generator.hook.journaldb):
+- **Database** (readers: `pasture journal`, tests; generator.hook.journaldb):
   `query` first ingests the spool
   into the SQLite database `<journal>` (WAL): it renames the spool aside, takes the exclusive lock to
   wait out writers that opened it before the rename, inserts every record once (each carries a

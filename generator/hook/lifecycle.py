@@ -120,6 +120,9 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
     facts = _facts(verdict.decision or "none", gate=verdict.gate, reason=verdict.reason, failure=verdict.failure,
                    detail=verdict.detail, layer=verdict.layer, rule=verdict.rule)
     notes = list(verdict.notes)
+    clamped = verdict.detail.get("clamped") if isinstance(verdict.detail, dict) else None
+    if clamped and verdict.failure is None:  # a failure's own line already names the clamp
+        notes.append(f"{event}: {clamped}")
     if verdict.failure is not None and (verdict.decision is None or answer.fails_closed(row)):
         reply = answer.fail(harness, row, f"gate failed on {event}: {verdict.failure}")
     else:

@@ -1,10 +1,11 @@
 """Which paths a shell command plainly writes or deletes: redirections and the usual file verbs.
 
 Reached only for commands that name something like pasture's files (generator.hook.builtin screens
-first), so it may use `shlex`. It reads the command the way a careful reviewer would, not the way a
-shell runs it: words are split with shell quoting, `cd DIR` in a command list moves the working
-folder for what follows, and prefixes such as `sudo`, `env X=1`, `command` or `nohup` are looked
-through. Anything assembled at run time (variables other than $HOME, globs, `$(...)`) is out of
+first). It reads the command the way a careful reviewer would, not the way a shell runs it: words
+are split with shell quoting, `cd DIR` in a command list moves the working folder for what follows,
+prefixes such as `sudo`, `env X=1`, `command` or `nohup` are looked through, and a script handed
+to a shell (`bash -c '...'`, `sh -lc "..."`, `eval '...'`) is read the same way, a few levels
+deep. Anything assembled at run time (variables other than $HOME, globs, `$(...)`) is out of
 reach, and the module's caller documents that.
 
 Words are split by hand (`_words`), the way `shlex.shlex(posix=True, punctuation_chars=";&|()<>")`
@@ -26,7 +27,9 @@ _VERBS = {
 }
 _DELETES = {"rm", "rmdir", "unlink", "shred", "mv"}
 _IN_PLACE = {"sed", "perl", "gsed"}
-_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "dd"}
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"}
+_KNOWN = set(_VERBS) | _IN_PLACE | _SHELLS | {"cd", "dd", "eval"}
+_DEPTH = 4  # shells inside shells: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 # options whose value is the next word, so that value is not a path the verb writes
 _VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "chmod": set(), "install": {"-m", "--mode", "-o", "-g"},
            "chown": set(), "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
@@ -131,7 +134,23 @@ def _is_redirect(word: str) -> bool:
     return bool(stripped) and set(stripped) <= {">", "|"} and stripped[0] == ">"
 
 
-def writes(command: str, cwd: str, home: str = "/") -> list:
+def _script(verb: str, args: list[str]) -> str | None:
+    """The script a shell runs (`bash -c SCRIPT`, `sh -ec SCRIPT`, `eval WORDS`), else None."""
+    if verb == "eval":
+        return " ".join(args)
+    if verb not in _SHELLS:
+        return None
+    for index, arg in enumerate(args):
+        if arg.startswith("--") and arg != "--":
+            continue  # --norc, --login, ...
+        if not arg.startswith("-") or arg == "--":
+            return None  # a script file: what it runs is out of reach
+        if "c" in arg[1:]:
+            return args[index + 1] if index + 1 < len(args) else None
+    return None
+
+
+def writes(command: str, cwd: str, home: str = "/", depth: int = 0) -> list:
     """[((folder, path as written), deletes?)] for every path the command plainly writes."""
     out = []
     here = cwd
@@ -162,6 +181,11 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         verb = fs.basename(plain[0])
         args = plain[1:]
+        script = _script(verb, args)
+        if script is not None:
+            if depth < _DEPTH:
+                out += writes(script, here, home, depth + 1)
+            continue
         if verb == "cd":
             target = args[0] if args else home
             here = fs.normpath(fs.join(here, target))
@@ -210,7 +234,25 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
 _GUARD_COMMANDS = {("policy", "trust"), ("policy", "untrust"), ("install",), ("uninstall",)}
 
 
-def guard_command(command: str) -> str | None:
+def _python_module(args: list[str]):
+    """(module, its arguments) for `python [options] -m MODULE ...`, else None."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "-m":
+            return (args[index + 1], args[index + 2:]) if index + 1 < len(args) else None
+        if arg.startswith("-m"):
+            return arg[2:], args[index + 1:]
+        if arg in ("-W", "-X", "--check-hash-based-pycs"):
+            index += 2  # options that take a value
+            continue
+        if not arg.startswith("-") or arg in ("-c", "-"):
+            return None  # a script, code or stdin: what it runs is out of reach
+        index += 1
+    return None
+
+
+def guard_command(command: str, depth: int = 0) -> str | None:
     """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
     which the agent must not run on the user's behalf. Returns the command as the user would type it."""
     for words in _split(_words(command)):
@@ -223,10 +265,17 @@ def guard_command(command: str) -> str | None:
             continue
         name = fs.basename(words[index])
         rest = words[index + 1:]
+        script = _script(name, rest)
+        if script is not None:
+            found = guard_command(script, depth + 1) if depth < _DEPTH else None
+            if found is not None:
+                return found
+            continue
         if name == "python" or name.startswith("python3"):
-            if rest[:2] not in (["-m", "generator"], ["-m", "generator.entry"]):
+            module = _python_module(rest)
+            if module is None or module[0] not in ("generator", "generator.entry"):
                 continue
-            rest = rest[2:]
+            rest = module[1]
         elif name not in ("pasture", "pasture-hook"):
             continue
         rest = [w for w in rest if not w.startswith("-")]

@@ -102,6 +102,21 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
     assert entry["detail"]["clamped"].startswith("gate timeout 90s clamped to ")
 
 
+def test_a_clamped_gate_that_answers_in_time_still_says_it_was_clamped(env, tmp_path, monkeypatch):
+    # Not only when the gate fails: the user asked for 90 s and got less, so stderr says so every time.
+    from generator.hook import deadline
+
+    env = dict(env)
+    (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 0)}\n')
+    monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 20.0)
+    code, out, err = call("claude-code", "PreToolUse", "2.1.328",
+                          {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
+    assert (code, out) == (0, "")
+    assert "gate timeout 90s clamped to " in err
+    entry = query(tmp_path / "journal.sqlite3")[-1]
+    assert entry["decision"] == "proceed" and entry["detail"]["clamped"].startswith("gate timeout 90s clamped to ")
+
+
 def test_the_deadline_is_the_host_timeout_minus_a_margin():
     from generator.hook.deadline import deadline_seconds_for
 

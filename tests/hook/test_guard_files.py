@@ -60,6 +60,15 @@ def _opencode(env, root, tool, args, monkeypatch):
     ("Bash", {"command": "rm -rf ~/.local/state/pasture"}),
     ("Bash", {"command": "pasture policy trust"}),
     ("Bash", {"command": "pasture install codex --trust-only"}),
+    # the same through a shell the command starts, and through the module entry point
+    ("Bash", {"command": "bash -c 'rm -rf .pasture'"}),
+    ("Bash", {"command": "sh -ec \"echo x > .pasture/policy.toml\""}),
+    ("Bash", {"command": "sudo bash --norc -c 'cd .pasture && rm policy.toml'"}),
+    ("Bash", {"command": "eval 'rm -rf .pasture'"}),
+    ("Bash", {"command": "sh -c \"bash -c 'pasture policy trust'\""}),
+    ("Bash", {"command": "python -m generator install claude-code --project ."}),
+    ("Bash", {"command": "python3 -I -m generator uninstall codex"}),
+    ("Bash", {"command": "/usr/bin/python3 -m generator.entry policy untrust"}),
 ])
 def test_claude_tools_writing_guard_files_are_denied(env, project, tool, tool_input):
     home = env["HOME"]
@@ -76,6 +85,9 @@ def test_claude_tools_writing_guard_files_are_denied(env, project, tool, tool_in
     ("Bash", {"command": "cp .claude/settings.json /tmp/backup.json"}),
     ("Bash", {"command": "rm -rf build"}),
     ("Bash", {"command": "mv notes.txt ~/"}),
+    ("Bash", {"command": "bash -c 'cat .pasture/policy.toml'"}),
+    ("Bash", {"command": "python -m generator check"}),
+    ("Bash", {"command": "bash scripts/generator.sh .pasture"}),
 ])
 def test_ordinary_work_near_guard_files_is_not_denied(env, project, tool, tool_input):
     filled = json.loads(json.dumps(tool_input).replace("{root}", str(project)))
