@@ -131,6 +131,20 @@ def _at(path: str, line: int | None) -> str:
     return f"{path}:{line}" if line else path
 
 
+def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, int | None]:
+    """A top-level table ([gate], [journal], [builtin]) and its line; PolicyError, naming the file, line
+    and allowed keys, for anything else in its place or a key it does not take."""
+    table = doc.get(name, {})
+    line = lines.table(name)
+    if not isinstance(table, dict):
+        raise PolicyError(f"{_at(path, line)}: [{name}] must be a table")
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise PolicyError(f"{_at(path, lines.key(extra[0], line))}: [{name}] has unknown key(s) "
+                          f"{', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+    return table, line
+
+
 def _strings(where: str, key: str, value) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -181,15 +195,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
              "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
              "ignored": [], "rules": []}
 
-    gate = doc.get("gate", {})
-    gate_line = lines.table("gate")
-    where = f"{_at(path, gate_line)}: [gate]"
-    if not isinstance(gate, dict):
-        raise PolicyError(f"{where} must be a table")
-    extra = sorted(set(gate) - _GATE_KEYS)
-    if extra:
-        raise PolicyError(f"{_at(path, lines.key(extra[0], gate_line))}: [gate] has unknown key(s) "
-                          f"{', '.join(extra)}; allowed: {', '.join(sorted(_GATE_KEYS))}")
+    gate, gate_line = _table(doc, "gate", _GATE_KEYS, lines, path)
     kind = gate.get("kind", "rules")
     if kind not in KINDS:
         raise PolicyError(f"{_at(path, lines.key('kind', gate_line))}: [gate] kind {kind!r} is not one of "
@@ -226,10 +232,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         layer["kind"] = "ai"
         layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
 
-    journal = doc.get("journal", {})
-    journal_line = lines.table("journal")
-    if not isinstance(journal, dict) or set(journal) - {"path"}:
-        raise PolicyError(f"{_at(path, journal_line)}: [journal] takes only 'path'")
+    journal, journal_line = _table(doc, "journal", {"path"}, lines, path)
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
@@ -240,14 +243,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         else:
             layer["ignored"].append(f"journal path {value!r} (outside the project)")
 
-    builtin = doc.get("builtin", {})
-    builtin_line = lines.table("builtin")
-    if not isinstance(builtin, dict):
-        raise PolicyError(f"{_at(path, builtin_line)}: [builtin] must be a table")
-    extra = sorted(set(builtin) - _BUILTIN_KEYS)
-    if extra:
-        raise PolicyError(f"{_at(path, lines.key(extra[0], builtin_line))}: [builtin] has unknown key(s) "
-                          f"{', '.join(extra)}; allowed: {', '.join(sorted(_BUILTIN_KEYS))}")
+    builtin, builtin_line = _table(doc, "builtin", _BUILTIN_KEYS, lines, path)
     if "protect_guard_files" in builtin:
         value = builtin["protect_guard_files"]
         if not isinstance(value, bool):
