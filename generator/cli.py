@@ -131,13 +131,14 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
     project = project_root(ctx, root)
     before = None if contract_ids else stamp(project)
     cited: set[str] = set()
-    artifacts = _render_or_exit(project, contract_ids, as_json, cited)
+    contracts: list = []
+    artifacts = _render_or_exit(project, contract_ids, as_json, cited, contracts)
     drift = compare(project, artifacts, set(contract_ids) or None)
     note = _templates_note(project) if as_json else {}
     written = drift.missing + drift.modified
     if drift.clean or dry_run:
         if drift.clean:
-            _remember_clean(project, cited, before, artifacts)
+            _remember_if_evidence_holds(project, cited, before, artifacts, contracts)
         if as_json:
             click.echo(_drift_json(drift, dry_run=dry_run, written=[], removed=[],
                                    diffs={p: drift.diffs[p] for p in drift.modified}, **note))
@@ -157,7 +158,7 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
         else:
             click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
         sys.exit(EXIT_ERROR)
-    _remember_clean(project, cited, before, artifacts)
+    _remember_if_evidence_holds(project, cited, before, artifacts, contracts)
     if as_json:
         click.echo(_drift_json(drift, dry_run=False, written=written, removed=drift.extra, **note))
         return
@@ -211,6 +212,17 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
         click.echo(f"{len(evidence)} evidence problem(s): see `pasture evidence`; cite a capture of the contract's "
                    "own version (pasture capture) or a source pinned to it.", err=True)
     sys.exit(EXIT_DIFF)
+
+
+def _remember_if_evidence_holds(project: Path, cited: set[str], before: str | None, artifacts, contracts) -> None:
+    """generate leaves a verdict for check only after everything check checks: generated/ is clean
+    (it just wrote it) and every cited evidence holds; otherwise no record, so check runs in full."""
+    if before is None:
+        return
+    from .evolve.evidence import evidence_problems
+
+    if not evidence_problems(project, contracts):
+        _remember_clean(project, cited, before, artifacts)
 
 
 def _remember_clean(project: Path, cited: set[str], before: str | None, artifacts) -> None:

@@ -16,8 +16,11 @@ under generated/ against the manifest, and checks no file is missing or extra. O
 matches does it print the full check's verdict without importing click, pydantic, jinja2 or yaml;
 anything else (an edit anywhere above, no record, an unreadable file) falls through to the full check,
 which is the only path that can report drift. The record lives outside the project (a repository
-must not be able to vouch for its own generated/). PASTURE_NO_CACHE=1 turns the fast path off;
-PASTURE_CACHE_DIR moves the records.
+must not be able to vouch for its own generated/), and it is believed only with a valid HMAC made
+with the user's key (generator/statekey.py: ``$XDG_STATE_HOME/pasture/key``, 0600 in a 0700 folder,
+owner checked): a hand-written or edited record sends the check down the full path, with a note.
+Only a full check, or a `pasture generate` that ran the same evidence check, writes a record.
+PASTURE_NO_CACHE=1 turns the fast path off; PASTURE_CACHE_DIR moves the records.
 
 Standard library only: this module runs before anything heavy is imported.
 """
@@ -31,6 +34,7 @@ import sys
 
 from . import __version__
 from . import resources
+from . import statekey
 
 GENERATED = "generated"
 MANIFEST = "manifest.json"
@@ -182,24 +186,60 @@ def remember(root, cited: list[str], before: str | None, manifest: bytes) -> Non
             return
         record = {"root": os.path.realpath(root), "inputs": _with_cited(before, root, cited),
                   "cited": sorted(set(cited)), "manifest": hashlib.sha256(manifest).hexdigest()}
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        mac = statekey.sign(_signed(record), _PURPOSE)
+        if mac is None:
+            return  # no usable key: an unsigned record would be believed by nobody
+        record["mac"] = mac
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
             json.dump(record, fh)
         os.replace(tmp, path)
     except (OSError, ValueError, resources.MissingResource):
         pass
 
 
+_PURPOSE = "check-verdict"
+_RECORD_CAP = 1 << 20
+
+
+def _read_regular(path: str) -> bytes:
+    """A record's bytes: a regular file only (a FIFO or device there must not hang the check), capped."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return os.read(fd, _RECORD_CAP)
+    finally:
+        os.close(fd)
+_FIELDS = ("root", "inputs", "cited", "manifest")
+
+
+def _signed(record: dict) -> bytes:
+    """The bytes the record's MAC covers: its fields, canonically encoded."""
+    return json.dumps({k: record.get(k) for k in _FIELDS}, sort_keys=True, separators=(",", ":")).encode()
+
+
+class Forged(Exception):
+    """A record is there but its MAC does not verify: not written by this user's pasture."""
+
+
 def verified(root: str) -> int | None:
     """The number of generated files (manifest included) when the fast path vouches generated/ is
-    clean; None whenever the full check has to decide."""
+    clean; None whenever the full check has to decide. Raises Forged for a record whose MAC fails."""
     path = _cache_file(root)
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            record = json.load(fh)
+        record = json.loads(_read_regular(path))
+        if not isinstance(record, dict):
+            raise Forged(path)
+        # Believed only if this user's pasture wrote it (the key never leaves the user's state folder).
+        if not statekey.verify(_signed(record), record.get("mac"), _PURPOSE):
+            raise Forged(path)
         with open(os.path.join(root, GENERATED, MANIFEST), "rb") as fh:
             manifest_bytes = fh.read().replace(b"\r\n", b"\n")  # CRLF on disk is not drift
         if record.get("root") != os.path.realpath(root):
@@ -247,7 +287,12 @@ def main(argv: list[str]) -> int | None:
         return None
     root_arg, as_json = parsed
     root = os.path.realpath(root_arg or os.getcwd())
-    count = verified(root)
+    try:
+        count = verified(root)
+    except Forged as exc:
+        sys.stderr.write(f"note: the recorded check verdict {exc} does not verify against your "
+                         "state key (forged, or signed with an older key); running the full check.\n")
+        count = None
     if count is None:
         return None
     if as_json:

@@ -15,10 +15,13 @@ def pytest_configure(config):
     # `pasture check` keeps its fast-path records in the user's cache folder: never the real one here
     # (subprocesses inherit this).
     os.environ["PASTURE_CACHE_DIR"] = tempfile.mkdtemp(prefix="pasture-test-cache-")
+    # ... and signs them with a key in the user's state folder: never the real one either.
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="pasture-test-state-")
 
 
 def pytest_unconfigure(config):
     shutil.rmtree(os.environ.pop("PASTURE_CACHE_DIR", ""), ignore_errors=True)
+    shutil.rmtree(os.environ.pop("XDG_STATE_HOME", ""), ignore_errors=True)
 
 
 @pytest.fixture

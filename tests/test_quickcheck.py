@@ -258,3 +258,138 @@ def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, mon
     monkeypatch.setattr(generator.loader, "load_project", load_then_remove)
     assert cli("--root", str(project), "check").exit_code == 0
     assert list((tmp_path / "cache").rglob("*.json")) == []
+
+
+# --- generate leaves a verdict only after the evidence check; a verdict is believed only when signed ------
+
+CLAUDE, CODEX = "claude-code@2.1.332", "codex@0.171.0"
+
+
+def _profile(root: Path, contract: str) -> Path:
+    return root / "profiles" / contract / "lifecycle.yaml"
+
+
+def _capture(root: Path, contract: str, scenario: str) -> Path:
+    return root / "captures" / contract / scenario / "scenario.json"
+
+
+# Each breaks one blocking claim's (or deny channel's) evidence; the full check exits 1 (2 for a missing file).
+EVIDENCE_MUTATIONS = {
+    "blocking claim cites another host version's capture": (lambda r: _edit(
+        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
+        "capture-pre-tool-use-exit-2: captures/claude-code@2.1.328/"), 1),
+    "blocking claim cites another host's capture": (lambda r: _edit(
+        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
+        f"capture-pre-tool-use-exit-2: captures/{CODEX}/"), 1),
+    "blocking claim cites an unpinned URL": (lambda r: _edit(
+        _profile(r, CODEX), f"capture-stop-exit-2: captures/{CODEX}/stop-exit-2/scenario.json",
+        "capture-stop-exit-2: https://github.com/openai/codex/blob/main/codex-rs/hooks/src/events/stop.rs"), 1),
+    "cited capture whose refusal did not hold": (lambda r: _edit(
+        _capture(r, CLAUDE, "pre-tool-use-exit-2"), '"refusal_held": true', '"refusal_held": false'), 1),
+    "cited capture refuses another event": (lambda r: _edit(
+        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
+        f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/stop-exit-2/"), 1),
+    "cited capture has another channel": (lambda r: _edit(
+        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
+        f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-json-deny/"), 1),
+    "deny channel cites an exit-2 capture": (lambda r: _edit(
+        _profile(r, CODEX), f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-json-deny/",
+        f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-exit-2/"), 1),
+    "cited capture's host version is not a version": (lambda r: _edit(
+        _capture(r, CLAUDE, "stop-exit-2"), f'"host_version": "{CLAUDE.split("@")[1]}"', '"host_version": "latest"'),
+        1),
+    "cited capture removed": (lambda r: _capture(r, CODEX, "stop-exit-2").unlink(), 2),
+}
+
+
+@pytest.fixture(scope="module")
+def evidenced_project(tmp_path_factory) -> Path:
+    """Two committed contracts with the captures their claims cite (and one of another version)."""
+    root = tmp_path_factory.mktemp("evidence") / "project"
+    for contract in (CLAUDE, CODEX):
+        shutil.copytree(REPO / "profiles" / contract, root / "profiles" / contract)
+    for contract in (CLAUDE, CODEX, "claude-code@2.1.328"):
+        shutil.copytree(REPO / "captures" / contract, root / "captures" / contract)
+    code, fast, _ = run("--root", str(root), "generate", env={"PASTURE_NO_CACHE": "1"})
+    assert (code, fast) == (0, False)
+    return root
+
+
+@pytest.fixture
+def evidenced(tmp_path, monkeypatch, evidenced_project) -> Path:
+    monkeypatch.setenv("PASTURE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "project"
+    shutil.copytree(evidenced_project, root)
+    return root
+
+
+def test_generate_on_a_clean_tree_leaves_a_verdict_check_believes(evidenced):
+    assert run("--root", str(evidenced), "generate")[0] == 0
+    assert run("check", "--root", str(evidenced))[:2] == (0, True)
+
+
+@pytest.mark.parametrize("kind", sorted(EVIDENCE_MUTATIONS))
+def test_check_right_after_generate_fails_on_evidence_that_does_not_hold(evidenced, kind):
+    """generate records a verdict only after the evidence check: it used to record one here, and the
+    fast path then answered "every cited evidence holds" (exit 0) for all of these but the last."""
+    assert run("--root", str(evidenced), "generate")[0] == 0
+    assert run("check", "--root", str(evidenced))[:2] == (0, True)
+    mutate, expected = EVIDENCE_MUTATIONS[kind]
+    mutate(evidenced)
+    run("--root", str(evidenced), "generate")  # exits 0 (it wrote generated/) or 2 (a cited file is missing)
+    code, fast, out = run("check", "--root", str(evidenced))
+    full, _, _ = run("check", "--root", str(evidenced), env={"PASTURE_NO_CACHE": "1"})
+    assert (code, fast) == (expected, False), out
+    assert full == expected
+    assert "every cited evidence holds" not in out
+
+
+def _record(tmp_path: Path) -> Path:
+    (record,) = (tmp_path / "cache").rglob("*.json")
+    return record
+
+
+def test_a_hand_written_verdict_is_not_believed(evidenced, tmp_path):
+    """A record with every field right but no valid MAC (no key, a guessed MAC, a copied MAC) means
+    the full check, here on a tree whose full check exits 2."""
+    assert run("--root", str(evidenced), "generate")[0] == 0
+    assert run("check", "--root", str(evidenced))[:2] == (0, True)
+    record = _record(tmp_path)
+    genuine = json.loads(record.read_text())
+    assert set(genuine) == {"root", "inputs", "cited", "manifest", "mac"}
+    # A cited file goes missing; the forger recomputes what the record rests on and writes it by hand.
+    _capture(evidenced, CODEX, "stop-exit-2").unlink()
+    forged = {**genuine, "inputs": quickcheck.inputs_digest(str(evidenced), genuine["cited"])}
+    for mac in (None, "0" * 64, genuine["mac"]):
+        doc = {k: v for k, v in forged.items() if k != "mac"} | ({} if mac is None else {"mac": mac})
+        record.write_text(json.dumps(doc))
+        code, fast, out = run("check", "--root", str(evidenced))
+        assert (code, fast) == (2, False), out
+        assert "every cited evidence holds" not in out
+    # Without the user's key (another HOME, a deleted key) even the genuine record vouches for nothing.
+    record.write_text(json.dumps(forged | {"mac": genuine["mac"]}))
+    (tmp_path / "state" / "pasture" / "key").unlink()
+    assert run("check", "--root", str(evidenced))[:2] == (2, False)
+
+
+def test_a_forged_verdict_is_reported_and_replaced_by_the_full_checks(evidenced, tmp_path):
+    assert run("--root", str(evidenced), "generate")[0] == 0
+    record = _record(tmp_path)
+    doc = json.loads(record.read_text())
+    record.write_text(json.dumps(doc | {"mac": "f" * 64}))
+    done = subprocess.run([sys.executable, "-c", PROBE, "check", "--root", str(evidenced)], capture_output=True,
+                          text=True, timeout=120, env=dict(os.environ))
+    assert "does not verify against your state key" in done.stderr
+    assert json.loads(done.stdout.rpartition("\n@@")[2]) == {"code": 0, "fast": False}
+    assert run("check", "--root", str(evidenced))[:2] == (0, True)  # the full check signed a new record
+
+
+def test_the_key_and_the_record_are_private(evidenced, tmp_path):
+    import stat
+
+    assert run("--root", str(evidenced), "generate")[0] == 0
+    key = tmp_path / "state" / "pasture" / "key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and key.stat().st_size == 32
+    assert stat.S_IMODE(key.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(_record(tmp_path).stat().st_mode) == 0o600
