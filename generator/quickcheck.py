@@ -46,6 +46,21 @@ _SKIP_DIRS = {"__pycache__"}
 
 # --- the digest -------------------------------------------------------------------------------------
 
+def _read_regular(path: str, cap: int | None = None, follow: bool = True) -> bytes:
+    """A file's bytes, regular files only (a FIFO or device must not hang the check: OSError)."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        with open(fd, "rb", closefd=False) as fh:
+            return fh.read() if cap is None else fh.read(cap)
+    finally:
+        os.close(fd)
+
+
 def _files(folder: str, only_py: bool = False, skip: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(relative POSIX path, absolute path) of every file under folder, sorted; [] when absent."""
     out: list[tuple[str, str]] = []
@@ -64,8 +79,7 @@ def _files(folder: str, only_py: bool = False, skip: frozenset[str] = frozenset(
 def _feed(h, label: str, folder: str, **kw) -> None:
     h.update(f"\0folder {label}\0".encode())
     for rel, path in _files(folder, **kw):
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = _read_regular(path, None)  # a FIFO among the inputs must not hang the check
         h.update(f"\0file {rel} {len(data)}\0".encode())
         h.update(data)
 
@@ -122,8 +136,7 @@ def _with_cited(base: str, root: str, cited: list[str]) -> str:
         path = os.path.join(root, rel)
         h.update(f"\0cited {rel}\0".encode())
         if os.path.isfile(path):
-            with open(path, "rb") as fh:
-                h.update(fh.read())
+            h.update(_read_regular(path))
         elif os.path.isdir(path):
             _feed(h, f"cited folder {rel}", path)
         else:
@@ -149,8 +162,7 @@ def _generated_matches(root: str, manifest: dict) -> bool:
         want = listed.get(rel)
         if want is None:
             return False
-        with open(path, "rb") as fh:
-            data = fh.read().replace(b"\r\n", b"\n")
+        data = _read_regular(path).replace(b"\r\n", b"\n")
         if hashlib.sha256(data).hexdigest() != want:
             return False
         seen += 1
@@ -204,17 +216,6 @@ _PURPOSE = "check-verdict"
 _RECORD_CAP = 1 << 20
 
 
-def _read_regular(path: str) -> bytes:
-    """A record's bytes: a regular file only (a FIFO or device there must not hang the check), capped."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return os.read(fd, _RECORD_CAP)
-    finally:
-        os.close(fd)
 _FIELDS = ("root", "inputs", "cited", "manifest")
 
 
@@ -234,14 +235,14 @@ def verified(root: str) -> int | None:
     if path is None:
         return None
     try:
-        record = json.loads(_read_regular(path))
+        record = json.loads(_read_regular(path, _RECORD_CAP, follow=False))
         if not isinstance(record, dict):
             raise Forged(path)
         # Believed only if this user's pasture wrote it (the key never leaves the user's state folder).
         if not statekey.verify(_signed(record), record.get("mac"), _PURPOSE):
             raise Forged(path)
-        with open(os.path.join(root, GENERATED, MANIFEST), "rb") as fh:
-            manifest_bytes = fh.read().replace(b"\r\n", b"\n")  # CRLF on disk is not drift
+        # CRLF on disk is not drift
+        manifest_bytes = _read_regular(os.path.join(root, GENERATED, MANIFEST)).replace(b"\r\n", b"\n")
         if record.get("root") != os.path.realpath(root):
             return None
         if hashlib.sha256(manifest_bytes).hexdigest() != record.get("manifest"):

@@ -14,7 +14,7 @@ from .artifact import Artifact
 from .claude import claude_artifacts
 from .codex import codex_artifacts
 from .docs import events_doc, instructions_doc
-from .env import search_path, templates_of
+from .env import search_path, template_line, templates_of
 from .opencode import opencode_artifacts
 from .schemas import schema_artifacts
 from .tables import table_artifacts
@@ -43,15 +43,17 @@ def _adapters(contract: Contract) -> list[Artifact]:
 
 def render_project(contracts: list[Contract], root: Path | None = None) -> list[Artifact]:
     """Every artifact of the project at ``root`` (None: packaged templates only), manifest last."""
-    with templates_of(root):
-        try:
+    try:
+        with templates_of(root):
             return _render_all(contracts)
-        except jinja2.TemplateSyntaxError as exc:
-            raise RenderError(f"{exc.filename or exc.name}:{exc.lineno}: template syntax error: {exc.message}") from exc
-        except jinja2.TemplateError as exc:
-            # An override template that reads a missing name, or that the sandbox stopped.
-            raise RenderError(f"template error: {exc.message or type(exc).__name__} "
-                              f"(templates: {', '.join(search_path(root))})") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise RenderError(f"{exc.filename or exc.name}:{exc.lineno}: template syntax error: {exc.message}") from exc
+    except jinja2.TemplateError as exc:
+        # An override template that reads a missing name, that the sandbox stopped, or that went
+        # past a bound (time, size, a load from outside templates/).
+        where = template_line(exc, search_path(root))
+        raise RenderError(f"{where + ': ' if where else ''}template error: {exc.message or type(exc).__name__} "
+                          f"(templates: {', '.join(search_path(root))})") from exc
 
 
 def _render_all(contracts: list[Contract]) -> list[Artifact]:

@@ -13,7 +13,7 @@ from ..contracts import Contract
 from . import commands
 from .artifact import Artifact, header
 from .encode import py_str
-from .env import environment
+from .env import environment, render_template
 
 PACKAGE = "python/pasture_contracts"
 
@@ -81,14 +81,15 @@ def _admission_row(contract: Contract) -> str:
 def table_artifacts(contracts: list[Contract]) -> list[Artifact]:
     env = environment().overlay()
     env.filters["py"] = py_str
-    out = [Artifact(f"{PACKAGE}/_row.py", env.get_template("python/row.py.j2").render())]
+    out = [Artifact(f"{PACKAGE}/_row.py", render_template(env.get_template("python/row.py.j2")))]
     by_harness: dict[str, list[str]] = {}
     for contract in contracts:
         by_harness.setdefault(contract.harness.value, []).append(_admission_row(contract))
-        text = env.get_template("python/contract.py.j2").render(
-            c=_view(contract), header=header("", contract.lifecycle_file).strip())
+        text = render_template(env.get_template("python/contract.py.j2"),
+                               c=_view(contract), header=header("", contract.lifecycle_file).strip())
         out.append(Artifact(f"{PACKAGE}/{module_name(contract)}.py", text, contract.id))
-    index = env.get_template("python/index.py.j2").render(
+    index = render_template(
+        env.get_template("python/index.py.j2"),
         contracts=[{"id": c.id, "module": module_name(c)} for c in contracts],
         admissions=[_sequence(f"{py_str(h)}: ", rows, 4) for h, rows in sorted(by_harness.items())])
     out.append(Artifact(f"{PACKAGE}/__init__.py", index))
