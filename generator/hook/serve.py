@@ -41,9 +41,14 @@ that some gate of the current policy may refuse or fail on. The plugin sends eve
 ``wait: false`` and never waits for it; it is journaled all the same. A reply carries ``await``
 only when the set changed since the server last said it.
 
-Scheduling: ``wait: false`` requests are handled one at a time, in arrival order, by one worker
-thread; each ``wait: true`` request gets a thread of its own (at most MAX_CONCURRENT at once), so a
-slow gate on one call never holds up another call or the bus events.
+Scheduling: a slow gate on one call never holds up another call, a bus event or a deny. The reader
+never waits for a request to finish: each ``wait: true`` request gets a thread of its own at once (no
+pool that slow calls could use up; past MAX_CONCURRENT in flight, a request is answered at once with
+its row's failure mode and journaled, never queued behind them). ``wait: false`` requests are
+handled one at a time, in arrival order, by one worker thread; a gate-consultation row among them
+(sent unawaited by a plugin that has not yet heard of a policy change) runs on a thread of its own,
+and the worker waits for it at most LANE_PATIENCE before going on, so the journal keeps arrival order
+for everything answered in time and a bus event is never held behind a slow gate.
 
 End: at EOF on stdin the server stops reading, finishes every request it has read (each is
 journaled) and exits 0. SIGINT, SIGHUP and a closed stdout do not stop it, so neither a host that
@@ -66,7 +71,8 @@ PROTOCOL = 1
 MAX_PAYLOAD = 16 * 1024 * 1024  # the one-shot runtime's limit (lifecycle.MAX_PAYLOAD)
 MAX_LINE = MAX_PAYLOAD + 64 * 1024  # a payload at the limit plus the request's own members
 HEAD = 4096  # how much of an oversized or unparsable line is searched for its id and event
-MAX_CONCURRENT = 16
+MAX_CONCURRENT = 1024  # a runaway bound, not a pool: past it a call fails in its row's mode at once
+LANE_PATIENCE = 0.25  # how long the unawaited lane waits for a gate row before it goes on
 POLL_SECONDS = 1.0
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 70  # EX_SOFTWARE: the runtime cannot run at all (same code as the launcher's)
@@ -204,7 +210,6 @@ class Server:
         self._queue: SimpleQueue = SimpleQueue()
         self._active = 0
         self._idle = threading.Condition()
-        self._slots = threading.BoundedSemaphore(MAX_CONCURRENT)
         self._stop = threading.Event()
         self.coverage: Coverage | None = None
 
@@ -296,17 +301,40 @@ class Server:
         return Request(rid, event, wait, payload, problem, started)
 
     def _observer(self) -> None:
+        rows = self.coverage.rows if self.coverage is not None else {}
         while True:
             request = self._queue.get()
             if request is None:
                 return
-            self._handle(request)
+            row = rows.get(request.event)
+            if row is None or row.semantic != "gate-consultation":
+                self._handle(request)  # consults no gate (lifecycle.respond): quick, in order
+                continue
+            done = self._start(request)
+            if done is not None:
+                done.wait(LANE_PATIENCE)
 
-    def _gate(self, request: Request) -> None:
+    def _start(self, request: Request) -> threading.Event | None:
+        """Handle ``request`` on a thread of its own, now; past MAX_CONCURRENT in flight, answer it here
+        with its row's failure mode instead (None then: it is already done)."""
+        with self._idle:
+            full = self._active >= MAX_CONCURRENT
+            if not full:
+                self._active += 1
+        if full:
+            request.payload = None
+            request.payload_error = f"{MAX_CONCURRENT} hook calls already in flight in pasture hook serve"
+            self._handle(request)
+            return None
+        done = threading.Event()
+        threading.Thread(target=self._gate, args=(request, done), name="pasture-gate", daemon=True).start()
+        return done
+
+    def _gate(self, request: Request, done: threading.Event) -> None:
         try:
             self._handle(request)
         finally:
-            self._slots.release()
+            done.set()
             with self._idle:
                 self._active -= 1
                 self._idle.notify_all()
@@ -372,10 +400,7 @@ class Server:
                 if isinstance(parsed, dict):
                     self._write(parsed)
                 elif parsed.wait:
-                    self._slots.acquire()
-                    with self._idle:
-                        self._active += 1
-                    threading.Thread(target=self._gate, args=(parsed,), name="pasture-gate", daemon=True).start()
+                    self._start(parsed)  # never waits: a slow gate holds only its own call
                 else:
                     self._queue.put(parsed)
         finally:

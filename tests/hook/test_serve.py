@@ -375,3 +375,151 @@ def test_a_journal_that_cannot_be_written_is_quiet_on_observations_and_fails_clo
     spool = tmp_path / "journal.sqlite3.spool"
     assert gate["stderr"].startswith(f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "), gate
     assert "point PASTURE_JOURNAL or the policy's [journal] path at one" in gate["stderr"] and "Traceback" not in gate["stderr"]
+
+
+HELD_GATE = r'''
+import json, os, sys, time
+envelope = json.load(sys.stdin)
+tool = envelope["payload"].get("input", {}).get("toolID", "")
+if tool.startswith("slow"):
+    open(os.path.join(os.environ["GATE_MARKS"], tool), "w").close()
+    until = time.time() + 90
+    while not os.path.exists(os.environ["GATE_RELEASE"]) and time.time() < until:  # held until the test says
+        time.sleep(0.02)
+print(json.dumps({"decision": "proceed"}))
+'''
+
+
+class Lines:
+    """A process's stdout lines on a queue, so a test can wait for one with a bound instead of hanging."""
+
+    def __init__(self, stream) -> None:
+        import queue
+
+        self.queue: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.queue.put(json.loads(line))
+
+    def next(self, timeout: float) -> dict:
+        import queue
+
+        try:
+            return self.queue.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no reply within {timeout} s") from None
+
+
+SLOW_CALLS = 20  # more than the 16 threads the server used to cap gate calls at
+
+
+def test_slow_gate_calls_never_hold_up_a_fast_call_a_bus_event_or_a_deny(env, tmp_path):
+    """Twenty gate calls held in their gate (until the test releases them) while a fast gate call, a
+    bus event and a denied call arrive after them: those three are answered while all twenty are still
+    held (with a pool of 16 the reader stopped reading at the 17th)."""
+    gate = tmp_path / "held_gate.py"
+    gate.write_text(HELD_GATE)
+    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
+                           "timeout = 120\n")
+    from hookrun import DENY_PROBE
+
+    Path(env["PASTURE_MANAGED_POLICY"]).write_text(DENY_PROBE)  # the deny comes from the managed layer's rule
+    marks, release = tmp_path / "marks", tmp_path / "release"
+    marks.mkdir()
+    env = {**env, "GATE_MARKS": str(marks), "GATE_RELEASE": str(release)}
+    proc = _spawn(env)
+    lines = Lines(proc.stdout)
+    try:
+        assert "tool.definition" in lines.next(60)["await"]
+        definition = lambda rid, tool: req(rid, "tool.definition", {"event": "tool.definition",  # noqa: E731
+                                                                     "input": {"toolID": tool}, "output": {}})
+        proc.stdin.write(b"".join(definition(i, f"slow{i}") for i in range(1, SLOW_CALLS + 1)))
+        proc.stdin.flush()
+        until = time.monotonic() + 90
+        while len(os.listdir(marks)) < SLOW_CALLS and time.monotonic() < until:  # every slow gate is running
+            time.sleep(0.05)
+        assert len(os.listdir(marks)) == SLOW_CALLS, "the slow gate calls were not all started at once"
+        proc.stdin.write(definition(101, "fast") + req(102, "session.idle", IDLE, wait=False)
+                         + req(103, "tool.execute.before", TOOL))
+        proc.stdin.flush()
+        early = [lines.next(30) for _ in range(3)]  # the slow gates hold until release exists
+        release.touch()
+        late = [lines.next(120) for _ in range(SLOW_CALLS)]
+    finally:
+        release.touch()
+        proc.stdin.close()
+        proc.wait(120)
+    # the three were answered before any slow call, while every slow gate was still holding
+    assert sorted(r["id"] for r in early) == [101, 102, 103]
+    answers = {r["id"]: r["answer"] for r in early}
+    assert answers == {101: "proceed", 102: "proceed", 103: "deny"}, early
+    assert sorted(r["id"] for r in late) == list(range(1, SLOW_CALLS + 1))
+    assert all(r["answer"] == "proceed" for r in late), late
+    assert len(journal(tmp_path)) == SLOW_CALLS + 3
+
+
+def test_an_unawaited_gate_row_behind_a_slow_gate_does_not_hold_the_bus_events(env, tmp_path):
+    """A plugin that has not heard of a new command gate yet sends its row unawaited: the ordered lane
+    hands it to a thread of its own and the bus events behind it are answered while it is held."""
+    gate = tmp_path / "held_gate.py"
+    gate.write_text(HELD_GATE)
+    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
+                           "timeout = 120\n")
+    marks, release = tmp_path / "marks", tmp_path / "release"
+    marks.mkdir()
+    env = {**env, "GATE_MARKS": str(marks), "GATE_RELEASE": str(release)}
+    proc = _spawn(env)
+    lines = Lines(proc.stdout)
+    try:
+        lines.next(60)
+        proc.stdin.write(req(1, "tool.definition", {"event": "tool.definition", "input": {"toolID": "slow1"},
+                                                    "output": {}}, wait=False))
+        proc.stdin.write(b"".join(req(i, "session.idle", IDLE, wait=False) for i in range(2, 6)))
+        proc.stdin.flush()
+        early = [lines.next(30) for _ in range(4)]
+        held = os.listdir(marks) == ["slow1"]  # its gate is running, and holds until release exists
+        release.touch()
+        late = lines.next(120)
+    finally:
+        release.touch()
+        proc.stdin.close()
+        proc.wait(120)
+    assert [r["id"] for r in early] == [2, 3, 4, 5] and held
+    assert late["id"] == 1 and late["answer"] == "proceed"
+
+
+def test_past_the_runaway_bound_a_call_fails_in_its_rows_mode_at_once(env, tmp_path, monkeypatch):
+    """MAX_CONCURRENT is a bound against a runaway plugin, not a pool: a call past it is not queued
+    behind the held ones but answered at once, in its row's failure mode, and journaled."""
+    monkeypatch.setattr(serve, "MAX_CONCURRENT", 2)
+    gate = tmp_path / "held_gate.py"
+    gate.write_text(HELD_GATE)
+    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
+                           "timeout = 120\n")
+    marks, release = tmp_path / "marks", tmp_path / "release"
+    marks.mkdir()
+    env = {**env, "GATE_MARKS": str(marks), "GATE_RELEASE": str(release)}
+    for name in ("GATE_MARKS", "GATE_RELEASE"):  # in process, a gate runs with the process's environment
+        monkeypatch.setenv(name, env[name])
+    piped = Piped(env)
+    try:
+        piped.read()
+        for i in (1, 2):
+            piped.send(req(i, "tool.execute.before", {**TOOL, "input": {**TOOL["input"], "toolID": f"slow{i}"},
+                                                      "output": {"args": {"command": "ls"}}}))
+        until = time.monotonic() + 60
+        while len(os.listdir(marks)) < 2 and time.monotonic() < until:
+            time.sleep(0.05)
+        piped.send(req(3, "tool.execute.before", {**TOOL, "output": {"args": {"command": "ls"}}}))
+        third = piped.read()
+        release.touch()
+        rest = sorted([piped.read(), piped.read()], key=lambda r: r["id"])
+    finally:
+        release.touch()
+        piped.close()
+    assert third["id"] == 3 and (third["exit"], third["answer"]) == (3, "fail-block"), third
+    assert "2 hook calls already in flight" in third["stderr"]
+    assert [(r["id"], r["answer"]) for r in rest] == [(1, "proceed"), (2, "proceed")]
+    assert sorted(str(r["failure"]) for r in journal(tmp_path))[0].startswith("2 hook calls already in flight")
