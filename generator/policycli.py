@@ -48,6 +48,38 @@ def _matchers(rule: dict) -> dict:
     return out
 
 
+def _never_matching(path: str, rule: dict) -> list[str]:
+    """A warning, at the matcher's file:line, for each value that can never match (policy.never_matching)."""
+    from .hook.policy import _Lines, never_matching
+
+    found = never_matching(rule)
+    if not found:
+        return []
+    lines = _Lines(_text_of(path))
+    out = []
+    for key, value, should in found:
+        line = lines.key(key, rule["line"]) or rule["line"]
+        dead = sum(1 for k, _, _ in found if k == key) == len(rule["lists"][key])
+        effect = ", so this rule never applies" if dead else f" (only the rule's other {key} values can)"
+        out.append(f"{path}:{line}: rule {rule['name']!r}: {key} value {value!r} can never match{effect}; "
+                   f"write {should}")
+    return out
+
+
+def _text_of(path: str) -> str:
+    """The layer's text for line numbers only: a regular file, capped; '' for anything else."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return ""
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return ""
+        return fh.read(4 * 1024 * 1024).decode("utf-8", "replace")
+
+
 def describe(root: str, env: dict) -> dict:
     """The effective policy as data: what `show --json` prints."""
     from .hook.deadline import deadline_seconds_for
@@ -79,6 +111,7 @@ def describe(root: str, env: dict) -> dict:
                                 f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
                                 "gets the row's failure mode")
             for rule in layer["rules"]:
+                warnings += _never_matching(layer["path"], rule)
                 rules.append({"layer": layer["name"], "trust": layer["status"], "name": rule["name"],
                               "decision": rule["decision"], "reason": rule["reason"],
                               "line": rule["line"], "match": _matchers(rule)})

@@ -286,3 +286,32 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
                                "regexes": regexes, "inputs": frozen_inputs, "line": line})
     return layer
+
+
+def never_matching(rule: dict) -> list[tuple[str, str, str]]:
+    """(matcher, value, what it should say) for each list-matcher value of a compiled rule that no
+    envelope can carry, so the rule silently never applies (`pasture policy check` warns on them).
+
+    The envelope's tool_kind is a kind (shell, write, edit, read, fetch, agent) or else the tool's
+    name lowercased: a value with a capital, or a tool name that maps to a kind, never matches.
+    harness and semantic are closed vocabularies, spelled exactly."""
+    from ..vocab import EventSemantic, Harness
+    from .envelope import _TOOL_KINDS
+
+    kinds = sorted(set(_TOOL_KINDS.values()))
+    closed = {"harness": [h.value for h in Harness], "semantic": [s.value for s in EventSemantic]}
+    found = []
+    for value in rule["lists"].get("tool_kind", ()):
+        mapped = _TOOL_KINDS.get(value.lower())
+        if mapped is not None and mapped != value:
+            found.append(("tool_kind", value, f"{mapped!r} (tool_kind is one of {', '.join(kinds)}, or an "
+                                              "unlisted tool's name in lower case)"))
+        elif mapped is None and (value != value.lower() or not value.strip()):
+            found.append(("tool_kind", value, f"{value.strip().lower()!r} (tool_kind is one of {', '.join(kinds)}, "
+                                              "or an unlisted tool's name in lower case)"))
+    for key, allowed in closed.items():
+        for value in rule["lists"].get(key, ()):
+            if value not in allowed:
+                near = [a for a in allowed if a == value.strip().lower()]
+                found.append((key, value, f"{near[0]!r}" if near else f"one of {', '.join(allowed)}"))
+    return found
