@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import codex_trust, files, hooktable, launcher, tomledit
+from . import codex_trust, denyrules, files, hooktable, launcher, tomledit
 from .adapter import Adapter, load_adapter
 from .codex_server import AppServer, CodexServerError, find_codex
 from .report import FileChange, InstallError, Report
@@ -206,11 +206,30 @@ def _install_claude(opts: Options, target: Target, adapter: Adapter, word: str, 
     snap = _checked(opts, target, target.file)
     existing = _read_hooks(snap)
     result = hooktable.merge(existing, hooktable.with_binary(adapter.hooks_document(), word))
-    text = hooktable.render(result.document, snap.text)
+    # Defence in depth: Claude Code's own deny rules keep its file tools off the guard's files.
+    rules, skipped = denyrules.rules_for(target.project, opts.env)
+    try:
+        document, record = denyrules.merge(result.document, rules, denyrules.read_record(target.file, opts.env))
+    except ValueError as exc:
+        raise InstallError(f"{target.file}: {exc}; refusing to touch it (nothing was written)",
+                           hint=f"fix {target.file}, then run the command again") from None
+    changed = result.changed or not hooktable.same(document, result.document)
+    text = hooktable.render(document, snap.text)
     _mixed_warning(report, target.file, result.mixed)
     if existing is not None and existing.get("disableAllHooks") is True:
         report.warnings.append(f"{target.file} sets disableAllHooks: true; Claude Code will not run any hook")
-    report.files.append(_write(snap, text) if result.changed else FileChange(snap.path, "unchanged"))
+    for path in skipped:
+        report.warnings.append(f"{path} cannot be written as a Claude Code permission rule (a character that "
+                               "would change its meaning); only the hooks guard it")
+    change = _write(snap, text) if changed else FileChange(snap.path, "unchanged")
+    change.detail = (f"permissions.deny: {len(record['added'])} rule(s) keep Claude Code's file tools off the "
+                     "guard's files")
+    report.files.append(change)
+    try:
+        denyrules.write_record(target.file, opts.env, record)
+    except OSError as exc:
+        report.warnings.append(f"cannot record which permissions.deny rules pasture added ({exc}); uninstall "
+                               "will remove every rule pasture would write")
 
 
 # --- codex ----------------------------------------------------------------------------------------
@@ -570,8 +589,20 @@ def _uninstall_hooks(opts: Options, target: Target, report: Report) -> None:
         config_snap, config_text, config = _read_config(config_path)
     if existing is None:
         report.files.append(FileChange(target.file, "absent"))
+        if not codex:
+            denyrules.write_record(target.file, opts.env, {})
         return
+    deny_changed = False
+    if not codex:  # the permissions.deny rules install added, and only those
+        record = denyrules.read_record(target.file, opts.env)
+        if not record:  # no record (another state folder): every rule pasture would write is ours
+            record = {"added": denyrules.rules_for(target.project, opts.env)[0]}
+        existing, deny_changed = denyrules.unmerge(existing, record)
     result = hooktable.unmerge(existing, keep_hooks_key=codex)
+    if deny_changed and not result.changed:
+        result.changed = True
+    if deny_changed and not result.deleted and not result.document:
+        result.deleted = True
     _mixed_warning(report, target.file, result.mixed)
     if codex:
         before = _positions(existing)
@@ -602,5 +633,7 @@ def _uninstall_hooks(opts: Options, target: Target, report: Report) -> None:
             report.files.append(change)
         if target.project is not None:
             report.next_steps.append("Codex project trust ([projects.…] trust_level) is left as it was")
+    else:
+        denyrules.write_record(target.file, opts.env, {})
     if result.deleted:
         _prune(target, report)

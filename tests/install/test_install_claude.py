@@ -52,10 +52,19 @@ def _ours(group: dict) -> bool:
     return is_our_group(group)
 
 
+def _deny(project: Path | None) -> list[str]:
+    """The permissions.deny rules install adds for this HOME (generator/install/denyrules.py)."""
+    from generator.install.denyrules import rules_for
+
+    return rules_for(None if project is None else project.resolve(), os.environ)[0]
+
+
 def test_fresh_install_writes_exactly_the_generated_fragment(pasture, project: Path, generated) -> None:
     run = pasture("install", "claude-code", "--project", str(project))
     assert run.code == 0, run
-    assert _settings(project).read_text() == generated[f"{CONTRACT}/settings.json"]
+    # the generated hooks, then Claude Code's own deny rules for the guard's files
+    expected = json.loads(generated[f"{CONTRACT}/settings.json"]) | {"permissions": {"deny": _deny(project)}}
+    assert _settings(project).read_text() == json.dumps(expected, indent=2) + "\n"
     assert "created" in run.stdout and CONTRACT in run.stdout
     assert not list(_settings(project).parent.glob("*.pasture-backup"))  # nothing existed to back up
 
@@ -67,7 +76,7 @@ def test_merge_keeps_foreign_hooks_keys_and_order(pasture, project: Path, genera
     doc = json.loads(_settings(project).read_text())
     ours = json.loads(generated[f"{CONTRACT}/settings.json"])["hooks"]
     assert list(doc) == ["permissions", "hooks", "env"]
-    assert doc["permissions"] == FOREIGN["permissions"] and doc["env"] == FOREIGN["env"]
+    assert doc["permissions"] == FOREIGN["permissions"] | {"deny": _deny(project)} and doc["env"] == FOREIGN["env"]
     # existing events first, in their order; then ours in catalog order
     existing = list(FOREIGN["hooks"])
     assert list(doc["hooks"])[:len(existing)] == existing
@@ -93,7 +102,8 @@ def test_backup_holds_the_bytes_before_the_install(pasture, project: Path) -> No
     assert backup.read_bytes() == before
     report = run.json()
     assert report["files"] == [{"path": str(_settings(project)), "change": "updated", "backup": str(backup),
-                                "detail": ""}]
+                                "detail": f"permissions.deny: {len(_deny(project))} rule(s) keep Claude Code's "
+                                          "file tools off the guard's files"}]
     assert report["contract"] == CONTRACT and "PreToolUse" in report["events"] and report["ok"] is True
 
 
