@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..install.targets import HARNESSES
-from . import codex, hosts, runtime_view
+from . import codex, hosts, runtime_view, sandbox
 from .findings import DoctorError, Finding, Report
 
 
@@ -52,6 +52,8 @@ def run(opts: Options) -> Report:
         found_any = True
         for inst in installs:
             report.add(*_check_installation(inst, opts, start))
+        if installs:
+            report.add(*sandbox.check(harness, project, opts.env))
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(Finding("installed", "off", "no pasture adapter is installed for any host: nothing enforces a "
