@@ -610,7 +610,7 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
              prepare: Any = None, cwd: str | None = None, loggers: dict[str, dict[str, Any]] | None = None,
              extra_env: dict[str, str] | None = None, repo: Path | None = None,
              isolation: str | None = None, record_opencode: Path | None = None,
-             reaches_model: bool = True) -> Outcome:
+             reaches_model: bool = True, host_deny_rules: bool = True) -> Outcome:
     """Prepare a temp project with our adapter, the wrapper, the policy layers and a journal; run the host once.
 
     ``policy``: the USER layer's TOML text (``PASTURE_POLICY``); None: a crash policy built from
@@ -626,7 +626,9 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     left behind outlive the run, which ``netns+pidns`` kills). ``record_opencode``: a log for a
     recording plugin loaded next to ours, registering every hook ours does. ``reaches_model``:
     whether the host is expected to ask the model for a turn; False asserts that it never does (a
-    prompt refused before the first turn).
+    prompt refused before the first turn). ``host_deny_rules=False``: take out the
+    permissions.deny rules `pasture install` wrote for Claude Code, so the hooks alone guard the
+    guard's files (Claude refuses a denied file tool before its PreToolUse hook runs).
     """
     run = prepare_run(spec.host, npm_bin, root)
     work = run.root / "pasture"
@@ -650,6 +652,12 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     # install="user": pasture install --user.
     installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
                  if install else None)
+    if not host_deny_rules and installed is not None and spec.host == "claude-code":
+        settings_path = (run.project / ".claude" / "settings.json" if install != "user"
+                         else run.layout.claude_config / "settings.json")
+        settings = json.loads(settings_path.read_text())
+        settings.pop("permissions", None)  # the test project has no permissions of its own
+        settings_path.write_text(json.dumps(settings, indent=2) + "\n")
     if record_opencode is not None:
         write_opencode_recorder(spec, run, record_opencode)
     opts = dict(options or {})

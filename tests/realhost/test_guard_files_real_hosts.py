@@ -47,8 +47,10 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
     root = tmp_path / "run"
     project = root.resolve() / "project"
     script = Script.of(*(case.turn(project) for case in session.cases), final_text="Done: {tool_result}")
+    # The hooks alone: Claude Code's own deny rules (which install also writes) would refuse these
+    # calls before the hook sees them (tests/realhost/test_host_deny_rules_real_hosts.py).
     out = run_host(spec, npm_bin, root, None, script=script, options=session.options, timeout=180,
-                   prepare=lambda run: seed_project(run.project))
+                   prepare=lambda run: seed_project(run.project), host_deny_rules=False)
     assert out.result.exit_code == 0, out.describe()
     offered = set().union(*(offered_tools(r) for r in out.result.requests))
     # (hooks name every host's shell Bash/bash, whatever the model was offered: exec_command, ...)
