@@ -6,8 +6,9 @@ project's ``.pasture/``, the hosts' settings and hooks files, the user and manag
 trust store, pasture's state, data and cache folders; a file inside a protected folder is covered by
 the folder's rule). Claude Code applies an ``Edit`` rule to every built-in tool that edits files
 (Edit, Write, MultiEdit, NotebookEdit: its permissions documentation; the real-host test
-tests/realhost/test_host_deny_rules_real_hosts.py shows Edit and Write refused by the rule alone), in
-every permission mode, even where no hook runs. Paths are absolute (``//`` + the path, Claude Code's
+tests/realhost/test_host_deny_rules_real_hosts.py shows 2.1.332 refusing Edit, Write and NotebookEdit
+by the rule alone, in the bypass permission mode, before its PreToolUse hook runs: such a refusal
+leaves no journal row). Paths are absolute (``//`` + the path, Claude Code's
 spelling of an absolute path in a rule) as written and as resolved through symlinks; in user scope,
 where the project is not known, the project-relative paths are written as ``**/.pasture/**`` and
 the like (gitignore patterns: at any depth below the session's folder).
