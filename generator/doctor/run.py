@@ -53,7 +53,7 @@ def run(opts: Options) -> Report:
         for inst in installs:
             report.add(*_check_installation(inst, opts, start))
         if installs:
-            report.add(*sandbox.check(harness, project, opts.env))
+            report.add(*sandbox.check(harness, project, opts.env, installs))
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(Finding("installed", "off", "no pasture adapter is installed for any host: nothing enforces a "

@@ -150,9 +150,30 @@ def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
                     "the agent writes and runs from changing the guard's files", "codex", fix=fix, where=str(config))]
 
 
-def check(harness: str, project: Path | None, env: Mapping[str, str]) -> list[Finding]:
+def claude_deny_rules(settings: Path, project: Path | None, env: Mapping[str, str]) -> list[Finding]:
+    """Whether the settings file carries the permissions.deny rules install writes (an install by an
+    older pasture, or a hand edit, may lack them)."""
+    from ..install.denyrules import rules_for
+
+    permissions = _json(settings).get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    have = set(deny) if isinstance(deny, list) else set()
+    missing = [rule for rule in rules_for(project, env)[0] if rule not in have]
+    scope = f"--project {project}" if project is not None else "--user"
+    if missing:
+        return [Finding("host-deny", "warn", f"{settings} lacks {len(missing)} of the permissions.deny rules that make "
+                        f"Claude Code itself refuse its file tools on the guard's files (e.g. {missing[0]})",
+                        "claude-code", fix=f"pasture install claude-code {scope}", where=str(settings))]
+    return [Finding("host-deny", "ok", f"{settings}: Claude Code's own permissions.deny rules cover the guard's files",
+                    "claude-code", where=str(settings))]
+
+
+def check(harness: str, project: Path | None, env: Mapping[str, str], installs=()) -> list[Finding]:
     if harness == "claude-code":
-        return claude(project, env)
+        found = []
+        for inst in installs:
+            found += claude_deny_rules(inst.target.file, inst.target.project, env)
+        return found + claude(project, env)
     if harness == "codex":
         return codex(project, env)
     return []  # OpenCode has no OS sandbox of its own

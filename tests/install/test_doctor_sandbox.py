@@ -104,3 +104,15 @@ def test_codex_sandbox_mode(tmp_path: Path, text, status, said) -> None:
         assert "user layer" in finding["fix"]
     elif status == "warn":
         assert finding["fix"].startswith('set sandbox_mode = "workspace-write" in ')
+
+
+def test_the_host_deny_rules_are_checked_and_a_missing_one_names_the_reinstall(installed: Path) -> None:
+    (finding,) = [f for f in _doctor(installed)[1]["findings"] if f["check"] == "host-deny"]
+    assert finding["status"] == "ok"
+    settings = installed / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    dropped = doc["permissions"]["deny"].pop(0)
+    settings.write_text(json.dumps(doc))
+    (finding,) = [f for f in _doctor(installed)[1]["findings"] if f["check"] == "host-deny"]
+    assert finding["status"] == "warn" and f"(e.g. {dropped})" in finding["message"]
+    assert finding["fix"] == f"pasture install claude-code --project {installed.resolve()}"
