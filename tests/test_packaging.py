@@ -81,7 +81,7 @@ def _isolated(path: list[str], code: str, *args: str, stdin: bytes | None = None
 
 def _hook(path: list[str], tmp: Path) -> subprocess.CompletedProcess:
     (tmp / "policy.toml").write_text(POLICY)
-    code = ("from generator.hook.lifecycle import main; "
+    code = ("from generator.runtime.lifecycle import main; "
             "sys.exit(main(['--harness', 'claude-code', '--event', 'PreToolUse', '--host-version', '2.1.328']))")
     return _isolated(path, code, stdin=json.dumps({**HOOK_PAYLOAD, "cwd": str(tmp)}).encode(),
                      env={"PASTURE_POLICY": str(tmp / "policy.toml"), "PASTURE_JOURNAL": str(tmp / "j.sqlite3")})

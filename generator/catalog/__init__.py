@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .model import (
+from generator.catalog.model import (
     CATALOG_FILE,
     CATALOG_FORMAT,
     Catalog,
@@ -25,7 +25,7 @@ from .model import (
     load_catalog,
     project_keeps_catalogs,
 )
-from .packages import HostFile, host_files, package_version, provenance
+from generator.catalog.packages import HostFile, host_files, package_version, provenance
 
 __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
            "load_catalog", "project_keeps_catalogs", "write_catalog"]
@@ -47,16 +47,16 @@ def extract(harness: str, version: str, *, node_modules: Path | None = None, bin
         else:
             raise CatalogError(f"no {harness} binary found under {node_modules}")
         if harness == "claude-code":
-            from . import claude
+            from generator.catalog import claude
 
             names, events = claude.extract(target)
         else:
-            from . import codex
+            from generator.catalog import codex
 
             names, events = codex.extract(target)
         entries = [{"name": n, "kind": "hook", **events[n]} for n in names]
     elif harness == "opencode":
-        from . import opencode
+        from generator.catalog import opencode
 
         if node_modules is None:
             raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
@@ -98,6 +98,6 @@ def write_catalog(root: Path, doc: dict[str, Any]) -> Path:
 
 
 def installed_version(harness: str, node_modules: Path) -> str | None:
-    from .packages import HOST_NPM
+    from generator.catalog.packages import HOST_NPM
 
     return package_version(node_modules, HOST_NPM[harness][0])

@@ -16,9 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .jsexpr import JsSyntaxError, parse_expression
-from .model import CatalogError, normalize
-from .zod import ZodSource, calibrate
+from generator.catalog.jsexpr import JsSyntaxError, parse_expression
+from generator.catalog.model import CatalogError, normalize
+from generator.catalog.zod import ZodSource, calibrate
 
 _INPUT = re.compile(rb'hook_event_name:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
 _OUTPUT = re.compile(rb'hookEventName:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')

@@ -128,7 +128,7 @@ class Catalog:
     def identity_fields(self, event: str) -> dict[str, bool]:
         """Field name -> required, for every field where the runtime looks for a native identity.
 
-        The same places as :func:`generator.hook.envelope.identity_value`: the payload's top level
+        The same places as :func:`generator.runtime.envelope.identity_value`: the payload's top level
         (Claude, Codex); for OpenCode named hooks the hook's ``input`` and ``output`` objects; for
         OpenCode bus events the event object, its ``properties`` and ``properties.info``.
         """

@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .model import CatalogError, normalize
-from .tsdecl import Declarations, TsSyntaxError, TypeTable, parse_file
+from generator.catalog.model import CatalogError, normalize
+from generator.catalog.tsdecl import Declarations, TsSyntaxError, TypeTable, parse_file
 
 PLUGIN = "@opencode-ai/plugin"
 SDK = "@opencode-ai/sdk"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .jsexpr import JsSyntaxError, Node, parse_expression
+from generator.catalog.jsexpr import JsSyntaxError, Node, parse_expression
 
 _PASSTHROUGH_METHODS = {
     "describe", "int", "min", "max", "length", "regex", "refine", "superRefine", "transform", "brand", "readonly",

@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from ..install import codex_trust, hooktable
-from ..install.codex_server import AppServer, CodexServerError, find_codex
-from ..install.targets import codex_home
-from .findings import Finding
-from .hosts import Installation, reinstall
+from generator.install import codex_trust, hooktable
+from generator.install.codex_server import AppServer, CodexServerError, find_codex
+from generator.install.targets import codex_home
+from generator.doctor.findings import Finding
+from generator.doctor.adapters import Installation, reinstall
 
 
 def check_trust(inst: Installation, env: Mapping[str, str], codex_bin: str | None = None,

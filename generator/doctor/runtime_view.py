@@ -1,10 +1,10 @@
 """The doctor's one window on the hook runtime: project root, policy layers, trust, journal, gates.
 
 The doctor must see exactly what the runtime sees, so it asks the runtime's own modules and never
-re-implements them: ``generator.hook.project.find_root`` (the root, found upwards as git finds
-``.git``), ``generator.hook.effective.load`` (every layer with its trust status, what an untrusted
-layer is denied, the notes), ``generator.hook.lifecycle.journal_for`` (the journal the hooks write)
-and ``generator.hook.journal.writable``. This module is the only place that names them.
+re-implements them: ``generator.runtime.project.find_root`` (the root, found upwards as git finds
+``.git``), ``generator.runtime.effective.load`` (every layer with its trust status, what an untrusted
+layer is denied, the notes), ``generator.runtime.lifecycle.journal_for`` (the journal the hooks write)
+and ``generator.runtime.journal.writable``. This module is the only place that names them.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ class View:
 
 def find_root(start: str, env: Mapping[str, str]) -> str:
     """The project root the runtime uses for a session started in ``start``."""
-    from ..hook.project import find_root as runtime_find_root
+    from generator.runtime.project import find_root as runtime_find_root
 
     return runtime_find_root(os.path.normpath(os.path.abspath(start)))
 
 
 def load(root: str, env: Mapping[str, str]) -> View:
-    from ..hook.effective import load as load_effective
-    from ..hook.lifecycle import journal_for
+    from generator.runtime.effective import load as load_effective
+    from generator.runtime.lifecycle import journal_for
 
     state = load_effective(root, dict(env))
     layers = [Layer(layer["name"], layer.get("path"), layer["status"], layer.get("error"),
@@ -63,7 +63,7 @@ def load(root: str, env: Mapping[str, str]) -> View:
 
 def journal_writable(path: str) -> tuple[bool, str]:
     """(writable, why not) for the journal at ``path``, as the runtime judges it, writing nothing."""
-    from ..hook.journal import writable
+    from generator.runtime.journal import writable
 
     why = writable(path)
     return why is None, why or ""
@@ -85,7 +85,7 @@ def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
 
 
 def _first_set(field_name: str, env: Mapping[str, str]) -> str | None:
-    from ..gates._env import ENV_FALLBACKS  # the AI gate's own lookup table (first set variable wins)
+    from generator.gates._env import ENV_FALLBACKS  # the AI gate's own lookup table (first set variable wins)
 
     names, default = ENV_FALLBACKS[field_name]
     for var in names:

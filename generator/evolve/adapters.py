@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
-from ..hostenv import HostRun, install_recorder, opencode_recorder_plugin, read_records, recorder_command
-from ..hostenv.recorder import OPENCODE_RECORDED_HOOKS
-from .scenarios import Scenario
+from generator.hostenv import HostRun, install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from generator.hostenv.recorder import OPENCODE_RECORDED_HOOKS
+from generator.evolve.scenarios import Scenario
 
 CATALOG_PROBE = "PastureCatalogProbe"
 #: Claude Code / Codex events whose JSON refusal is hookSpecificOutput.permissionDecision (as their

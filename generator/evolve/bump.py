@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..catalog import Catalog, CatalogError, catalog_path, find_catalog, write_catalog
-from ..catalog import extract as extract_catalog
-from ..catalog.packages import HOST_NPM, host_binary, install_host, npm_latest
-from ..versions import HostVersion, VersionError
+from generator.catalog import Catalog, CatalogError, catalog_path, find_catalog, write_catalog
+from generator.catalog import extract as extract_catalog
+from generator.catalog.packages import HOST_NPM, host_binary, install_host, npm_latest
+from generator.profile.versions import HostVersion, VersionError
 
 
 class BumpError(RuntimeError):
@@ -92,15 +92,15 @@ def pin_test_hosts(root: Path, harness: str, version: str, say: Callable[[str], 
 
 def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation: bool = False, force: bool = False,
          pin_tests: bool = True, timeout: float = 120.0, say: Callable[[str], None] = lambda _m: None) -> BumpResult:
-    from ..diagnostics import ProfileErrors
-    from ..generate import compare, write
-    from ..loader import load_project
-    from ..render.project import RenderError, render_project
-    from . import review
-    from .capture import CaptureError, capture, require_isolation
-    from .captured import load_capture
-    from .profile_new import ProfileNewError, new_profile
-    from .status import closest_contract
+    from generator.profile.diagnostics import ProfileErrors
+    from generator.check.drift import compare, write
+    from generator.profile.loader import load_project
+    from generator.render.project import RenderError, render_project
+    from generator.evolve import review
+    from generator.evolve.capture import CaptureError, capture, require_isolation
+    from generator.evolve.captured import load_capture
+    from generator.evolve.profile_new import ProfileNewError, new_profile
+    from generator.evolve.status import closest_contract
 
     root = Path(root).resolve()
     if harness not in HOST_NPM:

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
-from ..hostenv.npm_tools import NpmInstallError, binary_version
-from .adapters import ADAPTERS, CaptureAdapter, Records
-from .scenarios import PROBE_FILE, PROMPT, Scenario, scenarios_for
-from .scrub import Scrubber
+from generator.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from generator.hostenv.npm_tools import NpmInstallError, binary_version
+from generator.evolve.adapters import ADAPTERS, CaptureAdapter, Records
+from generator.evolve.scenarios import PROBE_FILE, PROMPT, Scenario, scenarios_for
+from generator.evolve.scrub import Scrubber
 
 CAPTURE_FORMAT = 1
 _SAFE_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9._-]*")
@@ -95,7 +95,7 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
     version = read_version(binary)
     say(f"{harness} {version} at {binary}")
     if catalog is None:
-        from ..catalog import CatalogError, find_catalog
+        from generator.catalog import CatalogError, find_catalog
 
         try:
             catalog = find_catalog(repo_root, harness, version)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .capture import CAPTURE_FORMAT
+from generator.evolve.capture import CAPTURE_FORMAT
 
 
 class CaptureFormatError(ValueError):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import Catalog, EventSchema
+from generator.catalog import Catalog, EventSchema
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
     "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",

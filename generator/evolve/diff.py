@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contracts import Binding, Contract, EventRow
+from generator.profile.contracts import Binding, Contract, EventRow
 
 _AXES = ("semantic", "surface", "blocking", "mutation", "order", "reconciliation", "stop_loop")
 

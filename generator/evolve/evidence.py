@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..contracts import Contract, EventRow, has_evidence
-from ..versions import HostVersion, VersionError
-from ..vocab import FailureMode
+from generator.profile.contracts import Contract, EventRow, has_evidence
+from generator.profile.versions import HostVersion, VersionError
+from generator.profile.vocab import FailureMode
 
 _CHANNEL_FOR = {FailureMode.EXIT_2_BLOCKS: "exit-2", FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS: "exit-2",
                 FailureMode.THROW_FAIL_FAST: "throw"}

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog
-from ..contracts import Contract
-from .captured import Capture
-from .diff import diff_contracts
+from generator.catalog import Catalog
+from generator.profile.contracts import Contract
+from generator.evolve.captured import Capture
+from generator.evolve.diff import diff_contracts
 
 
 def _field_paths(value: Any, prefix: str = "", depth: int = 2) -> set[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..hostenv import Script, Turn
+from generator.hostenv import Script, Turn
 
 PROBE_FILE = "probe.txt"
 PROBE_COMMAND = f"echo pasture-probe > {PROBE_FILE}"

@@ -71,10 +71,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._env import EnvAIConfig
-    from .app import PastureApp
-    from .config import AIIntegrationConfig
-    from .errors import (
+    from generator.gates._env import EnvAIConfig
+    from generator.gates.app import PastureApp
+    from generator.gates.config import AIIntegrationConfig
+    from generator.gates.errors import (
         AIGateBackendError,
         AIGateConfigError,
         AIGateError,
@@ -83,10 +83,10 @@ if TYPE_CHECKING:  # pragma: no cover
         AIGateTimeout,
         AIIntegrationError,
     )
-    from .gate import GateDecision, ai_gate_decide
-    from .harness import HarnessResult, HostHarnessBackend
-    from .openai_chat import ChatResult, OpenAIChatClient
-    from .prompts import (
+    from generator.gates.gate import GateDecision, ai_gate_decide
+    from generator.gates.harness import HarnessResult, HostHarnessBackend
+    from generator.gates.openai_chat import ChatResult, OpenAIChatClient
+    from generator.gates.prompts import (
         PHASE_GUIDANCE,
         build_schema_retry_prompt,
         harness_prompt,
@@ -94,5 +94,5 @@ if TYPE_CHECKING:  # pragma: no cover
         with_file_write_hint,
         with_phase_guidance,
     )
-    from .retry import TRANSIENT_PATTERNS, CostTracker, is_transient_error, run_with_retry
-    from .wrappers import AIGateWrapper, HarnessWrapper, build_ai_integration
+    from generator.gates.retry import TRANSIENT_PATTERNS, CostTracker, is_transient_error, run_with_retry
+    from generator.gates.wrappers import AIGateWrapper, HarnessWrapper, build_ai_integration

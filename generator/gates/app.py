@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import AIIntegrationError
-from .harness import HostHarnessBackend
-from .openai_chat import OpenAIChatClient
+from generator.gates.errors import AIIntegrationError
+from generator.gates.harness import HostHarnessBackend
+from generator.gates.openai_chat import OpenAIChatClient
 
 
 class PastureApp:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from . import _env
+from generator.gates import _env
 
 
 class AIIntegrationConfig(BaseModel):

@@ -50,8 +50,8 @@ import types
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ._env import EnvAIConfig
-from .errors import (
+from generator.gates._env import EnvAIConfig
+from generator.gates.errors import (
     AIGateBackendError,
     AIGateConfigError,
     AIGateError,
@@ -60,8 +60,8 @@ from .errors import (
     AIGateTimeout,
     AIIntegrationError,
 )
-from .retry import NO_ERROR_PAYLOAD, Sleeper, is_transient_error
-from .wrappers import AIGateWrapper
+from generator.gates.retry import NO_ERROR_PAYLOAD, Sleeper, is_transient_error
+from generator.gates.wrappers import AIGateWrapper
 
 __all__ = [
     "DECISIONS",
@@ -300,7 +300,7 @@ async def ai_gate_decide_async(
         raise err from None
 
     if app is None:
-        from .openai_chat import OpenAIChatClient
+        from generator.gates.openai_chat import OpenAIChatClient
 
         app = OpenAIChatClient.from_config(cfg)
     deadline = _Deadline(timeout, clock)

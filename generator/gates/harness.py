@@ -2,7 +2,7 @@
 
 ``await HostHarnessBackend().harness(prompt, schema=..., cwd=..., provider="claude-code", ...)``
 
-1. runs the host (see :mod:`generator.gates.hosts` for each command line) with ``cwd`` as its
+1. runs the host (see :mod:`generator.gates.agents` for each command line) with ``cwd`` as its
    working directory and the prompt on stdin, under a wall-clock timeout;
 2. reads ``<cwd>/.agentfield_output.json`` if this run wrote it (a file left over from an
    earlier run, unchanged, does not count), else falls back to the JSON found in the host's
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .hosts import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
-from .openai_chat import decode_json_content
-from .prompts import OUTPUT_FILENAME
+from generator.gates.agents import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
+from generator.gates.openai_chat import decode_json_content
+from generator.gates.prompts import OUTPUT_FILENAME
 
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",

@@ -19,12 +19,12 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .errors import AIIntegrationError
-from .prompts import build_schema_retry_prompt, harness_prompt
-from .retry import CostTracker, Sleeper, run_with_retry
+from generator.gates.errors import AIIntegrationError
+from generator.gates.prompts import build_schema_retry_prompt, harness_prompt
+from generator.gates.retry import CostTracker, Sleeper, run_with_retry
 
 if TYPE_CHECKING:
-    from .config import AIIntegrationConfig
+    from generator.gates.config import AIIntegrationConfig
 
 SchemaT = TypeVar("SchemaT")
 
@@ -34,7 +34,7 @@ MAX_SCHEMA_RETRIES = 3
 
 
 def _config_from_env() -> "AIIntegrationConfig":
-    from .config import AIIntegrationConfig
+    from generator.gates.config import AIIntegrationConfig
 
     return AIIntegrationConfig.from_env()
 

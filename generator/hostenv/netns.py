@@ -72,7 +72,7 @@ def bring_loopback_up() -> None:
 def python_env() -> dict[str, str]:
     """os.environ plus a PYTHONPATH that makes this ``generator`` (and ``pasture_contracts``) importable
     in a child, even one that starts without this environment's site-packages."""
-    from ..resources import import_roots
+    from generator.resources import import_roots
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (*import_roots(), env.get("PYTHONPATH", "")) if p)

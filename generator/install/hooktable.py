@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.commands import BINARY, VARIABLE, binary
+from generator.render.commands import BINARY, VARIABLE, binary
 
 #: Every command hook in generated/ (and every one installed before the launcher) starts with this.
 COMMAND_PREFIX = f"{BINARY} hook lifecycle "

@@ -48,12 +48,12 @@ _SHEBANG_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_QUOTABLE = re.compile(r"[^'}\x00-\x1f\x7f]+")
 
-#: The ONE place that names the runtime entry: `generator.hook.main.main(argv)` with the whole argv
+#: The ONE place that names the runtime entry: `generator.runtime.main.main(argv)` with the whole argv
 #: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md); the launcher
 #: is the whole process, so a one-event hook may skip the interpreter's teardown (process=True).
 ENTRY = '''\
 def _entry():
-    from generator.hook.main import main
+    from generator.runtime.main import main
     return lambda argv: main(argv, process=True)
 '''
 
@@ -128,7 +128,7 @@ def import_dirs() -> list[str]:
     tables = find_spec("pasture_contracts")
     if tables is not None and tables.origin:
         where = Path(tables.origin).resolve().parent.parent
-    else:  # a checkout: the runtime finds them beside the package (generator.hook.tables)
+    else:  # a checkout: the runtime finds them beside the package (generator.runtime.tables)
         where = package.parent / "generated" / "python"
     if str(where) not in dirs:
         dirs.append(str(where))

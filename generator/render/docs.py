@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..contracts import Contract
-from ..vocab import Harness, RuntimeClass
-from .artifact import Artifact, header
-from .env import render
+from generator.profile.contracts import Contract
+from generator.profile.vocab import Harness, RuntimeClass
+from generator.render.artifact import Artifact, header
+from generator.render.env import render
 
 _HOST = {Harness.CLAUDE_CODE: ("Claude Code", "CLAUDE.md"), Harness.CODEX: ("Codex CLI", "AGENTS.md"),
          Harness.OPENCODE: ("OpenCode", "AGENTS.md")}

@@ -20,8 +20,8 @@ from typing import Iterator
 import jinja2
 import jinja2.sandbox
 
-from ..resources import overridden_templates, template_folders
-from . import encode
+from generator.resources import overridden_templates, template_folders
+from generator.render import encode
 
 _ROOT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pasture_template_root", default=None)
 

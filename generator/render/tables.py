@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..contracts import Contract
-from . import commands
-from .artifact import Artifact, header
-from .encode import py_str
-from .env import environment
+from generator.profile.contracts import Contract
+from generator.render import commands
+from generator.render.artifact import Artifact, header
+from generator.render.encode import py_str
+from generator.render.env import environment
 
 PACKAGE = "python/pasture_contracts"
 

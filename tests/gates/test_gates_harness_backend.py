@@ -27,7 +27,7 @@ from generator.gates import (
     harness_prompt,
 )
 from generator.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
-from generator.gates.hosts import HOSTS, HostRequest, UnsupportedHostError, resolve_host
+from generator.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 VALID = {"additional_cwes": ["CWE-918"], "rationale": "ssrf"}

@@ -21,7 +21,7 @@ PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done. The too
 
 STUB = """#!{python}
 import json, os, sys
-if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/hook/serve.py)
+if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/runtime/serve.py)
     print(json.dumps({{"pasture": "hook-serve", "protocol": 1, "await": ["tool.execute.before"]}}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)

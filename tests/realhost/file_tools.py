@@ -8,8 +8,8 @@ Cases without one only set the host up (Claude and OpenCode refuse to overwrite 
 has not read; Claude loads NotebookEdit's schema through ToolSearch).
 
 The payloads, scrubbed like ``captures/`` (generator/evolve/scrub.py), are committed under
-``tests/hook/file_tool_payloads/<host>@<version>/<case>.json`` and read back by the unit tests in
-tests/hook/test_file_tool_payloads.py; tests/realhost/test_guard_files_real_hosts.py captures them
+``tests/runtime/file_tool_payloads/<host>@<version>/<case>.json`` and read back by the unit tests in
+tests/runtime/test_file_tool_payloads.py; tests/realhost/test_guard_files_real_hosts.py captures them
 afresh on every real-host run and fails when the committed ones no longer match (README there).
 """
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.hook.tables import resolve
+from generator.runtime.tables import resolve
 from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 
@@ -92,7 +92,7 @@ def _module_of(contract: str | None) -> str:
     return next(module for entries in index.ADMISSIONS.values() for cid, module, *_ in entries if cid == contract)
 
 
-#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/hook/answer.py).
+#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/runtime/answer.py).
 FAILURE_EXIT = {"report-and-continue": 0, "observe-only": 0, "strict-hook-failure": 1, "exit-2-blocks": 2,
                 "strict-output-exit-2-blocks": 2, "throw-fail-fast": 3}
 
@@ -155,7 +155,7 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
 def broken_journal(work: Path) -> Path:
     """A journal path the runtime cannot write for a whole run: its folder is a regular file.
 
-    The hook appends each event to ``<journal>.spool`` (generator/hook/journal.py); with the parent
+    The hook appends each event to ``<journal>.spool`` (generator/runtime/journal.py); with the parent
     "folder" a file, opening it fails with ENOTDIR on every event. (The tests run as root, so a
     read-only folder would not stop the write; a file where a folder belongs stops everyone.)
     Every row then gets its effective failure mode, with one line naming the journal."""
@@ -297,7 +297,7 @@ class Installed:
 
 def install_argv() -> list[str] | None:
     """The argv prefix of the real ``pasture install`` click command: the registered ``pasture
-    install`` if generator/cli.py has it, else the command object in generator/install directly;
+    install`` if generator/cli/__init__.py has it, else the command object in generator/install directly;
     None if neither exists (then the adapter is placed by hand)."""
     try:
         from generator.cli import main as cli_main
@@ -431,7 +431,7 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 
 # --- OpenCode: what depends on how our plugin talks to the runtime -----------------------------
 # The plugin starts one `pasture hook serve` per plugin instance and sends it every hook call and
-# bus event as a JSON line (generator/hook/serve.py); the wrapper records the whole stream, and
+# bus event as a JSON line (generator/runtime/serve.py); the wrapper records the whole stream, and
 # Outcome.served() reads it back as one request + reply per event. Decisions are read from the
 # journal and what the model was told from the fake's log; what needs the plugin's own text lives here.
 

@@ -1,7 +1,7 @@
 """The guard's own files on the REAL hosts: every file tool (and the shell) aimed at the project's
 ``.pasture/policy.toml`` is refused and the file keeps every byte; the same tool on an ordinary
 file runs. The payloads the hosts sent are the committed test data of
-tests/hook/test_file_tool_payloads.py (tests/hook/file_tool_payloads/README.md).
+tests/runtime/test_file_tool_payloads.py (tests/runtime/file_tool_payloads/README.md).
 
 Set ``PASTURE_REFRESH_FILE_TOOL_PAYLOADS=1`` to rewrite that data from these runs (after a host
 update); otherwise a payload that differs from the committed one fails the test with the diff.
@@ -18,7 +18,7 @@ import pytest
 
 from file_tools import (NOTEBOOK, POLICY, SESSIONS, Session, document, offered_tools, payload_dir, scrubbed,
                         seed_project)
-from generator.hook.builtin import RULE
+from generator.runtime.builtin import RULE
 from generator.hostenv import Script
 from realhost_support import SPECS, run_host
 

@@ -10,7 +10,7 @@ import pytest
 
 import host_schemas
 from repo_paths import REPO
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.claude import claude_artifacts
 from generator.render.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
 

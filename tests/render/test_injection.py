@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.project import render_project
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 

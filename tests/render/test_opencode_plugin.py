@@ -9,10 +9,10 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from repo_paths import REPO
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.artifact import header
 from generator.render.opencode import OpenCodeRenderError, opencode_artifacts
-from generator.versions import HostVersion
+from generator.profile.versions import HostVersion
 
 from profiles_found import contract_ids
 

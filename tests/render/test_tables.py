@@ -9,7 +9,7 @@ import black
 import pytest
 
 from repo_paths import REPO
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.tables import member_name, table_artifacts
 
 

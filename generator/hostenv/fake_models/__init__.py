@@ -22,12 +22,12 @@ Typical use::
 
 from __future__ import annotations
 
-from .anthropic import AnthropicMessages
-from .chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
-from .openai import OpenAIChatCompletions, OpenAIResponses
-from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
-from .server import FakeModelServer, Reply, WireProtocol, redact_headers
-from .sse import SseEvent, parse_sse
+from generator.hostenv.fake_models.anthropic import AnthropicMessages
+from generator.hostenv.fake_models.chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
+from generator.hostenv.fake_models.openai import OpenAIChatCompletions, OpenAIResponses
+from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from generator.hostenv.fake_models.server import FakeModelServer, Reply, WireProtocol, redact_headers
+from generator.hostenv.fake_models.sse import SseEvent, parse_sse
 
 PROTOCOLS: dict[str, type[WireProtocol]] = {
     AnthropicMessages.name: AnthropicMessages,

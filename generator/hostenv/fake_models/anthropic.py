@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .script import ToolCall
-from .server import Decision, Reply, RequestContext, WireProtocol
-from .sse import encode_event
+from generator.hostenv.fake_models.script import ToolCall
+from generator.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
+from generator.hostenv.fake_models.sse import encode_event
 
 __all__ = ["AnthropicMessages"]
 

@@ -33,8 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .script import Script
-from .server import FakeModelServer, Reply, RequestContext, WireProtocol
+from generator.hostenv.fake_models.script import Script
+from generator.hostenv.fake_models.server import FakeModelServer, Reply, RequestContext, WireProtocol
 
 __all__ = ["ChatReply", "ChatReplyQueue", "FakeChatServer"]
 

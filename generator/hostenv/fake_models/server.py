@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
 
 __all__ = [
     "LOOPBACK",
@@ -214,7 +214,7 @@ class FakeModelServer:
     ) -> None:
         if host != LOOPBACK:
             raise ValueError(f"fake model servers bind {LOOPBACK} only, not {host!r}")
-        from . import protocol_for  # late import: the protocols import this module
+        from generator.hostenv.fake_models import protocol_for  # late import: the protocols import this module
 
         self.protocol = protocol if isinstance(protocol, WireProtocol) else protocol_for(protocol)
         self.script = script

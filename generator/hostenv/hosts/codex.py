@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .base import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
 
 __all__ = ["CodexLauncher", "persist_hook_trust"]
 

@@ -1,0 +1,69 @@
+"""Where each policy layer lives, and the user-scope folders pasture keeps its own state in.
+
+Layers, most authoritative first: managed (set by an administrator), user (the person running the
+agent), project (the repository the agent works in, trusted only once its bytes are pinned).
+"""
+
+from generator.runtime import fs
+
+LAYERS = ("managed", "user", "project")
+MANAGED_DEFAULT = "/etc/pasture/policy.toml"
+
+
+def home(env: dict) -> str:
+    value = env.get("HOME")
+    if isinstance(value, str) and fs.isabs(value):
+        return value
+    import os  # no usable HOME: ask the password database (slow, rare)
+
+    return os.path.expanduser("~")
+
+
+def _xdg(env: dict, variable: str, *fallback: str) -> str:
+    # The XDG spec: a relative value is invalid and must be ignored.
+    value = env.get(variable)
+    if isinstance(value, str) and fs.isabs(value):
+        return value
+    return fs.join(home(env), *fallback)
+
+
+def config_home(env: dict) -> str:
+    return _xdg(env, "XDG_CONFIG_HOME", ".config")
+
+
+def state_dir(env: dict) -> str:
+    """pasture's own state (the trust store): never inside a project."""
+    return fs.join(_xdg(env, "XDG_STATE_HOME", ".local", "state"), "pasture")
+
+
+def data_dir(env: dict) -> str:
+    """pasture's installed files (the hook launcher)."""
+    return fs.join(_xdg(env, "XDG_DATA_HOME", ".local", "share"), "pasture")
+
+
+def cache_dir(env: dict) -> str:
+    """The compiled-policy cache: `PASTURE_CACHE_DIR`, else `$XDG_CACHE_HOME/pasture`."""
+    value = env.get("PASTURE_CACHE_DIR")
+    if isinstance(value, str) and fs.isabs(value):
+        return value
+    return fs.join(_xdg(env, "XDG_CACHE_HOME", ".cache"), "pasture")
+
+
+def managed_path(env: dict) -> str:
+    return env.get("PASTURE_MANAGED_POLICY") or MANAGED_DEFAULT
+
+
+def user_path(env: dict) -> str:
+    return env.get("PASTURE_POLICY") or fs.join(config_home(env), "pasture", "policy.toml")
+
+
+def project_path(root: str) -> str:
+    return fs.join(root, ".pasture", "policy.toml")
+
+
+def paths(root: str, env: dict) -> list[tuple[str, str]]:
+    return [("managed", managed_path(env)), ("user", user_path(env)), ("project", project_path(root))]
+
+
+def trust_store_path(env: dict) -> str:
+    return env.get("PASTURE_TRUST_STORE") or fs.join(state_dir(env), "trust.json")

@@ -1,0 +1,288 @@
+"""One policy layer's file (TOML), validated and compiled into plain data the hook path can cache.
+
+Runs only when a layer's bytes change (generator.runtime.effective caches the result), so it may
+import `tomllib` and `re`. Every layer has the same format:
+
+    [gate]
+    kind = "rules"            # rules | command | ai
+    default = "proceed"       # the layer's decision when no rule matches (and no gate runs)
+    events = ["PreToolUse"]   # optional: only these native events consult this layer
+    command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
+    timeout = 5               # command, ai: seconds; clamped to the row's deadline (the host's hook
+                              # timeout minus a margin), with a note
+    model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
+                              # key and defaults from the environment (generator/gates/_env.py)
+    [journal]
+    path = ".pasture/journal.sqlite3"   # relative to the project root
+    [builtin]                 # user and managed layers only (ignored in a project layer)
+    protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
+    [[rules]]                 # first match wins within the layer
+    name = "no-rm"
+    decision = "deny"         # proceed | deny | ask
+    reason = "rm -rf is not allowed here"
+    harness = "codex"         # each list matcher: a string or a list of strings (any of)
+    event = ["PreToolUse", "tool.execute.before"]
+    semantic = "gate-consultation"
+    tool_kind = "shell"       # shell | write | edit | read | fetch | agent, or a lowercased tool name
+    tool = "^(Bash|bash)$"    # regexes (re.search): tool (the tool's name), command, file_path,
+    command = "rm\\s+-rf"     # and input.<field> (a field of the tool's input)
+    [rules.input]
+    url = "^http://"
+
+A layer evaluates to its first matching rule, else (a trusted command or AI gate) the gate, else its
+default; every layer is evaluated and the most restrictive decision wins (generator.runtime.effective).
+A project layer the user has not trusted keeps its rules and default (they can only protect the
+user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
+(model, endpoint, prompt), and a journal path outside the project.
+"""
+
+from __future__ import annotations
+
+import os
+
+from generator.runtime.effective import build_pattern
+
+DECISIONS = ("proceed", "deny", "ask")
+KINDS = ("rules", "command", "ai")
+LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
+# Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
+REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
+_RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
+_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
+_BUILTIN_KEYS = {"protect_guard_files"}
+_TABLES = ("gate", "journal", "builtin", "rules")
+MAX_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
+
+
+def freeze(pattern: str) -> tuple:
+    """Validate `pattern` (re.error propagates) and return its cacheable form.
+
+    `re.compile` costs the hook twice: importing `re` (~8 ms: it pulls in `enum`) and parsing the
+    pattern in Python. Both happen only here, when a layer's bytes change: the compiler's output,
+    the SRE program, is kept as plain data that `marshal` stores, and the hook path
+    (generator.runtime.effective.build_pattern) hands it straight to the C engine `_sre`, the call
+    `re.compile` itself ends in. The program format is CPython's own and changes between versions,
+    so the cache that holds frozen patterns is keyed by `sys.hexversion` and `_sre.MAGIC`; where the
+    program cannot be extracted (another implementation) the pattern keeps its source."""
+    import re
+
+    compiled = re.compile(pattern)
+    try:
+        try:
+            from re import _compiler as sre_compile, _parser as sre_parse  # 3.11+
+        except ImportError:  # pragma: no cover - 3.10 names
+            import sre_compile, sre_parse  # type: ignore[no-redef]
+        parsed = sre_parse.parse(pattern, 0)
+        code = [int(op) for op in sre_compile._code(parsed, 0)]
+        groupindex = {str(name): int(index) for name, index in parsed.state.groupdict.items()}
+        indexgroup = [None] * parsed.state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        frozen = ("sre", pattern, int(parsed.state.flags), code, parsed.state.groups - 1, groupindex,
+                  tuple(indexgroup))
+        again = build_pattern(frozen)
+        if (again.pattern, again.flags, again.groups, dict(again.groupindex)) != (
+                compiled.pattern, compiled.flags, compiled.groups, dict(compiled.groupindex)):
+            raise ValueError("round trip differs")
+        return frozen
+    except Exception:  # no usable SRE program here: keep the source, compile it on use
+        return ("re", pattern)
+
+
+
+class PolicyError(Exception):
+    """An invalid layer: the message names the file, the line where it can, and what to change."""
+
+
+class _Lines:
+    """Best-effort line numbers for diagnostics (tomllib reports none for valid TOML)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def _find(self, predicate, start: int = 0) -> int | None:
+        for number in range(start, len(self.lines)):
+            if predicate(self.lines[number].strip()):
+                return number
+        return None
+
+    def table(self, name: str) -> int | None:
+        found = self._find(lambda s: s.replace(" ", "") in (f"[{name}]",))
+        return None if found is None else found + 1
+
+    def rule(self, index: int) -> int | None:
+        seen = -1
+        for number, line in enumerate(self.lines):
+            if line.strip().replace(" ", "").startswith("[[rules]]"):
+                seen += 1
+                if seen == index:
+                    return number + 1
+        return None
+
+    def key(self, name: str, after: int | None) -> int | None:
+        start = after or 0
+        found = self._find(lambda s: s.split("=", 1)[0].strip().strip('"') == name and "=" in s,
+                           max(start - 1, 0))
+        return None if found is None else found + 1
+
+
+def _at(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, int | None]:
+    """A top-level table ([gate], [journal], [builtin]) and its line; PolicyError, naming the file, line
+    and allowed keys, for anything else in its place or a key it does not take."""
+    table = doc.get(name, {})
+    line = lines.table(name)
+    if not isinstance(table, dict):
+        raise PolicyError(f"{_at(path, line)}: [{name}] must be a table")
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise PolicyError(f"{_at(path, lines.key(extra[0], line))}: [{name}] has unknown key(s) "
+                          f"{', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+    return table, line
+
+
+def _strings(where: str, key: str, value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
+
+
+def _regex(where: str, key: str, value) -> tuple:
+    import re
+
+    if not isinstance(value, str):
+        raise PolicyError(f"{where}: '{key}' must be a regular expression string")
+    try:
+        return freeze(value)
+    except re.error as exc:
+        raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
+
+
+def inside(root: str, path: str) -> bool:
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def parse_text(path: str, text: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML: {exc}") from None
+
+
+def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -> dict:
+    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    doc = parse_text(path, text)
+    lines = _Lines(text)
+    unknown = sorted(set(doc) - set(_TABLES))
+    if unknown:
+        raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
+                          f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
+    layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
+             "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
+             "ignored": [], "rules": []}
+
+    gate, gate_line = _table(doc, "gate", _GATE_KEYS, lines, path)
+    kind = gate.get("kind", "rules")
+    if kind not in KINDS:
+        raise PolicyError(f"{_at(path, lines.key('kind', gate_line))}: [gate] kind {kind!r} is not one of "
+                          f"{', '.join(KINDS)}")
+    default = gate.get("default", "proceed")
+    if default not in DECISIONS:
+        raise PolicyError(f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
+                          f"{', '.join(DECISIONS)}")
+    layer["default"] = default
+    timeout = gate.get("timeout", DEFAULT_TIMEOUT[kind])
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise PolicyError(f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
+                          f"seconds in (0, {MAX_TIMEOUT:g}]")
+    layer["timeout"] = float(timeout)
+    if "events" in gate:
+        layer["events"] = _strings(f"{_at(path, lines.key('events', gate_line))}: [gate]", "events", gate["events"])
+    command = None
+    if kind == "command":
+        command = gate.get("command")
+        if not (isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)):
+            raise PolicyError(f"{_at(path, lines.key('command', gate_line) or gate_line)}: [gate] kind 'command' needs "
+                              'command = ["program", "arg", ...]')
+    for key in ("model", "system_prompt", "base_url"):
+        if key in gate and not (isinstance(gate[key], str) and gate[key]):
+            raise PolicyError(f"{_at(path, lines.key(key, gate_line))}: [gate] {key} must be a non-empty string")
+    runs_elsewhere = kind in ("command", "ai")
+    if runs_elsewhere and not trusted:
+        what = (f"command gate {command!r}" if kind == "command"
+                else "AI gate" + (f" (endpoint {gate['base_url']})" if "base_url" in gate else ""))
+        layer["ignored"].append(what)
+    elif kind == "command":
+        layer["kind"], layer["command"] = "command", tuple(command)
+    elif kind == "ai":
+        layer["kind"] = "ai"
+        layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
+
+    journal, journal_line = _table(doc, "journal", {"path"}, lines, path)
+    if "path" in journal:
+        value = journal["path"]
+        if not isinstance(value, str) or not value:
+            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string")
+        target = os.path.join(root, value)  # join keeps an absolute path as it is
+        if trusted or inside(root, target):
+            layer["journal"] = os.path.normpath(target)
+        else:
+            layer["ignored"].append(f"journal path {value!r} (outside the project)")
+
+    builtin, builtin_line = _table(doc, "builtin", _BUILTIN_KEYS, lines, path)
+    if "protect_guard_files" in builtin:
+        value = builtin["protect_guard_files"]
+        if not isinstance(value, bool):
+            raise PolicyError(f"{_at(path, lines.key('protect_guard_files', builtin_line))}: [builtin] "
+                              "protect_guard_files must be true or false")
+        if name == "project":
+            if value is False:
+                layer["ignored"].append("[builtin] protect_guard_files = false (only the user or managed "
+                                        "policy can switch the guard's self-protection off)")
+        else:
+            layer["protect"] = value
+
+    rules = doc.get("rules", [])
+    if not isinstance(rules, list):
+        raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
+    for index, raw in enumerate(rules):
+        line = lines.rule(index)
+        rule_name = raw.get("name") if isinstance(raw, dict) else None
+        where = (f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])" if isinstance(rule_name, str)
+                 else f"{_at(path, line)}: rules[{index}]")
+        if not isinstance(raw, dict):
+            raise PolicyError(f"{where}: must be a table")
+        extra = sorted(set(raw) - _RULE_KEYS)
+        if extra:
+            raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(_RULE_KEYS))}")
+        if not isinstance(rule_name, str) or not rule_name:
+            raise PolicyError(f"{where}: needs a non-empty 'name'")
+        decision = raw.get("decision")
+        if decision not in DECISIONS:
+            raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
+        reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise PolicyError(f"{where}: 'reason' must be a non-empty string")
+        lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
+        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key]) for key in REGEX_MATCHERS if key in raw}
+        inputs = raw.get("input", {})
+        if not isinstance(inputs, dict):
+            raise PolicyError(f"{where}: 'input' must be a table of field = regex")
+        frozen_inputs = {field: _regex(where, f"input.{field}", value) for field, value in inputs.items()}
+        layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
+                               "regexes": regexes, "inputs": frozen_inputs, "line": line})
+    return layer
