@@ -184,7 +184,8 @@ function main() {
     if (req.skip.includes(member.name)) continue;
     const declared = checker.getNonNullableType(checker.getTypeOfSymbol(member));
     const sigs = declared.getCallSignatures();
-    if (sigs.length !== 1 || declared.getProperties().length) continue;  // not a function: no event
+    if (!sigs.length || declared.getProperties().length) continue;  // not a function: no event
+    if (sigs.length > 1) throw new Unresolved(`${req.plugin}: Hooks["${member.name}"] is overloaded; which (input, output) the host calls is not written down`);
     const params = sigs[0].getParameters();
     entry.arity = params.length;
     if (params.length !== 2) continue;

@@ -23,7 +23,8 @@ type Indexed = Permission["sessionID"];
 export interface Hooks {
     event?: (input: { event: Event; }) => Promise<void>;
     "cond.mapped"?: (input: IsText<"x">, output: Decision) => Promise<void>;
-    "partial.indexed"?: (input: Picked, output: { id: Indexed; ids: Array<Indexed>; flag: boolean | null; }) => Promise<void>;
+    "partial.indexed"?: (input: Picked,
+        output: { id: Indexed; ids: Array<Indexed>; flag: boolean | null; }) => Promise<void>;
 }
 '''
 
@@ -48,7 +49,8 @@ def test_conditional_mapped_indexed_and_aliased_types_are_resolved(tmp_path, npm
                           "callID": {"required": False, "type": "string"}}
     assert set(cond.output) == {"status", "reason"}  # the mapped type's keys
     assert cond.output["reason"] == {"required": True, "type": "string"}
-    assert cond.output["status"]["type"] == "enum" and sorted(cond.output["status"]["values"]) == ["allow", "ask", "deny"]
+    assert cond.output["status"]["type"] == "enum"
+    assert sorted(cond.output["status"]["values"]) == ["allow", "ask", "deny"]
     assert cond.decisions() == {"ask": ["status"], "deny": ["status"]}
     part = cat.event("partial.indexed")
     assert sorted(part.input) == ["a", "b", "nested"]  # Omit dropped 'drop'
@@ -103,8 +105,7 @@ def test_a_changed_bundle_layout_names_the_missing_file(tmp_path, rel):
     (nm / rel).unlink()
     with pytest.raises(CatalogError) as caught:
         extract("opencode", "9.9.9", node_modules=nm, root=REPO)
-    assert f"{rel.split('/dist/')[0]}/dist/{rel.split('/dist/')[1]} is missing (has the package layout changed?)" in str(
-        caught.value)
+    assert f"{rel} is missing (has the package layout changed?)" in str(caught.value)
 
 
 def test_typings_without_hooks_or_event_are_refused(tmp_path, npm_bin):
@@ -152,3 +153,12 @@ def test_a_claude_event_without_an_input_schema_is_refused(tmp_path):
     with pytest.raises(CatalogError) as caught:
         extract("claude-code", "9.9.9", binary=binary)
     assert "lists the hook event(s) Vanished but holds no input schema for them" in str(caught.value)
+
+
+def test_an_overloaded_hook_is_refused(tmp_path, npm_bin):
+    plugin = PLUGIN_DTS.replace('"permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) '
+                                '=> Promise<void>;',
+                                '"permission.ask"?: { (input: Permission, output: { status: "ask"; }): Promise<void>; '
+                                '(input: string, output: { status: "deny"; }): Promise<void>; };')
+    err = _refused(tmp_path, plugin=plugin)
+    assert 'Hooks["permission.ask"] is overloaded' in err
