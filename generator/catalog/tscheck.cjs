@@ -5,11 +5,12 @@
 //   {"typescript": <folder of the typescript package>, "node_modules": <the install read>,
 //    "plugin": <plugin index.d.ts>, "buses": {<module id>: <types.gen.d.ts>}, "skip": [<hook names>],
 //    "depth": <levels of object fields kept>}
-// The answer: {"hooks": [{"name", "params": [tree, ...] | null, "arity"}], "buses": {<module>: [tree]}}
+// The answer: {"hooks": [{"name", "params": [input, output] | null, "arity"}], "buses": {<module>: [tree]}}
 // or {"error": "<what was not found or not resolved, with file and symbol>"} and exit status 3.
 //
 // A tree is the shape generator.catalog.model.normalize reads: object (fields), union (of), enum
-// (values), literal (value), array (of), record, primitive (type). Aliases, imports, mapped,
+// (values), literal (value), array (of), record, primitive (type: string, number, boolean, unknown
+// for a written any/unknown/object, object past the depth, function, tuple). Aliases, imports, mapped,
 // conditional and indexed-access types are whatever the checker resolves them to; a type it cannot
 // resolve (the error type, an unresolved name, a deferred conditional, a bare type parameter) or an
 // `any` not written as `any` is an error naming where it was met, never an `unknown`.
@@ -100,7 +101,8 @@ function main() {
         pairs.splice(at, 0, [checker.getBooleanType(), undefined]);
       }
     }
-    return pairs.filter(([t]) => !EMPTY(t));
+    const seen = new Set();  // a type written twice (or in two spliced aliases) is one member, as to the checker
+    return pairs.filter(([t]) => !EMPTY(t) && !seen.has(t) && seen.add(t));
   }
 
   function elementNode(node) {
@@ -149,18 +151,23 @@ function main() {
       fail(where, type, "is left generic or deferred by the checker (a type parameter, conditional or indexed type it cannot resolve here)", node);
     }
     if (f & F.Intersection && !type.types.every((t) => t.flags & F.Object)) {
-      fail(where, type, "intersects a primitive with an object; the catalog has no spec for it", node);
+      // `string & {}`, a branded id: the value is that one primitive
+      const prims = type.types.filter((t) => !(t.flags & F.Object));
+      if (prims.length !== 1) fail(where, type, "intersects several non-object types", node);
+      return tree(prims[0], undefined, depth, where);
     }
     if (f & F.NonPrimitive || f & F.ESSymbolLike) return { kind: "primitive", type: "unknown" };
     if (!(f & (F.Object | F.Intersection))) fail(where, type, "is of a kind the catalog reader does not know", node);
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
-      if (checker.isTupleType(type)) fail(where, type, "is a tuple; the catalog has no spec for it", node);
+      if (checker.isTupleType(type)) return { kind: "primitive", type: "tuple" };
       const [element] = checker.getTypeArguments(type);
-      return { kind: "array", of: tree(element, elementNode(node), depth - 1, where) };
+      const written = elementNode(node);
+      const same = written && checker.getTypeFromTypeNode(written) === element ? written : undefined;
+      return { kind: "array", of: tree(element, same, depth - 1, where) };
     }
     const props = checker.getPropertiesOfType(type);
     if (!props.length && checker.getIndexInfosOfType(type).length) return { kind: "record" };
-    if (!props.length && type.getCallSignatures().length) fail(where, type, "is a function; no event carries one", node);
+    if (!props.length && type.getCallSignatures().length) return { kind: "primitive", type: "function" };
     if (depth <= 0) return { kind: "primitive", type: "object" };
     const fields = {};
     for (const prop of props) {

@@ -162,3 +162,13 @@ def test_an_overloaded_hook_is_refused(tmp_path, npm_bin):
                                 '(input: string, output: { status: "deny"; }): Promise<void>; };')
     err = _refused(tmp_path, plugin=plugin)
     assert 'Hooks["permission.ask"] is overloaded' in err
+
+
+def test_functions_tuples_and_branded_strings_are_recorded_as_what_they_are(tmp_path, npm_bin):
+    plugin = PLUGIN_DTS.replace("output: { args: any; }",
+                                'output: { done: () => void; pair: [string, number]; id: string & { __brand: "id" };'
+                                ' kind: "a" | "b" | "a"; }')
+    out = _catalog(tmp_path, plugin=plugin).event("tool.execute.before").output
+    assert out == {"done": {"required": True, "type": "function"}, "pair": {"required": True, "type": "tuple"},
+                   "id": {"required": True, "type": "string"},
+                   "kind": {"required": True, "type": "enum", "values": ["a", "b"]}}
