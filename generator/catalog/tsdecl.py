@@ -14,6 +14,7 @@ catalog looks.
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 __all__ = ["TsSyntaxError", "TypeTable", "parse_file"]
 
 
-class TsSyntaxError(ValueError):
+class TsSyntaxError(PastureError, ValueError):
     pass
 
 
