@@ -19,6 +19,7 @@ Steps, each all-or-nothing, in this order (a failing step stops the bump and say
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import subprocess
 import sys
@@ -32,7 +33,7 @@ from generator.catalog.packages import HOST_NPM, host_binary, install_host, npm_
 from generator.profile.versions import HostVersion, VersionError
 
 
-class BumpError(RuntimeError):
+class BumpError(PastureError, RuntimeError):
     """The bump stopped; the message names the step."""
 
 
