@@ -19,8 +19,10 @@ from generator.catalog.model import CatalogError
 
 SCRIPT = "tscheck.cjs"
 TIMEOUT = 180.0
-INSTALL_HINT = ("install the pinned tools (`python -c 'from generator.hostenv import ensure_npm_tools; "
-                "ensure_npm_tools(\".\")'` in the project, which runs `npm ci` for tests/npm)")
+INSTALL_HINT = (
+    "install the pinned tools (`python -c 'from generator.hostenv import ensure_npm_tools; "
+    'ensure_npm_tools(".")\'` in the project, which runs `npm ci` for tests/npm)'
+)
 
 
 def _version(folder: Path) -> str | None:
@@ -60,23 +62,38 @@ def find_typescript(node_modules: Path, root: Path | None) -> Path:
         seen.append(f"{folder} is {version}")
     want = f"typescript {pin}" if pin else "the typescript package"
     found = f" ({'; '.join(seen)})" if seen else ""
-    raise CatalogError(f"reading OpenCode's typings needs {want}, as pinned in tests/npm, and none was found in "
-                       f"{node_modules} or the project's npm cache{found}: {INSTALL_HINT}")
+    raise CatalogError(
+        f"reading OpenCode's typings needs {want}, as pinned in tests/npm, and none was found in "
+        f"{node_modules} or the project's npm cache{found}: {INSTALL_HINT}"
+    )
 
 
-def resolve(node_modules: Path, plugin: Path, buses: dict[str, Path], *, skip: list[str], depth: int,
-            root: Path | None = None) -> dict[str, Any]:
+def resolve(
+    node_modules: Path, plugin: Path, buses: dict[str, Path], *, skip: list[str], depth: int, root: Path | None = None
+) -> dict[str, Any]:
     """The checker's answer: ``{"hooks": [...], "buses": {module: [tree, ...]}}`` (see tscheck.cjs)."""
     node = shutil.which("node")
     if node is None:
         raise CatalogError("reading OpenCode's typings needs Node.js: put `node` on PATH (Node 20 is tested)")
     typescript = find_typescript(node_modules, root)
-    request = {"typescript": str(typescript), "node_modules": str(node_modules), "plugin": str(plugin),
-               "buses": {m: str(p) for m, p in buses.items()}, "skip": skip, "depth": depth}
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(node_modules),
+        "plugin": str(plugin),
+        "buses": {m: str(p) for m, p in buses.items()},
+        "skip": skip,
+        "depth": depth,
+    }
     with resources.as_file(resources.files("generator.catalog") / SCRIPT) as script:
         try:
-            proc = subprocess.run([node, str(script), json.dumps(request)], capture_output=True, text=True,
-                                  timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+            proc = subprocess.run(
+                [node, str(script), json.dumps(request)],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise CatalogError(f"the TypeScript checker did not finish reading {plugin} within {TIMEOUT:g}s") from None
     try:
@@ -86,6 +103,8 @@ def resolve(node_modules: Path, plugin: Path, buses: dict[str, Path], *, skip: l
     if isinstance(answer, dict) and isinstance(answer.get("error"), str):
         raise CatalogError(answer["error"])
     if proc.returncode != 0 or not isinstance(answer, dict):
-        raise CatalogError(f"the TypeScript checker ({typescript}) failed on {plugin} (exit {proc.returncode}): "
-                           f"{(proc.stderr or proc.stdout).strip()[-800:]}")
+        raise CatalogError(
+            f"the TypeScript checker ({typescript}) failed on {plugin} (exit {proc.returncode}): "
+            f"{(proc.stderr or proc.stdout).strip()[-800:]}"
+        )
     return answer

@@ -1,8 +1,8 @@
 """`pasture catalog extract`: each host's own definition of its events, read from what it ships.
 
 Stand-in packages (a made-up minified bundle, an embedded JSON Schema, plugin typings read by the
-pinned TypeScript checker) check the readers offline; the real-host test re-extracts the pinned tests/npm hosts and compares with the
-committed catalogs byte for byte.
+pinned TypeScript checker) check the readers offline; the real-host test re-extracts the pinned
+tests/npm hosts and compares with the committed catalogs byte for byte.
 """
 
 from __future__ import annotations

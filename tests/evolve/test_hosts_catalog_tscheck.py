@@ -8,12 +8,12 @@ fixture ``npm_bin``, installed once).
 from __future__ import annotations
 
 import pytest
-
-from generator.catalog import Catalog, CatalogError, extract
 from hosts_support import REPO
 from test_hosts_catalog import BUNDLE, PLUGIN_DTS, _exe, opencode_install
 
-TYPED_PLUGIN = '''import type { Event, Permission } from "@opencode-ai/sdk";
+from generator.catalog import Catalog, CatalogError, extract
+
+TYPED_PLUGIN = """import type { Event, Permission } from "@opencode-ai/sdk";
 type IsText<T> = T extends string ? { sessionID: string; callID?: string; } : { never: true; };
 type Keys = "status" | "reason";
 type Decision = { [K in Keys]: K extends "status" ? "ask" | "deny" | "allow" : string; };
@@ -26,7 +26,7 @@ export interface Hooks {
     "partial.indexed"?: (input: Picked,
         output: { id: Indexed; ids: Array<Indexed>; flag: boolean | null; }) => Promise<void>;
 }
-'''
+"""
 
 
 def _catalog(tmp_path, **typings):
@@ -45,8 +45,10 @@ def test_conditional_mapped_indexed_and_aliased_types_are_resolved(tmp_path, npm
     cat = _catalog(tmp_path, plugin=TYPED_PLUGIN)
     assert cat.names == ["cond.mapped", "partial.indexed", "session.idle", "thing.done"]
     cond = cat.event("cond.mapped")
-    assert cond.input == {"sessionID": {"required": True, "type": "string"},  # the conditional's true branch
-                          "callID": {"required": False, "type": "string"}}
+    assert cond.input == {
+        "sessionID": {"required": True, "type": "string"},  # the conditional's true branch
+        "callID": {"required": False, "type": "string"},
+    }
     assert set(cond.output) == {"status", "reason"}  # the mapped type's keys
     assert cond.output["reason"] == {"required": True, "type": "string"}
     assert cond.output["status"]["type"] == "enum"
@@ -72,34 +74,44 @@ def test_an_unresolved_name_is_refused_naming_file_and_symbol(tmp_path, npm_bin)
 
 def test_an_unresolved_import_is_refused(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace("import type { Event, Permission }", "import type { Event, Permission, Gone }").replace(
-        "output: { args: any; }", "output: { args: Gone; }")
+        "output: { args: any; }", "output: { args: Gone; }"
+    )
     err = _refused(tmp_path, plugin=plugin)
     assert 'Hooks["tool.execute.before"] output.args: the type Gone does not resolve' in err
 
 
 def test_a_hook_without_an_input_type_is_refused(tmp_path, npm_bin):
-    plugin = PLUGIN_DTS.replace("(input: { tool: string; sessionID: string; callID: string; }, output",
-                                "(input, output")
+    plugin = PLUGIN_DTS.replace(
+        "(input: { tool: string; sessionID: string; callID: string; }, output", "(input, output"
+    )
     err = _refused(tmp_path, plugin=plugin)
     assert 'Hooks["tool.execute.before"] input: the type any resolves to any without being written as any' in err
 
 
 def test_a_hook_whose_input_is_not_an_object_is_refused(tmp_path, npm_bin):
-    plugin = PLUGIN_DTS.replace("(input: { tool: string; sessionID: string; callID: string; }, output",
-                                "(input: string, output")
+    plugin = PLUGIN_DTS.replace(
+        "(input: { tool: string; sessionID: string; callID: string; }, output", "(input: string, output"
+    )
     err = _refused(tmp_path, plugin=plugin)
     assert "Hooks['tool.execute.before'] takes an input that is not an object (string)" in err
 
 
 def test_a_generic_hook_is_refused_not_guessed(tmp_path, npm_bin):
-    plugin = PLUGIN_DTS.replace('"permission.ask"?: (input: Permission,',
-                                '"permission.ask"?: <T>(input: T extends string ? Permission : never,')
+    plugin = PLUGIN_DTS.replace(
+        '"permission.ask"?: (input: Permission,', '"permission.ask"?: <T>(input: T extends string ? Permission : never,'
+    )
     err = _refused(tmp_path, plugin=plugin)
     assert 'Hooks["permission.ask"] input: the type T extends string ? Permission : never is left generic' in err
 
 
-@pytest.mark.parametrize("rel", ["@opencode-ai/plugin/dist/index.d.ts", "@opencode-ai/sdk/dist/gen/types.gen.d.ts",
-                                 "@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "@opencode-ai/plugin/dist/index.d.ts",
+        "@opencode-ai/sdk/dist/gen/types.gen.d.ts",
+        "@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts",
+    ],
+)
 def test_a_changed_bundle_layout_names_the_missing_file(tmp_path, rel):
     nm = opencode_install(tmp_path, "9.9.9")
     (nm / rel).unlink()
@@ -111,7 +123,7 @@ def test_a_changed_bundle_layout_names_the_missing_file(tmp_path, rel):
 def test_typings_without_hooks_or_event_are_refused(tmp_path, npm_bin):
     err = _refused(tmp_path, plugin=PLUGIN_DTS.replace("export interface Hooks", "export interface Hookz"))
     assert "@opencode-ai/plugin/dist/index.d.ts exports no Hooks" in err
-    err = _refused(tmp_path / "b", sdk_v2="export type Events = { type: \"x\" };\n")
+    err = _refused(tmp_path / "b", sdk_v2='export type Events = { type: "x" };\n')
     assert "@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts exports no Event" in err
 
 
@@ -147,8 +159,10 @@ def test_a_typescript_other_than_the_pinned_one_is_not_used(tmp_path):
 
 
 def test_a_claude_event_without_an_input_schema_is_refused(tmp_path):
-    bundle = BUNDLE.replace('var Ev=["PreToolUse","PostToolUse","Notice","Stop"]',
-                            'var Ev=["PreToolUse","PostToolUse","Notice","Stop","Vanished"]')
+    bundle = BUNDLE.replace(
+        'var Ev=["PreToolUse","PostToolUse","Notice","Stop"]',
+        'var Ev=["PreToolUse","PostToolUse","Notice","Stop","Vanished"]',
+    )
     binary = _exe(tmp_path / "claude", "9.9.9 (Claude Code)", bundle)
     with pytest.raises(CatalogError) as caught:
         extract("claude-code", "9.9.9", binary=binary)
@@ -156,19 +170,24 @@ def test_a_claude_event_without_an_input_schema_is_refused(tmp_path):
 
 
 def test_an_overloaded_hook_is_refused(tmp_path, npm_bin):
-    plugin = PLUGIN_DTS.replace('"permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) '
-                                '=> Promise<void>;',
-                                '"permission.ask"?: { (input: Permission, output: { status: "ask"; }): Promise<void>; '
-                                '(input: string, output: { status: "deny"; }): Promise<void>; };')
+    plugin = PLUGIN_DTS.replace(
+        '"permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) => Promise<void>;',
+        '"permission.ask"?: { (input: Permission, output: { status: "ask"; }): Promise<void>; '
+        '(input: string, output: { status: "deny"; }): Promise<void>; };',
+    )
     err = _refused(tmp_path, plugin=plugin)
     assert 'Hooks["permission.ask"] is overloaded' in err
 
 
 def test_functions_tuples_and_branded_strings_are_recorded_as_what_they_are(tmp_path, npm_bin):
-    plugin = PLUGIN_DTS.replace("output: { args: any; }",
-                                'output: { done: () => void; pair: [string, number]; id: string & { __brand: "id" };'
-                                ' kind: "a" | "b" | "a"; }')
+    plugin = PLUGIN_DTS.replace(
+        "output: { args: any; }",
+        'output: { done: () => void; pair: [string, number]; id: string & { __brand: "id" }; kind: "a" | "b" | "a"; }',
+    )
     out = _catalog(tmp_path, plugin=plugin).event("tool.execute.before").output
-    assert out == {"done": {"required": True, "type": "function"}, "pair": {"required": True, "type": "tuple"},
-                   "id": {"required": True, "type": "string"},
-                   "kind": {"required": True, "type": "enum", "values": ["a", "b"]}}
+    assert out == {
+        "done": {"required": True, "type": "function"},
+        "pair": {"required": True, "type": "tuple"},
+        "id": {"required": True, "type": "string"},
+        "kind": {"required": True, "type": "enum", "values": ["a", "b"]},
+    }
