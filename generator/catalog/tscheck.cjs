@@ -190,6 +190,11 @@ function main() {
     hooks.push(entry);
     if (req.skip.includes(member.name)) continue;
     const declared = checker.getNonNullableType(checker.getTypeOfSymbol(member));
+    if (declared.flags & F.Any) {  // an unresolved hook type would otherwise look like "not a function"
+      const decl = member.valueDeclaration;
+      const written = decl && decl.type ? decl.type.getText() : checker.typeToString(declared);
+      throw new Unresolved(`${req.plugin}: Hooks["${member.name}"]: the type ${written} does not resolve to a function or object`);
+    }
     const sigs = declared.getCallSignatures();
     if (!sigs.length || declared.getProperties().length) continue;  // not a function: no event
     if (sigs.length > 1) throw new Unresolved(`${req.plugin}: Hooks["${member.name}"] is overloaded; which (input, output) the host calls is not written down`);

@@ -191,3 +191,9 @@ def test_functions_tuples_and_branded_strings_are_recorded_as_what_they_are(tmp_
         "id": {"required": True, "type": "string"},
         "kind": {"required": True, "type": "enum", "values": ["a", "b"]},
     }
+
+
+def test_a_hook_whose_own_type_does_not_resolve_is_refused_not_skipped(tmp_path, npm_bin):
+    plugin = PLUGIN_DTS.replace("    /** docs are ignored */\n", '    "session.gone"?: MissingHook;\n')
+    err = _refused(tmp_path, plugin=plugin)
+    assert 'Hooks["session.gone"]: the type MissingHook does not resolve to a function or object' in err
