@@ -16,7 +16,12 @@ from repo_paths import REPO
 # Everything a rules-policy round trip may load beyond the bare interpreter's own modules.
 # (not even __future__: every module the hook imports costs ~0.4M instructions, so its modules
 # write annotations Python 3.11 evaluates as they are)
-ALLOWED_STDLIB = {"_json", "fcntl", "marshal", "_sre", "itertools", "gc"}
+# `_blake2` and `_operator` (issue 18): the compiled-policy cache is believed only with a keyed
+# BLAKE2b tag, checked in constant time; both are the C modules `hashlib`/`hmac` end in, without
+# their import cost (benchmarks/README.md has the measured cost). `pwd`: the user's home from the
+# password database when a `.claude/` folder is met (generator.hook.injected). `re` stays off:
+# a rule's pattern is compiled only when its subject holds the pattern's required literal.
+ALLOWED_STDLIB = {"_json", "fcntl", "marshal", "_sre", "itertools", "gc", "_blake2", "_operator", "pwd"}
 FORBIDDEN = {"os", "re", "json", "enum", "collections", "typing", "sqlite3", "tomllib", "subprocess", "dataclasses",
              "functools", "hashlib", "shlex", "pathlib", "importlib"}
 
