@@ -153,10 +153,10 @@ def _install_launcher(opts: Options, report: Report) -> str:
                                 "then run the command again") from None
     report.launcher = {"path": str(written.path), "change": written.change, "python": written.python,
                        "paths": written.paths, "checked": written.check.detail,
-                       "recorded": f"{hooktable.binary(word)} hook lifecycle ..."}
+                       "recorded": f"{word} hook lifecycle ..."}
     if opts.env.get("PASTURE_BIN"):
-        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): hosts started with it run "
-                               f"that instead of the launcher")
+        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
+                               f"(they name the launcher by absolute path); only the OpenCode plugin still reads it")
     return word
 
 
@@ -165,7 +165,7 @@ def _recorded_word(existing: dict[str, Any] | None) -> str | None:
     for _e, _g, _h, handler in hooktable.our_handlers(existing or {}):
         match = hooktable.OUR_COMMAND.match(handler["command"])
         if match:
-            return match["binary"]
+            return hooktable.word_of(match)
     return None
 
 
