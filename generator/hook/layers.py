@@ -86,5 +86,6 @@ def trust_store_path(env: dict) -> str:
 
 def cache_key_path(env: dict) -> str:
     """The key that authenticates the compiled-policy cache (generator.hook.effective): 0600 in the
-    0700 state folder, beside the trust store, never in the cache folder it vouches for."""
-    return fs.join(state_dir(env), "cache.key")
+    0700 state folder beside the trust store (wherever `PASTURE_TRUST_STORE` puts it), never in the
+    cache folder it vouches for."""
+    return fs.join(fs.dirname(trust_store_path(env)), "cache.key")
