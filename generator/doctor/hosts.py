@@ -246,18 +246,23 @@ def check_host_version(inst: Installation, adapter: Any, root: Path, env: Mappin
     return [Finding("host-version", "ok", f"{seen}: admitted by {contract.id}", inst.harness)]
 
 
-def check_claude_start(inst: Installation, start: Path | None) -> list[Finding]:
-    """Claude Code reads <dir>/.claude/settings.json only for the folder it is started in."""
+def check_claude_start(inst: Installation, start: Path | None, covered: bool = False) -> list[Finding]:
+    """Claude Code reads <dir>/.claude/settings.json only for the folder it is started in. ``covered``:
+    our user-scope adapter is installed too, so such a session still runs pasture's hooks."""
     project = inst.target.project
     if inst.harness != "claude-code" or project is None or start is None:
         return []
     start, project = start.resolve(), project.resolve()
     if start == project:
         return []
-    # A warning, as issue 9 words it: the doctor cannot know where Claude will be started, only that a
-    # session started here would run none of the project's hooks.
-    return [Finding("claude-start", "warn", f"Claude Code started in {start} loads no project settings: it reads "
-                    f"{project}/.claude/settings.json only when started in {project} (host behaviour)", inst.harness,
+    # Issue 18: a session started here runs none of the project's hooks, so unless our user-scope
+    # adapter covers it, enforcement is off for it (issue 9 called it a warning; "on" was false).
+    status = "warn" if covered else "off"
+    tail = ("; the user-scope adapter still runs pasture's hooks" if covered
+            else ": no pasture hook runs in such a session")
+    return [Finding("claude-start", status, f"Claude Code started in {start} loads no project settings: it reads "
+                    f"{project}/.claude/settings.json only when started in {project} (host behaviour){tail}",
+                    inst.harness,
                     fix=f"start claude in {project} (cd {_q(project)}), or install for the user: "
                         "pasture install claude-code --user")]
 

@@ -131,6 +131,7 @@ def run_install(opts: Options) -> Report:
     report = _new_report("install", opts, target)
     adapter = _adapter(opts, report)
     _user_scope_warning(opts, target, report)
+    _injected_env_warning(opts, report)
     if opts.harness == "opencode":
         _install_launcher(opts, report)
         _install_plugin(opts, target, adapter, report)
@@ -167,6 +168,20 @@ def _recorded_word(existing: dict[str, Any] | None) -> str | None:
         if match:
             return hooktable.word_of(match)
     return None
+
+
+def _injected_env_warning(opts: Options, report: Report) -> None:
+    """Issue 18: a project's Claude Code settings whose env block sets a root of the guard (the hooks
+    ignore those values, but the user's own are lost and LD_*/BASH_ENV act before pasture runs)."""
+    if opts.project is None:
+        return
+    from ..doctor.tamper import injected_by_file
+
+    project = str(opts.project.resolve())
+    for path, names in sorted(injected_by_file(project, project).items()):
+        report.warnings.append(f"{path} sets {', '.join(names)} in its \"env\" block, which Claude Code hands to "
+                               f"every hook: the hooks ignore those values; remove them (pasture doctor flags them "
+                               f"until then)")
 
 
 def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
