@@ -321,9 +321,38 @@ _THAWED: dict = {}
 def build_pattern(frozen: tuple):
     """The compiled pattern of a cached one: ("re", source). The cache never holds an engine program:
     thawing one from a file let a crafted program crash the hook (SIGSEGV)."""
+    compiler = _sre_compiler()
+    if compiler is not None:
+        return compiler.compile(frozen[1], 0)
     import re
 
     return re.compile(frozen[1])
+
+
+_SRE_COMPILER: list = []
+
+
+def _sre_compiler():
+    """The standard library's own regex compiler (`re/_compiler.py`, what `re.compile` calls), loaded
+    without `re/__init__.py`: that file imports `enum` and `functools`, most of what `import re` costs
+    the hook (measured: benchmarks/README.md). Same files, loaded under a private package name so the
+    real `re` is untouched; None (use `re`) wherever that layout is not there."""
+    if _SRE_COMPILER:
+        return _SRE_COMPILER[0]
+    compiler = None
+    try:
+        encodings = sys.modules["encodings"].__path__[0]
+        package = type(sys)("_pasture_re")
+        package.__path__ = [fs.join(fs.dirname(encodings), "re")]
+        sys.modules["_pasture_re"] = package
+        from _pasture_re import _compiler  # type: ignore[import-not-found]
+
+        if _compiler.compile("a+b", 0).search("xaab").span() == (1, 4):
+            compiler = _compiler
+    except Exception:  # another layout or implementation: `import re` does it
+        sys.modules.pop("_pasture_re", None)
+    _SRE_COMPILER.append(compiler)
+    return compiler
 
 
 def thaw(frozen: tuple):

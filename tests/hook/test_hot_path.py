@@ -88,3 +88,23 @@ def test_a_shell_command_that_names_guard_files_is_read_without_shlex_or_re(env,
         assert "generator.hook.shellwrites" in modules
         assert not modules & FORBIDDEN, modules & FORBIDDEN
         assert result[0] == code
+
+
+def test_a_matching_rule_compiles_its_pattern_from_source_without_importing_re(env, tmp_path):
+    """Issue 18: the cache holds pattern sources, never SRE programs, so a rule whose subject holds the
+    pattern's required literal is compiled in the hook, by the standard library's own compiler files
+    loaded without `re/__init__` (which costs `enum`, `functools`)."""
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
+    env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
+    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "forbidden7  --now"},
+                          "cwd": str(project), "tool_use_id": "t"}).encode()
+    _probe(env, str(project), payload)
+    code, modules, from_cache = _probe(env, str(project), payload)
+    assert code == 0 and from_cache is True
+    assert "_pasture_re._compiler" in modules and not set(modules) & FORBIDDEN, set(modules) & FORBIDDEN
+    compiler = {"_pasture_re", "_pasture_re._compiler", "_pasture_re._parser", "_pasture_re._constants",
+                "_pasture_re._casefix"}
+    stdlib = {m for m in modules if m.split(".")[0] not in ("generator", "pasture_contracts")}
+    assert stdlib <= ALLOWED_STDLIB | compiler, stdlib - ALLOWED_STDLIB - compiler
