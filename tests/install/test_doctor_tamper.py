@@ -161,3 +161,28 @@ def test_doctor_verifies_every_trust_entry_against_its_file(doctor, repo: Path, 
     (bad,) = [f for f in _by(body, "tamper") if "trust entry" in f["message"]]
     assert code == 1 and bad["status"] == "off" and str(other / "policy.toml") in bad["message"]
     assert "pasture policy trust --project" in bad["fix"]
+
+
+def test_policy_show_and_check_never_report_from_a_forged_cache(repo: Path, private_home: Path):
+    _policy_layers(repo, private_home)
+    _hook_load(repo)
+    cached = _cache(private_home)
+    raw = cached.read_bytes()
+    head, blob = raw[:len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32:]
+    key, data = marshal.loads(blob)
+    for layer in data["layers"]:
+        layer.update(status="absent", rules=[])
+    cached.write_bytes(head + marshal.dumps((key, data)))
+    effective._MEMO.clear()
+    shown = CliRunner().invoke(main, ["policy", "show", "--project", str(repo), "--json"], catch_exceptions=False)
+    body = json.loads(shown.stdout)
+    (user,) = [layer for layer in body["layers"] if layer["layer"] == "user"]
+    assert user["status"] == "trusted" and [r["decision"] for r in body["rules"]] == ["deny"]
+    assert any("failed verification" in w for w in body["warnings"])
+    cached.write_bytes(head + marshal.dumps((key, data)))  # forged again: show rebuilt it
+    effective._MEMO.clear()
+    checked = CliRunner().invoke(main, ["policy", "check", "--project", str(repo), "--json"],
+                                 catch_exceptions=False)
+    assert "failed verification" in checked.output
+    effective._MEMO.clear()
+    assert effective.load(str(repo), dict(__import__("os").environ)).layer("user")["status"] == "trusted"
