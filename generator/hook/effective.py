@@ -143,7 +143,8 @@ def load(root: str, env: dict) -> Effective:
         if secret is not None:
             _store(cache, (key, data), secret)
     effective = Effective(data, from_cache, alerts)
-    _MEMO[root] = (key, effective)
+    # the alerts are said once, by the load that found them (the OpenCode server reuses the memo)
+    _MEMO[root] = (key, Effective(data, from_cache) if alerts else effective)
     return effective
 
 
