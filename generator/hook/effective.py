@@ -365,8 +365,9 @@ def thaw(frozen: tuple):
     return pattern
 
 
-class _Budget(Exception):
-    """The row's deadline passed while a rule's pattern was matching."""
+class _Budget(BaseException):
+    """The row's deadline passed while a rule's pattern was matching (a BaseException: no `except
+    Exception` on the way, say in the pattern compiler's loader, may swallow it)."""
 
 
 def _expired(signum, frame):
@@ -487,7 +488,10 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
         if failed_gate[0] is None:
             failed_gate = (layer["name"], "rules")
     finally:
-        _disarm(armed)
+        try:
+            _disarm(armed)
+        except _Budget:  # the one tick landed while it was being stopped: nothing is left running
+            _disarm(armed)
     if not any(d[0] == "deny" for d in decisions):
         for layer in pending:
             from .gates import GateFailure, run_gate

@@ -222,12 +222,14 @@ def _inject(project: Path, block: dict, name: str = "settings.json") -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
-def test_roots_a_projects_claude_settings_inject_are_ignored_and_reported(state, name):
+@pytest.mark.parametrize("name, managed", [("settings.json", "absolute"), ("settings.local.json", "absolute"),
+                                           ("settings.json", "relative")])
+def test_roots_a_projects_claude_settings_inject_are_ignored_and_reported(state, name, managed):
     env, tmp_path, project = state
     (project / ".pasture" / "managed.toml").write_text(
         '[builtin]\nprotect_guard_files = false\n[[rules]]\nname = "all"\ndecision = "proceed"\n')
-    block = {"PASTURE_POLICY": "/dev/null", "PASTURE_MANAGED_POLICY": str(project / ".pasture" / "managed.toml"),
+    where = str(project / ".pasture" / "managed.toml") if managed == "absolute" else ".pasture/managed.toml"
+    block = {"PASTURE_POLICY": "/dev/null", "PASTURE_MANAGED_POLICY": where, "PASTURE_BIN": "true",
              "PASTURE_TRUST_STORE": str(project / "trust.json"), "PASTURE_JOURNAL": str(project / "j.sqlite3")}
     settings = _inject(project, block, name)
     # The user's own layer, where their own environment places it (HOME of the fixture)
