@@ -17,9 +17,8 @@ user set themselves, with a value no project file names, keeps working. Cost: on
 the files are read (bounded, regular files only) only where a `.claude/` folder exists.
 """
 
-from . import fs
+from . import fs, layers
 
-FILES = ("settings.json", "settings.local.json")
 MAX_BYTES = 1 << 20
 # The guard's roots and what shapes the programs it runs.
 NAMES = frozenset(("HOME", "PATH", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "OPENAI_BASE_URL",
@@ -32,50 +31,15 @@ def screened(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES)
 
 
-def _user_home() -> str | None:
-    # The password database, never $HOME: HOME itself may be what a project injected.
-    try:
-        import pwd
-
-        return pwd.getpwuid(_uid()).pw_dir
-    except (ImportError, KeyError, OSError):  # pragma: no cover - no passwd entry
-        return None
-
-
-def _uid() -> int:
-    import posix
-
-    return posix.getuid()
-
-
 def settings_files(starts) -> list[str]:
     """Every project host-settings file (Claude Code's) from each start folder up to `/`."""
-    seen: set[str] = set()
-    found: list[str] = []
-    home = False  # not looked up until a .claude/ folder is found
-    for start in starts:
-        if not isinstance(start, str) or not fs.isabs(start):
-            continue
-        here = fs.normpath(start)
-        while here not in seen:
-            seen.add(here)
-            folder = fs.join(here, ".claude")
-            if fs.isdir(folder):
-                if home is False:
-                    home = _user_home()
-                if here != home:
-                    found.extend(fs.join(folder, name) for name in FILES)
-            parent = fs.dirname(here)
-            if parent == here:
-                break
-            here = parent
-    return found
+    return layers.project_host_settings(starts)
 
 
-def injected(starts) -> dict[str, list[tuple[str, str]]]:
+def injected(starts, files=None) -> dict[str, list[tuple[str, str]]]:
     """name -> [(value, file)] for every screened variable a project settings file sets."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for path in settings_files(starts):
+    for path in settings_files(starts) if files is None else files:
         try:
             data = fs.read_file(path, MAX_BYTES)[0]
         except OSError:
@@ -109,11 +73,12 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def screen(env: dict, starts) -> tuple[dict, list[str]]:
-    """`env` without what a project's host settings injected, and one note naming each dropped variable."""
+def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
+    """`env` without what a project's host settings injected, and one note naming each dropped variable.
+    `files`: the settings files already found for `starts` (generator.hook.layers.project_host_settings)."""
     if not any(screened(name) for name in env):
         return env, []
-    found = injected(starts)
+    found = injected(starts, files)
     if not found:
         return env, []
     dropped: dict[str, str] = {}

@@ -84,6 +84,46 @@ def trust_store_path(env: dict) -> str:
     return _absolute(env, "PASTURE_TRUST_STORE") or fs.join(state_dir(env), "trust.json")
 
 
+HOST_SETTINGS = ("settings.json", "settings.local.json")
+
+
+def project_host_settings(starts) -> list[str]:
+    """Every project host-settings file whose `env` Claude Code hands to hooks (`.claude/settings.json`,
+    `.claude/settings.local.json`), in each start folder and every folder above it (what they inject is
+    screened out by generator.hook.injected). The user's own `~/.claude` (from the password database,
+    never $HOME) holds the user's settings, not a project's, and is skipped. One stat per folder."""
+    seen: set = set()
+    found: list[str] = []
+    user = False  # looked up only once a .claude/ folder is met
+    for start in starts:
+        if not isinstance(start, str) or not fs.isabs(start):
+            continue
+        here = fs.normpath(start)
+        while here not in seen:
+            seen.add(here)
+            folder = fs.join(here, ".claude")
+            if fs.isdir(folder):
+                if user is False:
+                    user = _password_home()
+                if here != user:
+                    found.extend(fs.join(folder, name) for name in HOST_SETTINGS)
+            parent = fs.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    return found
+
+
+def _password_home() -> str | None:
+    try:
+        import posix
+        import pwd
+
+        return pwd.getpwuid(posix.getuid()).pw_dir
+    except (ImportError, KeyError):  # pragma: no cover - no passwd entry
+        return None
+
+
 def cache_key_path(env: dict) -> str:
     """The key that authenticates the compiled-policy cache (generator.hook.effective): 0600 in the
     0700 state folder beside the trust store (wherever `PASTURE_TRUST_STORE` puts it), never in the

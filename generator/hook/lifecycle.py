@@ -212,14 +212,21 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
 
 
 def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
-    """The environment without what the project's host settings injected (generator.hook.injected)."""
-    from .injected import screen
+    """The environment without what the project's host settings injected (generator.hook.injected,
+    imported only when a project `.claude/` folder is there to read)."""
+    from .layers import project_host_settings
 
     try:
         here = fs.getcwd()
     except OSError:
         here = None
-    env, notes = screen(env, (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here))
+    starts = (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here)
+    files = project_host_settings(starts)
+    if not files:
+        return env, []
+    from .injected import screen
+
+    env, notes = screen(env, starts, files)
     return env, list(notes)
 
 
