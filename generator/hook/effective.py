@@ -198,7 +198,7 @@ def _new_key(env: dict) -> bytes | None:
 
     path = layers.cache_key_path(env)
     try:
-        fs.makedirs(fs.dirname(path), 0o700)
+        _private_dir(fs.dirname(path))
         secret = posix.urandom(_TAG)
         temp = f"{path}.{posix.getpid()}.tmp"
         fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | posix.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
@@ -213,6 +213,19 @@ def _new_key(env: dict) -> bytes | None:
     except OSError:
         pass
     return cache_key(env)[0]
+
+
+def _private_dir(path: str) -> None:
+    """mkdir -p, the last folder 0700 (its parents as the umask says, like os.makedirs)."""
+    if fs.isdir(path):
+        return
+    fs.makedirs(fs.dirname(path))
+    import posix
+
+    try:
+        posix.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
 
 
 def read_cache(cache: str, secret: bytes) -> tuple:
@@ -244,7 +257,7 @@ def _store(cache: str, value, secret: bytes) -> None:
     import posix
 
     try:
-        fs.makedirs(fs.dirname(cache), 0o700)
+        _private_dir(fs.dirname(cache))
         blob = marshal.dumps(value)
         temp = f"{cache}.{posix.getpid()}.tmp"
         fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | fs.O_TRUNC | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
