@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.hook import effective, trust
+from generator.hook import effective
 from generator.hook.journal import query
 from hookrun import call, spawn
 

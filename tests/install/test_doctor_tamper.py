@@ -41,10 +41,6 @@ def _by(body: dict, check: str) -> list[dict]:
     return [f for f in body["findings"] if f["check"] == check]
 
 
-def _text(doctor_result) -> str:
-    return CliRunner().invoke(main, ["doctor", "--root", str(REPO)], catch_exceptions=False).stdout
-
-
 @pytest.mark.parametrize("variable", ["PASTURE_BIN", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "HOME",
                                       "XDG_STATE_HOME", "LD_PRELOAD"])
 def test_doctor_flags_a_project_settings_env_that_injects_a_root(doctor, repo: Path, variable: str, monkeypatch):
