@@ -182,3 +182,19 @@ def test_policy_show_and_check_never_report_from_a_forged_cache(repo: Path, priv
     assert "failed verification" in checked.output
     effective._MEMO.clear()
     assert effective.load(str(repo), dict(__import__("os").environ)).layer("user")["status"] == "trusted"
+
+
+def test_doctor_flags_an_install_whose_hooks_still_obey_pasture_bin(doctor, repo: Path):
+    """An install from before issue 18 recorded `${PASTURE_BIN:-<launcher>} hook lifecycle ...`."""
+    settings = repo / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    for groups in doc["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                launcher, rest = handler["command"].split(" hook lifecycle ", 1)
+                assert launcher.endswith("/pasture-hook") and "PASTURE_BIN" not in launcher
+                handler["command"] = f"${{PASTURE_BIN:-{launcher}}} hook lifecycle {rest}"
+    settings.write_text(json.dumps(doc, indent=2))
+    code, body, _ = doctor("--project", str(repo))
+    old = [f for f in body["findings"] if f["check"] == "launcher" and "PASTURE_BIN" in f["message"]]
+    assert code == 1 and old and old[0]["status"] == "off" and old[0]["fix"].startswith("pasture install claude-code")
