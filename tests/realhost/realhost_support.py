@@ -1,5 +1,6 @@
 """Shared machinery for the real-host proof: a temp project with OUR generated adapter installed,
-this repo's runtime behind ``PASTURE_BIN``, a policy and a journal in the run folder, one real host
+this repo's runtime behind ``PASTURE_BIN`` (which the run's launcher execs: installed hooks name the
+launcher by absolute path and no longer read the variable), a policy and a journal in the run folder, one real host
 run against a scripted fake model on 127.0.0.1, and readers for what came out.
 
 Nothing here changes what the runtime does. The ``PASTURE_BIN`` wrapper only *records* each call
@@ -191,6 +192,19 @@ exit "$(cat "$call/rc")"
     path.write_text(script)
     path.chmod(0o755)
     return path
+
+
+def point_launcher_at(installed: "Installed", binary: str) -> None:
+    """The installed hooks name the launcher by absolute path, with no variable in front of it (issue
+    18), so ``PASTURE_BIN`` no longer reaches them: the run's launcher (in the run's own XDG data folder)
+    is replaced by one line that execs the wrapper, a path written here, never looked up. The OpenCode
+    plugin still starts ``$PASTURE_BIN`` itself."""
+    launcher = (installed.report or {}).get("launcher") or {}
+    if not launcher.get("path"):
+        return
+    path = Path(launcher["path"])
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(binary)} \"$@\"\n")
+    path.chmod(0o755)
 
 
 @dataclass
@@ -650,6 +664,9 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     # install="user": pasture install --user.
     installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
                  if install else None)
+    hooks_run = {**env, **(extra_env or {})}.get("PASTURE_BIN")
+    if installed is not None and hooks_run:
+        point_launcher_at(installed, hooks_run)
     if record_opencode is not None:
         write_opencode_recorder(spec, run, record_opencode)
     opts = dict(options or {})

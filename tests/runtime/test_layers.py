@@ -218,7 +218,7 @@ def test_the_compiled_policy_is_cached_by_content(layered):
     effective._MEMO.clear()
     changed = effective.load(str(project), env)
     assert changed.from_cache is False and changed.layer("project")["rules"][0]["name"] == "second"
-    for cached in Path(env["PASTURE_CACHE_DIR"]).rglob("*.marshal"):
+    for cached in Path(env["PASTURE_CACHE_DIR"]).rglob("*.cache"):
         cached.write_bytes(b"garbage")  # a broken cache costs speed, never a decision
     effective._MEMO.clear()
     broken = effective.load(str(project), env)
