@@ -84,7 +84,7 @@ def _fnv(text: str) -> str:
 
 def _compiler_stamp() -> tuple:
     here = fs.dirname(__file__)
-    stamp = []
+    stamp: list[tuple[int, int] | None] = []
     for name in _COMPILER:
         try:
             st = fs.stat(fs.join(here, name))
@@ -96,7 +96,7 @@ def _compiler_stamp() -> tuple:
 
 def _sre_magic():
     try:
-        import _sre
+        import _sre  # type: ignore[import-not-found]  # CPython's regex engine has no stub; read under try
 
         return (_sre.MAGIC, _sre.CODESIZE)
     except (ImportError, AttributeError):  # pragma: no cover

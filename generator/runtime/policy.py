@@ -71,13 +71,15 @@ def freeze(pattern: str) -> tuple:
     compiled = re.compile(pattern)
     try:
         try:
-            from re import _compiler as sre_compile, _parser as sre_parse  # 3.11+
+            # 3.11+; typeshed lists neither private module
+            from re import _compiler as sre_compile, _parser as sre_parse  # type: ignore[attr-defined]
         except ImportError:  # pragma: no cover - 3.10 names
-            import sre_compile, sre_parse  # type: ignore[no-redef]
+            import sre_compile
+            import sre_parse
         parsed = sre_parse.parse(pattern, 0)
         code = [int(op) for op in sre_compile._code(parsed, 0)]
         groupindex = {str(name): int(index) for name, index in parsed.state.groupdict.items()}
-        indexgroup = [None] * parsed.state.groups
+        indexgroup: list[str | None] = [None] * parsed.state.groups
         for name, index in groupindex.items():
             indexgroup[index] = name
         frozen = ("sre", pattern, int(parsed.state.flags), code, parsed.state.groups - 1, groupindex,
@@ -192,7 +194,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if unknown:
         raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
-    layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
+    layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
              "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
              "ignored": [], "rules": []}
 
@@ -228,7 +230,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
                 else "AI gate" + (f" (endpoint {gate['base_url']})" if "base_url" in gate else ""))
         layer["ignored"].append(what)
     elif kind == "command":
-        layer["kind"], layer["command"] = "command", tuple(command)
+        layer["kind"], layer["command"] = "command", tuple(gate["command"])  # `command`, checked above
     elif kind == "ai":
         layer["kind"] = "ai"
         layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
@@ -237,7 +239,8 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
-            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string")
+            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a "
+                              "non-empty string")
         target = os.path.join(root, value)  # join keeps an absolute path as it is
         if trusted or inside(root, target):
             layer["journal"] = os.path.normpath(target)
