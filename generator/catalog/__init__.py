@@ -33,7 +33,8 @@ __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_pa
 HOW_TO_REFRESH = "pasture catalog extract {harness} --version {version}"
 
 
-def extract(harness: str, version: str, *, node_modules: Path | None = None, binary: Path | None = None) -> dict[str, Any]:
+def extract(harness: str, version: str, *, node_modules: Path | None = None,
+            binary: Path | None = None) -> dict[str, Any]:
     """The catalog document of ``harness`` ``version`` from its installed packages (or, for Claude Code and
     Codex, from a bare binary when no npm install holds it)."""
     files: list[HostFile] = host_files(harness, node_modules) if node_modules is not None else []

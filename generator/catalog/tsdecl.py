@@ -479,8 +479,8 @@ class TypeTable:
         if kind == "object":
             if depth <= 0:
                 return {"kind": "primitive", "type": "object", **flags}
-            return {"kind": "object", "fields": {k: self.resolve(module, v, depth - 1) for k, v in tree["fields"].items()},
-                    **flags}
+            return {"kind": "object",
+                    "fields": {k: self.resolve(module, v, depth - 1) for k, v in tree["fields"].items()}, **flags}
         if kind == "union":
             members = [self.resolve(module, t, depth) for t in tree["of"]]
             members = [m for m in members if not (m.get("kind") == "primitive" and m.get("type") in (
