@@ -136,7 +136,7 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     node_modules = _step("install", lambda: install_host(root, harness, version, say=say))
     steps.append(f"installed into {node_modules.parent.relative_to(root).as_posix()}/")
     say("  catalog: reading the host's own event catalog")
-    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules))
+    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules, root=root))
     path = write_catalog(root, doc)
     catalog = find_catalog(root, harness, version)
     assert catalog is not None
