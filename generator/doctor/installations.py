@@ -142,7 +142,8 @@ def check_adapter(inst: Installation, root: Path) -> tuple[list[Finding], Any]:
         return [Finding("adapter", "off", f"{where}: our hooks record different binaries", inst.harness, fix=fix,
                         where=where)], adapter
     expected = hooktable.with_binary(adapter.hooks_document(), word)["hooks"]
-    ours = {event: [g for g in groups if hooktable.is_our_group(g)] for event, groups in (doc.get("hooks") or {}).items()}
+    ours = {event: [g for g in groups if hooktable.is_our_group(g)]
+            for event, groups in (doc.get("hooks") or {}).items()}
     missing = [e for e, groups in expected.items() if not ours.get(e)]
     modified = [e for e, groups in expected.items() if ours.get(e) and not hooktable.same(ours[e], groups)]
     stale = [e for e, groups in ours.items() if groups and e not in expected]

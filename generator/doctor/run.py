@@ -128,13 +128,14 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
                                     "go unrecorded", fix=f"make {os.path.dirname(view.journal) or '.'} writable, or "
                                     "set [journal] path in the policy", where=view.journal))
     for gate in view.gates:
-        if any(l.name == gate.layer and l.status == "untrusted" for l in view.layers):
+        if any(layer.name == gate.layer and layer.status == "untrusted" for layer in view.layers):
             continue  # ignored by the runtime until trusted (the policy-trust finding says so)
         if gate.kind == "command":
             ok, detail = runtime_view.command_reachable(gate.command, root)
             findings.append(Finding("gate", "ok", f"{gate.layer} command gate {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} command gate: {detail}; gate rows apply their "
-                                    "failure mode on every call", fix="install the gate program, or fix [gate] command"))
+                                    "failure mode on every call",
+                                    fix="install the gate program, or fix [gate] command"))
         elif gate.kind == "ai":
             ok, detail = runtime_view.ai_configured(gate.settings, env)
             findings.append(Finding("gate", "ok", f"{gate.layer} AI gate: {detail}") if ok else

@@ -7,8 +7,6 @@ config.toml, the project's trust); then each file is replaced atomically (files.
 
 from __future__ import annotations
 
-import os
-
 import json
 import shlex
 from dataclasses import dataclass
@@ -61,7 +59,8 @@ def _adapter(opts: Options, report: Report) -> Adapter:
     except TargetError as exc:
         raise InstallError(str(exc)) from None
     except ProfileErrors as exc:
-        raise InstallError("the contract's profile is invalid:\n" + "\n".join(p.render() for p in exc.problems)) from None
+        raise InstallError("the contract's profile is invalid:\n"
+                           + "\n".join(p.render() for p in exc.problems)) from None
     report.contract, report.contract_reason = contract_id, why
     report.events = adapter.events
     if adapter.stale_generated:
@@ -433,7 +432,8 @@ def _list_cwd(target: Target) -> Path:
     return target.project if target.project is not None else target.codex_home  # type: ignore[return-value]
 
 
-def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report, path: Path) -> dict[tuple[str, int, int], dict]:
+def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report,
+              path: Path) -> dict[tuple[str, int, int], dict]:
     """Our handlers that are exactly a generated group (the only ones we vouch for), by position."""
     wanted = {event: groups for event, groups in generated["hooks"].items()}
     found: dict[tuple[str, int, int], dict] = {}
@@ -454,6 +454,7 @@ def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report, pa
 def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: dict[str, Any],
                 report: Report) -> dict[str, str] | None:
     """key -> currentHash of our handlers as Codex lists them; None (and a loud problem) if it cannot."""
+    assert target.codex_home is not None  # a codex target (_install_codex)
     expected = _expected(doc, generated, report, target.file)
     binary = find_codex(opts.codex_bin, opts.env)
     report.trust = {"config": str(target.codex_home / "config.toml"), "codex": str(binary) if binary else None,

@@ -168,7 +168,7 @@ def _moves(event: str, old: list[Any], new: list[Any]) -> list[tuple[str, int, i
     """Old -> new index of every foreign group; foreign groups keep their relative order."""
     old_idx = [i for i, g in enumerate(old) if not is_our_group(g)]
     new_idx = [i for i, g in enumerate(new) if not is_our_group(g)]
-    return [(event, o, n) for o, n in zip(old_idx, new_idx) if o != n]
+    return [(event, o, n) for o, n in zip(old_idx, new_idx, strict=True) if o != n]
 
 
 def merge(existing: dict[str, Any] | None, generated: dict[str, Any]) -> MergeResult:

@@ -94,7 +94,7 @@ def _fnv(text: str) -> str:
 
 def _compiler_stamp() -> tuple:
     here = fs.dirname(__file__)
-    stamp = []
+    stamp: list[tuple[int, int] | None] = []
     for name in _COMPILER:
         try:
             st = fs.stat(fs.join(here, name))

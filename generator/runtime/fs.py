@@ -12,7 +12,7 @@ import sys
 try:
     import posix as _sys_os
 except ImportError:  # pragma: no cover - not a POSIX system
-    import os as _sys_os
+    import os as _sys_os  # type: ignore[no-redef]  # the same names, from os where posix is missing
 
 O_RDONLY = _sys_os.O_RDONLY
 O_WRONLY = _sys_os.O_WRONLY
@@ -40,7 +40,7 @@ _S_IFMT, _S_IFDIR, _S_IFREG, _S_IFLNK = 0o170000, 0o040000, 0o100000, 0o120000
 
 def environ() -> dict[str, str]:
     """The process environment as str (os.environ's decoding: the filesystem encoding, surrogateescape)."""
-    raw = _sys_os.environ
+    raw: dict = _sys_os.environ  # bytes keys and values on POSIX, str on Windows
     if not raw or isinstance(next(iter(raw)), str):  # os.environ on Windows
         return dict(raw)
     encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()

@@ -36,9 +36,10 @@ def _args(argv: list[str], wanted: dict[str, str] | None = None) -> dict[str, st
         if key not in wanted:
             return None
         if not eq:
-            value = next(items, None)
-            if value is None:
+            following = next(items, None)
+            if following is None:
                 return None
+            value = following
         out[wanted[key]] = value
     return out if len(out) == len(wanted) else None
 
@@ -164,7 +165,7 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
                    and payload.get("stop_hook_active") is True)
         env, alerts = _screen(env, envelope)
         root = root_for(envelope.get("cwd"), env)
-        effective = None
+        effective: object = None
         if row is None:
             reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), _facts(
                 "observe", failure=resolved.why)

@@ -249,7 +249,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if unknown:
         raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
-    layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
+    layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
              "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
              "ignored": [], "rules": []}
 
@@ -285,7 +285,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
                 else "AI gate" + (f" (endpoint {gate['base_url']})" if "base_url" in gate else ""))
         layer["ignored"].append(what)
     elif kind == "command":
-        layer["kind"], layer["command"] = "command", tuple(command)
+        layer["kind"], layer["command"] = "command", tuple(gate["command"])  # `command`, checked above
     elif kind == "ai":
         layer["kind"] = "ai"
         layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
@@ -294,7 +294,8 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
-            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string")
+            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a "
+                              "non-empty string")
         target = os.path.join(root, value)  # join keeps an absolute path as it is
         if trusted or inside(root, target):
             layer["journal"] = os.path.normpath(target)

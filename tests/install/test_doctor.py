@@ -9,18 +9,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from profiles_found import admitting, newest
+from click.testing import CliRunner
+
+from generator.cli import main
 
 NEWEST = newest("claude-code")  # found in profiles/: a bump needs no edit here
 _major, _minor, _patch = (int(p) for p in NEWEST.partition("@")[2].split("."))
 LATER = f"{_major}.{_minor}.{_patch + 100}"  # a later release the newest floor admits
-from click.testing import CliRunner
-
-from generator.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,6 @@ what the host then did.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -128,7 +127,8 @@ def allow_policy() -> str:
     ])
 
 
-_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv, else proceeds."""
+_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv,
+else proceeds."""
 import json, sys
 envelope = json.load(sys.stdin)
 if envelope.get("event") in sys.argv[1:]:
@@ -182,7 +182,8 @@ call={calls_q}/$(date +%s%N).$$
 mkdir -p "$call"
 printf '%s\\n' "$@" > "$call/argv"
 pwd > "$call/cwd"
-tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"; echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
+tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"
+  echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
 cat "$call/stderr" >&2
 mv "$call/rc.tmp" "$call/rc"
 exit "$(cat "$call/rc")"
@@ -288,7 +289,7 @@ def read_calls(calls: Path) -> list[Call]:
     if not calls.is_dir():
         return out
     for d in sorted(calls.iterdir(), key=lambda p: (int(p.name.split(".")[0]), p.name)):
-        def text(name: str) -> str:
+        def text(name: str, d: Path = d) -> str:
             f = d / name
             return f.read_text(errors="replace") if f.exists() else ""
         rc = text("rc").strip()

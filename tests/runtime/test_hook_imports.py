@@ -14,8 +14,6 @@ import sys
 
 import pytest
 
-from hookrun import write_policy
-
 PROBE = r"""
 import json, sys
 before = set(sys.modules)
