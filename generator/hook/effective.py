@@ -43,7 +43,8 @@ class Effective:
     """The loaded policy. `layers`: one dict per layer (managed, user, project) with at least name,
     path, status (absent | trusted | untrusted | invalid | unreadable), digest, error, ignored."""
 
-    __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache")
+    __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache",
+                 "retention")
 
     def __init__(self, data: dict, from_cache: bool) -> None:
         self.root = data["root"]
@@ -53,6 +54,7 @@ class Effective:
         self.protect = data["protect"]
         self.files, self.folders = data["protected"]
         self.home = data["home"]
+        self.retention = data.get("retention") or {}
         self.from_cache = from_cache
 
     @property
@@ -196,7 +198,13 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             protect = layer["protect"]
             break
     journal = next((layer["journal"] for layer in compiled if layer.get("journal")), None)
+    retention: dict = {}
+    for layer in compiled:  # managed outranks user, key by key (a project layer never sets it)
+        if layer["name"] in ("managed", "user"):
+            for key, value in (layer.get("retention") or {}).items():
+                retention.setdefault(key, value)
     return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
+            "retention": retention,
             "protected": builtin.protected(root, env), "home": layers.home(env)}
 
 

@@ -10,8 +10,9 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
 - **Database** (readers: `pasture journal`, tests; generator.hook.journaldb):
   `query` first ingests the spool
   into the SQLite database `<journal>` (WAL): it renames the spool aside, takes the exclusive lock to
-  wait out writers that opened it before the rename, inserts every record once (each carries a
-  unique id, so an ingest cut short is simply redone) and removes it.
+  wait out writers that opened it before the rename, streams it in committed batches (each carries
+  how far it got; every record a unique id, so an ingest cut short resumes, never duplicates) and
+  removes it once all of it is committed. A line that is not a record is kept aside, with its offset.
 """
 
 import time
@@ -34,7 +35,9 @@ def spool_path(path) -> str:
 
 def _record_line(record: dict) -> bytes:
     # default=str: whatever a payload holds that JSON cannot (it came from JSON, so rarely) is kept readable.
-    return (dumps(record, compact=True, default=str) + "\n").encode("ascii")
+    # The leading newline ends a line an earlier writer tore (full disk, killed mid-write), so a torn
+    # line never runs into this record; the reader skips the empty lines.
+    return ("\n" + dumps(record, compact=True, default=str) + "\n").encode("ascii")
 
 
 def append(path, record: dict) -> None:

@@ -14,6 +14,8 @@ import `tomllib` and `re`. Every layer has the same format:
                               # key and defaults from the environment (generator/gates/_env.py)
     [journal]
     path = ".pasture/journal.sqlite3"   # relative to the project root
+    keep_days = 90            # user and managed layers only: readers delete older records
+    max_mb = 500              # user and managed layers only: readers delete the oldest beyond this
     [builtin]                 # user and managed layers only (ignored in a project layer)
     protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
     [[rules]]                 # first match wins within the layer
@@ -50,6 +52,7 @@ REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_
 _RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
 _GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
 _BUILTIN_KEYS = {"protect_guard_files"}
+_JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
 _TABLES = ("gate", "journal", "builtin", "rules")
 MAX_TIMEOUT = 600.0
 DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
@@ -100,6 +103,7 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
+        self._rules: list[int] | None = None
 
     def _find(self, predicate, start: int = 0) -> int | None:
         for number in range(start, len(self.lines)):
@@ -112,13 +116,10 @@ class _Lines:
         return None if found is None else found + 1
 
     def rule(self, index: int) -> int | None:
-        seen = -1
-        for number, line in enumerate(self.lines):
-            if line.strip().replace(" ", "").startswith("[[rules]]"):
-                seen += 1
-                if seen == index:
-                    return number + 1
-        return None
+        if self._rules is None:  # one scan for every rule: rescanning per rule made compile quadratic
+            self._rules = [number + 1 for number, line in enumerate(self.lines)
+                           if line.strip().replace(" ", "").startswith("[[rules]]")]
+        return self._rules[index] if index < len(self._rules) else None
 
     def key(self, name: str, after: int | None) -> int | None:
         start = after or 0
@@ -193,7 +194,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
     layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
              "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
-             "ignored": [], "rules": []}
+             "retention": {}, "ignored": [], "rules": []}
 
     gate, gate_line = _table(doc, "gate", _GATE_KEYS, lines, path)
     kind = gate.get("kind", "rules")
@@ -232,7 +233,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         layer["kind"] = "ai"
         layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
 
-    journal, journal_line = _table(doc, "journal", {"path"}, lines, path)
+    journal, journal_line = _table(doc, "journal", _JOURNAL_KEYS, lines, path)
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
@@ -242,6 +243,16 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
             layer["journal"] = os.path.normpath(target)
         else:
             layer["ignored"].append(f"journal path {value!r} (outside the project)")
+    for key in ("keep_days", "max_mb"):
+        if key not in journal:
+            continue
+        value = journal[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1e9:
+            raise PolicyError(f"{_at(path, lines.key(key, journal_line))}: [journal] {key} must be a positive number")
+        if name == "project":  # the audit trail is the user's: a repository must not shorten it
+            layer["ignored"].append(f"[journal] {key} (only the user or managed policy sets retention)")
+        else:
+            layer["retention"][key] = float(value)
 
     builtin, builtin_line = _table(doc, "builtin", _BUILTIN_KEYS, lines, path)
     if "protect_guard_files" in builtin:
