@@ -21,6 +21,13 @@ def main() -> int | None:
         code = quick_main(sys.argv[1:])
         if code is not None:
             return code
+    if sys.argv[1:2] == ["journal"]:
+        # The plain listing, answered without click (generator/journalview.py); else click below.
+        from .journalview import fast_main
+
+        code = fast_main(sys.argv[2:])
+        if code is not None:
+            return code
     from .cli import main as cli_main
 
     # One program name however it was started (console script, python -m generator): the same help

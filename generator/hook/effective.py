@@ -105,8 +105,10 @@ def _sre_magic():
         return None
 
 
-def load(root: str, env: dict) -> Effective:
-    """The effective policy for a project root; never raises for anything a file or the cache holds."""
+def load(root: str, env: dict, deadline: float | None = None) -> Effective:
+    """The effective policy for a project root; never raises for anything a file or the cache holds.
+
+    `deadline`: a time.monotonic() instant by which a compile must be done (generator.hook.policy)."""
     env_key = tuple(env.get(k) for k in _ENV_KEYS)
     sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
     trust_bytes = _read(layers.trust_store_path(env))
@@ -117,6 +119,7 @@ def load(root: str, env: dict) -> Effective:
         return memo[1]
     cache = fs.join(layers.cache_dir(env), "policy", _fnv(repr((root, env_key))) + ".marshal")
     data = None
+    stored = None
     try:
         with open(cache, "rb") as fh:
             stored = marshal.loads(fh.read())  # marshal.load(file) reads item by item: ~8x the cost
@@ -126,11 +129,30 @@ def load(root: str, env: dict) -> Effective:
         data = None
     from_cache = data is not None
     if data is None:
-        data = build(root, env, sources, trust_bytes)
+        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline)
+        if data.get("incomplete"):  # a compile cut short by the deadline is never remembered
+            return Effective(data, False)
         _store(cache, (key, data))
     effective = Effective(data, from_cache)
     _MEMO[root] = (key, effective)
     return effective
+
+
+def _patterns(stored, key: tuple) -> dict:
+    """The frozen patterns of the previous compile, when it ran on this interpreter and compiler (the
+    same first four parts of the key): an edited policy then recompiles only what it changed."""
+    reuse: dict = {}
+    try:
+        if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0][:4] == key[:4]):
+            return reuse
+        for layer in stored[1]["layers"]:
+            for rule in layer.get("rules") or ():
+                for frozen in (*rule["regexes"].values(), *rule["inputs"].values()):
+                    if isinstance(frozen, tuple) and frozen and frozen[0] == "sre":
+                        reuse[frozen[1]] = frozen
+    except Exception:  # noqa: BLE001 - a cache of another shape: compile everything
+        return {}
+    return reuse
 
 
 def _store(cache: str, value) -> None:
@@ -146,10 +168,11 @@ def _store(cache: str, value) -> None:
         pass  # a read-only cache folder costs speed, never a decision
 
 
-def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
+def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None,
+          deadline: float | None = None) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from . import builtin
-    from .policy import PolicyError, compile_layer
+    from .policy import PolicyError, PolicyTimeout, compile_layer
     from .trust import TrustStoreError, digest, key as trust_key, parse as parse_trust, store_path
 
     notes: list[str] = []
@@ -161,6 +184,7 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
         trusted_entries = {}
         notes.append(f"{exc}: no project policy is trusted")
     compiled = []
+    incomplete = False
     for name, path, raw in sources:
         layer = {"name": name, "path": path, "status": "absent", "digest": None, "error": None, "ignored": [],
                  "rules": [], "kind": "rules", "default": "proceed", "events": None, "journal": None,
@@ -181,8 +205,11 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
         else:
             trusted = True
         try:
-            layer.update(compile_layer(name, path, raw, root, trusted))
+            layer.update(compile_layer(name, path, raw, root, trusted, reuse, deadline))
             layer["status"] = "trusted" if trusted else "untrusted"
+        except PolicyTimeout as exc:
+            incomplete = True
+            layer.update(status="invalid", error=str(exc))
         except PolicyError as exc:
             layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
         compiled.append(layer)
@@ -204,7 +231,7 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             for key, value in (layer.get("retention") or {}).items():
                 retention.setdefault(key, value)
     return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
-            "retention": retention,
+            "retention": retention, "incomplete": incomplete,
             "protected": builtin.protected(root, env), "home": layers.home(env)}
 
 

@@ -58,7 +58,7 @@ MAX_TIMEOUT = 600.0
 DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
 
 
-def freeze(pattern: str) -> tuple:
+def freeze(pattern: str, reuse: dict | None = None) -> tuple:
     """Validate `pattern` (re.error propagates) and return its cacheable form.
 
     `re.compile` costs the hook twice: importing `re` (~8 ms: it pulls in `enum`) and parsing the
@@ -67,10 +67,17 @@ def freeze(pattern: str) -> tuple:
     (generator.hook.effective.build_pattern) hands it straight to the C engine `_sre`, the call
     `re.compile` itself ends in. The program format is CPython's own and changes between versions,
     so the cache that holds frozen patterns is keyed by `sys.hexversion` and `_sre.MAGIC`; where the
-    program cannot be extracted (another implementation) the pattern keeps its source."""
+    program cannot be extracted (another implementation) the pattern keeps its source.
+
+    The pattern is parsed and compiled once (what `re.compile` does, minus its second copy of the
+    work); `reuse` maps a pattern to its frozen form from the previous compile of the same
+    interpreter (generator.hook.effective), so an edited policy recompiles only the patterns it changed."""
     import re
 
-    compiled = re.compile(pattern)
+    if reuse is not None:
+        known = reuse.get(pattern)
+        if known is not None:
+            return known
     try:
         try:
             from re import _compiler as sre_compile, _parser as sre_parse  # 3.11+
@@ -78,6 +85,12 @@ def freeze(pattern: str) -> tuple:
             import sre_compile, sre_parse  # type: ignore[no-redef]
         parsed = sre_parse.parse(pattern, 0)
         code = [int(op) for op in sre_compile._code(parsed, 0)]
+    except re.error:
+        raise
+    except Exception:  # no usable SRE internals here: keep the source, compile it on use
+        re.compile(pattern)
+        return ("re", pattern)
+    try:
         groupindex = {str(name): int(index) for name, index in parsed.state.groupdict.items()}
         indexgroup = [None] * parsed.state.groups
         for name, index in groupindex.items():
@@ -85,17 +98,20 @@ def freeze(pattern: str) -> tuple:
         frozen = ("sre", pattern, int(parsed.state.flags), code, parsed.state.groups - 1, groupindex,
                   tuple(indexgroup))
         again = build_pattern(frozen)
-        if (again.pattern, again.flags, again.groups, dict(again.groupindex)) != (
-                compiled.pattern, compiled.flags, compiled.groups, dict(compiled.groupindex)):
+        if (again.pattern, again.groups, dict(again.groupindex)) != (pattern, parsed.state.groups - 1, groupindex):
             raise ValueError("round trip differs")
         return frozen
-    except Exception:  # no usable SRE program here: keep the source, compile it on use
+    except Exception:  # the engine refused the program: keep the source, compile it on use
+        re.compile(pattern)
         return ("re", pattern)
-
 
 
 class PolicyError(Exception):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
+
+
+class PolicyTimeout(PolicyError):
+    """A layer that did not compile before the event's deadline (not cached: the next event tries again)."""
 
 
 class _Lines:
@@ -154,13 +170,16 @@ def _strings(where: str, key: str, value) -> tuple[str, ...]:
     raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
 
 
-def _regex(where: str, key: str, value) -> tuple:
+def _regex(where: str, key: str, value, reuse: dict | None = None) -> tuple:
     import re
 
     if not isinstance(value, str):
         raise PolicyError(f"{where}: '{key}' must be a regular expression string")
     try:
-        return freeze(value)
+        frozen = freeze(value, reuse)
+        if reuse is not None:
+            reuse[value] = frozen
+        return frozen
     except re.error as exc:
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
 
@@ -180,8 +199,13 @@ def parse_text(path: str, text: str) -> dict:
         raise PolicyError(f"{path}: not valid TOML: {exc}") from None
 
 
-def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -> dict:
-    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix."""
+def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, reuse: dict | None = None,
+                  deadline: float | None = None) -> dict:
+    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
+
+    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
+    a layer whose rules are still compiling then is a PolicyError (the event fails closed where its
+    row says so) rather than an answer after the host gave up."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -270,7 +294,17 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     rules = doc.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
+    clock = None
+    if deadline is not None:
+        import time
+
+        clock = time.monotonic
+    reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
+        if clock is not None and index % 256 == 255 and clock() > deadline:
+            raise PolicyTimeout(f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
+                                f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
+                                "run: pasture policy check")
         line = lines.rule(index)
         rule_name = raw.get("name") if isinstance(raw, dict) else None
         where = (f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])" if isinstance(rule_name, str)
@@ -289,11 +323,11 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         if not isinstance(reason, str) or not reason.strip():
             raise PolicyError(f"{where}: 'reason' must be a non-empty string")
         lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
-        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key]) for key in REGEX_MATCHERS if key in raw}
+        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key], reuse) for key in REGEX_MATCHERS if key in raw}
         inputs = raw.get("input", {})
         if not isinstance(inputs, dict):
             raise PolicyError(f"{where}: 'input' must be a table of field = regex")
-        frozen_inputs = {field: _regex(where, f"input.{field}", value) for field, value in inputs.items()}
+        frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
         layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
                                "regexes": regexes, "inputs": frozen_inputs, "line": line})
     return layer
