@@ -263,11 +263,12 @@ def _flush(conn, spool: str, offset: int, rows: list, torn: list, fd: int) -> in
     """One batch, one transaction: its records, its torn lines, and how far into the spool it got."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        top = conn.execute("SELECT max(id) FROM events").fetchone()[0] or 0
         before = conn.total_changes
         conn.executemany(_INSERT, [values for values, _ in rows])
         inserted = conn.total_changes - before
         if inserted < len(rows):
-            torn.extend(_conflicts(conn, rows, _max_id_before(conn, inserted), fd))
+            torn.extend(_conflicts(conn, rows, top, fd))
         if torn:
             found = now_text()
             conn.executemany(_INSERT_TORN, [(spool, at, length, found, why, data)
@@ -280,12 +281,6 @@ def _flush(conn, spool: str, offset: int, rows: list, torn: list, fd: int) -> in
     return inserted
 
 
-def _max_id_before(conn, inserted: int) -> int:
-    top = conn.execute("SELECT max(id) FROM events").fetchone()[0] or 0
-    return top - inserted
-
-
-_COMPARED = (1, 2, 3, 6, 10, 11, 20)  # uid, at, harness, event, decision, answer, envelope
 
 
 def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
@@ -296,13 +291,13 @@ def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
     uids = [values[0] for values, _ in rows]
     for start in range(0, len(uids), 500):
         chunk = uids[start:start + 500]
-        query = (f"SELECT uid, at, harness, event, decision, answer, envelope FROM events "
+        query = (f"SELECT {', '.join(COLUMNS[1:])} FROM events "
                  f"WHERE id <= ? AND uid IN ({', '.join('?' for _ in chunk)})")
         for stored in conn.execute(query, [before_id, *chunk]):
             seen[stored[0]] = tuple(stored)
     batch: dict = {}
     for values, (at, length) in rows:
-        mine = tuple(values[i - 1] for i in _COMPARED)
+        mine = tuple(values)
         earlier = seen.get(values[0]) or batch.get(values[0])
         if earlier is None:
             batch[values[0]] = mine
@@ -555,7 +550,7 @@ def prune(path, keep_days: float | None = None, max_mb: float | None = None, now
             conn.execute("ROLLBACK")
             raise
         try:
-            conn.execute("PRAGMA incremental_vacuum")
+            conn.executescript("PRAGMA incremental_vacuum;")  # stepped to the end: execute() frees one page
         except Exception:  # noqa: BLE001 - giving pages back is a nicety
             pass
         return dict(detail, reason=reason)
