@@ -84,7 +84,7 @@ def freeze(pattern: str, reuse: dict | None = None) -> tuple:
         except ImportError:  # pragma: no cover - 3.10 names
             import sre_compile, sre_parse  # type: ignore[no-redef]
         parsed = sre_parse.parse(pattern, 0)
-        code = [int(op) for op in sre_compile._code(parsed, 0)]
+        code = list(map(int, sre_compile._code(parsed, 0)))  # plain ints: marshal stores no enums
     except re.error:
         raise
     except Exception:  # no usable SRE internals here: keep the source, compile it on use
@@ -120,6 +120,7 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
         self._rules: list[int] | None = None
+        self._tables: dict[str, int] | None = None
 
     def _find(self, predicate, start: int = 0) -> int | None:
         for number in range(start, len(self.lines)):
@@ -127,14 +128,24 @@ class _Lines:
                 return number
         return None
 
+    def _index(self) -> None:
+        # One scan finds every table header and every [[rules]] (a scan per rule made compile quadratic).
+        self._tables, self._rules = {}, []
+        for number, line in enumerate(self.lines):
+            if "[" in line:
+                head = line.strip().replace(" ", "")
+                self._tables.setdefault(head, number + 1)
+                if head.startswith("[[rules]]"):
+                    self._rules.append(number + 1)
+
     def table(self, name: str) -> int | None:
-        found = self._find(lambda s: s.replace(" ", "") in (f"[{name}]",))
-        return None if found is None else found + 1
+        if self._tables is None:
+            self._index()
+        return self._tables.get(f"[{name}]")
 
     def rule(self, index: int) -> int | None:
-        if self._rules is None:  # one scan for every rule: rescanning per rule made compile quadratic
-            self._rules = [number + 1 for number, line in enumerate(self.lines)
-                           if line.strip().replace(" ", "").startswith("[[rules]]")]
+        if self._rules is None:
+            self._index()
         return self._rules[index] if index < len(self._rules) else None
 
     def key(self, name: str, after: int | None) -> int | None:
