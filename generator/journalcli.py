@@ -50,9 +50,10 @@ def _where(func):
 
 
 def _resolve(root, journal_path) -> tuple[str, dict]:
+    from .cli_options import project_root
     from .journalview import settings
 
-    path, retention = settings(str(root) if root else None, dict(os.environ))
+    path, retention = settings(str(project_root(click.get_current_context(), root)), dict(os.environ))
     return os.path.abspath(str(journal_path) if journal_path else path), retention
 
 
@@ -83,8 +84,13 @@ def journal(ctx: click.Context, root, journal_path, limit, as_json, as_count, **
     out = out_stream()
     try:
         code = list_journal(path, options, retention, out, sys.stderr)
-    finally:
         out.flush()
+    except BrokenPipeError:  # `pasture journal | head`: the reader left, nothing is wrong
+        from .journalview import quiet_stdout
+
+        quiet_stdout()
+        return
+    finally:
         out.detach()
     if code:
         sys.exit(code)
@@ -212,8 +218,12 @@ def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
             out = out_stream()
             try:
                 write_rows(journaldb.rows(path, None, retention, **filters), fmt, out)
-            finally:
                 out.flush()
+            except BrokenPipeError:  # `... export --format csv | head`: the reader left
+                from .journalview import quiet_stdout
+
+                quiet_stdout()
+            finally:
                 out.detach()
         else:
             with open(output, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:

@@ -263,9 +263,19 @@ def fast_main(argv: list[str]) -> int | None:
     out = out_stream()
     try:
         return list_journal(os.path.abspath(path), options, retention, out, sys.stderr)
+    except BrokenPipeError:  # `pasture journal | head`: the reader left, nothing is wrong
+        quiet_stdout()
+        return 0
     finally:
         try:
             out.flush()
             out.detach()
         except (OSError, ValueError):
             pass
+
+
+def quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush stays silent."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

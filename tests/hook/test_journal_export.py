@@ -14,12 +14,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2 as logs_service  # the test extra has it
 
 from generator.hook import journaldb
 from generator.hook.journal import record
-
-logs_service = pytest.importorskip("opentelemetry.proto.collector.logs.v1.logs_service_pb2",
-                                   reason="the test extra installs opentelemetry-proto")
 
 
 class Receiver:
