@@ -147,12 +147,14 @@ def torn(root, journal_path, as_json) -> None:
     from .hook import journaldb
     from .journalview import printable
 
-    path, _ = _resolve(root, journal_path)
+    path, retention = _resolve(root, journal_path)
     if not os.path.exists(path) and not os.path.exists(path + ".spool"):
         click.echo(f"no journal at {printable(path)}")
         return
     try:
         journaldb.ingest(path)
+        if retention:
+            journaldb.prune(path, **retention)
         conn = journaldb.connect(path, readonly=True)
         try:
             n = 0

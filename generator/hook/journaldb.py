@@ -524,8 +524,10 @@ def prune(path, keep_days: float | None = None, max_mb: float | None = None, now
                 while True:
                     used = (conn.execute("PRAGMA page_count").fetchone()[0]
                             - conn.execute("PRAGMA freelist_count").fetchone()[0]) * page
+                    if used <= limit:  # the common case, answered without counting rows
+                        break
                     total = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-                    if used <= limit or total <= 1:
+                    if total <= 1:
                         break
                     step = max(100, min(total - 1, int(total * (used - limit) / used) + 1))
                     trimmed += conn.execute("DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id "
