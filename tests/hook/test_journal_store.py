@@ -395,6 +395,22 @@ def test_managed_retention_outranks_the_users(tmp_path):
     assert load(str(tmp_path), env).retention == {"keep_days": 365.0, "max_mb": 10.0}
 
 
+def test_policy_show_names_the_retention_and_the_ignored_project_setting(tmp_path, monkeypatch, cli):
+    env = _user_policy(tmp_path, "[journal]\nkeep_days = 30\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".pasture").mkdir()
+    (tmp_path / ".pasture" / "policy.toml").write_text("[journal]\nmax_mb = 1\n")
+    for key in [k for k in os.environ if k.startswith(("PASTURE_", "CLAUDE_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    shown = cli("policy", "show", "--project", str(tmp_path))
+    assert "retention: keep_days = 30 (applied by pasture journal and pasture journal prune)" in shown.stdout
+    assert "ignored: [journal] max_mb (only the user or managed policy sets retention)" in shown.stdout
+    as_json = json.loads(cli("policy", "show", "--project", str(tmp_path), "--json").stdout)
+    assert as_json["retention"] == {"keep_days": 30.0}
+
+
 def test_prune_without_retention_says_how_to_set_it(tmp_path, cli):
     result = cli("journal", "prune", "--journal", str(tmp_path / "j.sqlite3"))
     assert result.exit_code == 2 and "[journal] keep_days / max_mb" in result.output
