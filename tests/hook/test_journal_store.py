@@ -523,3 +523,22 @@ def test_a_stored_value_that_is_not_json_still_reads(tmp_path):
             while node:
                 node, depth = node[0], depth + 1
             assert depth == 4999 and node == []  # the hand-made 5,000 levels, all of them
+
+
+def test_a_journal_that_cannot_be_ingested_is_read_as_it_stands(tmp_path, monkeypatch):
+    """The database read as it is, then the spool's records (filters and --limit apply to both)."""
+    journal = str(tmp_path / "j.sqlite3")
+    write_spool(journal, [line(n) for n in range(6)])
+    journaldb.ingest(journal)
+    write_spool(journal, [line(n) for n in range(6, 12)] + [b"garbage\n"])
+
+    def refuse(path, batch=0):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(journaldb, "ingest", refuse)
+    rows = journaldb.query(journal)
+    assert [r["uid"] for r in rows] == [f"u-{n}" for n in range(12)]
+    assert [r["id"] for r in rows] == [1, 2, 3, 4, 5, 6] + [None] * 6  # not journaled yet: no id
+    newest = journaldb.query(journal, decision="deny", limit=3)
+    assert [r["uid"] for r in newest] == ["u-3", "u-6", "u-9"]
+    assert os.path.getsize(spool_path(journal)) > 0  # nothing was removed
