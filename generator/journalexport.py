@@ -48,6 +48,10 @@ ATTRIBUTES = {
     "detail": "pasture.detail",
 }
 TOOL_CALL = "gen_ai.tool.call.id"  # from the envelope's identities
+# A value longer than this is cut in the exported copy (the journal keeps it whole), so one huge
+# envelope cannot make every later export fail on a receiver's (or the exporter's) request limit.
+MAX_VALUE = 1 << 20
+BATCH_BYTES = 4 << 20  # a request holds at most this much text, whatever --batch says
 
 
 class ExportError(Exception):
@@ -117,19 +121,29 @@ def log_record(row: dict):
     """The OpenTelemetry log record for one journal row (body: the envelope JSON as stored)."""
     from opentelemetry._logs import LogRecord
 
-    attributes = {}
+    attributes, cut = {}, []
     for column, name in ATTRIBUTES.items():
         value = row.get(column)
         if value is None:
             continue
-        attributes[name] = _safe(value) if isinstance(value, str) else value
+        if isinstance(value, str):
+            if len(value) > MAX_VALUE:
+                value, _ = value[:MAX_VALUE], cut.append(name)
+            value = _safe(value)
+        attributes[name] = value
     call = _tool_call(row.get("envelope"))
     if call is not None:
-        attributes[TOOL_CALL] = _safe(call)
+        attributes[TOOL_CALL] = _safe(call[:MAX_VALUE])
+    body = row.get("envelope") or ""
+    if len(body) > MAX_VALUE:
+        cut.append("body")
+        attributes["pasture.envelope.length"] = len(body)
+        body = body[:MAX_VALUE]
+    if cut:
+        attributes["pasture.truncated"] = cut
     number, text = severity(row)
     return LogRecord(timestamp=_nanos(row.get("at")), observed_timestamp=time.time_ns(), severity_number=number,
-                     severity_text=text, body=_safe(row.get("envelope") or ""), attributes=attributes,
-                     event_name=EVENT_NAME)
+                     severity_text=text, body=_safe(body), attributes=attributes, event_name=EVENT_NAME)
 
 
 class _Failures:
@@ -201,8 +215,13 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
         with _Failures() as failures:
             while True:
                 after = journaldb.cursor(conn, name)
-                rows = [dict(zip(journaldb.COLUMNS, values))
-                        for values in journaldb.select(conn, journaldb.COLUMNS, None, after_id=after).fetchmany(batch)]
+                rows, size = [], 0
+                for values in journaldb.select(conn, journaldb.COLUMNS, None, after_id=after):
+                    row = dict(zip(journaldb.COLUMNS, values))
+                    rows.append(row)
+                    size += sum(min(len(v), MAX_VALUE) for v in row.values() if isinstance(v, str))
+                    if len(rows) >= batch or size >= BATCH_BYTES:
+                        break
                 if not rows:
                     break
                 collect.records.clear()

@@ -225,3 +225,25 @@ def test_without_the_otlp_extra_it_says_what_to_install(tmp_path, cli, monkeypat
     monkeypatch.setattr(builtins, "__import__", no_otel)
     result = cli("journal", "export", "--journal", journal, "--otlp", "http://127.0.0.1:9/v1/logs")
     assert result.exit_code == 2 and "pip install 'pasture-generator[otlp]'" in result.output
+
+
+def test_a_huge_record_is_cut_in_the_exported_copy_and_never_blocks_the_export(tmp_path, receiver):
+    from generator import journalexport
+
+    journal = str(tmp_path / "j.sqlite3")
+    huge = "h" * (journalexport.MAX_VALUE + 10)
+    record(journal, {"harness": "codex", "event": "PreToolUse", "identities": {}, "tool_input": {"command": huge}},
+           decision="deny", answer="deny", gate=None, reason=huge, failure=None, runtime_ms=1.0)
+    for i in range(6):  # small ones after it: requests stay under BATCH_BYTES
+        record(journal, {"harness": "codex", "event": "Stop", "identities": {}}, decision="observe",
+               answer="proceed", gate=None, reason=f"r{i}", failure=None, runtime_ms=1.0)
+    done = export(journal, receiver.url)
+    assert done.returncode == 0, done.stderr
+    first = receiver.records()[0][2]
+    attrs = _attributes(first)
+    assert len(first.body.string_value) == journalexport.MAX_VALUE
+    assert attrs["pasture.reason"] == huge[:journalexport.MAX_VALUE]
+    assert [v.string_value for v in attrs["pasture.truncated"].values] == ["pasture.reason", "body"]
+    stored = sqlite3.connect(journal).execute("SELECT envelope, reason FROM events WHERE id = 1").fetchone()
+    assert attrs["pasture.envelope.length"] == len(stored[0]) and stored[1] == huge  # the journal keeps it whole
+    assert len(receiver.records()) == 7
