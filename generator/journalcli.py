@@ -123,8 +123,10 @@ def prune(root, journal_path, keep_days, max_mb) -> None:
         sys.exit(EXIT_ERROR)
     try:
         if os.path.exists(path) or os.path.exists(path + ".spool") or os.path.exists(path + ".spool.ingest"):
+            from .journalretention import prune as apply
+
             journaldb.ingest(path)
-            done = journaldb.prune(path, **retention)
+            done = apply(path, **retention)
         else:
             done = None
     except (OSError, sqlite3.Error) as exc:
@@ -152,9 +154,11 @@ def torn(root, journal_path, as_json) -> None:
         click.echo(f"no journal at {printable(path)}")
         return
     try:
+        from .journalretention import prune as apply
+
         journaldb.ingest(path)
         if retention:
-            journaldb.prune(path, **retention)
+            apply(path, **retention)
         conn = journaldb.connect(path, readonly=True)
         try:
             n = 0
@@ -213,13 +217,15 @@ def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
         click.echo(f"sent {sent} record(s) to {endpoint}")
         return
     from .hook import journaldb
+    from .journalretention import after_ingest
     from .journalview import out_stream, write_rows
 
+    retain = after_ingest(path, retention)
     try:
         if output is None:
             out = out_stream()
             try:
-                write_rows(journaldb.rows(path, None, retention, **filters), fmt, out)
+                write_rows(journaldb.rows(path, None, retain, **filters), fmt, out)
                 out.flush()
             except BrokenPipeError:  # `... export --format csv | head`: the reader left
                 from .journalview import quiet_stdout
@@ -229,7 +235,7 @@ def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
                 out.detach()
         else:
             with open(output, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
-                n = write_rows(journaldb.rows(path, None, retention, **filters), fmt, fh)
+                n = write_rows(journaldb.rows(path, None, retain, **filters), fmt, fh)
             click.echo(f"wrote {n} record(s) to {printable(str(output))}", err=True)
     except (OSError, sqlite3.Error) as exc:
         click.echo(f"error: cannot export journal {printable(path)}: {exc}", err=True)

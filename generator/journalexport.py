@@ -54,6 +54,25 @@ MAX_VALUE = 1 << 20
 BATCH_BYTES = 4 << 20  # a request holds at most this much text, whatever --batch says
 
 
+def cursor(conn, name: str) -> int:
+    """The highest id the endpoint `name` accepted (0: none yet)."""
+    found = conn.execute("SELECT last_id FROM cursors WHERE name = ?", (name,)).fetchone()
+    return found[0] if found else 0
+
+
+def advance(path, name: str, last_id: int) -> None:
+    """Record that `name` accepted everything up to `last_id` (never moves back)."""
+    from .hook import journaldb
+
+    conn = journaldb.connect(path)
+    try:
+        conn.execute("INSERT INTO cursors (name, last_id, at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                     "SET last_id = max(last_id, excluded.last_id), at = excluded.at",
+                     (name, last_id, journaldb.now_text()))
+    finally:
+        conn.close()
+
+
 class ExportError(Exception):
     """The export could not run or a batch was refused; the message says which and what was kept."""
 
@@ -207,14 +226,16 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
     logger = provider.get_logger(SCOPE, __version__)
     exporter = OTLPLogExporter(endpoint=endpoint)
     name = f"otlp {endpoint}"
-    conn, _ = journaldb.open_for_reading(path, retention)
+    from .journalretention import after_ingest
+
+    conn, _ = journaldb.open_for_reading(path, after_ingest(path, retention))
     if conn is None:
         return 0, endpoint
     sent = 0
     try:
         with _Failures() as failures:
             while True:
-                after = journaldb.cursor(conn, name)
+                after = cursor(conn, name)
                 rows, size = [], 0
                 for values in journaldb.select(conn, journaldb.COLUMNS, None, after_id=after):
                     row = dict(zip(journaldb.COLUMNS, values))
@@ -237,7 +258,7 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
                     why = failures.messages[-1] if failures.messages else "the receiver refused the batch"
                     raise ExportError(f"OTLP export to {endpoint} failed after {sent} record(s): {why}; the {left} "
                                       f"record(s) not sent are kept and go with the next export")
-                journaldb.advance(path, name, rows[-1]["id"])
+                advance(path, name, rows[-1]["id"])
                 sent += len(rows)
     finally:
         conn.close()

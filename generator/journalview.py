@@ -106,7 +106,8 @@ def json_row(row: dict) -> str:
 
     plain = {key: value for key, value in row.items() if key not in ("envelope", "detail")}
     head = json.dumps(plain, ensure_ascii=False)
-    return f'{head[:-1]}, "detail": {_stored_json(row.get("detail"))}, "envelope": {_stored_json(row.get("envelope"))}}}'
+    detail, envelope = _stored_json(row.get("detail")), _stored_json(row.get("envelope"))
+    return f'{head[:-1]}, "detail": {detail}, "envelope": {envelope}}}'
 
 
 def text_row(r: dict) -> str:
@@ -183,13 +184,15 @@ def list_journal(path: str, options: dict, retention: dict, out, err) -> int:
     import sqlite3
 
     from .hook import journaldb
+    from .journalretention import after_ingest
 
+    retain = after_ingest(path, retention)
     filters = {k: options.get(k) for k in FILTERS if options.get(k) is not None}
     limit = options.get("limit")
     fmt = "json" if options.get("json") else "text"
     try:
         if options.get("count"):
-            conn, stale = journaldb.open_for_reading(path, retention)
+            conn, stale = journaldb.open_for_reading(path, retain)
             n = 0 if conn is None else journaldb.count(conn, **filters)
             if stale:
                 n += sum(1 for _ in journaldb.pending(path, **filters))
@@ -198,7 +201,7 @@ def list_journal(path: str, options: dict, retention: dict, out, err) -> int:
             if conn is not None:
                 conn.close()
         else:
-            n = write_rows(journaldb.rows(path, limit, retention, **filters), fmt, out)
+            n = write_rows(journaldb.rows(path, limit, retain, **filters), fmt, out)
             if not n and fmt == "text":
                 out.write(f"no journal entries in {printable(path)}" + (" matching the filters" if filters else "")
                           + "\n")

@@ -1,6 +1,7 @@
-"""The journal's SQLite database: the spool ingested, queried, pruned (readers only, never the hook path).
+"""The journal's SQLite database: the spool ingested and queried (readers only, never the hook path).
 
-See generator/hook/journal.py for the two stages and why the hook path writes a spool.
+See generator/hook/journal.py for the two stages and why the hook path writes a spool; retention is
+generator/journalretention.py, export generator/journalexport.py.
 
 Ingest streams the spool in bounded batches (at most BATCH records or BATCH_BYTES per batch, and
 one line is read at most MAX_LINE bytes at a time), so its memory does not grow with the spool.
@@ -245,6 +246,11 @@ def iter_spool(fh, offset: int = 0):
 
 _INSERT = (f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS[1:])}) "
            f"VALUES ({', '.join('?' for _ in COLUMNS[1:])})")
+def insert_record(conn, item: dict) -> None:
+    """One record (a dict shaped like the hook's) into the events table, inside the caller's transaction."""
+    conn.execute(_INSERT, _row_values(item))
+
+
 _INSERT_TORN = ("INSERT OR IGNORE INTO torn (spool, offset, length, found_at, reason, data) "
                 "VALUES (?, ?, ?, ?, ?, ?)")
 
@@ -419,9 +425,9 @@ def decode(row: dict) -> dict:
     return row
 
 
-def open_for_reading(path, retention: dict | None = None):
-    """Ingest (and apply retention), then a connection to read; None when there is no journal. A journal
-    that cannot be written is read as it stands (the spool then stays unread: `pending` reads it)."""
+def open_for_reading(path, after_ingest=None):
+    """Ingest (then `after_ingest()`: retention), then a connection to read; None when there is no journal.
+    A journal that cannot be written is read as it stands (the spool then stays unread: `pending` reads it)."""
     import sqlite3
 
     path = os.fspath(path)
@@ -430,8 +436,8 @@ def open_for_reading(path, retention: dict | None = None):
         return None, False
     try:
         ingest(path)
-        if retention:
-            prune(path, **retention)
+        if after_ingest is not None:
+            after_ingest()
     except (OSError, sqlite3.Error):
         if not os.path.isfile(path):
             return None, True
@@ -459,11 +465,11 @@ def pending(path, **filters):
                     yield row
 
 
-def rows(path, limit: int | None = None, retention: dict | None = None, **filters):
+def rows(path, limit: int | None = None, after_ingest=None, **filters):
     """Every matching record as a dict (envelope and detail as stored JSON text), oldest first, streamed."""
     import collections
 
-    conn, stale = open_for_reading(path, retention)
+    conn, stale = open_for_reading(path, after_ingest)
     newest = collections.deque(maxlen=limit) if limit else None
     try:
         if conn is not None:
@@ -491,86 +497,7 @@ def rows(path, limit: int | None = None, retention: dict | None = None, **filter
 
 
 def query(path, *, session: str | None = None, event: str | None = None, decision: str | None = None,
-          limit: int | None = None, retention: dict | None = None, **filters) -> list[dict]:
+          limit: int | None = None, **filters) -> list[dict]:
     """The matching records, oldest first, decoded (envelope and detail as values)."""
-    return [decode(row) for row in rows(path, limit, retention, session=session, event=event, decision=decision,
+    return [decode(row) for row in rows(path, limit, None, session=session, event=event, decision=decision,
                                         **filters)]
-
-
-# --- retention -------------------------------------------------------------------------------------
-
-def prune(path, keep_days: float | None = None, max_mb: float | None = None, now: float | None = None) -> dict | None:
-    """Delete what retention no longer keeps, in one transaction with a journal record saying so; None when
-    nothing was due. `keep_days`: records older than that many days; `max_mb`: the oldest records until
-    the data (the database's pages in use) fits."""
-    if keep_days is None and max_mb is None:
-        return None
-    conn = connect(path)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            deleted, torn, why = 0, 0, []
-            first = conn.execute("SELECT min(id) FROM events").fetchone()[0]
-            if keep_days is not None:
-                cutoff = time.strftime(TIME_FORMAT, time.gmtime((now or time.time()) - keep_days * 86400))
-                if conn.execute("SELECT 1 FROM events WHERE at < ? LIMIT 1", (cutoff,)).fetchone():
-                    deleted += conn.execute("DELETE FROM events WHERE at < ?", (cutoff,)).rowcount
-                    why.append(f"older than {keep_days:g} day(s) (before {cutoff})")
-                torn += conn.execute("DELETE FROM torn WHERE found_at < ?", (cutoff,)).rowcount
-            if max_mb is not None:
-                limit = int(max_mb * 1024 * 1024)
-                page = conn.execute("PRAGMA page_size").fetchone()[0]
-                trimmed = 0
-                while True:
-                    used = (conn.execute("PRAGMA page_count").fetchone()[0]
-                            - conn.execute("PRAGMA freelist_count").fetchone()[0]) * page
-                    if used <= limit:  # the common case, answered without counting rows
-                        break
-                    total = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-                    if total <= 1:
-                        break
-                    step = max(100, min(total - 1, int(total * (used - limit) / used) + 1))
-                    trimmed += conn.execute("DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id "
-                                            "LIMIT ?)", (step,)).rowcount
-                if trimmed:
-                    deleted += trimmed
-                    why.append(f"the oldest, to fit max_mb = {max_mb:g}")
-            if not deleted and not torn:
-                conn.execute("ROLLBACK")
-                return None
-            kept = conn.execute("SELECT min(id), min(at) FROM events").fetchone()
-            detail = {"deleted": deleted, "torn_deleted": torn, "first_deleted_id": first,
-                      "oldest_kept_id": kept[0], "oldest_kept_at": kept[1], "keep_days": keep_days, "max_mb": max_mb}
-            reason = f"retention deleted {deleted} record(s)" + (f" {'; '.join(why)}" if why else "") + \
-                     (f" and {torn} torn line(s)" if torn else "")
-            record = {"uid": f"prune-{time.time_ns()}-{os.getpid()}", "at": now_text(), "harness": "pasture",
-                      "event": "journal.prune", "semantic": "retention", "decision": "observe", "answer": "none",
-                      "reason": reason, "detail": detail, "envelope": {"command": "journal prune"}}
-            conn.execute(_INSERT, _row_values(record))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        try:
-            conn.executescript("PRAGMA incremental_vacuum;")  # stepped to the end: execute() frees one page
-        except Exception:  # noqa: BLE001 - giving pages back is a nicety
-            pass
-        return dict(detail, reason=reason)
-    finally:
-        conn.close()
-
-
-# --- export cursors --------------------------------------------------------------------------------
-
-def cursor(conn, name: str) -> int:
-    found = conn.execute("SELECT last_id FROM cursors WHERE name = ?", (name,)).fetchone()
-    return found[0] if found else 0
-
-
-def advance(path, name: str, last_id: int) -> None:
-    conn = connect(path)
-    try:
-        conn.execute("INSERT INTO cursors (name, last_id, at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
-                     "SET last_id = max(last_id, excluded.last_id), at = excluded.at", (name, last_id, now_text()))
-    finally:
-        conn.close()
