@@ -74,8 +74,10 @@ def receiver():
 
 
 def _env(**more) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env.update(more)
+    # No proxy: the exporter's requests must go straight to the loopback receiver, nowhere else.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("OTEL_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
+    env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", **more)
     return env
 
 
