@@ -315,11 +315,12 @@ def test_filters_limit_and_time_range(tmp_path):
 def test_journal_command_filters_count_and_time_forms(tmp_path, cli):
     journal = str(tmp_path / "j.sqlite3")
     write_spool(journal, [line(n, at=f"2026-12-0{1 + n % 3}T10:00:00Z") for n in range(30)])
-    fast = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal, "--count",
-                           "--decision", "deny", "--since", "2026-12-02"], capture_output=True, text=True, timeout=60)
-    slow = cli("journal", "--journal", journal, "--count", "--decision", "deny", "--since", "2026-12-02")
-    expected = sum(1 for n in range(30) if n % 3 == 0 and n % 3 >= 1)  # deny is n%3==0, i.e. 12-01 only
-    assert fast.stdout == slow.stdout == f"{expected}\n"
+    args = ["--count", "--decision", "proceed", "--since", "2026-12-02", "--until", "2026-12-03T00:00:00Z"]
+    fast = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
+                          capture_output=True, text=True, timeout=60)  # without click (generator.journalview)
+    slow = cli("journal", "--journal", journal, *args)  # through click
+    assert fast.stdout == slow.stdout == "10\n"  # proceed on 12-02 only: n % 3 == 1
+    assert cli("journal", "--journal", journal, "--count", "--until", "2026-12-02").stdout == "10\n"
     assert cli("journal", "--journal", journal, "--count", "--rule", "r").stdout == "10\n"
     bad = cli("journal", "--journal", journal, "--since", "yesterday")
     assert bad.exit_code == 2 and "is not a time" in bad.output
