@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _measure import (GNU_TIME, REPO, Series, console_script, environment, loadavg, ms, scratch, spawn,  # noqa: E402
                       table, verdict, write_json)
 
-from generator.runtime.journal import query  # noqa: E402
+from generator.journal.db import query  # noqa: E402
 from generator.install import launcher  # noqa: E402
 from generator.install.adapter import load_adapter  # noqa: E402
 from generator.install.hooktable import with_binary  # noqa: E402

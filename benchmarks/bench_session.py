@@ -196,7 +196,7 @@ def _execute(host: str, arm: str, run, options: dict, env: dict):
 
 
 def _journal(path: Path) -> list[dict]:
-    from generator.runtime.journal import query
+    from generator.journal.db import query
 
     return query(str(path))
 

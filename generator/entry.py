@@ -21,6 +21,13 @@ def main() -> int | None:
         code = quick_main(sys.argv[1:])
         if code is not None:
             return code
+    if sys.argv[1:2] == ["journal"]:
+        # The plain listing, answered without click (generator/journal/view.py); else click below.
+        from generator.journal.view import fast_main
+
+        code = fast_main(sys.argv[2:])
+        if code is not None:
+            return code
     from generator.cli import main as cli_main
 
     # One program name however it was started (console script, python -m generator): the same help

@@ -239,51 +239,6 @@ def _remember_clean(project: Path, cited: set[str], before: str | None, artifact
 
 
 @main.command()
-@root_option
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="journal file (default: $PASTURE_JOURNAL, else the policy's [journal] path, else "
-                   ".pasture/journal.sqlite3 under the project root found from --root or the current folder)")
-@click.option("--session", default=None, help="only this native session id")
-@click.option("--event", default=None, help="only this native event name")
-@click.option("--decision", default=None, help="only this decision (proceed, deny, ask, observe, none)")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="only the newest N entries")
-@click.option("--json", "as_json", is_flag=True, help="print JSON (one array)")
-@click.pass_context
-def journal(ctx: click.Context, root: Path | None, journal_path: Path | None, session: str | None,
-            event: str | None, decision: str | None, limit: int | None, as_json: bool) -> None:
-    """List journaled hook invocations, oldest first."""
-    import os
-    import sqlite3
-
-    from generator.runtime.journal import query
-
-    from generator.runtime.lifecycle import journal_for
-
-    path = journal_path or Path(journal_for(str(project_root(ctx, root).resolve()), dict(os.environ)))
-    try:
-        rows = query(path, session=session, event=event, decision=decision, limit=limit)
-    except sqlite3.DatabaseError as exc:
-        click.echo(f"error: cannot read journal {path}: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-        return
-    if not rows:
-        click.echo(f"no journal entries in {path}" + (" matching the filters" if session or event or decision
-                                                       else ""))
-        return
-    for r in rows:
-        reason = f"  {r['reason']}" if r["reason"] else ""
-        failure = f"  failure: {r['failure']}" if r["failure"] else ""
-        where = f" layer={r['layer']}" if r.get("layer") else ""
-        runtime = f"{r['runtime_ms']:.1f}ms" if r.get("runtime_ms") is not None else "-"
-        ident = r["id"] if r["id"] is not None else "-"
-        click.echo(f"{ident:>5} {r['at']} {r['harness']} {r['event']} session={r['session'] or '-'} "
-                   f"decision={r['decision']} answer={r['answer']}{where} gate={r['gate'] or '-'} "
-                   f"{runtime}{reason}{failure}")
-
-
-@main.command()
 @click.argument("kind", type=click.Choice(["lifecycle", "runtime"]), default="lifecycle")
 def schema(kind: str) -> None:
     """Print the JSON Schema of a profile file (lifecycle or runtime)."""
@@ -311,6 +266,10 @@ main.add_command(evidence)
 main.add_command(diff)
 main.add_command(policy)
 main.add_command(hook)
+
+from generator.cli.journal import journal  # noqa: E402
+
+main.add_command(journal)
 
 from generator.cli.catalog import catalog  # noqa: E402
 

@@ -90,6 +90,7 @@ def describe(root: str, env: dict) -> dict:
                     "folders": list(effective.folders)},
         "rules": rules,
         "journal": journal_for(root, env),
+        **({"retention": dict(effective.retention)} if effective.retention else {}),
         "warnings": warnings,
         "combination": "every layer is evaluated; the most restrictive decision wins (deny > ask > proceed)",
     }
@@ -133,6 +134,9 @@ def show(project: Path | None, as_json: bool) -> None:
         line = f":{rule['line']}" if rule["line"] else ""
         click.echo(f"rule     [{rule['layer']}{line}] {rule['name']}: {rule['decision']} when {match}")
     click.echo(f"journal  {info['journal']}")
+    if info.get("retention"):  # [journal] keep_days / max_mb of the user or managed layer
+        kept = ", ".join(f"{k} = {v:g}" for k, v in sorted(info["retention"].items()))
+        click.echo(f"         retention: {kept} (applied by pasture journal and pasture journal prune)")
     for warning in info["warnings"]:
         click.echo(f"warning: {warning}")
 

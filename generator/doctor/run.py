@@ -127,6 +127,12 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             findings.append(Finding("journal", "off", f"the journal {view.journal} cannot be written ({why}): events "
                                     "go unrecorded", fix=f"make {os.path.dirname(view.journal) or '.'} writable, or "
                                     "set [journal] path in the policy", where=view.journal))
+        torn, first = runtime_view.journal_torn(view.journal)
+        if torn:
+            findings.append(Finding("journal", "warn", f"{torn} spool line(s) of {view.journal} were not journal "
+                                    f"records (torn by a full disk or a killed writer, garbage, or forged) and are "
+                                    f"kept aside, not journaled; the first at {first}",
+                                    fix=f"pasture journal torn --journal {view.journal}", where=view.journal))
     for gate in view.gates:
         if any(layer.name == gate.layer and layer.status == "untrusted" for layer in view.layers):
             continue  # ignored by the runtime until trusted (the policy-trust finding says so)

@@ -69,6 +69,27 @@ def journal_writable(path: str) -> tuple[bool, str]:
     return why is None, why or ""
 
 
+def journal_torn(path: str) -> tuple[int, str | None]:
+    """(how many spool lines the journal kept aside as torn or garbage, the first one's place), read only."""
+    import sqlite3
+
+    from generator.journal import db as journaldb
+
+    if not os.path.isfile(path):
+        return 0, None
+    try:
+        conn = journaldb.connect(path, readonly=True)
+        try:
+            n = journaldb.torn_count(conn)
+            first = next(iter(journaldb.torn_lines(conn, 1)), None) if n else None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0, None
+    where = f"byte {first[2]} of spool {first[1]}: {first[5]}" if first else None
+    return n, where
+
+
 def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
     """Whether a command gate's program exists and can be executed (relative paths from the root)."""
     if not argv:

@@ -53,7 +53,7 @@ class Effective:
     path, status (absent | trusted | untrusted | invalid | unreadable), digest, error, ignored."""
 
     __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache",
-                 "alerts")
+                 "alerts", "retention")
 
     def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
         self.root = data["root"]
@@ -64,6 +64,7 @@ class Effective:
         self.protect = data["protect"]
         self.files, self.folders = data["protected"]
         self.home = data["home"]
+        self.retention = data.get("retention") or {}
         self.from_cache = from_cache
 
     @property
@@ -119,15 +120,17 @@ def sources_of(root: str, env: dict) -> tuple:
     return key, sources, trust_bytes
 
 
-def load(root: str, env: dict) -> Effective:
-    """The effective policy for a project root; never raises for anything a file or the cache holds."""
+def load(root: str, env: dict, deadline: float | None = None) -> Effective:
+    """The effective policy for a project root; never raises for anything a file or the cache holds.
+
+    `deadline`: a time.monotonic() instant by which a compile must be done (generator.runtime.policy)."""
     key, sources, trust_bytes = sources_of(root, env)
     memo = _MEMO.get(root)
     if memo is not None and memo[0] == key:
         return memo[1]
     cache = cache_path(root, env)
     secret, problem = cache_key(env)
-    data, alerts = None, []
+    data, alerts, stored = None, [], None
     if secret is not None:
         stored, problem = read_cache(cache, secret)
         if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
@@ -137,7 +140,11 @@ def load(root: str, env: dict) -> Effective:
                       f"cause this, something rewrote pasture's cache: run pasture doctor)")
     from_cache = data is not None
     if data is None:
-        data = build(root, env, sources, trust_bytes)
+        # `stored` is only ever a cache this user's key vouched for (read_cache), so its validated
+        # patterns may be reused: an edited policy then re-validates only the patterns it changed.
+        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline)
+        if data.get("incomplete"):  # a compile cut short by the deadline is never remembered
+            return Effective(data, False, alerts)
         if secret is None and problem is None:
             secret = _new_key(env)
         if secret is not None:
@@ -228,6 +235,23 @@ def _private_dir(path: str) -> None:
         pass
 
 
+def _patterns(stored, key: tuple) -> dict:
+    """The validated patterns of the previous (verified) compile on the same interpreter and compiler
+    (the same first parts of the key), by source: ("re", source, literal) as policy.freeze makes them."""
+    reuse: dict = {}
+    try:
+        if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0][:4] == key[:4]):
+            return reuse
+        for layer in stored[1]["layers"]:
+            for rule in layer.get("rules") or ():
+                for frozen in (*rule["regexes"].values(), *rule["inputs"].values()):
+                    if isinstance(frozen, tuple) and len(frozen) == 3 and frozen[0] == "re":
+                        reuse[frozen[1]] = frozen
+    except Exception:  # noqa: BLE001 - a cache of another shape: compile everything
+        return {}
+    return reuse
+
+
 def read_cache(cache: str, secret: bytes) -> tuple:
     """(the stored value, None) | (None, None) when there is no cache | (None, why it is not believed)."""
     try:
@@ -271,10 +295,11 @@ def _store(cache: str, value, secret: bytes) -> None:
         pass  # a read-only cache folder costs speed, never a decision
 
 
-def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
+def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None,
+          deadline: float | None = None) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from generator.runtime import builtin
-    from generator.runtime.policy import PolicyError, compile_layer
+    from generator.runtime.policy import PolicyError, PolicyTimeout, compile_layer
     from generator.runtime.trust import TrustStoreError, digest, key as trust_key, parse as parse_trust, store_path
 
     notes: list[str] = []
@@ -286,6 +311,7 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
         trusted_entries = {}
         notes.append(f"{exc}: no project policy is trusted")
     compiled = []
+    incomplete = False
     for name, path, raw in sources:
         layer = {"name": name, "path": path, "status": "absent", "digest": None, "error": None, "ignored": [],
                  "rules": [], "kind": "rules", "default": "proceed", "events": None, "journal": None,
@@ -306,8 +332,11 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
         else:
             trusted = True
         try:
-            layer.update(compile_layer(name, path, raw, root, trusted))
+            layer.update(compile_layer(name, path, raw, root, trusted, reuse, deadline))
             layer["status"] = "trusted" if trusted else "untrusted"
+        except PolicyTimeout as exc:
+            incomplete = True
+            layer.update(status="invalid", error=str(exc))
         except PolicyError as exc:
             layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
         compiled.append(layer)
@@ -323,7 +352,13 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             protect = layer["protect"]
             break
     journal = next((layer["journal"] for layer in compiled if layer.get("journal")), None)
+    retention: dict = {}
+    for layer in compiled:  # managed outranks user, key by key (a project layer never sets it)
+        if layer["name"] in ("managed", "user"):
+            for rkey, value in (layer.get("retention") or {}).items():
+                retention.setdefault(rkey, value)
     return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
+            "retention": retention, "incomplete": incomplete,
             "protected": builtin.protected(root, env), "home": layers.home(env)}
 
 

@@ -7,11 +7,12 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
   `O_APPEND` write under a shared `flock`. Once `write` returns the record is in the kernel: it
   survives a crash or kill of the hook process (not a power cut; the database below is what gets
   synced).
-- **Database** (readers: `pasture journal`, tests; generator.runtime.journaldb):
+- **Database** (readers: `pasture journal`, tests; generator.journal.db):
   `query` first ingests the spool
   into the SQLite database `<journal>` (WAL): it renames the spool aside, takes the exclusive lock to
-  wait out writers that opened it before the rename, inserts every record once (each carries a
-  unique id, so an ingest cut short is simply redone) and removes it.
+  wait out writers that opened it before the rename, streams it in committed batches (each carries
+  how far it got; every record a unique id, so an ingest cut short resumes, never duplicates) and
+  removes it once all of it is committed. A line that is not a record is kept aside, with its offset.
 """
 
 from generator import PastureError
@@ -35,7 +36,9 @@ def spool_path(path) -> str:
 
 def _record_line(record: dict) -> bytes:
     # default=str: whatever a payload holds that JSON cannot (it came from JSON, so rarely) is kept readable.
-    return (dumps(record, compact=True, default=str) + "\n").encode("ascii")
+    # The leading newline ends a line an earlier writer tore (full disk, killed mid-write), so a torn
+    # line never runs into this record; the reader skips the empty lines.
+    return ("\n" + dumps(record, compact=True, default=str) + "\n").encode("ascii")
 
 
 def append(path, record: dict) -> None:
@@ -90,13 +93,6 @@ def record(path, envelope: dict, *, decision: str, answer: str, gate: str | None
         "failure": failure, "runtime_ms": round(runtime_ms, 3),
         "cpu_ms": None if cpu_ms is None else round(cpu_ms, 3), "detail": detail, "envelope": envelope,
     })
-
-
-def query(path, **filters) -> list[dict]:
-    """The journal's records, oldest first, after moving the spool into the database (journaldb)."""
-    from generator.runtime.journaldb import query as read
-
-    return read(path, **filters)
 
 
 def writable(path) -> str | None:

@@ -98,10 +98,13 @@ def _facts(decision: str, **more) -> dict:
 def decide(harness: str, event: str, row, payload, payload_error: str | None, envelope: dict, env: dict,
            root: str, started: float) -> tuple[Reply, dict, object]:
     """The reply, what the journal records about how it was reached, and the effective policy."""
+    from generator.runtime.deadline import deadline_seconds
     from generator.runtime.effective import load
 
+    deadline = started + deadline_seconds(row)
     try:
-        effective = load(root, env)
+        # A policy compile (after an edit) counts against the same deadline as the gates.
+        effective = load(root, env, time.monotonic() + (deadline - time.perf_counter()))
     except Exception as exc:  # our own bug while loading: the row's failure mode, and say so
         if row.semantic != "gate-consultation":
             return answer.proceed(harness), _facts("observe", failure=f"policy: {type(exc).__name__}: {exc}"), None
@@ -114,9 +117,6 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
         return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
     from generator.runtime.effective import evaluate
 
-    from generator.runtime.deadline import deadline_seconds
-
-    deadline = started + deadline_seconds(row)
     verdict = evaluate(effective, envelope, deadline)
     facts = _facts(verdict.decision or "none", gate=verdict.gate, reason=verdict.reason, failure=verdict.failure,
                    detail=verdict.detail, layer=verdict.layer, rule=verdict.rule)

@@ -14,6 +14,8 @@ import `tomllib` and `re`. Every layer has the same format:
                               # key and defaults from the environment (generator/gates/_env.py)
     [journal]
     path = ".pasture/journal.sqlite3"   # relative to the project root
+    keep_days = 90            # user and managed layers only: readers delete older records
+    max_mb = 500              # user and managed layers only: readers delete the oldest beyond this
     [builtin]                 # user and managed layers only (ignored in a project layer)
     protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
     [[rules]]                 # first match wins within the layer
@@ -49,39 +51,48 @@ REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_
 _RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
 _GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
 _BUILTIN_KEYS = {"protect_guard_files"}
+_JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
 _TABLES = ("gate", "journal", "builtin", "rules")
 MAX_TIMEOUT = 600.0
 DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
 
 
-def freeze(pattern: str) -> tuple:
+def freeze(pattern: str, reuse: dict | None = None) -> tuple:
     """Validate `pattern` (re.error propagates; ValueError for a catastrophic one) and return its
     cacheable form, ("re", pattern, literal): the source, compiled again (`re`) by the hook when a
     rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the engine's compiled program: a cache is a file, and a crafted SRE
-    program thawed from one made the hook crash (SIGSEGV)."""
-    import re
+    program thawed from one made the hook crash (SIGSEGV).
 
-    compiled = re.compile(pattern)
-    why = catastrophic(pattern)
+    `reuse` maps a source to its form from the previous, verified compile (generator.runtime.effective),
+    so an edited policy re-validates only the patterns it changed."""
+    if reuse is not None:
+        known = reuse.get(pattern)
+        if known is not None:
+            return known
+    from re import _compiler, _parser  # type: ignore[attr-defined]  # typeshed lists neither
+
+    # Parsed once (re.error propagates): the same tree is compiled, checked for exponential
+    # backtracking and searched for its required literal (a parse per use made compile 3x slower).
+    parsed = _parser.parse(pattern, 0)
+    _compiler.compile(parsed, 0)
+    why = catastrophic(parsed)
     if why:
         raise ValueError(why)
-    return ("re", pattern, required_literal(pattern, compiled.flags))
+    return ("re", pattern, required_literal(parsed, parsed.state.flags))
 
 
 _CASELESS = 2 | 4  # re.IGNORECASE | re.LOCALE: a literal then stands for more than one string
 
 
-def required_literal(pattern: str, flags: int) -> str:
+def required_literal(pattern, flags: int) -> str:
     """The longest run of plain characters every match of `pattern` contains ("" if none can be told):
     the hook skips a rule whose subject lacks it without compiling the pattern, so the common case
     (no rule matches) never imports `re`. Only a top-level concatenation counts: whatever sits in an
     alternation, an optional part or a lookaround may be absent from a match."""
-    from re import _parser
-
     if flags & _CASELESS:
         return ""
     best, run = "", []
-    for op, av in _parser.parse(pattern).data:
+    for op, av in _tree(pattern).data:
         if str(op) == "LITERAL":
             run.append(chr(av))
             continue
@@ -96,12 +107,20 @@ def required_literal(pattern: str, flags: int) -> str:
 _REPEATS = ("MAX_REPEAT", "MIN_REPEAT")
 
 
-def catastrophic(pattern: str) -> str | None:
+def _tree(pattern):
+    """The parsed form of `pattern` (a source string, or a tree freeze already parsed)."""
+    if isinstance(pattern, str):
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _parser.parse(pattern)
+    return pattern
+
+
+def catastrophic(pattern) -> str | None:
     """Why `pattern` can backtrack exponentially, else None: a repeat (`+`, `*`, `{2,}`) around something
     that can match in more than one way: another variable repeat, or an alternation (`(a+)+`,
     `(a|aa)+$`, `(\\w+\\s?)*`). Possessive repeats and atomic groups never backtrack into, so they pass;
     polynomial patterns (`a*a*a*b`) pass too and are bounded by the row's deadline instead."""
-    from re import _parser
 
     def variable(items) -> bool:
         for op, av in items:
@@ -142,11 +161,15 @@ def catastrophic(pattern: str) -> str | None:
                 return found
         return None
 
-    return walk(_parser.parse(pattern).data)
+    return walk(_tree(pattern).data)
 
 
 class PolicyError(PastureError):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
+
+
+class PolicyTimeout(PolicyError):
+    """A layer that did not compile before the event's deadline (not cached: the next event tries again)."""
 
 
 class _Lines:
@@ -154,6 +177,8 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
+        self._rules: list[int] | None = None
+        self._tables: dict[str, int] | None = None
 
     def _find(self, predicate, start: int = 0) -> int | None:
         for number in range(start, len(self.lines)):
@@ -161,18 +186,25 @@ class _Lines:
                 return number
         return None
 
+    def _index(self) -> None:
+        # One scan finds every table header and every [[rules]] (a scan per rule made compile quadratic).
+        self._tables, self._rules = {}, []
+        for number, line in enumerate(self.lines):
+            if "[" in line:
+                head = line.strip().replace(" ", "")
+                self._tables.setdefault(head, number + 1)
+                if head.startswith("[[rules]]"):
+                    self._rules.append(number + 1)
+
     def table(self, name: str) -> int | None:
-        found = self._find(lambda s: s.replace(" ", "") in (f"[{name}]",))
-        return None if found is None else found + 1
+        if self._tables is None:
+            self._index()
+        return self._tables.get(f"[{name}]")
 
     def rule(self, index: int) -> int | None:
-        seen = -1
-        for number, line in enumerate(self.lines):
-            if line.strip().replace(" ", "").startswith("[[rules]]"):
-                seen += 1
-                if seen == index:
-                    return number + 1
-        return None
+        if self._rules is None:
+            self._index()
+        return self._rules[index] if index < len(self._rules) else None
 
     def key(self, name: str, after: int | None) -> int | None:
         start = after or 0
@@ -207,13 +239,16 @@ def _strings(where: str, key: str, value) -> tuple[str, ...]:
     raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
 
 
-def _regex(where: str, key: str, value) -> tuple:
+def _regex(where: str, key: str, value, reuse: dict | None = None) -> tuple:
     import re
 
     if not isinstance(value, str):
         raise PolicyError(f"{where}: '{key}' must be a regular expression string")
     try:
-        return freeze(value)
+        frozen = freeze(value, reuse)
+        if reuse is not None:
+            reuse[value] = frozen
+        return frozen
     except re.error as exc:
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
     except ValueError as exc:
@@ -237,8 +272,13 @@ def parse_text(path: str, text: str) -> dict:
         raise PolicyError(f"{path}: not valid TOML: {exc}") from None
 
 
-def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -> dict:
-    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix."""
+def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, reuse: dict | None = None,
+                  deadline: float | None = None) -> dict:
+    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
+
+    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
+    a layer whose rules are still compiling then is a PolicyError (the event fails closed where its
+    row says so) rather than an answer after the host gave up."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -251,7 +291,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
     layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
              "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
-             "ignored": [], "rules": []}
+             "retention": {}, "ignored": [], "rules": []}
 
     gate, gate_line = _table(doc, "gate", _GATE_KEYS, lines, path)
     kind = gate.get("kind", "rules")
@@ -290,7 +330,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         layer["kind"] = "ai"
         layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
 
-    journal, journal_line = _table(doc, "journal", {"path"}, lines, path)
+    journal, journal_line = _table(doc, "journal", _JOURNAL_KEYS, lines, path)
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
@@ -301,6 +341,16 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
             layer["journal"] = os.path.normpath(target)
         else:
             layer["ignored"].append(f"journal path {value!r} (outside the project)")
+    for key in ("keep_days", "max_mb"):
+        if key not in journal:
+            continue
+        value = journal[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1e9:
+            raise PolicyError(f"{_at(path, lines.key(key, journal_line))}: [journal] {key} must be a positive number")
+        if name == "project":  # the audit trail is the user's: a repository must not shorten it
+            layer["ignored"].append(f"[journal] {key} (only the user or managed policy sets retention)")
+        else:
+            layer["retention"][key] = float(value)
 
     builtin, builtin_line = _table(doc, "builtin", _BUILTIN_KEYS, lines, path)
     if "protect_guard_files" in builtin:
@@ -318,7 +368,17 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     rules = doc.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
+    clock = None
+    if deadline is not None:
+        import time
+
+        clock = time.monotonic
+    reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
+        if clock is not None and index % 256 == 255 and clock() > deadline:
+            raise PolicyTimeout(f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
+                                f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
+                                "run: pasture policy check")
         line = lines.rule(index)
         rule_name = raw.get("name") if isinstance(raw, dict) else None
         where = (f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])" if isinstance(rule_name, str)
@@ -337,11 +397,11 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         if not isinstance(reason, str) or not reason.strip():
             raise PolicyError(f"{where}: 'reason' must be a non-empty string")
         lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
-        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key]) for key in REGEX_MATCHERS if key in raw}
+        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key], reuse) for key in REGEX_MATCHERS if key in raw}
         inputs = raw.get("input", {})
         if not isinstance(inputs, dict):
             raise PolicyError(f"{where}: 'input' must be a table of field = regex")
-        frozen_inputs = {field: _regex(where, f"input.{field}", value) for field, value in inputs.items()}
+        frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
         layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
                                "regexes": regexes, "inputs": frozen_inputs, "line": line})
     return layer

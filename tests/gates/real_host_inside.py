@@ -133,7 +133,7 @@ def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
         proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=spec["timeout"] + 30)
         gate_requests = chat.chat_requests
-    from generator.runtime.journal import query
+    from generator.journal.db import query
 
     return {
         "exit_code": proc.returncode,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from generator.runtime.journal import query
+from generator.journal.db import query
 from hookrun import call
 
 CLAUDE = ("claude-code", "2.1.328")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.runtime.journal import query
+from generator.journal.db import query
 from generator.runtime.project import find_root
 from hookrun import call
 from repo_paths import REPO

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from generator.runtime.journal import query
+from generator.journal.db import query
 from hookrun import call
 
 GATES = {

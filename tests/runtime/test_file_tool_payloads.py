@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator.runtime.builtin import RULE
-from generator.runtime.journal import query
+from generator.journal.db import query
 from hookrun import call
 from profiles_found import pinned
 

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from generator.runtime.journal import query
+from generator.journal.db import query
 from generator.runtime.lifecycle import run
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.runtime import trust
-from generator.runtime.journal import query
+from generator.journal.db import query
 from hookrun import call
 
 DECISIONS = (None, "proceed", "ask", "deny")

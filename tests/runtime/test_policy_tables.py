@@ -14,7 +14,7 @@ def refused(text: str) -> str:
 
 @pytest.mark.parametrize("name,allowed", [
     ("gate", "base_url, command, default, events, kind, model, system_prompt, timeout"),
-    ("journal", "path"),
+    ("journal", "keep_days, max_mb, path"),
     ("builtin", "protect_guard_files"),
 ])
 def test_an_unknown_key_names_its_line_and_the_allowed_keys(name, allowed):

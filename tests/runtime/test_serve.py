@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from generator.runtime import serve
-from generator.runtime.journal import query
+from generator.journal.db import query
 from generator.runtime.serve import Server
 from hookrun import call, write_policy
 

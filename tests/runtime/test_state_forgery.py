@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from generator.runtime import effective
-from generator.runtime.journal import query
+from generator.journal.db import query
 from hookrun import call, spawn
 
 VERSION = "2.1.328"
