@@ -118,9 +118,11 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
         if previous is not None:
             host_listed = previous["catalog"].get("host_listed")
             candidates = list(previous["catalog"]["registered"])
-            for child in final.iterdir():  # keep every other scenario's folder as it is
+            for child in final.iterdir():  # keep every other scenario's folder (and file) as it is
                 if child.is_dir() and child.name not in only:
                     shutil.copytree(child, stage / child.name)
+                elif child.is_file() and child.name != "capture.json":
+                    shutil.copy2(child, stage / child.name)
         elif adapter.has_catalog_pass():
             say("  catalog: asking the host which hook events it offers")
             run = prepare_run(harness, binary, runs / "catalog")
@@ -324,7 +326,7 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
             "probe_file": "present" if probe else "absent",
             "refusing_hook_fired": refused_fired,
             "refusal_held": held if refused_fired is not False else False,
-            "effect": _effect(scenario, probe),
+            "effect": _effect(scenario, probe, (run.project / ASKED_FILE).exists()),
             "model_told_after_refusal": told,
         },
         **_order(records),
@@ -423,7 +425,11 @@ def _order(records: Records) -> dict[str, list[str]]:
     return {"events_in_order": [c.event for c in records.calls]}
 
 
-def _effect(scenario: Scenario, probe: bool) -> str:
+def _effect(scenario: Scenario, probe: bool, asked: bool = False) -> str:
+    if scenario.answer is not None and scenario.answer.capability == "rewrite":
+        return ("the rewritten command ran: the probe file was written" if probe and not asked else
+                "the command the model asked for ran, not the rewrite" if asked else
+                "neither the rewritten nor the asked command wrote its file")
     if scenario.answer is not None and scenario.answer.capability == "continue":
         return ("the host went on after the answered stop and wrote the probe file" if probe else
                 "the host stopped anyway: no probe file was written")
