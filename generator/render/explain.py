@@ -45,8 +45,8 @@ def _failure(row: EventRow) -> list[str]:
 def _answers(contract: Contract, row: EventRow) -> list[str]:
     """The row's capability matrix: each form the host's schema allows and whether it is offered."""
     if not row.answers:
-        return ["answers: none (the host's catalog output schema and this row's mutation mode allow no "
-                "allow, rewrite, context, feedback or continue answer)"]
+        return ["answers: none (the output schema in this version's catalog, if it has one, and this row's "
+                "mutation mode allow no allow, rewrite, context, feedback or continue answer)"]
     offered = [f for f in row.answers if f.offered]
     lines = ["answers: " + ("; ".join(f"{f.capability} ({f.wire})" for f in offered) if offered else
                             "none offered")]
