@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from repo_paths import REPO, committed
+
 from generator.profile.answers import (
     W_ALLOW,
     W_BEHAVIOR_ALLOW,

@@ -113,7 +113,8 @@ class _CommandHookAdapter(CaptureAdapter):
         log = run.root / self.log_name
         table: dict[str, Any] = {}
         for event in events:
-            mode, kwargs = "observe", {}
+            mode = "observe"
+            kwargs: dict[str, Any] = {}
             if scenario is not None and scenario.refused_event == event:
                 mode = {"exit-2": "exit2", "json-deny": "deny", "json-ask": "ask"}[scenario.channel or ""]
                 kwargs = {"reason": scenario.reason(), "block_event": event,
@@ -121,7 +122,7 @@ class _CommandHookAdapter(CaptureAdapter):
                           "permission_decision": (mode in ("deny", "ask") and event != "PreToolUse"
                                                   and event in PERMISSION_DECISION_EVENTS)}
             answer = scenario.answer if scenario is not None else None
-            if answer is not None and answer.event == event:
+            if scenario is not None and answer is not None and answer.event == event:
                 # the answer document stays in a file: some hosts show the model the hook's command line
                 answer_file = run.root / f"answer-{event}.json"
                 answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")

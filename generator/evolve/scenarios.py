@@ -163,8 +163,8 @@ _SKILL_REPLY = Script.of(Turn.reply("Done."))
 
 
 def _slash_command_scenarios() -> tuple[Scenario, ...]:
-    expansion = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
-    common = dict(expansion, triggers=("PreSkillShellCommand",))
+    expansion: dict[str, Any] = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common: dict[str, Any] = dict(expansion, triggers=("PreSkillShellCommand",))
     return (
         Scenario("slash-command-allow", "the slash command /pasture-probe holds the shell line "
                  f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file", _SKILL_REPLY,
@@ -264,6 +264,7 @@ def _rewrite(event: str = "PreToolUse") -> Answer:
 
 def _command_answer_scenarios(harness: str) -> tuple[Scenario, ...]:
     """Claude Code and Codex share the wire forms; what differs is how a call comes to need an approval."""
+    approvals: tuple[tuple[str, Any], ...]
     if harness == "claude-code":
         approvals, probe, where = _CLAUDE_DEFAULT, _PROBE, "in the default permission mode (no bypass flag)"
     else:

@@ -77,7 +77,7 @@ def _field(output: dict[str, Any], path: str) -> dict[str, Any] | None:
 def _offers(output: dict[str, Any], path: str, value: str) -> bool:
     """Whether the field at ``path`` exists and can take ``value`` (enum, literal, in some variant)."""
     head, _, last = path.rpartition(".")
-    parent = _field(output, head) if head else {"fields": output}
+    parent: dict[str, Any] | None = _field(output, head) if head else {"fields": output}
     if parent is None:
         return False
     specs = [(parent.get("fields") or {}).get(last)]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
+from hosts_support import REPO
 
 from generator.evolve.captured import load_capture
 from generator.evolve.scenarios import (
@@ -24,7 +24,6 @@ from generator.evolve.scenarios import (
     scenarios_for,
 )
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
-from hosts_support import REPO
 
 PINNED = {harness: f"{harness}@{pinned_versions(REPO)[package]}" for harness, (package, _) in HOST_PACKAGES.items()}
 
