@@ -199,7 +199,10 @@ def _previous(final: Path, harness: str, version: str, only: tuple[str, ...]) ->
     except (OSError, ValueError) as exc:
         raise CaptureError(f"--scenario merges into an existing capture, but {head} cannot be read ({exc}); "
                            "run a full capture first; nothing was written") from None
-    if (doc.get("capture_format"), doc.get("harness"), doc.get("host_version")) != (CAPTURE_FORMAT, harness, version):
+    if (not isinstance(doc, dict) or not isinstance(doc.get("catalog"), dict)
+            or not isinstance(doc["catalog"].get("registered"), list) or not isinstance(doc.get("scenarios"), list)
+            or (doc.get("capture_format"), doc.get("harness"), doc.get("host_version"))
+            != (CAPTURE_FORMAT, harness, version)):
         raise CaptureError(f"{head} is not a format-{CAPTURE_FORMAT} capture of {harness} {version}; nothing was "
                            "written")
     return doc
