@@ -95,9 +95,12 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
               help="seconds each host run may take")
 @click.option("--no-isolation", is_flag=True,
               help="run even where no loopback-only network namespace can be made (per-host offline settings only)")
+@click.option("--scenario", "only", multiple=True, metavar="NAME",
+              help="run only this scenario (repeatable) and merge it into the existing capture of the version, "
+                   "keeping every other scenario as it is")
 @click.pass_context
 def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, out: Path | None,
-            timeout: float, no_isolation: bool) -> None:
+            timeout: float, no_isolation: bool, only: tuple[str, ...]) -> None:
     """Run the REAL host headless and offline through scripted scenarios; record what its hooks saw.
 
     The host runs in a throwaway project and HOME inside a network namespace, against a fake model
@@ -106,6 +109,8 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     the version's catalog lists (captures/<harness>@<version>/catalog.json). Written, scrubbed of
     volatile and private values, to <out>/<harness>@<version>/ only if every scenario ran; otherwise
     nothing. Refuses to run where no loopback-only namespace can be made, unless --no-isolation.
+    Answer scenarios (allow, rewrite, context, feedback, continue at stop) record whether the host
+    honoured each answer. --scenario re-runs only the named scenarios into the existing capture.
     """
     from generator.evolve import status as st
     from generator.evolve.capture import CaptureError
@@ -124,7 +129,8 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     destination = (out or project / "captures").resolve()
     try:
         summary = run_capture(harness, host_bin, destination, repo_root=project, timeout=timeout,
-                              say=lambda m: click.echo(m, err=True), allow_no_isolation=no_isolation)
+                              say=lambda m: click.echo(m, err=True), allow_no_isolation=no_isolation,
+                              only=tuple(dict.fromkeys(only)))
     except CaptureError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
@@ -135,6 +141,10 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
             verdict = "held" if s["refusal_held"] else "DID NOT HOLD"
             click.echo(f"  {s['name']}: {s['channel']} refusal of {s['refused_event']} {verdict} "
                        f"(probe file {s['probe_file']}); {len(s['events_seen'])} event(s) seen")
+        elif "answer" in s:
+            verdict = "honoured" if s["honoured"] else "NOT honoured"
+            click.echo(f"  {s['name']}: {s['answer']['capability']} by {s['answer']['event']} "
+                       f"({s['answer']['wire']}) {verdict}; {len(s['events_seen'])} event(s) seen")
         else:
             click.echo(f"  {s['name']}: probe file {s['probe_file']}; {len(s['events_seen'])} event(s) seen")
     if summary.catalog:

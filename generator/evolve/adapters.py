@@ -121,6 +121,13 @@ class _CommandHookAdapter(CaptureAdapter):
                           # PreToolUse answers with permissionDecision by default (recorder)
                           "permission_decision": (mode in ("deny", "ask") and event != "PreToolUse"
                                                   and event in PERMISSION_DECISION_EVENTS)}
+            answer = scenario.answer if scenario is not None else None
+            if scenario is not None and answer is not None and answer.event == event:
+                # the answer document stays in a file: some hosts show the model the hook's command line
+                answer_file = run.root / f"answer-{event}.json"
+                answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
+                mode, kwargs = "answer", {"answer_file": answer_file, "answer_times": answer.times,
+                                          "merge_tool_input": answer.merge_tool_input}
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
             table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
         return {"hooks": table}
@@ -219,8 +226,11 @@ class OpenCodeAdapter(CaptureAdapter):
         plugins = run.project / ".opencode" / "plugins"
         plugins.mkdir(parents=True, exist_ok=True)
         block = "bash" if scenario.channel == "throw" else None
+        answers = None
+        if scenario.answer is not None:
+            answers = {scenario.answer.event: scenario.answer.filled(scenario.marker or "")}
         source = opencode_recorder_plugin(run.root / self.log_name, block_tool=block, reason=scenario.reason(),
-                                          hooks=events, discover=True)
+                                          hooks=events, discover=True, answers=answers)
         (plugins / "pasture-capture.js").write_text(source)
 
     def records(self, run: HostRun) -> Records:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from generator.profile.answers import AnswerForm, offered
 from generator.profile.versions import Admission, HostVersion
 from generator.profile.vocab import (
     BlockingMode,
@@ -67,6 +68,9 @@ class EventRow:
     timeout: int | None = None
     note: str = ""
     line: int = 0  # where the row starts in its profile, for explanations
+    # the capability matrix (profile/answers.py): every answer form the host's schema allows on this
+    # row, each with the captures of this version that tried it; only honoured ones are offered
+    answers: tuple[AnswerForm, ...] = ()
 
     @property
     def failure(self) -> FailureMode:
@@ -76,6 +80,11 @@ class EventRow:
     @property
     def demoted(self) -> bool:
         return self.failure is not self.declared_failure
+
+    @property
+    def offered_answers(self) -> tuple[tuple[str, str], ...]:
+        """(capability, wire form) of every answer a capture of this version shows honoured."""
+        return offered(self.answers)
 
     @property
     def identity_policy(self) -> IdentityPolicy:

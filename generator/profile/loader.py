@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
 from generator.profile import rules
+from generator.catalog import CatalogError, find_catalog
 from generator.catalog.closed import check as check_against_catalog
+from generator.profile.answers import derive
 from generator.profile.contracts import Contract, RuntimeContract
 from generator.profile.diagnostics import Problem, ProfileErrors
 from generator.profile.models import LifecycleFile, RuntimeFile
@@ -110,6 +113,19 @@ def _runtime(root: Path, folder: Path, problems: list[Problem], contract_id: str
     return rules.runtime_contract(f, model, contract_id, harness)
 
 
+def _with_answers(root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None):
+    """Each row with its capability matrix: the host catalog's output schema and mutation mode, and
+    the answer captures of this very version (profile/answers.py)."""
+    try:
+        catalog = find_catalog(root, harness.value, str(version))
+    except CatalogError:
+        catalog = None  # the closed-catalog check has already reported it
+    forms = derive(root, contract_id, harness, version, rows, catalog)
+    if cited is not None:
+        cited.update(f.evidence for fs in forms.values() for f in fs if f.evidence)
+    return tuple(replace(row, answers=forms[row.name]) for row in rows)
+
+
 def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None) -> Contract | None:
     before = len(problems)
     life = _lifecycle(root, folder, problems, cited)
@@ -125,6 +141,7 @@ def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set
     if life is None or runtime is None or len(problems) != before:
         return None
     harness, version, admission, rows = life
+    rows = _with_answers(root, contract_id, harness, version, rows, cited)
     return Contract(
         id=contract_id, harness=harness, version=version, admission=admission, events=rows, runtime=runtime,
         folder=relpath(root, folder), lifecycle_file=relpath(root, folder / LIFECYCLE),

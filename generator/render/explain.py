@@ -42,6 +42,26 @@ def _failure(row: EventRow) -> list[str]:
     return lines
 
 
+def _answers(contract: Contract, row: EventRow) -> list[str]:
+    """The row's capability matrix: each form the host's schema allows and whether it is offered."""
+    if not row.answers:
+        return ["answers: none (the output schema in this version's catalog, if it has one, and this row's "
+                "mutation mode allow no allow, rewrite, context, feedback or continue answer)"]
+    offered = [f for f in row.answers if f.offered]
+    lines = ["answers: " + ("; ".join(f"{f.capability} ({f.wire})" for f in offered) if offered else
+                            "none offered")]
+    for form in row.answers:
+        if form.offered:
+            lines.append(f"  {form.capability} by {form.wire}: offered; honoured in {form.evidence}")
+        elif form.tried:
+            lines.append(f"  {form.capability} by {form.wire}: not offered; tried and NOT honoured in "
+                         f"{', '.join(form.tried)}")
+        else:
+            lines.append(f"  {form.capability} by {form.wire}: not offered; the schema allows it, but no "
+                         f"capture of {contract.version} shows it honoured")
+    return lines
+
+
 def explain(contract: Contract, row: EventRow) -> str:
     idents = ", ".join(
         f"{i.field} ({i.kind.value}, {'required' if i.required else 'optional'})" for i in row.identities
@@ -71,6 +91,7 @@ def explain(contract: Contract, row: EventRow) -> str:
         f"stop loop: {stop}",
         f"pre-action: {'yes' if row.pre_action else 'no'}",
         f"response capability: {resp}",
+        *_answers(contract, row),
     ]
     if row.note:
         lines.append(f"note: {row.note}")

@@ -67,6 +67,8 @@ def _view(contract: Contract) -> dict:
             "unresolved": _sequence("unresolved=", [py_str(k.value) for k in row.unresolved], 8),
             "stop_loop": row.stop_loop.value,
             "pre_action": row.pre_action, "response": row.response.value, "timeout": commands.timeout(row),
+            # the capability matrix: (capability, wire form) a capture of this version shows honoured
+            "answers": _sequence("answers=", [f"({py_str(c)}, {py_str(w)})" for c, w in row.offered_answers], 8),
         })
     return {"id": contract.id, "harness": contract.harness.value, "version": str(contract.version),
             "admission": contract.admission.describe(), "rows": rows}

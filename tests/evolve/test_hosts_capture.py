@@ -57,6 +57,31 @@ def test_a_host_whose_hooks_never_fire_writes_nothing(pasture, tmp_path):
     _assert_nothing_written(out)
 
 
+def test_scenario_needs_an_existing_capture_of_the_version(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
+                     "--scenario", "pre-tool-use-rewrite")
+    assert result.exit_code == 2
+    assert "merges into an existing capture" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tmp_path):
+    import shutil
+
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.332 (Claude Code)")
+    out = tmp_path / "captures"
+    shutil.copytree(REPO / "captures" / "claude-code@2.1.332", out / "claude-code@2.1.332")
+    before = _files(out / "claude-code@2.1.332")
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
+                     "--scenario", "nope")
+    assert result.exit_code == 2
+    assert "no scenario nope" in result.stderr and "pre-tool-use-rewrite" in result.stderr
+    assert _files(out / "claude-code@2.1.332") == before
+    assert sorted(p.name for p in out.iterdir()) == ["claude-code@2.1.332"]
+
+
 # --- the real hosts -------------------------------------------------------------------------------
 
 @pytest.mark.real_host
