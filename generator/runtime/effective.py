@@ -278,7 +278,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
         if rule is not None:
             decisions.append((rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}",
                               None))
-        elif layer["kind"] in ("command", "ai"):
+        elif layer["kind"] != "rules":  # a gate to run (generator.runtime.gatekinds)
             pending.append(layer)
         else:
             decisions.append((layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None))
