@@ -1,7 +1,8 @@
 """Environment fallbacks of the AI integration settings, stdlib only.
 
-Both the pydantic :class:`~generator.gates.config.AIIntegrationConfig` and the hook path's
-:class:`EnvAIConfig` read the environment through this one table, so the two cannot drift.
+:class:`EnvAIConfig` (the seed's ``AIIntegrationConfig`` fields, without pydantic) reads the
+environment through this one table. Only the ``ai`` gate reads it today (ai_model, ai_base_url,
+ai_api_key and the retry settings); the agent gate takes its host and model from the policy.
 
 Lookup rule (the original's nested ``os.getenv(a, os.getenv(b, default))``): the first variable
 that is *set* wins, even when it is set to the empty string; only unset variables fall through.
@@ -95,9 +96,9 @@ def _factory(name: str) -> Any:
 
 @dataclass(frozen=True)
 class EnvAIConfig:
-    """The same settings as ``AIIntegrationConfig``, without pydantic, for the hook path.
+    """The seed's ``AIIntegrationConfig`` settings, without pydantic, for the hook path.
 
-    Same field names, same environment fallbacks, same ``provider_env()``; no validation
+    The seed's field names, environment fallbacks and ``provider_env()``; no validation
     beyond the int()/float() parsing the original does.
     """
 

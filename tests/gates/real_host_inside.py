@@ -40,7 +40,7 @@ def _harness(spec, layout, launcher, fake, env, binary):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import gates_models
 
-    from generator.gates import AIIntegrationConfig, HarnessWrapper, HostHarnessBackend, PastureApp
+    from generator.gates import EnvAIConfig, HarnessWrapper, HostHarnessBackend
 
     # provider_env() reads this process's environment: make it the host's scrubbed one.
     os.environ.clear()
@@ -52,8 +52,8 @@ def _harness(spec, layout, launcher, fake, env, binary):
         timeout=spec["timeout"],
         bypass_permissions=spec["bypass_permissions"],
     )
-    cfg = AIIntegrationConfig(provider=spec["host"], harness_model=spec["model"], max_turns=10, max_retries=0)
-    wrapper = HarnessWrapper(PastureApp(harness=backend), cfg)
+    cfg = EnvAIConfig(provider=spec["host"], harness_model=spec["model"], max_turns=10, max_retries=0)
+    wrapper = HarnessWrapper(backend, cfg)
     out: dict = {"runs": []}
     try:
         parsed = asyncio.run(

@@ -1,4 +1,5 @@
-"""AIIntegrationConfig: fields, defaults, environment fallbacks, provider_env(); EnvAIConfig parity."""
+"""EnvAIConfig (the seed's EnvAIConfig, without pydantic): fields, defaults, environment
+fallbacks, provider_env()."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import tempfile
 
 import pytest
 
-from generator.gates import AIIntegrationConfig, EnvAIConfig
+import dataclasses
+
+from generator.gates import EnvAIConfig
 from generator.gates._env import ENV_FALLBACKS, PROVIDER_ENV_KEYS
 
 ALL_VARS = sorted({v for names, _ in ENV_FALLBACKS.values() for v in names} | set(PROVIDER_ENV_KEYS)) + [
@@ -41,10 +44,10 @@ def env(monkeypatch):
 
 
 def test_field_order_and_defaults(env):
-    config = AIIntegrationConfig()
-    assert list(AIIntegrationConfig.model_fields) == list(DEFAULTS)
-    assert config.model_dump() == DEFAULTS
-    assert AIIntegrationConfig.from_env() == config
+    config = EnvAIConfig()
+    assert [f.name for f in dataclasses.fields(EnvAIConfig)] == list(DEFAULTS)
+    assert vars(config) == DEFAULTS
+    assert EnvAIConfig.from_env() == config
 
 
 @pytest.mark.parametrize(
@@ -69,7 +72,6 @@ def test_each_variable_is_read_and_earlier_ones_win(env, field, env_vars, value,
     # each variable alone is read
     for var in env_vars:
         env.setenv(var, value)
-        assert getattr(AIIntegrationConfig(), field) == typed
         assert getattr(EnvAIConfig(), field) == typed
         env.delenv(var)
     # the first variable beats the later ones
@@ -77,55 +79,45 @@ def test_each_variable_is_read_and_earlier_ones_win(env, field, env_vars, value,
         for later in env_vars[1:]:
             env.setenv(later, "later-value-9")
         env.setenv(env_vars[0], value)
-        assert getattr(AIIntegrationConfig(), field) == typed
+        assert getattr(EnvAIConfig(), field) == typed
 
 
 def test_a_set_but_empty_variable_still_wins(env):
     env.setenv("SEC_AF_PROVIDER", "")
     env.setenv("HARNESS_PROVIDER", "codex")
-    assert AIIntegrationConfig().provider == ""
+    assert EnvAIConfig().provider == ""
     env.setenv("SEC_AF_AI_MODEL", "")
     env.setenv("AI_MODEL", "x")
-    assert AIIntegrationConfig().ai_model == ""
+    assert EnvAIConfig().ai_model == ""
 
 
 def test_ai_model_falls_back_to_sec_af_model(env):
     env.setenv("SEC_AF_MODEL", "shared/model")
-    config = AIIntegrationConfig()
+    config = EnvAIConfig()
     assert config.ai_model == "shared/model" and config.harness_model == "shared/model"
     env.setenv("AI_MODEL", "gate/model")
-    assert AIIntegrationConfig().ai_model == "gate/model"
+    assert EnvAIConfig().ai_model == "gate/model"
 
 
 def test_empty_api_key_is_no_key(env):
     env.setenv("PASTURE_AI_API_KEY", "")
-    assert AIIntegrationConfig().ai_api_key is None
+    assert EnvAIConfig().ai_api_key is None
 
 
 def test_api_key_stays_out_of_repr(env):
     env.setenv("PASTURE_AI_API_KEY", "sk-secret")
-    assert "sk-secret" not in repr(AIIntegrationConfig())
     assert "sk-secret" not in repr(EnvAIConfig())
 
 
 def test_garbage_numbers_raise(env):
     env.setenv("SEC_AF_MAX_TURNS", "many")
     with pytest.raises(ValueError):
-        AIIntegrationConfig()
-    with pytest.raises(ValueError):
         EnvAIConfig()
 
 
 def test_explicit_values_beat_the_environment(env):
     env.setenv("SEC_AF_AI_MAX_RETRIES", "9")
-    assert AIIntegrationConfig(max_retries=1).max_retries == 1
-
-
-def test_env_config_matches_pydantic_config(env):
-    env.setenv("SEC_AF_AI_MODEL", "a/b")
-    env.setenv("SEC_AF_AI_MAX_RETRIES", "5")
-    env.setenv("OPENCODE_SERVER", "http://127.0.0.1:9")
-    assert vars(EnvAIConfig()) == AIIntegrationConfig().model_dump()
+    assert EnvAIConfig(max_retries=1).max_retries == 1
 
 
 def test_provider_env_forwards_set_credentials_only(env, tmp_path):
@@ -133,7 +125,7 @@ def test_provider_env_forwards_set_credentials_only(env, tmp_path):
     env.setenv("GH_TOKEN", "gh")
     env.setenv("OPENAI_API_KEY", "")  # set but empty: not forwarded
     env.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert AIIntegrationConfig().provider_env() == {
+    assert EnvAIConfig().provider_env() == {
         "OPENROUTER_API_KEY": "or-key",
         "GH_TOKEN": "gh",
         "AGENTFIELD_AFORGE_COMMAND": "exec",
@@ -159,7 +151,7 @@ def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
     env.setenv("TMPDIR", str(tmp_path))
     tempfile.tempdir = None
     try:
-        assert AIIntegrationConfig().provider_env()["XDG_DATA_HOME"] == os.path.join(str(tmp_path), "opencode-shared-data")
+        assert EnvAIConfig().provider_env()["XDG_DATA_HOME"] == os.path.join(str(tmp_path), "opencode-shared-data")
     finally:
         tempfile.tempdir = None
 
@@ -169,7 +161,7 @@ def test_hook_path_imports_no_pydantic():
         "import sys\n"
         "from generator.gates import ai_gate_decide, is_transient_error, with_phase_guidance\n"
         "from generator.gates.gate import GateDecision\n"
-        "import generator.gates.harness, generator.gates.app, generator.gates.openai_chat\n"
+        "import generator.gates.harness, generator.gates.agent, generator.gates.openai_chat\n"
         "from generator.gates._env import EnvAIConfig\n"
         "EnvAIConfig()\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"
