@@ -111,7 +111,7 @@ def find_binary(settings: dict, root: str) -> str | None:
 
     binary = settings.get("binary") or HOSTS[settings["host"]].default_binary
     if os.sep in binary:
-        path = binary if os.path.isabs(binary) else os.path.join(root, binary)
+        path = binary if os.path.isabs(binary) else os.path.normpath(os.path.join(root, binary))
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
     return shutil.which(binary)
 
@@ -130,7 +130,9 @@ def agent_gate(settings: dict, envelope: dict, root: str, timeout: float, *, clo
                           "tools", dict(detail, outcome="nested"))
     binary = find_binary(settings, root)
     if binary is None:
-        named = settings.get("binary") or host
+        from generator.gates.agents import HOSTS
+
+        named = settings.get("binary") or HOSTS[host].default_binary
         raise GateFailure(f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
                           f"it ({INSTALL[host]}) or set [gate] binary to its path", dict(detail, outcome="missing"))
     scratch = tempfile.mkdtemp(prefix="pasture-agent-gate-")
