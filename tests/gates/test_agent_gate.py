@@ -272,3 +272,42 @@ def test_the_agent_gate_imports_no_pydantic(hook, tmp_path):
     assert result["code"] == 0 and "permissionDecision" in done.stdout.decode(), done.stderr.decode()
     assert "generator.gates.agent" in result["mods"]
     assert not [m for m in result["mods"] if m.split(".")[0] in ("pydantic", "pydantic_core", "click", "yaml")]
+
+
+def test_an_untrusted_project_agent_gate_is_ignored_and_reported_until_trusted(hook, tmp_path):
+    from generator.runtime import trust
+
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    policy = project / ".pasture" / "policy.toml"
+    judge = tmp_path / "bin" / "claude"
+    policy.write_text(f'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = {json.dumps(str(judge))}\n')
+    hook.plan({"final": json.dumps(DENY)})
+    env = hook.environment
+    event, version, payload = PAYLOADS["claude-code"]
+
+    def call() -> tuple[int, str, str]:
+        out, err = io.BytesIO(), io.BytesIO()
+        code = run(["--harness", "claude-code", "--event", event, "--host-version", version],
+                   io.BytesIO(json.dumps(dict(payload, cwd=str(project))).encode()), out, err, env)
+        return code, out.getvalue().decode(), err.getvalue().decode()
+
+    code, out, err = call()
+    assert (code, out) == (0, "") and hook.runs() == []
+    assert f"is not trusted: ignored agent gate (host claude-code, binary {judge})" in err
+    assert f"pasture policy trust --project {project}" in err
+    trust.trust(str(policy), env)
+    code, out, err = call()
+    assert denied("claude-code", code, out, err, "the judge refuses probe files") and len(hook.runs()) == 1
+    assert "not trusted" not in err
+
+
+def test_policy_show_names_the_agent_gate(hook, tmp_path):
+    from generator.cli.policy import describe
+
+    hook.policy("codex", 'model = "judge-model"\ntimeout = 90\n')
+    info = describe(str(tmp_path), hook.environment)
+    (user,) = [layer for layer in info["layers"] if layer["layer"] == "user"]
+    assert user["gate"] == {"kind": "agent", "default": "proceed", "events": ["PreToolUse"], "timeout": 90.0,
+                            "host": "codex", "model": "judge-model", "binary": str(tmp_path / "bin" / "codex")}
+    assert any("[gate] timeout 90s is longer than a gate row may take" in w for w in info["warnings"])
