@@ -198,3 +198,26 @@ def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge)
     assert result["leftover_scratch"] == []  # the judge's scratch folder is removed
     told = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if JUDGE_DENY["reason"] in s]
     assert told, "the outer host's model was never told about the denial"
+
+
+def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_bin, tmp_path):
+    """The real Codex judge answers prose every time: the seed's 3 schema retries, then the row's
+    failure mode (Claude Code's PreToolUse: exit 2, blocks), journaled with the failure."""
+    result = _run_inside(
+        "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO), adapter=OUTER_ADAPTER["claude-code"],
+        judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
+        judge_answer="I would rather not say.",
+        turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
+    )  # fmt: skip
+    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")},
+                         indent=2)
+    assert not result["probe_exists"], context
+    (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
+    assert (pre["gate"], pre["decision"], pre["layer"]) == ("agent", "none", "user"), context
+    assert pre["failure"] == ("user policy agent gate: agent gate (codex) answered no valid decision after 3 schema "
+                              "retries; check [gate] model and prompt"), context
+    assert pre["detail"]["runs"] == 4 and pre["detail"]["outcome"] == "invalid-output"
+    asked = [s for r in result["judge_requests"] for s in _strings(r.get("body"))]
+    assert any("Retry attempt 3/3" in s for s in asked) and not any("Retry attempt 4/3" in s for s in asked)
+    refused = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "answered no valid decision" in s]
+    assert refused, "the outer host's model was never told why the call was refused"
