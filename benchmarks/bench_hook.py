@@ -101,7 +101,7 @@ def gate_kinds(runs: int, command: str, env: dict, work: Path, python: str) -> t
             raise SystemExit(f"{kind} gate answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
     timed = {f"hook: {kind} gate, stand-in judge": Series(f"hook: {kind} gate") for kind in envs}
     for i in range(runs + 3):  # 3 untimed warm-up rounds
-        for kind, name in zip(envs, timed):
+        for kind, name in zip(envs, timed, strict=True):
             got = spawn(["/bin/sh", "-c", command], env=envs[kind], cwd=project, stdin=payload(project, "ls -la", i))
             if i >= 3:
                 timed[name].runs.append(got)

@@ -83,6 +83,11 @@ def _agent(gate: dict) -> dict:
     return settings
 
 
+def _agent_ignored(agent: dict) -> str:
+    binary = f", binary {agent['binary']}" if "binary" in agent else ""
+    return f"agent gate (host {agent['host']}{binary})"
+
+
 KINDS: dict[str, Kind] = {
     "rules": Kind(frozenset(), 5.0, False, None, None, None),
     "command": Kind(frozenset({"command"}), 5.0, True, _command,
@@ -90,9 +95,7 @@ KINDS: dict[str, Kind] = {
     "ai": Kind(frozenset({"model", "system_prompt", "base_url"}), 30.0, True, _ai,
                lambda ai: "AI gate" + (f" (endpoint {ai['base_url']})" if "base_url" in ai else ""),
                "generator.runtime.consult:ai_gate"),
-    "agent": Kind(frozenset({"host", "model", "prompt", "binary"}), 45.0, True, _agent,
-                  lambda agent: f"agent gate (host {agent['host']}" + (f", binary {agent['binary']}" if "binary" in agent
-                                                                       else "") + ")",
+    "agent": Kind(frozenset({"host", "model", "prompt", "binary"}), 45.0, True, _agent, _agent_ignored,
                   "generator.gates.agent:agent_gate"),
 }
 

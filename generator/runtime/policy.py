@@ -192,7 +192,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if unknown:
         raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
-    layer = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
+    layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
              "events": None, "timeout": None, **{kind: None for kind in KINDS if kind != "rules"},
              "journal": None, "protect": None, "ignored": [], "rules": []}
 
@@ -203,7 +203,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
                           f"{', '.join(KINDS)}")
     entry = KINDS[kind]
     # the keys of this kind only: `command` under kind "ai" is an error, not silently unused
-    gate, gate_line = _table(doc, "gate", COMMON_KEYS | entry.keys, lines, path)
+    gate, gate_line = _table(doc, "gate", set(COMMON_KEYS | entry.keys), lines, path)
     default = gate.get("default", "proceed")
     if default not in DECISIONS:
         raise PolicyError(f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
@@ -222,7 +222,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         except BadKey as exc:
             raise PolicyError(f"{_at(path, lines.key(exc.key, gate_line) or gate_line)}: [gate] {exc}") from None
         if entry.runs and not trusted:
-            layer["ignored"].append(entry.ignored(settings))
+            layer["ignored"].append(entry.ignored(settings) if entry.ignored else f"{kind} gate")
         else:
             layer["kind"], layer[kind] = kind, settings
 

@@ -171,8 +171,8 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         wrapper.chmod(0o755)
         journal = layout.root / "journal.sqlite3"
         policy = layout.root / "policy.toml"
-        policy.write_text(f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\nbinary = {json.dumps(spec["judge_binary"])}\n'
-                          f'model = {json.dumps(spec["judge_model"])}\nevents = ["PreToolUse"]\n')
+        policy.write_text(f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\n'
+                          f'binary = {json.dumps(spec["judge_binary"])}\nmodel = {json.dumps(spec["judge_model"])}\nevents = ["PreToolUse"]\n')
         adapter = repo / "generated" / spec["adapter"]
         if spec["host"] == "claude-code":
             (layout.project / ".claude").mkdir(exist_ok=True)

@@ -64,8 +64,8 @@ def hook(tmp_path, monkeypatch):
         @staticmethod
         def policy(judge: str = "claude-code", extra: str = "", binary: str | None = None) -> None:
             exe = binary if binary is not None else str(bindir / HOST_KIND[judge])
-            (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "agent"\nhost = "{judge}"\nbinary = {json.dumps(exe)}\n'
-                                                  f'events = ["PreToolUse"]\n{extra}')
+            (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "agent"\nhost = "{judge}"\n'
+                                                  f'binary = {json.dumps(exe)}\nevents = ["PreToolUse"]\n{extra}')
 
         @staticmethod
         def plan(*steps: dict) -> None:
@@ -110,7 +110,8 @@ def refused(text: str) -> str:
                                                    "claude-code, codex, opencode (got 'gemini')"),
     ('[gate]\nkind = "agent"\n', "/u/policy.toml:1: [gate] kind 'agent' needs host = one of claude-code, codex, "
                                  "opencode (got None)"),
-    ('[gate]\nkind = "agent"\nhost = "codex"\nmodel = ""\n', "/u/policy.toml:4: [gate] model must be a non-empty string"),
+    ('[gate]\nkind = "agent"\nhost = "codex"\nmodel = ""\n',
+     "/u/policy.toml:4: [gate] model must be a non-empty string"),
     ('[gate]\nkind = "agent"\nhost = "codex"\ncommand = ["x"]\n',
      "/u/policy.toml:4: [gate] has unknown key(s) command; allowed: binary, default, events, host, kind, model, "
      "prompt, timeout"),
@@ -125,12 +126,14 @@ def test_bad_gate_tables_name_the_line_and_the_allowed_values(text, message):
 
 
 def test_an_agent_gate_compiles_with_its_defaults():
-    layer = compile_layer("user", "/u/policy.toml", b'[gate]\nkind = "agent"\nhost = "codex"\nmodel = "m"\n', "/p", True)
+    text = b'[gate]\nkind = "agent"\nhost = "codex"\nmodel = "m"\n'
+    layer = compile_layer("user", "/u/policy.toml", text, "/p", True)
     assert (layer["kind"], layer["agent"], layer["timeout"]) == ("agent", {"host": "codex", "model": "m"}, 45.0)
 
 
 def test_an_untrusted_project_layer_loses_its_agent_gate():
-    text = b'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = "./judge"\n[[rules]]\nname = "r"\ndecision = "deny"\n'
+    text = (b'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = "./judge"\n'
+            b'[[rules]]\nname = "r"\ndecision = "deny"\n')
     layer = compile_layer("project", "/p/.pasture/policy.toml", text, "/p", False)
     assert layer["kind"] == "rules" and layer["agent"] is None and len(layer["rules"]) == 1
     assert layer["ignored"] == ["agent gate (host claude-code, binary ./judge)"]

@@ -11,8 +11,9 @@ when that infrastructure or npm/node is missing, with the reason.
 * gate: a Claude Code PreToolUse command hook asks ``ai_gate_decide`` (against the fake
   chat-completions server, in the same namespace); a "deny" blocks the Bash call.
 * agent gate: a real outer host (Claude Code, Codex) with our generated adapter; pasture's runtime
-  runs the other real host headless as the judge (``[gate] kind = "agent"``) against its own fake
-  model; the judge's deny blocks the outer host's shell call and is journaled.
+  runs another real host (Codex, Claude Code, OpenCode) headless as the judge
+  (``[gate] kind = "agent"``) against its own fake model; the judge's deny blocks the outer host's
+  shell call and is journaled; a judge that never answers a decision gets the row's failure mode.
 """
 
 from __future__ import annotations
@@ -175,7 +176,8 @@ JUDGE_DENY = {"decision": "deny", "reason": "the judge host refuses probe files"
 OUTER_ADAPTER = {"claude-code": "claude-code@2.1.332", "codex": "codex@0.171.0"}
 
 
-@pytest.mark.parametrize("outer,judge", [("claude-code", "codex"), ("codex", "claude-code")])
+@pytest.mark.parametrize("outer,judge", [("claude-code", "codex"), ("codex", "claude-code"),
+                                         ("claude-code", "opencode")])
 def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge):
     """Real outer host -> generated adapter -> `pasture hook lifecycle` -> kind "agent" -> real judge host."""
     result = _run_inside(
@@ -204,8 +206,8 @@ def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_b
     """The real Codex judge answers prose every time: the seed's 3 schema retries, then the row's
     failure mode (Claude Code's PreToolUse: exit 2, blocks), journaled with the failure."""
     result = _run_inside(
-        "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO), adapter=OUTER_ADAPTER["claude-code"],
-        judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
+        "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO),
+        adapter=OUTER_ADAPTER["claude-code"], judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
         judge_answer="I would rather not say.",
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
     )  # fmt: skip
