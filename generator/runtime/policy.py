@@ -32,7 +32,7 @@ import `tomllib` and `re`. Every layer has the same format:
     [rules.input]
     url = "^http://"
 
-A layer evaluates to its first matching rule, else (a trusted command or AI gate) the gate, else its
+A layer evaluates to its first matching rule, else (a trusted command, AI or agent gate) the gate, else its
 default; every layer is evaluated and the most restrictive decision wins (generator.runtime.effective).
 A project layer the user has not trusted keeps its rules and default (they can only protect the
 user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
@@ -193,8 +193,8 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
         raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
     layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
-             "events": None, "timeout": None, **{kind: None for kind in KINDS if kind != "rules"},
-             "journal": None, "protect": None, "ignored": [], "rules": []}
+                   "events": None, "timeout": None, **{kind: None for kind in KINDS if kind != "rules"},
+                   "journal": None, "protect": None, "ignored": [], "rules": []}
 
     raw_gate = doc.get("gate", {})
     kind = raw_gate.get("kind", "rules") if isinstance(raw_gate, dict) else "rules"

@@ -172,14 +172,19 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         journal = layout.root / "journal.sqlite3"
         policy = layout.root / "policy.toml"
         policy.write_text(f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\n'
-                          f'binary = {json.dumps(spec["judge_binary"])}\nmodel = {json.dumps(spec["judge_model"])}\nevents = ["PreToolUse"]\n')
+                          f'binary = {json.dumps(spec["judge_binary"])}\nmodel = {json.dumps(spec["judge_model"])}\n'
+                          f'events = [{json.dumps(spec["pre_event"])}]\n')
         adapter = repo / "generated" / spec["adapter"]
         if spec["host"] == "claude-code":
             (layout.project / ".claude").mkdir(exist_ok=True)
             (layout.project / ".claude" / "settings.json").write_text((adapter / "settings.json").read_text())
-        else:
+        elif spec["host"] == "codex":
             (layout.project / ".codex").mkdir(exist_ok=True)
             (layout.project / ".codex" / "hooks.json").write_text((adapter / "hooks.json").read_text())
+        else:  # OpenCode: the plugin starts one `$PASTURE_BIN hook serve`
+            (layout.project / ".opencode" / "plugins").mkdir(parents=True, exist_ok=True)
+            (layout.project / ".opencode" / "plugins" / "pasture-lifecycle.ts").write_text(
+                (adapter / "pasture-lifecycle.ts").read_text())
         env.update(PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal),
                    PASTURE_MANAGED_POLICY=str(layout.root / "managed" / "policy.toml"),
                    PASTURE_TRUST_STORE=str(layout.root / "state" / "trust.json"),

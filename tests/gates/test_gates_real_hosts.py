@@ -10,7 +10,7 @@ when that infrastructure or npm/node is missing, with the reason.
   bypassed) permissions where the host allows it.
 * gate: a Claude Code PreToolUse command hook asks ``ai_gate_decide`` (against the fake
   chat-completions server, in the same namespace); a "deny" blocks the Bash call.
-* agent gate: a real outer host (Claude Code, Codex) with our generated adapter; pasture's runtime
+* agent gate: a real outer host (Claude Code, Codex, OpenCode) with our generated adapter; pasture's runtime
   runs another real host (Codex, Claude Code, OpenCode) headless as the judge
   (``[gate] kind = "agent"``) against its own fake model; the judge's deny blocks the outer host's
   shell call and is journaled; a judge that never answers a decision gets the row's failure mode.
@@ -173,15 +173,17 @@ def test_ai_gate_denies_a_tool_through_the_runtime_on_claude_code(npm_bin, tmp_p
 
 
 JUDGE_DENY = {"decision": "deny", "reason": "the judge host refuses probe files"}
-OUTER_ADAPTER = {"claude-code": "claude-code@2.1.332", "codex": "codex@0.171.0"}
+OUTER_ADAPTER = {"claude-code": "claude-code@2.1.332", "codex": "codex@0.171.0", "opencode": "opencode@1.18.33"}
+PRE_EVENT = {"claude-code": "PreToolUse", "codex": "PreToolUse", "opencode": "tool.execute.before"}
 
 
 @pytest.mark.parametrize("outer,judge", [("claude-code", "codex"), ("codex", "claude-code"),
-                                         ("claude-code", "opencode")])
+                                         ("claude-code", "opencode"), ("opencode", "claude-code")])
 def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge):
     """Real outer host -> generated adapter -> `pasture hook lifecycle` -> kind "agent" -> real judge host."""
     result = _run_inside(
         outer, npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO), adapter=OUTER_ADAPTER[outer],
+        pre_event=PRE_EVENT[outer],
         judge=judge, judge_binary=str(host_binary(judge, npm_bin)), judge_model=MODELS[judge],
         judge_answer=json.dumps(JUDGE_DENY),
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
@@ -190,7 +192,7 @@ def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge)
                          indent=2)
     assert result["exit_code"] == 0, context
     assert not result["probe_exists"], context
-    (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
+    (pre,) = [r for r in result["journal"] if r["event"] == PRE_EVENT[outer]]
     assert (pre["gate"], pre["decision"], pre["answer"], pre["reason"], pre["layer"]) == (
         "agent", "deny", "deny", JUDGE_DENY["reason"], "user"), context
     assert pre["detail"]["host"] == judge and pre["detail"]["runs"] == 1 and pre["detail"]["outcome"] == "deny"
@@ -207,7 +209,7 @@ def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_b
     failure mode (Claude Code's PreToolUse: exit 2, blocks), journaled with the failure."""
     result = _run_inside(
         "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO),
-        adapter=OUTER_ADAPTER["claude-code"], judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
+        adapter=OUTER_ADAPTER["claude-code"], pre_event="PreToolUse", judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
         judge_answer="I would rather not say.",
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
     )  # fmt: skip
