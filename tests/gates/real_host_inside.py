@@ -11,10 +11,10 @@ launcher, then:
 * ``gate`` mode: runs the host with the launcher's command line and a PreToolUse command hook
   that asks ``ai_gate_decide`` and denies when the gate says deny;
 * ``agent-gate`` mode: a second fake model, for the judge host's wire protocol, and the judge's
-  config written by its own launcher beside the outer host's (their variables do not overlap: Claude
-  Code reads ``ANTHROPIC_*``/``CLAUDE_CONFIG_DIR``, Codex ``CODEX_HOME``); then the outer host runs
-  with our generated adapter, and pasture's runtime, on its PreToolUse row, runs the REAL judge host
-  (kind = "agent") against its fake.
+  config written by its own launcher beside the outer host's (the pairs tested keep them apart:
+  Claude Code reads ``ANTHROPIC_*``/``CLAUDE_CONFIG_DIR``, Codex ``CODEX_HOME``, OpenCode its
+  ``opencode.json``); then the outer host runs with our generated adapter, and pasture's runtime, on
+  its pre-tool row, runs the REAL judge host (kind = "agent") against its fake.
 
 Everything observed goes to ``<root>/gates-result.json``.
 """
