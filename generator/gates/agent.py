@@ -157,7 +157,8 @@ def agent_gate(settings: dict, envelope: dict, root: str, timeout: float, *, clo
             failure = ("host-error", f"agent gate ({host}) failed: {_one_line(message)}; run {binary} by hand with "
                                      "the hook's environment to see why")
     except Exception as exc:  # noqa: BLE001 - any crash of the judge is a gate failure, never a traceback
-        failure = ("crash", f"agent gate ({host}) crashed: {type(exc).__name__}: {_one_line(str(exc))}")
+        failure = ("crash", f"agent gate ({host}) crashed: {type(exc).__name__}: {_one_line(str(exc))}; this is "
+                            "pasture's fault: report it with the journal row (pasture journal --json)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     detail.update(runs=bounded.runs, cost_usd=wrapper.total_cost_usd, elapsed_s=round(clock() - started, 3))

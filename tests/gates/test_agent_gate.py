@@ -314,3 +314,17 @@ def test_policy_show_names_the_agent_gate(hook, tmp_path):
     assert user["gate"] == {"kind": "agent", "default": "proceed", "events": ["PreToolUse"], "timeout": 90.0,
                             "host": "codex", "model": "judge-model", "binary": str(tmp_path / "bin" / "codex")}
     assert any("[gate] timeout 90s is longer than a gate row may take" in w for w in info["warnings"])
+
+
+def test_a_crash_inside_the_gate_is_a_failure_not_a_traceback(hook, monkeypatch):
+    import generator.gates.agent as agent
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(agent, "judge_task", explode)
+    hook.policy("claude-code")
+    code, out, err = hook.call()
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert "agent gate (claude-code) crashed: RuntimeError: simulated bug; this is pasture's fault" in err
+    assert hook.last()["detail"]["outcome"] == "crash"
