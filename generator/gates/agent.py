@@ -8,9 +8,10 @@ over :class:`~generator.gates.harness.HostHarnessBackend`): the host's own headl
 (:class:`~generator.gates.gate.GateDecision`), and the seed's up to 3 schema retries when the answer is
 not a valid decision. Stdlib only: GateDecision is plain Python, so no pydantic on this path.
 
-The judge runs in a fresh, empty scratch folder (removed afterwards) with the host's default
-permissions (Claude ``acceptEdits``, Codex ``workspace-write``: it may write there, nowhere else), so
-it sees the event, not the project. It inherits the hook's environment (the host's keys and config)
+The judge starts in a fresh, empty scratch folder (removed afterwards) with the host's default, not
+bypassed, permissions (generator.gates.agents: Claude ``acceptEdits``, Codex ``workspace-write``,
+OpenCode its own defaults); it is handed the event, not the project. That is no sandbox: Codex may
+read the disk, OpenCode's defaults allow its tools (docs/policy.md says so). It inherits the hook's environment (the host's keys and config)
 plus ``PASTURE_AGENT_GATE=1``: a pasture hook inside the judge's own session that would start
 another agent gate fails instead (its row's failure mode), so a judge can never recurse.
 
