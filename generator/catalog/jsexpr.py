@@ -13,6 +13,7 @@ turn into "this definition was not understood".
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 __all__ = ["JsSyntaxError", "Node", "parse_expression", "skip_balanced"]
 
 
-class JsSyntaxError(ValueError):
+class JsSyntaxError(PastureError, ValueError):
     pass
 
 

@@ -25,6 +25,7 @@ Descriptions are never copied: a catalog records structure only.
 
 from __future__ import annotations
 
+from generator import PastureError
 import difflib
 import json
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ CATALOG_FILE = "catalog.json"
 DECISION_WORDS = ("deny", "ask", "defer", "block")
 
 
-class CatalogError(ValueError):
+class CatalogError(PastureError, ValueError):
     """A catalog could not be read or extracted."""
 
 

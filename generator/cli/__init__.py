@@ -8,11 +8,24 @@ from pathlib import Path
 
 import click
 
-from generator import __version__
+from generator import PastureError, __version__
 from generator.cli.options import EXIT_DIFF, EXIT_ERROR, load_or_exit, project_root, root_option
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Pasture(click.Group):
+    """The one handler of the tool's own errors: a command that did not turn a PastureError into its
+    documented exit code itself still ends with one line on stderr and exit 2, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except PastureError as exc:
+            message = " ".join(str(exc).split("\n")[:1]) or type(exc).__name__
+            click.echo(f"pasture: {message}", err=True)
+            ctx.exit(EXIT_ERROR)
+
+
+@click.group(cls=_Pasture, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="pasture", message="%(prog)s %(version)s")
 @root_option
 @click.pass_context
@@ -307,3 +320,7 @@ from generator.cli.bump import bump  # noqa: E402
 
 main.add_command(bump)
 
+
+from generator.cli.examples import attach  # noqa: E402
+
+attach(main)

@@ -77,7 +77,7 @@ def extract(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     try:
         found_version, node_modules, binary = resolve_install(project, harness, version, host_bin, say)
         say(f"reading {harness} {found_version}" + (f" from {node_modules}" if node_modules else f" from {binary}"))
-        doc = run_extract(harness, found_version, node_modules=node_modules, binary=binary)
+        doc = run_extract(harness, found_version, node_modules=node_modules, binary=binary, root=project)
     except CatalogError as exc:
         click.echo(f"error: {exc}; nothing was written.", err=True)
         sys.exit(EXIT_ERROR)

@@ -1,10 +1,6 @@
-"""The new-host-version commands: `host status`, `capture`, `profile new`, `evidence`, `diff`.
-
-Register them on the `pasture` group (generator/cli/__init__.py)::
-
-    from .hostcli import HOST_COMMANDS
-    for command in HOST_COMMANDS:
-        main.add_command(command)
+"""The new-host-version commands: `host status`, `capture`, `profile new` / `sync`, `evidence`,
+`diff` (generator/cli/__init__.py adds each to the `pasture` group;
+`bump` and `catalog` have modules of their own beside this one).
 
 Exit codes as everywhere: 0 success, 1 "found a difference" (a host no contract admits, a
 capture citation that does not back its claim, two contracts that differ), 2 usage or input error.

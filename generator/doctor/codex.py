@@ -17,7 +17,7 @@ from generator.install import codex_trust, hooktable
 from generator.install.codex_server import AppServer, CodexServerError, find_codex
 from generator.install.targets import codex_home
 from generator.doctor.findings import Finding
-from generator.doctor.adapters import Installation, reinstall
+from generator.doctor.installations import Installation, reinstall
 
 
 def check_trust(inst: Installation, env: Mapping[str, str], codex_bin: str | None = None,

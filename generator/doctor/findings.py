@@ -8,6 +8,7 @@ the action in words.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,7 @@ EXIT_LIVE, EXIT_OFF, EXIT_ERROR = 0, 1, 2
 STATUSES = ("ok", "warn", "off")
 
 
-class DoctorError(Exception):
+class DoctorError(PastureError):
     """The doctor itself could not run (bad arguments, unreadable input): exit 2."""
 
 

@@ -10,7 +10,7 @@ from typing import Mapping
 
 from generator.install.targets import HARNESSES
 from generator.doctor import codex, runtime_view
-from generator.doctor import adapters
+from generator.doctor import installations
 from generator.doctor.findings import DoctorError, Finding, Report
 
 
@@ -40,7 +40,7 @@ def run(opts: Options) -> Report:
     found_any = False
     absent = []
     for harness in HARNESSES:
-        installs, problems = adapters.find_installations(harness, project, opts.env)
+        installs, problems = installations.find_installations(harness, project, opts.env)
         report.add(*problems)
         if not installs and not problems:
             absent.append(harness)
@@ -63,15 +63,15 @@ def run(opts: Options) -> Report:
     return report
 
 
-def _check_installation(inst: adapters.Installation, opts: Options, start: Path | None) -> list[Finding]:
-    findings, adapter = adapters.check_adapter(inst, opts.root)
-    findings += adapters.check_launcher(inst, opts.env)
-    findings += adapters.check_host_version(inst, adapter, opts.root, opts.env,
+def _check_installation(inst: installations.Installation, opts: Options, start: Path | None) -> list[Finding]:
+    findings, adapter = installations.check_adapter(inst, opts.root)
+    findings += installations.check_launcher(inst, opts.env)
+    findings += installations.check_host_version(inst, adapter, opts.root, opts.env,
                                          opts.codex_bin if inst.harness == "codex" else None)
-    findings += adapters.check_claude_start(inst, start)
+    findings += installations.check_claude_start(inst, start)
     if inst.harness == "codex":
         findings += codex.check_trust(inst, opts.env, opts.codex_bin, opts.codex_timeout)
-        findings += adapters.check_codex_shell(opts.env)
+        findings += installations.check_codex_shell(opts.env)
     return findings
 
 

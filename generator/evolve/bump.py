@@ -19,6 +19,7 @@ Steps, each all-or-nothing, in this order (a failing step stops the bump and say
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import subprocess
 import sys
@@ -32,7 +33,7 @@ from generator.catalog.packages import HOST_NPM, host_binary, install_host, npm_
 from generator.profile.versions import HostVersion, VersionError
 
 
-class BumpError(RuntimeError):
+class BumpError(PastureError, RuntimeError):
     """The bump stopped; the message names the step."""
 
 
@@ -135,7 +136,7 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     node_modules = _step("install", lambda: install_host(root, harness, version, say=say))
     steps.append(f"installed into {node_modules.parent.relative_to(root).as_posix()}/")
     say("  catalog: reading the host's own event catalog")
-    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules))
+    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules, root=root))
     path = write_catalog(root, doc)
     catalog = find_catalog(root, harness, version)
     assert catalog is not None

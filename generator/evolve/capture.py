@@ -17,6 +17,7 @@ hook fired raises :class:`CaptureError` and leaves nothing behind.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 import shutil
@@ -36,7 +37,7 @@ CAPTURE_FORMAT = 1
 _SAFE_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9._-]*")
 
 
-class CaptureError(RuntimeError):
+class CaptureError(PastureError, RuntimeError):
     """The capture could not be made; nothing was written."""
 
 

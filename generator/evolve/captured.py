@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 from generator.evolve.capture import CAPTURE_FORMAT
 
 
-class CaptureFormatError(ValueError):
+class CaptureFormatError(PastureError, ValueError):
     """Not a capture folder `pasture capture` wrote (or one of an unknown format)."""
 
 

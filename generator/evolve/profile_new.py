@@ -31,6 +31,7 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 
 from __future__ import annotations
 
+from generator import PastureError
 import copy
 import re
 import os
@@ -72,7 +73,7 @@ NOT_EVENTS: dict[str, dict[str, str]] = {
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
 
 
-class ProfileNewError(RuntimeError):
+class ProfileNewError(PastureError, RuntimeError):
     """The profile could not be written; nothing was written."""
 
 

@@ -21,6 +21,7 @@ noted in the row it touches. Nothing is written unless the result validates.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from generator.evolve.derive import catalog_additions, correct_row, demote_uncit
 from generator.evolve.yamlout import rewrite_body
 
 
-class SyncError(RuntimeError):
+class SyncError(PastureError, RuntimeError):
     pass
 
 

@@ -21,6 +21,7 @@ What each host ignores: Codex and OpenCode have no turn limit or budget flag (``
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ __all__ = [
 _TAIL = 2000
 
 
-class UnsupportedHostError(ValueError):
+class UnsupportedHostError(PastureError, ValueError):
     """The configured provider is not a host this backend can run."""
 
 

@@ -41,6 +41,7 @@ AIGateConfigError       bad policy (unknown key, bad type) or unusable config (n
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import inspect
 import json
@@ -99,7 +100,7 @@ _DECISION_DESCRIPTION = "proceed lets the action run; deny refuses it; ask defer
 _REASON_DESCRIPTION = "One sentence explaining the decision, shown to the agent or the user."
 
 
-class GateDecisionInvalid(ValueError):
+class GateDecisionInvalid(PastureError, ValueError):
     """A payload that is not a valid gate decision."""
 
 

@@ -20,6 +20,7 @@ Stdlib only; pydantic is only touched through the schema object the caller passe
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import collections
 import json
@@ -50,11 +51,11 @@ __all__ = [
 DEFAULT_TIMEOUT_SECONDS = 900.0
 
 
-class HarnessLaunchError(RuntimeError):
+class HarnessLaunchError(PastureError, RuntimeError):
     """The host could not be started (binary missing, not executable, bad working dir)."""
 
 
-class HarnessTimeoutError(RuntimeError):
+class HarnessTimeoutError(PastureError, RuntimeError):
     """The host run exceeded the backend's timeout and was killed."""
 
 

@@ -13,6 +13,7 @@ a message: the bare "500"-style patterns would match a port such as 35031.
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import http
 import http.client
@@ -35,7 +36,7 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 _MESSAGE_LIMIT = 300
 
 
-class ChatCompletionError(Exception):
+class ChatCompletionError(PastureError):
     """Base class of the client's errors."""
 
 

@@ -26,6 +26,7 @@ is never put in place, so a working one is never broken by an install.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 import re
@@ -103,7 +104,7 @@ if __name__ == "__main__":
 '''
 
 
-class LauncherError(RuntimeError):
+class LauncherError(PastureError, RuntimeError):
     """The launcher cannot be written or does not run: nothing was changed."""
 
 

@@ -7,6 +7,7 @@ which command finishes the job.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 EXIT_OK, EXIT_ERROR, EXIT_INCOMPLETE = 0, 2, 3
 
 
-class InstallError(Exception):
+class InstallError(PastureError):
     """Refused before anything was written (exit 2)."""
 
     def __init__(self, message: str, hint: str | None = None, command: str | None = None) -> None:

@@ -17,6 +17,7 @@ newest 1.x contract (said so in the report).
 
 from __future__ import annotations
 
+from generator import PastureError
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ from generator.profile.versions import HostVersion, VersionError
 HARNESSES = ("claude-code", "codex", "opencode")
 
 
-class TargetError(ValueError):
+class TargetError(PastureError, ValueError):
     """A usage or input problem: nothing was written."""
 
 

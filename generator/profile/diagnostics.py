@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass
 
 
@@ -37,7 +38,7 @@ class Problem:
         }
 
 
-class ProfileErrors(Exception):
+class ProfileErrors(PastureError):
     """Raised when any profile is invalid: carries every problem, not only the first."""
 
     def __init__(self, problems: list[Problem]):

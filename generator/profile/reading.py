@@ -47,7 +47,7 @@ class ProfileFile:
     src: yamlsrc.Source | None
     contract: str
     problems: list[Problem]
-    cited: set[str] | None = None  # collects the repository paths citations resolved to (quickcheck.py)
+    cited: set[str] | None = None  # collects the repository paths citations resolved to (check/quick.py)
 
     def add(self, loc: tuple, message: str, fix: str, *, row: str | None = None, field: str | None = None,
             at_key: bool = False) -> None:

@@ -6,6 +6,7 @@ it implements PEP 440, which rejects or misorders semver prereleases such as 1.0
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 from functools import total_ordering
 
@@ -19,7 +20,7 @@ _SEMVER = re.compile(
 )
 
 
-class VersionError(ValueError):
+class VersionError(PastureError, ValueError):
     """A version string that is not a semantic version; the message says what to write."""
 
 

@@ -10,6 +10,7 @@ expansion.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ class Source:
         return self.values.get((), Mark(1, 1))
 
 
-class YamlProblem(Exception):
+class YamlProblem(PastureError):
     def __init__(self, message: str, mark: Mark, fix: str):
         super().__init__(message)
         self.message = message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 from generator.profile.contracts import Contract
 from generator.render.artifact import Artifact, header
 from generator.render.claude import hooks_table
@@ -19,7 +20,7 @@ ACCEPTED_EVENTS = frozenset({
 })
 
 
-class CodexEventError(ValueError):
+class CodexEventError(PastureError, ValueError):
     pass
 
 

@@ -78,6 +78,7 @@ the fix; every action the model then tries is still refused, with it.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +108,7 @@ V2_HOOK_DOMAINS = ("session", "tool", "permission", "shell")
 V2_EFFECT_HOOKS = frozenset({"permission.evaluate"})
 
 
-class OpenCodeRenderError(ValueError):
+class OpenCodeRenderError(PastureError, ValueError):
     pass
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from generator.render.tables import table_artifacts
 MANIFEST = "manifest.json"
 
 
-class RenderError(Exception):
+class RenderError(PastureError):
     """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
 
 

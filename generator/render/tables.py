@@ -7,6 +7,7 @@ a test holds black.format_str(text) == text.
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 
 from generator.profile.contracts import Contract
@@ -18,7 +19,7 @@ from generator.render.env import environment
 PACKAGE = "python/pasture_contracts"
 
 
-class TableError(ValueError):
+class TableError(PastureError, ValueError):
     pass
 
 

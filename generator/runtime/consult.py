@@ -9,13 +9,14 @@ would kill the hook, so a gate can never outlive the row and leave the host to d
 
 from __future__ import annotations
 
+from generator import PastureError
 import time
 
 from generator.runtime.fastjson import JSONError, dumps, loads
 from generator.runtime.policy import DECISIONS
 
 
-class GateFailure(Exception):
+class GateFailure(PastureError):
     """The gate produced no decision: crashed, hung past its deadline, or answered garbage."""
 
     def __init__(self, message: str, detail: dict | None = None):

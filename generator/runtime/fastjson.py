@@ -8,6 +8,7 @@ encoding matches `json.dumps(value, ensure_ascii=True)`. Where `_json` is missin
 implementation) it falls back to `json`.
 """
 
+from generator import PastureError
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it
@@ -17,7 +18,7 @@ _WHITESPACE = " \t\n\r"
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
-class JSONError(ValueError):
+class JSONError(PastureError, ValueError):
     """Not one JSON document."""
 
 

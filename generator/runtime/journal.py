@@ -14,6 +14,7 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
   unique id, so an ingest cut short is simply redone) and removes it.
 """
 
+from generator import PastureError
 import time
 from itertools import count
 
@@ -24,7 +25,7 @@ from generator.runtime.fastjson import dumps
 # under the GIL, so the OpenCode server's threads never share an id (a shared id would lose a record).
 _SEQUENCE = count(1)
 
-class JournalError(Exception):
+class JournalError(PastureError):
     """The journal cannot be written; the message says where and why."""
 
 

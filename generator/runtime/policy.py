@@ -41,6 +41,7 @@ user) but loses everything that runs, connects or writes elsewhere: its command 
 
 from __future__ import annotations
 
+from generator import PastureError
 import os
 
 from generator.runtime.effective import build_pattern
@@ -92,7 +93,7 @@ def freeze(pattern: str) -> tuple:
 
 
 
-class PolicyError(Exception):
+class PolicyError(PastureError):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
 
 

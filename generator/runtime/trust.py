@@ -9,6 +9,7 @@ with `pasture policy trust`; any change un-trusts it. The store lives in the use
 
 from __future__ import annotations
 
+from generator import PastureError
 import os
 
 from generator.runtime import layers
@@ -17,7 +18,7 @@ from generator.runtime.fastjson import JSONError, dumps, loads
 VERSION = 1
 
 
-class TrustStoreError(Exception):
+class TrustStoreError(PastureError):
     """The trust store exists but cannot be read or is not ours: nothing is trusted, and we say so."""
 
 

@@ -1,8 +1,8 @@
 """`pasture catalog extract`: each host's own definition of its events, read from what it ships.
 
-Stand-in packages (a made-up minified bundle, an embedded JSON Schema, plugin typings) check the
-readers offline; the real-host test re-extracts the pinned tests/npm hosts and compares with the
-committed catalogs byte for byte.
+Stand-in packages (a made-up minified bundle, an embedded JSON Schema, plugin typings read by the
+pinned TypeScript checker) check the readers offline; the real-host test re-extracts the pinned
+tests/npm hosts and compares with the committed catalogs byte for byte.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from click.testing import CliRunner
 
 from generator.catalog import Catalog, dump, extract, find_catalog
 from generator.catalog.jsexpr import parse_expression
-from generator.catalog.tsdecl import TypeTable, parse_text
 from generator.cli import main
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 from hosts_support import REPO
@@ -114,37 +113,45 @@ export type EventSessionIdle = { type: "session.idle"; properties: { sessionID: 
 export type EventThing = { id?: string; type: "thing.done"; properties: { info: { sessionID: string; }; }; };
 export type Event = EventSessionIdle | EventThing;
 '''
+SDK_V2_DTS = '''export type Event = { id: string; type: "session.idle"; properties: { sessionID: string; }; };
+'''
+#: The SDK's package.json as 1.x ships it, trimmed to what type resolution reads.
+SDK_EXPORTS = {".": {"types": "./dist/index.d.ts"}, "./v2": {"types": "./dist/v2/index.d.ts"}}
 
 
-def _opencode_install(root: Path, version: str) -> Path:
+def opencode_install(root: Path, version: str, plugin: str = PLUGIN_DTS, sdk: str = SDK_DTS,
+                     sdk_v2: str = SDK_V2_DTS) -> Path:
+    """A stand-in npm install of OpenCode ``version`` in the layout 1.x ships (plugin, SDK v1 and v2 typings)."""
     nm = root / "node_modules"
-    for rel, text in (("@opencode-ai/plugin/dist/index.d.ts", PLUGIN_DTS),
-                      ("@opencode-ai/sdk/dist/gen/types.gen.d.ts", SDK_DTS)):
+    for rel, text in (("@opencode-ai/plugin/dist/index.d.ts", plugin),
+                      ("@opencode-ai/sdk/dist/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
+                      ("@opencode-ai/sdk/dist/gen/types.gen.d.ts", sdk),
+                      ("@opencode-ai/sdk/dist/v2/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
+                      ("@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts", sdk_v2)):
         (nm / rel).parent.mkdir(parents=True, exist_ok=True)
         (nm / rel).write_text(text)
     for pkg in ("@opencode-ai/plugin", "@opencode-ai/sdk", "opencode-ai", "opencode-linux-x64"):
         (nm / pkg).mkdir(parents=True, exist_ok=True)
-        (nm / pkg / "package.json").write_text(json.dumps({"name": pkg, "version": version}))
+        doc = {"name": pkg, "version": version, "type": "module"}
+        if pkg == "@opencode-ai/sdk":
+            doc["exports"] = SDK_EXPORTS
+        (nm / pkg / "package.json").write_text(json.dumps(doc))
     _exe(nm / "opencode-linux-x64" / "bin" / "opencode", version, 'x.trigger("tool.execute.before",a)')
     return nm
 
 
-def test_opencode_reader_reads_hooks_events_and_call_sites(tmp_path):
-    cat = Catalog(extract("opencode", "9.9.9", node_modules=_opencode_install(tmp_path, "9.9.9")))
+def test_opencode_reader_reads_hooks_events_and_call_sites(tmp_path, npm_bin):
+    nm = opencode_install(tmp_path, "9.9.9")
+    cat = Catalog(extract("opencode", "9.9.9", node_modules=nm, root=REPO))
     assert cat.names == ["tool.execute.before", "permission.ask", "session.idle", "thing.done"]
     assert cat.event("tool.execute.before").host_calls == 1
+    assert cat.event("tool.execute.before").output == {"args": {"required": True, "type": "unknown"}}  # written any
     assert cat.event("permission.ask").host_calls == 0  # typed, never called by the host
     assert cat.event("permission.ask").decisions() == {"ask": ["status"], "deny": ["status"]}
     assert cat.identity_fields("permission.ask")["callID"] is False
     assert cat.identity_fields("thing.done")["sessionID"] is True  # properties.info.sessionID
     assert cat.event("session.idle").kind == "bus"
-
-
-def test_typescript_reader_resolves_imports_and_intersections():
-    table = TypeTable({"a": parse_text('import type { B as C } from "b";\nexport type A = C & { y?: number };'),
-                       "b": parse_text("export interface B { x: string }")})
-    tree = table.resolve("a", table.lookup("a", "A"), 3)
-    assert tree["kind"] == "object" and set(tree["fields"]) == {"x", "y"} and tree["fields"]["y"]["optional"]
+    assert cat.event("session.idle").input["id"] == {"required": True, "type": "string"}  # v2's shape comes first
 
 
 # --- the command ----------------------------------------------------------------------------------
