@@ -11,9 +11,10 @@ not a valid decision. Stdlib only: GateDecision is plain Python, so no pydantic 
 The judge starts in a fresh, empty scratch folder (removed afterwards) with the host's default, not
 bypassed, permissions (generator.gates.agents: Claude ``acceptEdits``, Codex ``workspace-write``,
 OpenCode its own defaults); it is handed the event, not the project. That is no sandbox: Codex may
-read the disk, OpenCode's defaults allow its tools (docs/policy.md says so). It inherits the hook's environment (the host's keys and config)
-plus ``PASTURE_AGENT_GATE=1``: a pasture hook inside the judge's own session that would start
-another agent gate fails instead (its row's failure mode), so a judge can never recurse.
+read the disk, OpenCode's defaults allow its tools (docs/policy.md says so). It inherits the hook's
+environment (the host's keys and config) plus ``PASTURE_AGENT_GATE=1``: a pasture hook inside the
+judge's own session that would start another agent gate fails instead (its row's failure mode), so
+a judge can never recurse.
 
 Deadline: the whole decision, every host run and schema retry, fits in ``timeout`` (the layer's,
 clamped by generator.runtime.consult to the row's deadline); each run gets only what is left and is
@@ -40,8 +41,11 @@ from generator.runtime.consult import GateFailure
 NESTED = "PASTURE_AGENT_GATE"
 
 # How a user gets each host (the packages tests/npm pins).
-INSTALL = {"claude-code": "npm install -g @anthropic-ai/claude-code", "codex": "npm install -g @openai/codex",
-           "opencode": "npm install -g opencode-ai"}
+INSTALL = {
+    "claude-code": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "opencode": "npm install -g opencode-ai",
+}
 
 DEFAULT_INSTRUCTIONS = (
     "You are a policy gate for an AI coding agent. Below is one lifecycle event from the agent's host as a "
@@ -56,8 +60,10 @@ DEFAULT_INSTRUCTIONS = (
 
 def judge_task(envelope: Any, instructions: str | None = None) -> str:
     """The task text handed to the harness wrapper (which adds the seed's guidance around it)."""
-    return (f"{(instructions or DEFAULT_INSTRUCTIONS).rstrip()}\n\nThe event:\n{gate_user_prompt(envelope)}\n\n"
-            f"{DECISION_CONTRACT}")
+    return (
+        f"{(instructions or DEFAULT_INSTRUCTIONS).rstrip()}\n\nThe event:\n{gate_user_prompt(envelope)}\n\n"
+        f"{DECISION_CONTRACT}"
+    )
 
 
 class _OutOfTime(Exception):
@@ -117,8 +123,9 @@ def find_binary(settings: dict, root: str) -> str | None:
     return shutil.which(binary)
 
 
-def agent_gate(settings: dict, envelope: dict, root: str, timeout: float, *, clock: Any = None,
-               base_env: dict | None = None) -> tuple[str, str, dict]:
+def agent_gate(
+    settings: dict, envelope: dict, root: str, timeout: float, *, clock: Any = None, base_env: dict | None = None
+) -> tuple[str, str, dict]:
     """The agent kind's runner (generator.runtime.gatekinds): (decision, reason, journal detail)."""
     clock = clock or time.monotonic
     started = clock()
@@ -126,40 +133,59 @@ def agent_gate(settings: dict, envelope: dict, root: str, timeout: float, *, clo
     detail: dict[str, Any] = {"gate": "agent", "host": host, "model": model, "runs": 0}
     env = os.environ if base_env is None else base_env
     if env.get(NESTED):
-        raise GateFailure(f"agent gate: this hook runs inside an agent gate's own judge session ({NESTED} is set) and "
-                          "a judge may not start another; nothing to fix unless the judge's instructions make it use "
-                          "tools", dict(detail, outcome="nested"))
+        raise GateFailure(
+            f"agent gate: this hook runs inside an agent gate's own judge session ({NESTED} is set) and "
+            "a judge may not start another; nothing to fix unless the judge's instructions make it use "
+            "tools",
+            dict(detail, outcome="nested"),
+        )
     binary = find_binary(settings, root)
     if binary is None:
         from generator.gates.agents import HOSTS
 
         named = settings.get("binary") or HOSTS[host].default_binary
-        raise GateFailure(f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
-                          f"it ({INSTALL[host]}) or set [gate] binary to its path", dict(detail, outcome="missing"))
+        raise GateFailure(
+            f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
+            f"it ({INSTALL[host]}) or set [gate] binary to its path",
+            dict(detail, outcome="missing"),
+        )
     scratch = tempfile.mkdtemp(prefix="pasture-agent-gate-")
     backend = HostHarnessBackend(binaries={host: binary}, base_env=base_env)
     bounded = _Bounded(backend, started + timeout, clock)
     wrapper: HarnessWrapper[GateDecision] = HarnessWrapper(bounded, _Config(host, model))
     failure = None
     try:
-        answer = _run(wrapper.invoke(prompt=judge_task(envelope, settings.get("prompt")), schema=GateDecision,
-                                     cwd=scratch))
+        answer = _run(
+            wrapper.invoke(prompt=judge_task(envelope, settings.get("prompt")), schema=GateDecision, cwd=scratch)
+        )
     except _OutOfTime:
-        failure = ("timeout", f"agent gate ({host}) gave no decision within {timeout:.1f}s; give [gate] a faster model "
-                              "or a longer timeout (it is clamped to the row's deadline)")
+        failure = (
+            "timeout",
+            f"agent gate ({host}) gave no decision within {timeout:.1f}s; give [gate] a faster model "
+            "or a longer timeout (it is clamped to the row's deadline)",
+        )
     except HarnessLaunchError as exc:
         failure = ("launch", f"agent gate ({host}): {exc}; fix [gate] binary or reinstall it ({INSTALL[host]})")
     except AIIntegrationError as exc:
         message = str(exc)
         if message.startswith("Schema validation failed"):
-            failure = ("invalid-output", f"agent gate ({host}) answered no valid decision after {MAX_SCHEMA_RETRIES} "
-                                         "schema retries; check [gate] model and prompt")
+            failure = (
+                "invalid-output",
+                f"agent gate ({host}) answered no valid decision after {MAX_SCHEMA_RETRIES} "
+                "schema retries; check [gate] model and prompt",
+            )
         else:
-            failure = ("host-error", f"agent gate ({host}) failed: {_one_line(message)}; run {binary} by hand with "
-                                     "the hook's environment to see why")
+            failure = (
+                "host-error",
+                f"agent gate ({host}) failed: {_one_line(message)}; run {binary} by hand with "
+                "the hook's environment to see why",
+            )
     except Exception as exc:  # noqa: BLE001 - any crash of the judge is a gate failure, never a traceback
-        failure = ("crash", f"agent gate ({host}) crashed: {type(exc).__name__}: {_one_line(str(exc))}; this is "
-                            "pasture's fault: report it with the journal row (pasture journal --json)")
+        failure = (
+            "crash",
+            f"agent gate ({host}) crashed: {type(exc).__name__}: {_one_line(str(exc))}; this is "
+            "pasture's fault: report it with the journal row (pasture journal --json)",
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     detail.update(runs=bounded.runs, cost_usd=wrapper.total_cost_usd, elapsed_s=round(clock() - started, 3))

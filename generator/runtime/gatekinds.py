@@ -37,8 +37,15 @@ class Kind:
 
     __slots__ = ("keys", "timeout", "runs", "parse", "ignored", "runner")
 
-    def __init__(self, keys: frozenset, timeout: float, runs: bool, parse: Callable[[dict], Any] | None,
-                 ignored: Callable[[Any], str] | None, runner: str | None) -> None:
+    def __init__(
+        self,
+        keys: frozenset,
+        timeout: float,
+        runs: bool,
+        parse: Callable[[dict], Any] | None,
+        ignored: Callable[[Any], str] | None,
+        runner: str | None,
+    ) -> None:
         self.keys = keys  # the [gate] keys this kind takes besides COMMON_KEYS
         self.timeout = timeout  # seconds, when [gate] sets none
         self.runs = runs  # runs, connects or writes elsewhere: only a trusted layer's gate runs
@@ -59,7 +66,7 @@ def _text(gate: dict, key: str, required: bool = False) -> str | None:
 def _command(gate: dict) -> tuple:
     command = gate.get("command")
     if not (isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)):
-        raise BadKey("command", "kind 'command' needs command = [\"program\", \"arg\", ...]")
+        raise BadKey("command", 'kind \'command\' needs command = ["program", "arg", ...]')
     return tuple(command)
 
 
@@ -90,13 +97,30 @@ def _agent_ignored(agent: dict) -> str:
 
 KINDS: dict[str, Kind] = {
     "rules": Kind(frozenset(), 5.0, False, None, None, None),
-    "command": Kind(frozenset({"command"}), 5.0, True, _command,
-                    lambda command: f"command gate {list(command)!r}", "generator.runtime.consult:command_gate"),
-    "ai": Kind(frozenset({"model", "system_prompt", "base_url"}), 30.0, True, _ai,
-               lambda ai: "AI gate" + (f" (endpoint {ai['base_url']})" if "base_url" in ai else ""),
-               "generator.runtime.consult:ai_gate"),
-    "agent": Kind(frozenset({"host", "model", "prompt", "binary"}), 45.0, True, _agent, _agent_ignored,
-                  "generator.gates.agent:agent_gate"),
+    "command": Kind(
+        frozenset({"command"}),
+        5.0,
+        True,
+        _command,
+        lambda command: f"command gate {list(command)!r}",
+        "generator.runtime.consult:command_gate",
+    ),
+    "ai": Kind(
+        frozenset({"model", "system_prompt", "base_url"}),
+        30.0,
+        True,
+        _ai,
+        lambda ai: "AI gate" + (f" (endpoint {ai['base_url']})" if "base_url" in ai else ""),
+        "generator.runtime.consult:ai_gate",
+    ),
+    "agent": Kind(
+        frozenset({"host", "model", "prompt", "binary"}),
+        45.0,
+        True,
+        _agent,
+        _agent_ignored,
+        "generator.gates.agent:agent_gate",
+    ),
 }
 
 

@@ -31,11 +31,29 @@ FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 HOST_KIND = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
 DENY = {"decision": "deny", "reason": "the judge refuses probe files"}
 PAYLOADS = {
-    "claude-code": ("PreToolUse", "2.1.328", {"session_id": "s1", "tool_use_id": "t1", "hook_event_name": "PreToolUse",
-                                               "tool_name": "Bash", "tool_input": {"command": "echo x > probe.txt"}}),
-    "codex": ("PreToolUse", "0.171.0", {"session_id": "s1", "turn_id": "u1", "tool_use_id": "t1",
-                                        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                        "tool_input": {"command": "echo x > probe.txt"}}),
+    "claude-code": (
+        "PreToolUse",
+        "2.1.328",
+        {
+            "session_id": "s1",
+            "tool_use_id": "t1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo x > probe.txt"},
+        },
+    ),
+    "codex": (
+        "PreToolUse",
+        "0.171.0",
+        {
+            "session_id": "s1",
+            "turn_id": "u1",
+            "tool_use_id": "t1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo x > probe.txt"},
+        },
+    ),
 }
 
 
@@ -53,9 +71,13 @@ def hook(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_HOST_PLAN", str(plan))
     monkeypatch.delenv("PASTURE_AGENT_GATE", raising=False)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PASTURE_", "CLAUDE_"))}
-    env.update(PASTURE_JOURNAL=str(tmp_path / "journal.sqlite3"), PASTURE_POLICY=str(tmp_path / "policy.toml"),
-               PASTURE_MANAGED_POLICY=str(tmp_path / "managed.toml"),
-               PASTURE_TRUST_STORE=str(tmp_path / "state" / "trust.json"), PASTURE_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(
+        PASTURE_JOURNAL=str(tmp_path / "journal.sqlite3"),
+        PASTURE_POLICY=str(tmp_path / "policy.toml"),
+        PASTURE_MANAGED_POLICY=str(tmp_path / "managed.toml"),
+        PASTURE_TRUST_STORE=str(tmp_path / "state" / "trust.json"),
+        PASTURE_CACHE_DIR=str(tmp_path / "cache"),
+    )
 
     class Hook:
         journal = tmp_path / "journal.sqlite3"
@@ -64,8 +86,10 @@ def hook(tmp_path, monkeypatch):
         @staticmethod
         def policy(judge: str = "claude-code", extra: str = "", binary: str | None = None) -> None:
             exe = binary if binary is not None else str(bindir / HOST_KIND[judge])
-            (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "agent"\nhost = "{judge}"\n'
-                                                  f'binary = {json.dumps(exe)}\nevents = ["PreToolUse"]\n{extra}')
+            (tmp_path / "policy.toml").write_text(
+                f'[gate]\nkind = "agent"\nhost = "{judge}"\n'
+                f'binary = {json.dumps(exe)}\nevents = ["PreToolUse"]\n{extra}'
+            )
 
         @staticmethod
         def plan(*steps: dict) -> None:
@@ -79,8 +103,13 @@ def hook(tmp_path, monkeypatch):
         def call(harness: str = "claude-code") -> tuple[int, str, str]:
             event, version, payload = PAYLOADS[harness]
             out, err = io.BytesIO(), io.BytesIO()
-            code = run(["--harness", harness, "--event", event, "--host-version", version],
-                       io.BytesIO(json.dumps(payload).encode()), out, err, env)
+            code = run(
+                ["--harness", harness, "--event", event, "--host-version", version],
+                io.BytesIO(json.dumps(payload).encode()),
+                out,
+                err,
+                env,
+            )
             return code, out.getvalue().decode(), err.getvalue().decode()
 
         @staticmethod
@@ -91,6 +120,7 @@ def hook(tmp_path, monkeypatch):
 
 
 # --- the table and the policy parser --------------------------------------------------------------
+
 
 def test_the_table_names_the_hosts_the_harness_can_run():
     assert AGENT_HOSTS == tuple(HOSTS)
@@ -104,23 +134,38 @@ def refused(text: str) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("text,message", [
-    ('[gate]\nkind = "oracle"\n', "/u/policy.toml:2: [gate] kind 'oracle' is not one of rules, command, ai, agent"),
-    ('[gate]\nkind = "agent"\nhost = "gemini"\n', "/u/policy.toml:3: [gate] kind 'agent' needs host = one of "
-                                                   "claude-code, codex, opencode (got 'gemini')"),
-    ('[gate]\nkind = "agent"\n', "/u/policy.toml:1: [gate] kind 'agent' needs host = one of claude-code, codex, "
-                                 "opencode (got None)"),
-    ('[gate]\nkind = "agent"\nhost = "codex"\nmodel = ""\n',
-     "/u/policy.toml:4: [gate] model must be a non-empty string"),
-    ('[gate]\nkind = "agent"\nhost = "codex"\ncommand = ["x"]\n',
-     "/u/policy.toml:4: [gate] has unknown key(s) command; allowed: binary, default, events, host, kind, model, "
-     "prompt, timeout"),
-    ('[gate]\nkind = "ai"\nhost = "codex"\n',
-     "/u/policy.toml:3: [gate] has unknown key(s) host; allowed: base_url, default, events, kind, model, "
-     "system_prompt, timeout"),
-    ('[gate]\nkind = "rules"\nmodel = "m"\n',
-     "/u/policy.toml:3: [gate] has unknown key(s) model; allowed: default, events, kind, timeout"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('[gate]\nkind = "oracle"\n', "/u/policy.toml:2: [gate] kind 'oracle' is not one of rules, command, ai, agent"),
+        (
+            '[gate]\nkind = "agent"\nhost = "gemini"\n',
+            "/u/policy.toml:3: [gate] kind 'agent' needs host = one of claude-code, codex, opencode (got 'gemini')",
+        ),
+        (
+            '[gate]\nkind = "agent"\n',
+            "/u/policy.toml:1: [gate] kind 'agent' needs host = one of claude-code, codex, opencode (got None)",
+        ),
+        (
+            '[gate]\nkind = "agent"\nhost = "codex"\nmodel = ""\n',
+            "/u/policy.toml:4: [gate] model must be a non-empty string",
+        ),
+        (
+            '[gate]\nkind = "agent"\nhost = "codex"\ncommand = ["x"]\n',
+            "/u/policy.toml:4: [gate] has unknown key(s) command; allowed: binary, default, events, host, kind, model, "
+            "prompt, timeout",
+        ),
+        (
+            '[gate]\nkind = "ai"\nhost = "codex"\n',
+            "/u/policy.toml:3: [gate] has unknown key(s) host; allowed: base_url, default, events, kind, model, "
+            "system_prompt, timeout",
+        ),
+        (
+            '[gate]\nkind = "rules"\nmodel = "m"\n',
+            "/u/policy.toml:3: [gate] has unknown key(s) model; allowed: default, events, kind, timeout",
+        ),
+    ],
+)
 def test_bad_gate_tables_name_the_line_and_the_allowed_values(text, message):
     assert refused(text) == message
 
@@ -132,14 +177,16 @@ def test_an_agent_gate_compiles_with_its_defaults():
 
 
 def test_an_untrusted_project_layer_loses_its_agent_gate():
-    text = (b'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = "./judge"\n'
-            b'[[rules]]\nname = "r"\ndecision = "deny"\n')
+    text = (
+        b'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = "./judge"\n[[rules]]\nname = "r"\ndecision = "deny"\n'
+    )
     layer = compile_layer("project", "/p/.pasture/policy.toml", text, "/p", False)
     assert layer["kind"] == "rules" and layer["agent"] is None and len(layer["rules"]) == 1
     assert layer["ignored"] == ["agent gate (host claude-code, binary ./judge)"]
 
 
 # --- the runtime --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("judge", sorted(HOST_KIND))
 @pytest.mark.parametrize("harness", sorted(PAYLOADS))
@@ -150,7 +197,11 @@ def test_a_deny_from_the_judge_blocks_the_tool_and_is_journaled(hook, judge, har
     assert denied(harness, code, out, err, "the judge refuses probe files"), (code, out, err)
     entry = hook.last()
     assert (entry["gate"], entry["decision"], entry["reason"], entry["layer"]) == (
-        "agent", "deny", "the judge refuses probe files", "user")
+        "agent",
+        "deny",
+        "the judge refuses probe files",
+        "user",
+    )
     assert entry["detail"]["host"] == judge and entry["detail"]["runs"] == 1
     (ran,) = hook.runs()
     assert ran["kind"] == HOST_KIND[judge] and ran["env"]["PASTURE_AGENT_GATE"] == "1"
@@ -221,8 +272,10 @@ def test_a_missing_host_says_how_to_install_it(hook, tmp_path):
     hook.policy("codex", binary=str(tmp_path / "nowhere" / "codex"))
     code, out, err = hook.call()
     assert (code, out) == (2, "")
-    assert (f"agent gate: host codex is not installed ('{tmp_path / 'nowhere' / 'codex'}' is not an executable here); "
-            "install it (npm install -g @openai/codex) or set [gate] binary to its path") in err
+    assert (
+        f"agent gate: host codex is not installed ('{tmp_path / 'nowhere' / 'codex'}' is not an executable here); "
+        "install it (npm install -g @openai/codex) or set [gate] binary to its path"
+    ) in err
     assert hook.last()["detail"]["outcome"] == "missing"
 
 
@@ -262,15 +315,22 @@ def test_the_agent_gate_imports_no_pydantic(hook, tmp_path):
     hook.policy("claude-code")
     hook.plan({"final": json.dumps(DENY)})
     event, version, payload = PAYLOADS["claude-code"]
-    probe = ("import json, sys\nfrom generator.runtime.main import main\n"
-             f"code = main(['hook', 'lifecycle', '--harness', 'claude-code', '--event', '{event}', '--host-version', "
-             f"'{version}'])\nprint(json.dumps({{'code': code, 'mods': sorted(sys.modules)}}))\n")
+    probe = (
+        "import json, sys\nfrom generator.runtime.main import main\n"
+        f"code = main(['hook', 'lifecycle', '--harness', 'claude-code', '--event', '{event}', '--host-version', "
+        f"'{version}'])\nprint(json.dumps({{'code': code, 'mods': sorted(sys.modules)}}))\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
-    env.update(PASTURE_JOURNAL=str(hook.journal), PASTURE_POLICY=str(tmp_path / "policy.toml"),
-               PASTURE_MANAGED_POLICY=str(tmp_path / "managed.toml"), PASTURE_TRUST_STORE=str(tmp_path / "t.json"),
-               PASTURE_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload).encode(), capture_output=True,
-                          env=env, timeout=60)
+    env.update(
+        PASTURE_JOURNAL=str(hook.journal),
+        PASTURE_POLICY=str(tmp_path / "policy.toml"),
+        PASTURE_MANAGED_POLICY=str(tmp_path / "managed.toml"),
+        PASTURE_TRUST_STORE=str(tmp_path / "t.json"),
+        PASTURE_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60
+    )
     result = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert result["code"] == 0 and "permissionDecision" in done.stdout.decode(), done.stderr.decode()
     assert "generator.gates.agent" in result["mods"]
@@ -291,8 +351,13 @@ def test_an_untrusted_project_agent_gate_is_ignored_and_reported_until_trusted(h
 
     def call() -> tuple[int, str, str]:
         out, err = io.BytesIO(), io.BytesIO()
-        code = run(["--harness", "claude-code", "--event", event, "--host-version", version],
-                   io.BytesIO(json.dumps(dict(payload, cwd=str(project))).encode()), out, err, env)
+        code = run(
+            ["--harness", "claude-code", "--event", event, "--host-version", version],
+            io.BytesIO(json.dumps(dict(payload, cwd=str(project))).encode()),
+            out,
+            err,
+            env,
+        )
         return code, out.getvalue().decode(), err.getvalue().decode()
 
     code, out, err = call()
@@ -311,8 +376,15 @@ def test_policy_show_names_the_agent_gate(hook, tmp_path):
     hook.policy("codex", 'model = "judge-model"\ntimeout = 90\n')
     info = describe(str(tmp_path), hook.environment)
     (user,) = [layer for layer in info["layers"] if layer["layer"] == "user"]
-    assert user["gate"] == {"kind": "agent", "default": "proceed", "events": ["PreToolUse"], "timeout": 90.0,
-                            "host": "codex", "model": "judge-model", "binary": str(tmp_path / "bin" / "codex")}
+    assert user["gate"] == {
+        "kind": "agent",
+        "default": "proceed",
+        "events": ["PreToolUse"],
+        "timeout": 90.0,
+        "host": "codex",
+        "model": "judge-model",
+        "binary": str(tmp_path / "bin" / "codex"),
+    }
     assert any("[gate] timeout 90s is longer than a gate row may take" in w for w in info["warnings"])
 
 

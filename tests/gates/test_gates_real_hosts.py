@@ -209,7 +209,8 @@ def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_b
     failure mode (Claude Code's PreToolUse: exit 2, blocks), journaled with the failure."""
     result = _run_inside(
         "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO),
-        adapter=OUTER_ADAPTER["claude-code"], pre_event="PreToolUse", judge="codex", judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
+        adapter=OUTER_ADAPTER["claude-code"], pre_event="PreToolUse", judge="codex",
+        judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
         judge_answer="I would rather not say.",
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
     )  # fmt: skip
