@@ -495,8 +495,10 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     clear(projects[n] / "generated")
                     # The full check (no fast path): this series measures how the work scales.
-                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=full_env))
-                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=full_env))
+                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"],
+                                               env=full_env))
+                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"],
+                                               env=full_env))
             fails = {n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"]) for n in all_sizes
                      if gen_s[n].summary()["exit_codes"] != [0] or chk_s[n].summary()["exit_codes"] != [0]}
             if fails:
@@ -524,7 +526,8 @@ def main(argv: list[str] | None = None) -> int:
                     m_lo = style_res["sizes"][str(lo)][kind]["marginal_per_event_ms"]
                     m_hi = style_res["sizes"][str(hi)][kind]["marginal_per_event_ms"]
                     style_res[f"{kind}_linearity"] = {
-                        "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"], "ratio_wall": m_hi["wall"] / m_lo["wall"]}
+                        "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"],
+                        "ratio_wall": m_hi["wall"] / m_lo["wall"]}
             # The same work timed inside the process (load + render + compare, imports and interpreter
             # start excluded): the marginal cost per event above the 1-event project, best of several
             # fresh processes. This is the linearity verdict's basis; the subprocess marginal above

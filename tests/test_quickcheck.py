@@ -102,7 +102,8 @@ EDITS = {
                                        '"timeout": 61'), 1),
     "extra generated file": (lambda r: (r / "generated/claude-code@2.1.261/extra.json").write_text("{}\n"), 1),
     "missing generated file": (lambda r: (r / "generated/claude-code@2.1.261/events.md").unlink(), 1),
-    "extra file in a hidden folder": (lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
+    "extra file in a hidden folder": (
+        lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
     "manifest": (lambda r: _edit(r / "generated/manifest.json", '"generator": "pasture"',
                                  '"generator":  "pasture"'), 1),
     "generated python table": (lambda r: (r / "generated/python/pasture_contracts/_row.py").write_text(

@@ -31,7 +31,7 @@ def versions(draw):
 
 def test_semver_spec_example_order():
     parsed = [HostVersion.parse(v) for v in SPEC_ORDER]
-    for earlier, later in zip(parsed, parsed[1:]):
+    for earlier, later in zip(parsed, parsed[1:], strict=False):
         assert earlier < later
         assert compare_precedence(earlier, later) == -1
         assert compare_precedence(later, earlier) == 1

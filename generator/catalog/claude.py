@@ -147,9 +147,9 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
                 continue
             if _fields_count(tree) > _fields_count(found_outputs.get(name, {})):
                 found_outputs[name] = tree
-        common = _common_output(text, source, starts)
-        if common is not None:
-            commons.append(common)
+        scored = _common_output(text, source, starts)
+        if scored is not None:
+            commons.append(scored)
     if not commons:
         raise CatalogError("no hook output schema (an object with continue and hookSpecificOutput) found")
     common = max(commons, key=lambda c: c[0])[1]

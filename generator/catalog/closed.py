@@ -147,7 +147,8 @@ def _row(f: Any, cat: Catalog, rel: str, contract: str, harness: str, i: int, ro
             if getattr(row.response, side) is not None and side not in decisions:
                 f.add(loc + ("response", side), f"{row.name}'s output schema offers no {side} decision (it offers: "
                       f"{offered})", f"remove 'response.{side}'", row=label, field=f"response.{side}")
-    if harness == "opencode" and row.failure is FailureMode.THROW_FAIL_FAST and ev.kind == "hook" and ev.host_calls == 0:
+    if (harness == "opencode" and row.failure is FailureMode.THROW_FAIL_FAST and ev.kind == "hook"
+            and ev.host_calls == 0):
         f.add(loc + ("failure",), f"the host never calls {row.name}: its shipped binary has no call site for it "
               f"({rel}: host_calls 0), so a throw from it refuses nothing",
               "declare 'failure: report-and-continue' (and 'blocking: nonblocking')", row=label, field="failure")

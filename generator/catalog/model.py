@@ -94,8 +94,8 @@ def _reach(spec_fields: dict[str, Any], prefix: tuple[str, ...], depth: int, out
 class Catalog:
     def __init__(self, doc: dict[str, Any], path: Path | None = None):
         if not isinstance(doc, dict) or doc.get("catalog_format") != CATALOG_FORMAT:
-            raise CatalogError(f"{path or 'catalog'}: catalog_format {doc.get('catalog_format') if isinstance(doc, dict) else None!r}, "
-                               f"expected {CATALOG_FORMAT}")
+            found = doc.get("catalog_format") if isinstance(doc, dict) else None
+            raise CatalogError(f"{path or 'catalog'}: catalog_format {found!r}, expected {CATALOG_FORMAT}")
         self.doc = doc
         self.path = path
         self.harness: str = doc.get("harness", "")
@@ -104,8 +104,9 @@ class Catalog:
         for entry in doc.get("events") or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise CatalogError(f"{path or 'catalog'}: an event entry without a name")
-            self._events[entry["name"]] = EventSchema(entry["name"], entry.get("kind", "hook"), entry.get("input") or {},
-                                                      entry.get("output") or {}, entry.get("host_calls"))
+            self._events[entry["name"]] = EventSchema(entry["name"], entry.get("kind", "hook"),
+                                                      entry.get("input") or {}, entry.get("output") or {},
+                                                      entry.get("host_calls"))
 
     @property
     def names(self) -> list[str]:
@@ -217,9 +218,9 @@ def normalize(tree: dict[str, Any], depth: int = 4) -> dict[str, Any]:
         if depth > 0:
             spec["fields"] = {k: normalize(v, depth - 1) for k, v in sorted(tree.get("fields", {}).items())}
     elif kind in ("enum", "literal"):
-        values = tree.get("values") if kind == "enum" else [tree.get("value")]
+        found = tree.get("values") if kind == "enum" else [tree.get("value")]
         spec["type"] = kind
-        spec["values"] = list(values or [])
+        spec["values"] = list(found or [])
     elif kind == "union":
         members = [m for m in tree.get("of", [])]
         if members and all(m.get("kind") in ("enum", "literal") for m in members):

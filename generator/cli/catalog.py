@@ -22,7 +22,8 @@ def catalog() -> None:
     """Host catalogs: each host version's own definition of its lifecycle events."""
 
 
-def resolve_install(project: Path, harness: str, version: str | None, host_bin: Path | None, say) -> tuple[str, Path | None, Path | None]:
+def resolve_install(project: Path, harness: str, version: str | None, host_bin: Path | None,
+                    say) -> tuple[str, Path | None, Path | None]:
     """(version, node_modules, binary) for the host to read, installing ``version`` from npm if asked."""
     from generator.catalog import CatalogError, installed_version
     from generator.catalog.packages import install_host, node_modules_of
@@ -31,7 +32,7 @@ def resolve_install(project: Path, harness: str, version: str | None, host_bin: 
     if version is not None and host_bin is not None:
         raise CatalogError("give --version or --host-bin, not both")
     if version is not None:
-        node_modules = install_host(project, harness, version, say=say)
+        node_modules: Path | None = install_host(project, harness, version, say=say)
         return version, node_modules, None
     if host_bin is None:
         found = st.candidates(harness, project, None, os.environ)
@@ -62,7 +63,8 @@ def resolve_install(project: Path, harness: str, version: str | None, host_bin: 
 @click.pass_context
 def extract(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, version: str | None,
             check_only: bool) -> None:
-    """Read HARNESS's event catalog from the files its own packages ship; write captures/<harness>@<version>/catalog.json.
+    """Read HARNESS's event catalog from the files its own packages ship; write
+    captures/<harness>@<version>/catalog.json.
 
     Claude Code: the hook input/output schemas and the valid-event list bundled into its CLI binary.
     Codex: the hook JSON Schemas embedded in its binary. OpenCode: the plugin Hooks interface and the

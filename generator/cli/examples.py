@@ -33,7 +33,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "policy trust": ("pasture policy trust --project ~/src/app",),
     "policy untrust": ("pasture policy untrust --project ~/src/app",),
     "hook": ("pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),
-    "hook lifecycle": ("pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),
+    "hook lifecycle": (
+        "pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),
     "hook serve": ("pasture hook serve --harness opencode --host-version 1.18.33",),
     "catalog": ("pasture catalog extract opencode --check",),
     "catalog extract": ("pasture catalog extract claude-code --check",),

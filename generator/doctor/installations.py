@@ -135,13 +135,15 @@ def check_adapter(inst: Installation, root: Path) -> tuple[list[Finding], Any]:
                                     inst.harness, where=where))
         return findings + _stale(adapter, inst), adapter
     doc = inst.document or {}
-    words = {m["binary"] for _e, _g, _h, h in hooktable.our_handlers(doc) if (m := hooktable.OUR_COMMAND.match(h["command"]))}
+    words = {hooktable.word_of(m) for _e, _g, _h, h in hooktable.our_handlers(doc)
+             if (m := hooktable.OUR_COMMAND.match(h["command"]))}
     word = words.pop() if len(words) == 1 else None
     if word is None:
         return [Finding("adapter", "off", f"{where}: our hooks record different binaries", inst.harness, fix=fix,
                         where=where)], adapter
     expected = hooktable.with_binary(adapter.hooks_document(), word)["hooks"]
-    ours = {event: [g for g in groups if hooktable.is_our_group(g)] for event, groups in (doc.get("hooks") or {}).items()}
+    ours = {event: [g for g in groups if hooktable.is_our_group(g)]
+            for event, groups in (doc.get("hooks") or {}).items()}
     missing = [e for e, groups in expected.items() if not ours.get(e)]
     modified = [e for e, groups in expected.items() if ours.get(e) and not hooktable.same(ours[e], groups)]
     stale = [e for e, groups in ours.items() if groups and e not in expected]
@@ -184,9 +186,13 @@ def check_launcher(inst: Installation, env: Mapping[str, str]) -> list[Finding]:
             return [Finding("launcher", "off", f"no launcher at {path}: the OpenCode plugin falls back to `pasture` "
                             "on the PATH OpenCode gives it", inst.harness, fix=fix)]
     else:
-        words = {m["binary"] for _e, _g, _h, h in hooktable.our_handlers(inst.document or {})
-                 if (m := hooktable.OUR_COMMAND.match(h["command"]))}
-        binary = hooktable.recorded_binary(f"${{PASTURE_BIN:-{sorted(words)[0]}}} hook lifecycle ") if words else None
+        handlers = [h for _e, _g, _h, h in hooktable.our_handlers(inst.document or {})]
+        words = {hooktable.word_of(m) for h in handlers if (m := hooktable.OUR_COMMAND.match(h["command"]))}
+        binary = hooktable.unquote(sorted(words)[0]) if words else None
+        if binary not in (None, "pasture") and any(hooktable.obeys_variable(h["command"]) for h in handlers):
+            findings.append(Finding("launcher", "off", f"{where} was installed before issue 18: its hooks run "
+                                    "${PASTURE_BIN:-...}, so a repository whose host settings set PASTURE_BIN "
+                                    "(e.g. to `true`) switches every hook off", inst.harness, fix=fix, where=where))
         if binary in (None, "pasture"):
             findings.append(Finding("launcher", "off", f"{where} was installed before the launcher: its hooks run "
                                     "`pasture` from the PATH the host gives them and fail open where it is missing",
@@ -208,7 +214,7 @@ def check_launcher(inst: Installation, env: Mapping[str, str]) -> list[Finding]:
             findings.append(Finding("launcher", "off", f"the launcher {path} does not run ({check.detail}): every "
                                     "gate row refuses until it does", inst.harness, fix=fix))
     override = env.get("PASTURE_BIN")
-    if override:
+    if override and inst.harness == "opencode":
         findings.append(Finding("launcher", "warn", f"PASTURE_BIN={override} is set here: hosts started from this "
                                 "environment run it instead of the launcher", inst.harness,
                                 fix="unset PASTURE_BIN unless you mean to run another binary"))
@@ -241,18 +247,23 @@ def check_host_version(inst: Installation, adapter: Any, root: Path, env: Mappin
     return [Finding("host-version", "ok", f"{seen}: admitted by {contract.id}", inst.harness)]
 
 
-def check_claude_start(inst: Installation, start: Path | None) -> list[Finding]:
-    """Claude Code reads <dir>/.claude/settings.json only for the folder it is started in."""
+def check_claude_start(inst: Installation, start: Path | None, covered: bool = False) -> list[Finding]:
+    """Claude Code reads <dir>/.claude/settings.json only for the folder it is started in. ``covered``:
+    our user-scope adapter is installed too, so such a session still runs pasture's hooks."""
     project = inst.target.project
     if inst.harness != "claude-code" or project is None or start is None:
         return []
     start, project = start.resolve(), project.resolve()
     if start == project:
         return []
-    # A warning, as issue 9 words it: the doctor cannot know where Claude will be started, only that a
-    # session started here would run none of the project's hooks.
-    return [Finding("claude-start", "warn", f"Claude Code started in {start} loads no project settings: it reads "
-                    f"{project}/.claude/settings.json only when started in {project} (host behaviour)", inst.harness,
+    # Issue 18: a session started here runs none of the project's hooks, so unless our user-scope
+    # adapter covers it, enforcement is off for it (issue 9 called it a warning; "on" was false).
+    status = "warn" if covered else "off"
+    tail = ("; the user-scope adapter still runs pasture's hooks" if covered
+            else ": no pasture hook runs in such a session")
+    return [Finding("claude-start", status, f"Claude Code started in {start} loads no project settings: it reads "
+                    f"{project}/.claude/settings.json only when started in {project} (host behaviour){tail}",
+                    inst.harness,
                     fix=f"start claude in {project} (cd {_q(project)}), or install for the user: "
                         "pasture install claude-code --user")]
 

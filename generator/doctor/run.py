@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping
 
 from generator.install.targets import HARNESSES
-from generator.doctor import codex, runtime_view
+from generator.doctor import codex, runtime_view, tamper
 from generator.doctor import installations
 from generator.doctor.findings import DoctorError, Finding, Report
 
@@ -39,9 +39,14 @@ def run(opts: Options) -> Report:
         report = Report("project", start=str(start), root=str(project))
     found_any = False
     absent = []
+    if project is not None:  # before anything loads the policy: that load replaces a forged cache
+        report.add(*tamper.check_host_env(str(start), str(project)))
+        report.add(*tamper.check_cache(str(project), opts.env))
+    report.add(*tamper.check_trust(opts.env))
     for harness in HARNESSES:
         installs, problems = installations.find_installations(harness, project, opts.env)
         report.add(*problems)
+        user_claude = any(i.target.project is None for i in installs) and harness == "claude-code"
         if not installs and not problems:
             absent.append(harness)
             if harness in opts.hosts:
@@ -52,7 +57,7 @@ def run(opts: Options) -> Report:
             continue
         found_any = True
         for inst in installs:
-            report.add(*_check_installation(inst, opts, start))
+            report.add(*_check_installation(inst, opts, start, covered=user_claude))
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(Finding("installed", "off", "no pasture adapter is installed for any host: nothing enforces a "
@@ -63,12 +68,13 @@ def run(opts: Options) -> Report:
     return report
 
 
-def _check_installation(inst: installations.Installation, opts: Options, start: Path | None) -> list[Finding]:
+def _check_installation(inst: installations.Installation, opts: Options, start: Path | None,
+                        covered: bool = False) -> list[Finding]:
     findings, adapter = installations.check_adapter(inst, opts.root)
     findings += installations.check_launcher(inst, opts.env)
     findings += installations.check_host_version(inst, adapter, opts.root, opts.env,
                                          opts.codex_bin if inst.harness == "codex" else None)
-    findings += installations.check_claude_start(inst, start)
+    findings += installations.check_claude_start(inst, start, covered)
     if inst.harness == "codex":
         findings += codex.check_trust(inst, opts.env, opts.codex_bin, opts.codex_timeout)
         findings += installations.check_codex_shell(opts.env)
@@ -122,13 +128,14 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
                                     "go unrecorded", fix=f"make {os.path.dirname(view.journal) or '.'} writable, or "
                                     "set [journal] path in the policy", where=view.journal))
     for gate in view.gates:
-        if any(l.name == gate.layer and l.status == "untrusted" for l in view.layers):
+        if any(layer.name == gate.layer and layer.status == "untrusted" for layer in view.layers):
             continue  # ignored by the runtime until trusted (the policy-trust finding says so)
         if gate.kind == "command":
             ok, detail = runtime_view.command_reachable(gate.command, root)
             findings.append(Finding("gate", "ok", f"{gate.layer} command gate {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} command gate: {detail}; gate rows apply their "
-                                    "failure mode on every call", fix="install the gate program, or fix [gate] command"))
+                                    "failure mode on every call",
+                                    fix="install the gate program, or fix [gate] command"))
         elif gate.kind == "ai":
             ok, detail = runtime_view.ai_configured(gate.settings, env)
             findings.append(Finding("gate", "ok", f"{gate.layer} AI gate: {detail}") if ok else

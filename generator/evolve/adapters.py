@@ -113,7 +113,8 @@ class _CommandHookAdapter(CaptureAdapter):
         log = run.root / self.log_name
         table: dict[str, Any] = {}
         for event in events:
-            mode, kwargs = "observe", {}
+            mode = "observe"
+            kwargs: dict[str, Any] = {}
             if scenario is not None and scenario.refused_event == event:
                 mode = {"exit-2": "exit2", "json-deny": "deny", "json-ask": "ask"}[scenario.channel or ""]
                 kwargs = {"reason": scenario.reason(), "block_event": event,

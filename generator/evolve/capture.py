@@ -128,7 +128,7 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             lookups += [name for name in seen_lookups if name not in lookups]
         seen = sorted({e for s in summaries for e in s["events_seen"]})
         bus_seen = sorted({e for s in summaries for e in s.get("bus_events_seen", [])})
-        document = {
+        document: dict[str, Any] = {
             "capture_format": CAPTURE_FORMAT,
             "generated_by": "pasture capture",
             "harness": harness,
@@ -370,7 +370,7 @@ def _last_block_text(messages: list[Any]) -> str:
 def _model_side(harness: str, result: HostRunResult, with_prompt: bool = False) -> dict[str, Any]:
     """The fake model's view. ``with_prompt``: also the first request's own user turn (a scenario
     whose prompt the host expands, such as a slash command, shows there what the model was told)."""
-    main = []
+    main: list[dict[str, Any]] = []
     side = 0
     for request in result.requests:
         reply = request.get("reply", {})

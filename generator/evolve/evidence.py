@@ -151,7 +151,8 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                     lines.append(f"    {' ' * len(r['event'])} {' ' * len(r['capability'])}  ask on "
                                  f"{_describe(r['ask'])}")
         if rep["demoted"]:
-            lines.append(f"  demoted for lack of evidence ({len(rep['demoted'])}; they run {rep['demoted'][0]['effective']}):")
+            lines.append(f"  demoted for lack of evidence ({len(rep['demoted'])}; "
+                         f"they run {rep['demoted'][0]['effective']}):")
             for d in rep["demoted"]:
                 lines.append(f"    {d['event']} (declared {d['declared']})")
         else:

@@ -87,8 +87,8 @@ def build(old: Contract, new: Contract, old_cat: Catalog | None, new_cat: Catalo
         human.append(f"{name}: blocking lost; find evidence on this version or accept that it runs without it")
     for row in new.events:
         if row.demoted:
-            before = old.row(row.name)
-            still = " (as in " + old.id + ")" if before is not None and before.demoted else ""
+            old_row = old.row(row.name)
+            still = " (as in " + old.id + ")" if old_row is not None and old_row.demoted else ""
             human.append(f"{row.name}: declared {row.declared_failure.value} without evidence, runs "
                          f"{row.failure.value}{still}; build a scenario that refuses it, or declare what it does")
     for item in getattr(profile_report, "identities", []):

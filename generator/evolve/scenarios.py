@@ -19,6 +19,7 @@ the scripted shell call ``echo pasture-probe > probe.txt``) shows whether the to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from generator.hostenv import Script, Turn
 
@@ -97,8 +98,8 @@ _SKILL_REPLY = Script.of(Turn.reply("Done."))
 
 
 def _slash_command_scenarios() -> tuple[Scenario, ...]:
-    expansion = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
-    common = dict(expansion, triggers=("PreSkillShellCommand",))
+    expansion: dict[str, Any] = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common: dict[str, Any] = dict(expansion, triggers=("PreSkillShellCommand",))
     return (
         Scenario("slash-command-allow", "the slash command /pasture-probe holds the shell line "
                  f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file", _SKILL_REPLY,

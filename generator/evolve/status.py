@@ -24,7 +24,8 @@ from typing import Any, Mapping
 
 from generator.profile.contracts import Contract
 from generator.hostenv import isolation_support
-from generator.hostenv.npm_tools import CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version, lockfile_digest
+from generator.hostenv.npm_tools import (CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version,
+                                         lockfile_digest)
 from generator.profile.versions import HostVersion, VersionError
 
 #: harness -> (binary name, flag, environment variable)

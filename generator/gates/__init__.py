@@ -68,27 +68,36 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from generator.gates._env import EnvAIConfig
-    from generator.gates.agent import agent_gate
+    # `X as X`: re-exports (ruff cannot read the computed __all__)
+    from generator.gates._env import EnvAIConfig as EnvAIConfig
+    from generator.gates.agent import agent_gate as agent_gate
     from generator.gates.errors import (
-        AIGateBackendError,
-        AIGateConfigError,
-        AIGateError,
-        AIGateExhausted,
-        AIGateInvalidOutput,
-        AIGateTimeout,
-        AIIntegrationError,
+        AIGateBackendError as AIGateBackendError,
+        AIGateConfigError as AIGateConfigError,
+        AIGateError as AIGateError,
+        AIGateExhausted as AIGateExhausted,
+        AIGateInvalidOutput as AIGateInvalidOutput,
+        AIGateTimeout as AIGateTimeout,
+        AIIntegrationError as AIIntegrationError,
     )
-    from generator.gates.gate import GateDecision, ai_gate_decide
-    from generator.gates.harness import HarnessResult, HostHarnessBackend
-    from generator.gates.openai_chat import ChatResult, OpenAIChatClient
+    from generator.gates.gate import GateDecision as GateDecision, ai_gate_decide as ai_gate_decide
+    from generator.gates.harness import HarnessResult as HarnessResult, HostHarnessBackend as HostHarnessBackend
+    from generator.gates.openai_chat import ChatResult as ChatResult, OpenAIChatClient as OpenAIChatClient
     from generator.gates.prompts import (
-        PHASE_GUIDANCE,
-        build_schema_retry_prompt,
-        harness_prompt,
-        schema_guidance,
-        with_file_write_hint,
-        with_phase_guidance,
+        PHASE_GUIDANCE as PHASE_GUIDANCE,
+        build_schema_retry_prompt as build_schema_retry_prompt,
+        harness_prompt as harness_prompt,
+        schema_guidance as schema_guidance,
+        with_file_write_hint as with_file_write_hint,
+        with_phase_guidance as with_phase_guidance,
     )
-    from generator.gates.retry import TRANSIENT_PATTERNS, CostTracker, is_transient_error, run_with_retry
-    from generator.gates.wrappers import AIGateWrapper, HarnessWrapper
+    from generator.gates.retry import (
+        TRANSIENT_PATTERNS as TRANSIENT_PATTERNS,
+        CostTracker as CostTracker,
+        is_transient_error as is_transient_error,
+        run_with_retry as run_with_retry,
+    )
+    from generator.gates.wrappers import (
+        AIGateWrapper as AIGateWrapper,
+        HarnessWrapper as HarnessWrapper,
+    )

@@ -123,7 +123,7 @@ class ClaudeCodeHost:
     """``claude -p --output-format json``; the result object carries text, cost and turns."""
 
     name = "claude-code"
-    aliases = ("claude-code", "claude", "claude_code", "claudecode")
+    aliases: tuple[str, ...] = ("claude-code", "claude", "claude_code", "claudecode")
     default_binary = "claude"
 
     def command(self, req: HostRequest) -> HostRun:
@@ -184,7 +184,7 @@ class CodexHost:
     """``codex exec --json``; JSONL events, the final message also written to ``-o FILE``."""
 
     name = "codex"
-    aliases = ("codex", "codex-cli", "codex_cli")
+    aliases: tuple[str, ...] = ("codex", "codex-cli", "codex_cli")
     default_binary = "codex"
 
     def command(self, req: HostRequest) -> HostRun:
@@ -232,7 +232,7 @@ class OpenCodeHost:
     """``opencode run --format json``; JSONL events with text parts and per-step cost."""
 
     name = "opencode"
-    aliases = ("opencode", "open-code", "opencode-ai")
+    aliases: tuple[str, ...] = ("opencode", "open-code", "opencode-ai")
     default_binary = "opencode"
 
     def command(self, req: HostRequest) -> HostRun:
@@ -254,7 +254,7 @@ class OpenCodeHost:
         steps = 0
         for event in _json_lines(stdout):
             kind = event.get("type")
-            part = event.get("part") if isinstance(event.get("part"), dict) else {}
+            part = found if isinstance(found := event.get("part"), dict) else {}
             if kind == "text" and isinstance(part.get("text"), str):
                 text = part["text"]
             elif kind == "step_finish":
@@ -266,7 +266,7 @@ class OpenCodeHost:
             elif kind == "error":
                 detail = event.get("error")
                 if isinstance(detail, dict):
-                    data = detail.get("data") if isinstance(detail.get("data"), dict) else {}
+                    data = found if isinstance(found := detail.get("data"), dict) else {}
                     error = str(data.get("message") or detail.get("message") or detail.get("name") or detail)
                 else:
                     error = str(detail or "error")

@@ -320,7 +320,7 @@ class OpenAIChatClient:
         if not isinstance(message, dict):
             raise ChatProtocolError("chat completion choice has no message")
         content = _message_text(message.get("content"))
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        usage = found if isinstance(found := body.get("usage"), dict) else {}
         return ChatResult(
             content=content,
             parsed=decode_json_content(content),

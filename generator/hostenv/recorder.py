@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records", "recorder_command"]
+__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records",
+           "recorder_command"]
 
 RECORDER_MODES = ("observe", "exit2", "deny", "ask", "allow-permission")
 

@@ -7,8 +7,6 @@ config.toml, the project's trust); then each file is replaced atomically (files.
 
 from __future__ import annotations
 
-import os
-
 import json
 import shlex
 from dataclasses import dataclass
@@ -61,7 +59,8 @@ def _adapter(opts: Options, report: Report) -> Adapter:
     except TargetError as exc:
         raise InstallError(str(exc)) from None
     except ProfileErrors as exc:
-        raise InstallError("the contract's profile is invalid:\n" + "\n".join(p.render() for p in exc.problems)) from None
+        raise InstallError("the contract's profile is invalid:\n"
+                           + "\n".join(p.render() for p in exc.problems)) from None
     report.contract, report.contract_reason = contract_id, why
     report.events = adapter.events
     if adapter.stale_generated:
@@ -131,6 +130,7 @@ def run_install(opts: Options) -> Report:
     report = _new_report("install", opts, target)
     adapter = _adapter(opts, report)
     _user_scope_warning(opts, target, report)
+    _injected_env_warning(opts, report)
     if opts.harness == "opencode":
         _install_launcher(opts, report)
         _install_plugin(opts, target, adapter, report)
@@ -153,10 +153,10 @@ def _install_launcher(opts: Options, report: Report) -> str:
                                 "then run the command again") from None
     report.launcher = {"path": str(written.path), "change": written.change, "python": written.python,
                        "paths": written.paths, "checked": written.check.detail,
-                       "recorded": f"{hooktable.binary(word)} hook lifecycle ..."}
+                       "recorded": f"{word} hook lifecycle ..."}
     if opts.env.get("PASTURE_BIN"):
-        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): hosts started with it run "
-                               f"that instead of the launcher")
+        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
+                               f"(they name the launcher by absolute path); only the OpenCode plugin still reads it")
     return word
 
 
@@ -165,8 +165,22 @@ def _recorded_word(existing: dict[str, Any] | None) -> str | None:
     for _e, _g, _h, handler in hooktable.our_handlers(existing or {}):
         match = hooktable.OUR_COMMAND.match(handler["command"])
         if match:
-            return match["binary"]
+            return hooktable.word_of(match)
     return None
+
+
+def _injected_env_warning(opts: Options, report: Report) -> None:
+    """Issue 18: a project's Claude Code settings whose env block sets a root of the guard (the hooks
+    ignore those values, but the user's own are lost and LD_*/BASH_ENV act before pasture runs)."""
+    if opts.project is None:
+        return
+    from generator.doctor.tamper import injected_by_file
+
+    project = str(opts.project.resolve())
+    for path, names in sorted(injected_by_file(project, project).items()):
+        report.warnings.append(f"{path} sets {', '.join(names)} in its \"env\" block, which Claude Code hands to "
+                               f"every hook: the hooks ignore those values; remove them (pasture doctor flags them "
+                               f"until then)")
 
 
 def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
@@ -418,7 +432,8 @@ def _list_cwd(target: Target) -> Path:
     return target.project if target.project is not None else target.codex_home  # type: ignore[return-value]
 
 
-def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report, path: Path) -> dict[tuple[str, int, int], dict]:
+def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report,
+              path: Path) -> dict[tuple[str, int, int], dict]:
     """Our handlers that are exactly a generated group (the only ones we vouch for), by position."""
     wanted = {event: groups for event, groups in generated["hooks"].items()}
     found: dict[tuple[str, int, int], dict] = {}
@@ -439,6 +454,7 @@ def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report, pa
 def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: dict[str, Any],
                 report: Report) -> dict[str, str] | None:
     """key -> currentHash of our handlers as Codex lists them; None (and a loud problem) if it cannot."""
+    assert target.codex_home is not None  # a codex target (_install_codex)
     expected = _expected(doc, generated, report, target.file)
     binary = find_codex(opts.codex_bin, opts.env)
     report.trust = {"config": str(target.codex_home / "config.toml"), "codex": str(binary) if binary else None,

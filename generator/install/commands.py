@@ -96,8 +96,8 @@ def _with_common(func):
               "installed (after an install that could not reach codex)")
 @click.pass_context
 def install(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
-            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None, opencode_bin: str | None,
-            trust_project: bool, trust_only: bool) -> None:
+            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None,
+            opencode_bin: str | None, trust_project: bool, trust_only: bool) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
     Exit 0 installed; 2 refused (nothing written); 3 written, but Codex will not run the hooks
@@ -107,7 +107,8 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
         raise click.UsageError("--trust-project, --trust-only and --codex-bin apply to codex only")
     if trust_project and user:
         raise click.UsageError("--trust-project applies to --project installs")
-    from generator.install.actions import Options, run_install  # the CLI imports this module; keep `pasture --help` light
+    # the CLI imports this module; keep `pasture --help` light
+    from generator.install.actions import Options, run_install
 
     opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
                    contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,

@@ -2,9 +2,10 @@
 
 ``<data>`` is ``$XDG_DATA_HOME`` (when absolute) or ``~/.local/share``. One launcher per user serves
 every host and project; ``pasture install`` rewrites it (atomically, mode 755) and records its
-absolute path in the hooks it installs, ``${PASTURE_BIN:-<launcher>} hook lifecycle ...``, so the
-hooks work whatever PATH the host gives them (no venv to activate, no pyenv shim in between), and
-``PASTURE_BIN`` still overrides it.
+absolute path in the hooks it installs, ``<launcher> hook lifecycle ...`` with no variable in front of
+it, so the hooks work whatever PATH the host gives them (no venv to activate, no pyenv shim in
+between) and nothing a repository's host settings put into the hook's environment (Claude Code's
+project ``env``: ``PASTURE_BIN=true`` once made every hook a no-op) can swap the runtime.
 
 The launcher is a tiny Python file run as ``<absolute interpreter> -I -S``: no site-packages, no
 ``PYTHON*`` variables, no user site, no script folder on ``sys.path``. It puts exactly the folders
@@ -61,8 +62,8 @@ def _entry():
 _TEMPLATE = '''\
 {shebang}
 {header}: written by `pasture install` (run it again to refresh; do not edit).
-# Every installed Claude Code and Codex hook runs this file (unless PASTURE_BIN names another
-# binary), and the OpenCode plugin starts it. -I -S: no site-packages, no PYTHON* variables, no
+# Every installed Claude Code and Codex hook runs this file (by absolute path), and the OpenCode
+# plugin starts it. -I -S: no site-packages, no PYTHON* variables, no
 # user site; the runtime comes from exactly the folders below, which install checked.
 import sys
 
@@ -161,7 +162,7 @@ def render(python: str, paths: list[str]) -> str:
 
 
 def shell_word(path: Path | str) -> str:
-    """``path`` as the default word of ``${PASTURE_BIN:-word}`` (bare when safe, else single-quoted)."""
+    """``path`` as the shell word the installed hooks start with (bare when safe, else single-quoted)."""
     text = str(path)
     if _WORD_SAFE.fullmatch(text):
         return text

@@ -83,7 +83,7 @@ class Report:
             backup = f" (backup: {f.backup})" if f.backup else ""
             lines.append(f"  {f.change:9} {f.path}{backup}{extra}")
         if self.launcher and self.files:
-            lines.append(f"  hooks run: {self.launcher['recorded']} (PASTURE_BIN overrides the launcher)")
+            lines.append(f"  hooks run: {self.launcher['recorded']} (by absolute path: no variable can swap it)")
         if self.events:
             lines.append(f"  events ({len(self.events)}): {', '.join(self.events)}")
         if self.trust:

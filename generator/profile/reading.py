@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,6 +17,7 @@ from generator.profile import yamlsrc
 from generator.profile.diagnostics import Problem
 from generator.profile.vocab import members
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
 
@@ -53,8 +54,8 @@ class ProfileFile:
             at_key: bool = False) -> None:
         mark = yamlsrc.Mark(1, 1)
         if self.src is not None:
-            mark = self.src.keys.get(tuple(loc)) if at_key else None
-            mark = mark or self.src.mark(tuple(loc))
+            at = self.src.keys.get(tuple(loc)) if at_key else None
+            mark = at or self.src.mark(tuple(loc))
         self.problems.append(Problem(self.rel, mark.line, mark.col, self.contract, row, field, message, fix))
 
     def has_problems(self) -> bool:
@@ -130,13 +131,13 @@ def _control_chars(f: ProfileFile, value: Any, loc: tuple, collection: str) -> N
         prose = bool(loc) and loc[-1] in ("note", "instruction", "reason", "result", "context")
         bad = _CONTROL.search(value) or (not prose and "\n" in value)
         if bad:
-            char = bad.group(0) if hasattr(bad, "group") else "\n"
+            char = bad.group(0) if isinstance(bad, re.Match) else "\n"
             f.add(loc, f"{value!r} contains the control character U+{ord(char):04X}",
                   "remove it: profile strings are single-line text (prose fields may hold newlines)",
                   row=_row_name(f.src.data if f.src else {}, loc, collection), field=_dotted(loc, collection))
 
 
-def validate_shape(f: ProfileFile, model: type[BaseModel], data: dict, collection: str) -> BaseModel | None:
+def validate_shape(f: ProfileFile, model: type[ModelT], data: dict, collection: str) -> ModelT | None:
     _control_chars(f, data, (), collection)
     if f.has_problems():
         return None
@@ -153,7 +154,7 @@ def validate_shape(f: ProfileFile, model: type[BaseModel], data: dict, collectio
             if kind == "enum":
                 # A map key (operation name) fails with its key as the last loc element.
                 name = "operations" if loc[:1] == ("operations",) and len(loc) == 3 and loc[2] == "[key]" else field
-                enum = vocab.get(name)
+                enum = vocab.get(name) if name is not None else None
                 allowed = members(enum) if enum else err.get("ctx", {}).get("expected", "")
                 f.add(loc[:2] if name == "operations" else loc,
                       f"{value!r} is not a member of {name}; allowed: {allowed}",

@@ -182,7 +182,8 @@ def resolve_citation(f: ProfileFile, root: Path, sources: dict[str, str], value:
 
 
 
-def resolve_rows(f: ProfileFile, root: Path, model: LifecycleFile, harness: Harness | None) -> tuple[EventRow, ...] | None:
+def resolve_rows(f: ProfileFile, root: Path, model: LifecycleFile,
+                 harness: Harness | None) -> tuple[EventRow, ...] | None:
     if not model.events:
         f.add(("events",), "the event catalog is empty", "list every native event the host contract declares",
               field="events")
@@ -299,7 +300,8 @@ _CLASS_REQUIRED = {
 }
 
 
-def resolve_binding(f: ProfileFile, key: str, spec: OperationBinding, loc: tuple, label: str, harness: Harness | None) -> Binding:
+def resolve_binding(f: ProfileFile, key: str, spec: OperationBinding, loc: tuple, label: str,
+                    harness: Harness | None) -> Binding:
     allowed = _CLASS_FIELDS[spec.klass]
     for name in ("call", "arguments", "result", "context", "mediator", "instruction", "reason"):
         value = getattr(spec, name)

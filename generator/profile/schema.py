@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from pydantic import BaseModel
+
 from generator.profile.models import LifecycleFile, RuntimeFile
 
-KINDS = {"lifecycle": LifecycleFile, "runtime": RuntimeFile}
+KINDS: dict[str, type[BaseModel]] = {"lifecycle": LifecycleFile, "runtime": RuntimeFile}
 
 
 def profile_schema(kind: str) -> dict:

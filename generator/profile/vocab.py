@@ -166,7 +166,8 @@ STOP_FAMILY_EVENTS: frozenset[str] = frozenset({"Stop", "SubagentStop"})
 # Claude: Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
 NATIVE_CALLS: dict[Harness, frozenset[str]] = {
     Harness.CLAUDE_CODE: frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"}),
-    Harness.CODEX: frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent", "request_user_input"}),
+    Harness.CODEX: frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent",
+                              "request_user_input"}),
     Harness.OPENCODE: frozenset({"skill", "task", "question"}),
 }
 

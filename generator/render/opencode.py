@@ -205,7 +205,8 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
         elif throws:
             refusal = "throw"
     guards_action = (row.pre_action and row.semantic is EventSemantic.GATE_CONSULTATION and not bus
-                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities) or row.response.allows_deny))
+                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities)
+                          or row.response.allows_deny))
     return {
         "surface": row.surface.value,
         "semantic": row.semantic.value,

@@ -7,6 +7,10 @@ OpenCode, our own generated plugin's throw. Anything else is delivered as procee
 
 from generator.runtime.fastjson import dumps
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
+
 
 class Reply:
     """exit code, stdout, stderr, and for the journal what the host was told (answer): proceed | deny |
@@ -40,7 +44,7 @@ def _json(value: object) -> str:
     return dumps(value) + "\n"
 
 
-def can_deny(harness: str, row: object) -> bool:
+def can_deny(harness: str, row: "Any") -> bool:
     # A refusal after the action already happened would tell the model a command that ran was
     # refused: only pre-action rows can deny (seen on OpenCode 1.18.33's tool.execute.after).
     if row is None or row.semantic != "gate-consultation" or not row.pre_action:
@@ -52,7 +56,7 @@ def can_deny(harness: str, row: object) -> bool:
     return row.failure in ("exit-2-blocks", "strict-output-exit-2-blocks")
 
 
-def can_ask(row: object) -> bool:
+def can_ask(row: "Any") -> bool:
     return row is not None and row.semantic == "gate-consultation" and row.pre_action and row.response == "deny+ask"
 
 
@@ -63,7 +67,7 @@ def proceed(harness: str, note: str = "") -> Reply:
     return Reply(0, "", stderr, "proceed")
 
 
-def _deny(harness: str, event: str, row: object, reason: str) -> Reply:
+def _deny(harness: str, event: str, row: "Any", reason: str) -> Reply:
     reason = reason.strip() or "refused by pasture policy"
     if harness == "opencode":
         return Reply(0, _json({"decision": "deny", "reason": reason}), "", "deny")
@@ -88,7 +92,7 @@ def _ask(harness: str, event: str, reason: str) -> Reply:
         "hookEventName": event, "permissionDecision": "ask", "permissionDecisionReason": reason}}), "", "ask")
 
 
-def deliver(harness: str, event: str, row: object, decision: str, reason: str) -> Reply:
+def deliver(harness: str, event: str, row: "Any", decision: str, reason: str) -> Reply:
     if decision == "ask":
         if can_ask(row):
             return _ask(harness, event, reason)
@@ -105,7 +109,7 @@ def deliver(harness: str, event: str, row: object, decision: str, reason: str) -
     return proceed(harness)
 
 
-def fail(harness: str, row: object, message: str) -> Reply:
+def fail(harness: str, row: "Any", message: str) -> Reply:
     """The row's EFFECTIVE failure mode, exactly, for a gate (or pasture) that produced no decision."""
     mode = row.failure if row is not None else "observe-only"
     text = f"pasture: {message}"
@@ -122,7 +126,7 @@ def fail(harness: str, row: object, message: str) -> Reply:
     return Reply(reply.exit_code, reply.stdout, reply.stderr, "fail-open")
 
 
-def fails_closed(row: object) -> bool:
+def fails_closed(row: "Any") -> bool:
     """Whether the row's effective failure mode blocks (so a missing decision must block too)."""
     return row is not None and row.semantic == "gate-consultation" and row.failure in (
         "exit-2-blocks", "strict-output-exit-2-blocks", "throw-fail-fast")

@@ -141,7 +141,8 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         command = envelope.get("command")
         if not isinstance(command, str) or not any(word in command for word in _SCREEN):
             return None
-        from generator.runtime.shellwrites import guard_command, writes  # rare path: only commands that name something like ours
+        # rare path: only commands that name something like ours
+        from generator.runtime.shellwrites import guard_command, writes
 
         ran = guard_command(command)
         if ran is not None:

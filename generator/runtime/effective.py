@@ -1,12 +1,17 @@
 """The effective policy: every layer loaded, trust applied, compiled once and cached by content.
 
 Loading (both transports, every event): read the bytes of the managed, user and project layers
-and of the trust store. The compiled form of exactly those bytes (plus the environment that
-places the layers and the guard's own files, the interpreter, and the compiler's own source) is
-kept in a marshal file in the user's cache folder; when every byte matches, nothing is parsed and
-no regular expression is compiled (see generator.runtime.policy.freeze). Otherwise generator.runtime.policy
-compiles each layer (tomllib, re) and the cache is rewritten. A cache that cannot be read or
-written costs speed, never a decision.
+and of the trust store (regular files only, size-capped: a FIFO in a policy's place cannot hold the
+hook). The compiled form of exactly those bytes (plus the environment that places the layers and
+the guard's own files, the interpreter, and the compiler's own source) is kept in a marshal file in
+the user's cache folder. Nothing cached is believed over its sources: the file must be a regular
+file of ours, mode 0600, and carry a keyed BLAKE2b tag (a MAC) made with the key in the user's 0700
+state folder (`cache.key`, 0600, ours); one that fails any of that is never unmarshalled, the policy
+is compiled afresh, and the event says so (stderr and the journal). The cache holds rule patterns as
+their source text, never a regular-expression engine program: they are compiled (`re`) when a rule
+that has one is first evaluated. When every byte matches, nothing is parsed; otherwise
+generator.runtime.policy compiles each layer (tomllib, re) and the cache is rewritten. A cache that
+cannot be read or written costs speed, never a decision.
 
 Evaluation: the built-in guard rules, then every layer in order managed, user, project; each layer
 gives its first matching rule, else its trusted gate (command or AI), else its default. The most
@@ -20,7 +25,11 @@ import sys
 
 from generator.runtime import fs, layers
 
-FORMAT = 1
+FORMAT = 2
+MAGIC = b"PSTCACH2"
+MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
+MAX_CACHE_BYTES = 16 << 20
+_TAG = 32
 _ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CODEX_HOME",
              "CLAUDE_CONFIG_DIR", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "PASTURE_TRUST_STORE",
              "PASTURE_CACHE_DIR")
@@ -43,13 +52,15 @@ class Effective:
     """The loaded policy. `layers`: one dict per layer (managed, user, project) with at least name,
     path, status (absent | trusted | untrusted | invalid | unreadable), digest, error, ignored."""
 
-    __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache")
+    __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache",
+                 "alerts")
 
-    def __init__(self, data: dict, from_cache: bool) -> None:
+    def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
         self.root = data["root"]
         self.layers = data["layers"]
         self.journal = data["journal"]
-        self.notes = data["notes"]
+        self.alerts = alerts or []  # this load only (a cache that failed verification): never cached
+        self.notes = data["notes"] + self.alerts
         self.protect = data["protect"]
         self.files, self.folders = data["protected"]
         self.home = data["home"]
@@ -63,11 +74,10 @@ class Effective:
         return next(layer for layer in self.layers if layer["name"] == name)
 
 
-def _read(path: str):
-    """bytes, None when absent, or ("unreadable", why)."""
+def _read(path: str, follow: bool = True):
+    """bytes, None when absent, or ("unreadable", why): a regular file of at most MAX_LAYER_BYTES only."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return fs.read_file(path, MAX_LAYER_BYTES, follow)[0]
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -84,7 +94,7 @@ def _fnv(text: str) -> str:
 
 def _compiler_stamp() -> tuple:
     here = fs.dirname(__file__)
-    stamp = []
+    stamp: list[tuple[int, int] | None] = []
     for name in _COMPILER:
         try:
             st = fs.stat(fs.join(here, name))
@@ -94,52 +104,169 @@ def _compiler_stamp() -> tuple:
     return tuple(stamp)
 
 
-def _sre_magic():
-    try:
-        import _sre
+def cache_path(root: str, env: dict) -> str:
+    env_key = tuple(env.get(k) for k in _ENV_KEYS)
+    return fs.join(layers.cache_dir(env), "policy", _fnv(repr((root, env_key))) + ".cache")
 
-        return (_sre.MAGIC, _sre.CODESIZE)
-    except (ImportError, AttributeError):  # pragma: no cover
-        return None
+
+def sources_of(root: str, env: dict) -> tuple:
+    """(key, layer sources, trust store bytes): what a compiled policy is valid for."""
+    env_key = tuple(env.get(k) for k in _ENV_KEYS)
+    sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
+    trust_bytes = _read(layers.trust_store_path(env), follow=False)
+    key = (FORMAT, sys.hexversion, _compiler_stamp(), root, env_key,
+           tuple((path, data) for _, path, data in sources), trust_bytes)
+    return key, sources, trust_bytes
 
 
 def load(root: str, env: dict) -> Effective:
     """The effective policy for a project root; never raises for anything a file or the cache holds."""
-    env_key = tuple(env.get(k) for k in _ENV_KEYS)
-    sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
-    trust_bytes = _read(layers.trust_store_path(env))
-    key = (FORMAT, sys.hexversion, _sre_magic(), _compiler_stamp(), root, env_key,
-           tuple((path, data) for _, path, data in sources), trust_bytes)
+    key, sources, trust_bytes = sources_of(root, env)
     memo = _MEMO.get(root)
     if memo is not None and memo[0] == key:
         return memo[1]
-    cache = fs.join(layers.cache_dir(env), "policy", _fnv(repr((root, env_key))) + ".marshal")
-    data = None
-    try:
-        with open(cache, "rb") as fh:
-            stored = marshal.loads(fh.read())  # marshal.load(file) reads item by item: ~8x the cost
+    cache = cache_path(root, env)
+    secret, problem = cache_key(env)
+    data, alerts = None, []
+    if secret is not None:
+        stored, problem = read_cache(cache, secret)
         if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
             data = stored[1]
-    except Exception:  # absent, unreadable, truncated or from another format: compile afresh
-        data = None
+    if problem:
+        alerts.append(f"{problem}: not believed; the policy was compiled again from its files (if you did not "
+                      f"cause this, something rewrote pasture's cache: run pasture doctor)")
     from_cache = data is not None
     if data is None:
         data = build(root, env, sources, trust_bytes)
-        _store(cache, (key, data))
-    effective = Effective(data, from_cache)
-    _MEMO[root] = (key, effective)
+        if secret is None and problem is None:
+            secret = _new_key(env)
+        if secret is not None:
+            _store(cache, (key, data), secret)
+    effective = Effective(data, from_cache, alerts)
+    # the alerts are said once, by the load that found them (the OpenCode server reuses the memo)
+    _MEMO[root] = (key, Effective(data, from_cache) if alerts else effective)
     return effective
 
 
-def _store(cache: str, value) -> None:
-    import os
+def _mac(secret: bytes, blob: bytes) -> bytes:
+    """A keyed BLAKE2b tag: BLAKE2's own keyed mode is a MAC (RFC 7693), so no `hmac` (whose import,
+    with `hashlib`, would cost the hook more than the rest of a cache hit). `_blake2` is the C
+    module `hashlib.blake2b` is."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
+    return blake2b(blob, digest_size=_TAG, key=secret).digest()
+
+
+def _uid() -> int:
+    import posix
+
+    return posix.getuid()
+
+
+def _private(st) -> str | None:
+    """Why a stat result is not a private file of ours, else None."""
+    if st.st_uid != _uid():
+        return f"owned by uid {st.st_uid}, not by you"
+    if st.st_mode & 0o077:
+        return f"mode {st.st_mode & 0o777:o}, not 0600"
+    return None
+
+
+def cache_key(env: dict) -> tuple:
+    """(the cache's key bytes, None) | (None, None) when there is none yet | (None, why it is unusable)."""
+    path = layers.cache_key_path(env)
+    try:
+        folder = fs.stat(fs.dirname(path))
+        if folder.st_uid != _uid() or folder.st_mode & 0o022:
+            return None, (f"the state folder {fs.dirname(path)} is not yours alone (owner uid {folder.st_uid}, "
+                          f"mode {folder.st_mode & 0o777:o}): the policy cache key in it is not used")
+        data, st = fs.read_file(path, 64, follow=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, f"the policy cache key {path} cannot be read ({exc.strerror or type(exc).__name__})"
+    why = _private(st) or (None if len(data) == _TAG else f"{len(data)} bytes, not {_TAG}")
+    if why:
+        return None, f"the policy cache key {path} is {why}"
+    return data, None
+
+
+def _new_key(env: dict) -> bytes | None:
+    import posix
+
+    path = layers.cache_key_path(env)
+    try:
+        _private_dir(fs.dirname(path))
+        secret = posix.urandom(_TAG)
+        temp = f"{path}.{posix.getpid()}.tmp"
+        fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | posix.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+        try:
+            posix.write(fd, secret)
+        finally:
+            posix.close(fd)
+        try:
+            posix.link(temp, path)  # never replaces a key another process made meanwhile
+        finally:
+            posix.unlink(temp)
+    except OSError:
+        pass
+    return cache_key(env)[0]
+
+
+def _private_dir(path: str) -> None:
+    """mkdir -p, the last folder 0700 (its parents as the umask says, like os.makedirs)."""
+    if fs.isdir(path):
+        return
+    fs.makedirs(fs.dirname(path))
+    import posix
 
     try:
-        os.makedirs(os.path.dirname(cache), mode=0o700, exist_ok=True)
-        temp = f"{cache}.{os.getpid()}.tmp"
-        with open(temp, "wb") as fh:
-            fh.write(marshal.dumps(value))
-        os.replace(temp, cache)
+        posix.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+
+
+def read_cache(cache: str, secret: bytes) -> tuple:
+    """(the stored value, None) | (None, None) when there is no cache | (None, why it is not believed)."""
+    try:
+        raw, st = fs.read_file(cache, MAX_CACHE_BYTES, follow=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, f"the policy cache {cache} cannot be read ({exc.strerror or type(exc).__name__})"
+    why = _private(st)
+    if why is None and (raw[:len(MAGIC)] != MAGIC or len(raw) < len(MAGIC) + _TAG):
+        why = "not a pasture policy cache"
+    if why is None:
+        import _operator
+
+        tag, blob = raw[len(MAGIC):len(MAGIC) + _TAG], raw[len(MAGIC) + _TAG:]
+        if not _operator._compare_digest(tag, _mac(secret, blob)):
+            why = "not signed with your cache key (forged or damaged)"
+    if why is not None:
+        return None, f"the policy cache {cache} failed verification ({why})"
+    try:
+        return marshal.loads(blob), None  # only bytes this user's key vouches for are ever unmarshalled
+    except Exception:  # pragma: no cover - a signed cache from another interpreter's marshal format
+        return None, None
+
+
+def _store(cache: str, value, secret: bytes) -> None:
+    import posix
+
+    try:
+        _private_dir(fs.dirname(cache))
+        blob = marshal.dumps(value)
+        temp = f"{cache}.{posix.getpid()}.tmp"
+        fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | fs.O_TRUNC | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+        try:
+            posix.fchmod(fd, 0o600)  # a stale temp file keeps its old mode through O_TRUNC
+            posix.write(fd, MAGIC + _mac(secret, blob) + blob)
+        finally:
+            posix.close(fd)
+        posix.replace(temp, cache)
     except (OSError, ValueError):
         pass  # a read-only cache folder costs speed, never a decision
 
@@ -206,23 +333,86 @@ _THAWED: dict = {}
 
 
 def build_pattern(frozen: tuple):
-    """A compiled pattern from its frozen form (generator.runtime.policy.freeze), without `re` where it can."""
-    if frozen[0] == "sre":
-        import _sre
-
-        return _sre.compile(frozen[1], frozen[2], frozen[3], frozen[4], frozen[5], frozen[6])
+    """The compiled pattern of a cached one: ("re", source). The cache never holds an engine program:
+    thawing one from a file let a crafted program crash the hook (SIGSEGV)."""
+    compiler = _sre_compiler()
+    if compiler is not None:
+        return compiler.compile(frozen[1], 0)
     import re
 
     return re.compile(frozen[1])
 
 
+_SRE_COMPILER: list = []
+
+
+def _sre_compiler():
+    """The standard library's own regex compiler (`re/_compiler.py`, what `re.compile` calls), loaded
+    without `re/__init__.py`: that file imports `enum` and `functools`, most of what `import re` costs
+    the hook (measured: benchmarks/README.md). Same files, loaded under a private package name so the
+    real `re` is untouched; None (use `re`) wherever that layout is not there."""
+    if _SRE_COMPILER:
+        return _SRE_COMPILER[0]
+    compiler = None
+    try:
+        encodings = sys.modules["encodings"].__path__[0]
+        package = type(sys)("_pasture_re")
+        package.__path__ = [fs.join(fs.dirname(encodings), "re")]
+        sys.modules["_pasture_re"] = package
+        from _pasture_re import _compiler  # type: ignore[import-not-found]
+
+        if _compiler.compile("a+b", 0).search("xaab").span() == (1, 4):
+            compiler = _compiler
+    except Exception:  # another layout or implementation: `import re` does it
+        sys.modules.pop("_pasture_re", None)
+    _SRE_COMPILER.append(compiler)
+    return compiler
+
+
 def thaw(frozen: tuple):
-    """The compiled pattern for a frozen one (memoized per process: the OpenCode server reuses it)."""
+    """The compiled pattern for a cached one (memoized per process: the OpenCode server reuses it)."""
     key = frozen[1]
     pattern = _THAWED.get(key)
     if pattern is None:
         pattern = _THAWED[key] = build_pattern(frozen)
     return pattern
+
+
+class _Budget(BaseException):
+    """The row's deadline passed while a rule's pattern was matching (a BaseException: no `except
+    Exception` on the way, say in the pattern compiler's loader, may swallow it)."""
+
+
+def _expired(signum, frame):
+    raise _Budget()
+
+
+def _arm(deadline):
+    """Interrupt matching at `deadline` (SIGALRM: the regex engine checks signals as it runs). Only the
+    main thread can take a signal; elsewhere (the OpenCode server's workers) the compile-time screen
+    of catastrophic patterns (generator.runtime.policy) is what bounds a match. The old handler, or None."""
+    if deadline is None:
+        return None
+    import _signal
+    import time
+
+    try:
+        old = _signal.signal(_signal.SIGALRM, _expired)
+    except ValueError:  # not the main thread
+        return None
+    _signal.setitimer(_signal.ITIMER_REAL, max(deadline - time.perf_counter(), 0.001))
+    return (old,)
+
+
+def _disarm(armed) -> None:
+    if armed is None:
+        return
+    import _signal
+
+    _signal.signal(_signal.SIGALRM, _signal.SIG_IGN)  # a tick already on its way is dropped, not raised here
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    _signal.signal(_signal.SIGALRM, armed[0] if armed[0] is not None else _signal.SIG_DFL)
+
 
 def _text(value) -> str:
     if isinstance(value, str):
@@ -234,20 +424,28 @@ def _text(value) -> str:
     return dumps(value, ascii=False, default=str)
 
 
+def search(frozen: tuple, text: str) -> bool:
+    """re.search(pattern, text) is not None; a subject without the pattern's required literal is
+    answered without compiling (or importing `re`)."""
+    if len(frozen) > 2 and frozen[2] and frozen[2] not in text:
+        return False
+    return thaw(frozen).search(text) is not None
+
+
 def _matches(rule: dict, envelope: dict) -> bool:
     for key, allowed in rule["lists"].items():
         if envelope.get(key) not in allowed:
             return False
     for key, frozen in rule["regexes"].items():
         value = envelope.get(key)
-        if value is None or thaw(frozen).search(_text(value)) is None:
+        if value is None or not search(frozen, _text(value)):
             return False
     if rule["inputs"]:
         tool_input = envelope.get("tool_input")
         if not isinstance(tool_input, dict):
             return False
         for field, frozen in rule["inputs"].items():
-            if field not in tool_input or thaw(frozen).search(_text(tool_input[field])) is None:
+            if field not in tool_input or not search(frozen, _text(tool_input[field])):
                 return False
     return True
 
@@ -265,23 +463,48 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
         if reason is not None:
             return Verdict("deny", reason, "builtin", RULE, f"builtin:{RULE}", notes=effective.notes)
     event = envelope.get("event")
-    for layer in effective.layers:
-        status = layer["status"]
-        if status == "absent":
-            continue
-        if status in ("invalid", "unreadable"):
-            failures.append(f"{layer['name']} policy: {layer['error']}")
-            continue
-        if layer["events"] is not None and event not in layer["events"]:
-            continue
-        rule = next((r for r in layer["rules"] if _matches(r, envelope)), None)
-        if rule is not None:
-            decisions.append((rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}",
-                              None))
-        elif layer["kind"] != "rules":  # a gate to run (generator.runtime.gatekinds)
-            pending.append(layer)
-        else:
-            decisions.append((layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None))
+    armed = _arm(deadline)
+    layer = current = None
+    try:
+        for layer in effective.layers:
+            status = layer["status"]
+            if status == "absent":
+                continue
+            if status in ("invalid", "unreadable"):
+                failures.append(f"{layer['name']} policy: {layer['error']}")
+                continue
+            if layer["events"] is not None and event not in layer["events"]:
+                continue
+            rule = None
+            for current in layer["rules"]:
+                if _matches(current, envelope):
+                    rule = current
+                    break
+            current = None
+            if rule is not None:
+                decisions.append((rule["decision"], rule["reason"], layer["name"], rule["name"],
+                                  f"rules:{rule['name']}", None))
+                if rule["decision"] == "deny":
+                    break  # nothing can outrank it: no other layer's patterns run
+            elif layer["kind"] != "rules":  # a gate to run (generator.runtime.gatekinds)
+                pending.append(layer)
+            else:
+                decisions.append((layer["default"], "no policy rule matched", layer["name"], None, "rules:default",
+                                  None))
+    except _Budget:
+        layer = layer or {"name": "the", "path": "?"}
+        where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
+        what = f"rule {current['name']!r}" if current else "its rules"
+        failures.append(f"{layer['name']} policy {what} ({where}) was still matching at the row's deadline; "
+                        f"simplify its pattern, then run: pasture policy check")
+        pending = []  # no time is left for a gate
+        if failed_gate[0] is None:
+            failed_gate = (layer["name"], "rules")
+    finally:
+        try:
+            _disarm(armed)
+        except _Budget:  # the one tick landed while it was being stopped: nothing is left running
+            _disarm(armed)
     if not any(d[0] == "deny" for d in decisions):
         for layer in pending:
             from generator.runtime.consult import GateFailure, run_gate

@@ -1,5 +1,8 @@
 """One normalized envelope for every host: what gates and the journal see."""
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
 
 # Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
 # a policy written once should match all three.
@@ -46,7 +49,7 @@ def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
     return (name if isinstance(name, str) else None), _dig(payload, "tool_input")
 
 
-def build(harness: str, contract: str | None, host_version: str, event: str, row: object, payload: object) -> dict:
+def build(harness: str, contract: str | None, host_version: str, event: str, row: "Any", payload: object) -> dict:
     identities: dict[str, object] = {}
     unresolved: list[str] = []
     if row is not None:

@@ -12,7 +12,7 @@ from generator import PastureError
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it
-    _json = None
+    _json = None  # type: ignore[assignment]  # the fallback below tests for it
 
 _WHITESPACE = " \t\n\r"
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
@@ -38,7 +38,7 @@ def _unserializable(value):
 
 
 if _json is not None:
-    _scan = _json.make_scanner(_Context())
+    _scan = _json.make_scanner(_Context())  # type: ignore[arg-type]  # the stub wants a JSONDecoder; it reads only these
 
 
 def loads(text: str):

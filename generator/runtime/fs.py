@@ -12,7 +12,7 @@ import sys
 try:
     import posix as _sys_os
 except ImportError:  # pragma: no cover - not a POSIX system
-    import os as _sys_os
+    import os as _sys_os  # type: ignore[no-redef]  # the same names, from os where posix is missing
 
 O_RDONLY = _sys_os.O_RDONLY
 O_WRONLY = _sys_os.O_WRONLY
@@ -21,6 +21,8 @@ O_APPEND = _sys_os.O_APPEND
 O_CREAT = _sys_os.O_CREAT
 O_TRUNC = _sys_os.O_TRUNC
 O_CLOEXEC = getattr(_sys_os, "O_CLOEXEC", 0)
+O_NONBLOCK = getattr(_sys_os, "O_NONBLOCK", 0)
+O_NOFOLLOW = getattr(_sys_os, "O_NOFOLLOW", 0)
 open_fd = _sys_os.open
 write = _sys_os.write
 read_fd = _sys_os.read
@@ -38,7 +40,7 @@ _S_IFMT, _S_IFDIR, _S_IFREG, _S_IFLNK = 0o170000, 0o040000, 0o100000, 0o120000
 
 def environ() -> dict[str, str]:
     """The process environment as str (os.environ's decoding: the filesystem encoding, surrogateescape)."""
-    raw = _sys_os.environ
+    raw: dict = _sys_os.environ  # bytes keys and values on POSIX, str on Windows
     if not raw or isinstance(next(iter(raw)), str):  # os.environ on Windows
         return dict(raw)
     encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
@@ -86,6 +88,37 @@ def normpath(path: str) -> str:
             parts.pop()
     text = "/".join(parts)
     return ("/" * initial + text) or "."
+
+
+class NotRegular(OSError):
+    """A file the runtime will not read: a FIFO, device, socket or folder, or larger than its cap."""
+
+
+def read_file(path: str, limit: int, follow: bool = True):
+    """(bytes, stat) of a regular file of at most `limit` bytes; FileNotFoundError when absent.
+
+    Opened non-blocking, so a FIFO in a file's place cannot hold the hook before any deadline applies
+    (the open returns at once, fstat names it, and it is never read); `follow=False` refuses a
+    symlink (ELOOP). Anything else that is not a regular file, or too large, is NotRegular."""
+    fd = _sys_os.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW))
+    try:
+        st = _sys_os.fstat(fd)
+        if st.st_mode & _S_IFMT != _S_IFREG:
+            raise NotRegular(22, "not a regular file (a FIFO, device, socket or folder)", path)
+        if st.st_size > limit:
+            raise NotRegular(27, f"larger than {limit} bytes", path)
+        chunks, size = [], 0
+        while True:
+            chunk = _sys_os.read(fd, max(st.st_size + 1 - size, 65536))
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise NotRegular(27, f"larger than {limit} bytes", path)
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        _sys_os.close(fd)
 
 
 def _mode(path: str, follow: bool = True) -> int | None:

@@ -171,7 +171,7 @@ def query(path, *, session: str | None = None, event: str | None = None, decisio
             present = [row[1] for row in conn.execute("PRAGMA table_info(events)")]
             columns = [c for c in COLUMNS if c in present]
             for values in conn.execute(f"SELECT {', '.join(columns)} FROM events ORDER BY id"):
-                rows.append(_decode(dict(zip(columns, values))))
+                rows.append(_decode(dict(zip(columns, values, strict=True))))
         finally:
             conn.close()
     seen = {r.get("uid") for r in rows}
@@ -185,7 +185,7 @@ def query(path, *, session: str | None = None, event: str | None = None, decisio
             if item.get("uid") in seen:
                 continue
             values = _row_values(item)
-            row = dict(zip(COLUMNS[1:], values))
+            row = dict(zip(COLUMNS[1:], values, strict=True))
             row["id"] = None
             rows.append(_decode(row))
     for key, value in (("session", session), ("event", event), ("decision", decision)):

@@ -36,9 +36,10 @@ def _args(argv: list[str], wanted: dict[str, str] | None = None) -> dict[str, st
         if key not in wanted:
             return None
         if not eq:
-            value = next(items, None)
-            if value is None:
+            following = next(items, None)
+            if following is None:
                 return None
+            value = following
         out[wanted[key]] = value
     return out if len(out) == len(wanted) else None
 
@@ -67,7 +68,7 @@ def _read(stream) -> tuple[object, str | None]:
 
 
 def _journal_path(effective, root: str, env: dict) -> str:
-    if env.get("PASTURE_JOURNAL"):
+    if env.get("PASTURE_JOURNAL") and fs.isabs(env["PASTURE_JOURNAL"]):
         return env["PASTURE_JOURNAL"]
     if effective is not None and effective.journal:
         return effective.journal
@@ -162,8 +163,9 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
         envelope = build(harness, resolved.contract, host_version, event, row, payload)
         settled = (row is not None and row.stop_loop == "consult-when-inactive" and isinstance(payload, dict)
                    and payload.get("stop_hook_active") is True)
+        env, alerts = _screen(env, envelope)
         root = root_for(envelope.get("cwd"), env)
-        effective = None
+        effective: object = None
         if row is None:
             reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), _facts(
                 "observe", failure=resolved.why)
@@ -181,6 +183,14 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
                                              started)
             if payload_error and facts["failure"] is None:
                 facts["failure"] = payload_error
+        if effective is not None:
+            alerts += effective.alerts
+        if alerts:  # the roots a repository tried to move, a cache not believed: said on every row
+            said = (facts["detail"] or {}).get("notes", []) if isinstance(facts["detail"], dict) else []
+            fresh = [note for note in alerts if note not in said]
+            if fresh:
+                facts["detail"] = dict(facts["detail"] or {}, notes=list(said) + fresh)
+                reply = answer.with_notes(reply, fresh)
         record(_journal_path(effective, root, env), envelope, decision=facts["decision"], answer=reply.answer,
                gate=facts["gate"], reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
                layer=facts["layer"], rule=facts["rule"], runtime_ms=(time.perf_counter() - started) * 1000,
@@ -200,6 +210,25 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
         else:
             reply = answer.proceed(harness, f"{message}; observe-only")
     return reply
+
+
+def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
+    """The environment without what the project's host settings injected (generator.runtime.injected,
+    imported only when a project `.claude/` folder is there to read)."""
+    from generator.runtime.layers import project_host_settings
+
+    try:
+        here = fs.getcwd()
+    except OSError:
+        here = None
+    starts = (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here)
+    files = project_host_settings(starts)
+    if not files:
+        return env, []
+    from generator.runtime.injected import screen
+
+    env, notes = screen(env, starts, files)
+    return env, list(notes)
 
 
 def run(argv: list[str], stdin, stdout, stderr, env: dict) -> int:

@@ -44,7 +44,6 @@ from __future__ import annotations
 from generator import PastureError
 import os
 
-from generator.runtime.effective import build_pattern
 from generator.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
 
 DECISIONS = ("proceed", "deny", "ask")
@@ -58,39 +57,94 @@ MAX_TIMEOUT = 600.0
 
 
 def freeze(pattern: str) -> tuple:
-    """Validate `pattern` (re.error propagates) and return its cacheable form.
-
-    `re.compile` costs the hook twice: importing `re` (~8 ms: it pulls in `enum`) and parsing the
-    pattern in Python. Both happen only here, when a layer's bytes change: the compiler's output,
-    the SRE program, is kept as plain data that `marshal` stores, and the hook path
-    (generator.runtime.effective.build_pattern) hands it straight to the C engine `_sre`, the call
-    `re.compile` itself ends in. The program format is CPython's own and changes between versions,
-    so the cache that holds frozen patterns is keyed by `sys.hexversion` and `_sre.MAGIC`; where the
-    program cannot be extracted (another implementation) the pattern keeps its source."""
+    """Validate `pattern` (re.error propagates; ValueError for a catastrophic one) and return its
+    cacheable form, ("re", pattern, literal): the source, compiled again (`re`) by the hook when a
+    rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the engine's compiled program: a cache is a file, and a crafted SRE
+    program thawed from one made the hook crash (SIGSEGV)."""
     import re
 
     compiled = re.compile(pattern)
-    try:
-        try:
-            from re import _compiler as sre_compile, _parser as sre_parse  # 3.11+
-        except ImportError:  # pragma: no cover - 3.10 names
-            import sre_compile, sre_parse  # type: ignore[no-redef]
-        parsed = sre_parse.parse(pattern, 0)
-        code = [int(op) for op in sre_compile._code(parsed, 0)]
-        groupindex = {str(name): int(index) for name, index in parsed.state.groupdict.items()}
-        indexgroup = [None] * parsed.state.groups
-        for name, index in groupindex.items():
-            indexgroup[index] = name
-        frozen = ("sre", pattern, int(parsed.state.flags), code, parsed.state.groups - 1, groupindex,
-                  tuple(indexgroup))
-        again = build_pattern(frozen)
-        if (again.pattern, again.flags, again.groups, dict(again.groupindex)) != (
-                compiled.pattern, compiled.flags, compiled.groups, dict(compiled.groupindex)):
-            raise ValueError("round trip differs")
-        return frozen
-    except Exception:  # no usable SRE program here: keep the source, compile it on use
-        return ("re", pattern)
+    why = catastrophic(pattern)
+    if why:
+        raise ValueError(why)
+    return ("re", pattern, required_literal(pattern, compiled.flags))
 
+
+_CASELESS = 2 | 4  # re.IGNORECASE | re.LOCALE: a literal then stands for more than one string
+
+
+def required_literal(pattern: str, flags: int) -> str:
+    """The longest run of plain characters every match of `pattern` contains ("" if none can be told):
+    the hook skips a rule whose subject lacks it without compiling the pattern, so the common case
+    (no rule matches) never imports `re`. Only a top-level concatenation counts: whatever sits in an
+    alternation, an optional part or a lookaround may be absent from a match."""
+    from re import _parser
+
+    if flags & _CASELESS:
+        return ""
+    best, run = "", []
+    for op, av in _parser.parse(pattern).data:
+        if str(op) == "LITERAL":
+            run.append(chr(av))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    return best
+
+
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT")
+
+
+def catastrophic(pattern: str) -> str | None:
+    """Why `pattern` can backtrack exponentially, else None: a repeat (`+`, `*`, `{2,}`) around something
+    that can match in more than one way: another variable repeat, or an alternation (`(a+)+`,
+    `(a|aa)+$`, `(\\w+\\s?)*`). Possessive repeats and atomic groups never backtrack into, so they pass;
+    polynomial patterns (`a*a*a*b`) pass too and are bounded by the row's deadline instead."""
+    from re import _parser
+
+    def variable(items) -> bool:
+        for op, av in items:
+            name = str(op)
+            if name == "BRANCH":
+                return True
+            if name in _REPEATS:
+                if av[0] != av[1] or variable(av[2]):
+                    return True
+            elif name == "SUBPATTERN":
+                if variable(av[3]):
+                    return True
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                if variable(av[1]):
+                    return True
+            elif name == "GROUPREF_EXISTS":
+                return True
+        return False
+
+    def walk(items) -> str | None:
+        for op, av in items:
+            name = str(op)
+            if name in _REPEATS:
+                if av[1] > 1 and variable(av[2]):
+                    return "a repeat around a sub-pattern that can match the same text in more than one way"
+                found = walk(av[2])
+            elif name == "SUBPATTERN":
+                found = walk(av[3])
+            elif name == "BRANCH":
+                found = next((w for w in map(walk, av[1]) if w), None)
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                found = walk(av[1])
+            elif name == "GROUPREF_EXISTS":
+                found = walk(av[1]) or (walk(av[2]) if av[2] else None)
+            else:  # ATOMIC_GROUP, POSSESSIVE_REPEAT: no backtracking into them
+                found = None
+            if found:
+                return found
+        return None
+
+    return walk(_parser.parse(pattern).data)
 
 
 class PolicyError(PastureError):
@@ -164,6 +218,10 @@ def _regex(where: str, key: str, value) -> tuple:
         return freeze(value)
     except re.error as exc:
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
+    except ValueError as exc:
+        raise PolicyError(f"{where}: '{key}' {value!r} can take exponential time to match ({exc}), which would run "
+                          f"the hook past its deadline; rewrite it without the nesting, or make the inner part "
+                          f"possessive (`a++`, `(?>...)`)") from None
 
 
 def inside(root: str, path: str) -> bool:
@@ -231,7 +289,8 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool) -
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
-            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string")
+            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a "
+                              "non-empty string")
         target = os.path.join(root, value)  # join keeps an absolute path as it is
         if trusted or inside(root, target):
             layer["journal"] = os.path.normpath(target)

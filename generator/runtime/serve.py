@@ -62,6 +62,10 @@ from queue import SimpleQueue
 
 from generator.runtime.fastjson import JSONError, dumps, loads
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 PROTOCOL = 1
 MAX_PAYLOAD = 16 * 1024 * 1024  # the one-shot runtime's limit (lifecycle.MAX_PAYLOAD)
 MAX_LINE = MAX_PAYLOAD + 64 * 1024  # a payload at the limit plus the request's own members
@@ -141,7 +145,7 @@ class Coverage:
 
     def __init__(self, harness: str, rows: dict, env: dict) -> None:
         self.harness, self.rows, self.env = harness, rows, env
-        self._effective = None
+        self._effective: object = None  # compared by identity only
         self._value: tuple[str, ...] = ()
         self._lock = threading.Lock()
 
@@ -188,7 +192,7 @@ def _head(data: bytes) -> dict | None:
     return None
 
 
-def _valid_id(value) -> bool:
+def _valid_id(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -271,7 +275,7 @@ class Server:
                 problem = "payload is not JSON (UnicodeDecodeError)"
             except JSONError as exc:
                 problem = f"payload is not JSON ({exc})"
-        if obj is None:
+        if obj is None and problem is not None:  # (None with no problem: the line parsed, as JSON null)
             obj = _head(line)
             if obj is None:
                 return {"id": None, "error": f"malformed request line ({problem.replace('payload', 'line', 1)})"}

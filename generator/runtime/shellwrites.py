@@ -116,7 +116,8 @@ def _words(command: str) -> list[str]:
 
 
 def _split(words: list[str]) -> list[list[str]]:
-    commands, current = [], []
+    commands: list[list[str]] = []
+    current: list[str] = []
     for word in words:
         if word in _SEPARATORS:
             if current:

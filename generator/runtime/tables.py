@@ -48,6 +48,14 @@ def key(value: object) -> tuple | None:
     return (major, minor, patch, 0, tuple(ids))
 
 
+def _table_key(value: str) -> tuple:
+    """key() of a version the generator wrote into a contract table: always semantic, loud if not."""
+    found = key(value)
+    if found is None:
+        raise ValueError(f"contract table version {value!r} is not a semantic version")
+    return found
+
+
 def is_prerelease(version_key: tuple) -> bool:
     return version_key[3] == 0
 
@@ -85,10 +93,10 @@ def resolve(harness: str, host_version: str, event: str) -> Resolved:
                                     "MAJOR.MINOR.PATCH with an optional -prerelease and +build, e.g. 2.1.261")
     best = None
     for contract_id, module, minimum, maximum, prereleases in candidates:
-        low = key(minimum)
+        low = _table_key(minimum)
         if is_prerelease(version) and not prereleases:
             continue
-        if version < low or (maximum is not None and version > key(maximum)):
+        if version < low or (maximum is not None and version > _table_key(maximum)):
             continue
         if best is None or low > best[0]:
             best = (low, contract_id, module)

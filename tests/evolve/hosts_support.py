@@ -67,7 +67,8 @@ def write_catalog(root: Path, harness: str, version: str, *, like: str, add: dic
     base = json.loads((REPO / "captures" / like / "catalog.json").read_text())
     events = [e for e in base["events"] if e["name"] not in drop]
     events += [{"name": name, "kind": spec.get("kind", "hook"), "input": spec.get("input", {}),
-                "output": spec.get("output", {}), **({"host_calls": spec["host_calls"]} if "host_calls" in spec else {})}
+                "output": spec.get("output", {}),
+                **({"host_calls": spec["host_calls"]} if "host_calls" in spec else {})}
                for name, spec in (add or {}).items()]
     doc = {**base, "host_version": version, "events": events,
            "refresh": f"made up by the test suite from {like}"}

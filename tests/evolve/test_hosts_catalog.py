@@ -61,7 +61,8 @@ def test_claude_reader_understands_minified_zod(tmp_path):
     pre = cat.event("PreToolUse")
     assert pre.input["session_id"] == {"required": True, "type": "string"}
     assert pre.input["agent_id"] == {"required": False, "type": "string"}
-    assert pre.input["tool_input"]["type"] == "unknown" and cat.event("Stop").input["stop_hook_active"]["type"] == "boolean"
+    assert pre.input["tool_input"]["type"] == "unknown"
+    assert cat.event("Stop").input["stop_hook_active"]["type"] == "boolean"
     assert cat.event("PostToolUse").input["duration_ms"] == {"required": False, "type": "number"}
     assert pre.decisions() == {"deny": ["hookSpecificOutput.permissionDecision"],
                                "ask": ["hookSpecificOutput.permissionDecision"], "block": ["decision"]}
@@ -104,7 +105,8 @@ export interface Hooks {
     event?: (input: { event: Event; }) => Promise<void>;
     config?: (input: any) => Promise<void>;
     /** docs are ignored */
-    "tool.execute.before"?: (input: { tool: string; sessionID: string; callID: string; }, output: { args: any; }) => Promise<void>;
+    "tool.execute.before"?: (input: { tool: string; sessionID: string; callID: string; }, \
+output: { args: any; }) => Promise<void>;
     "permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) => Promise<void>;
 }
 '''

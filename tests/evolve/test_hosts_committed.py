@@ -81,7 +81,8 @@ def test_diff_of_consecutive_committed_contracts_is_reviewable(pasture, contract
     by_harness: dict[str, list] = {}
     for contract in sorted(contracts.values(), key=lambda c: (c.harness.value, c.version)):
         by_harness.setdefault(contract.harness.value, []).append(contract)
-    pairs = [(a, b) for chain in by_harness.values() for a, b in zip(chain, chain[1:]) if b.id in CAPTURED]
+    pairs = [(a, b) for chain in by_harness.values() for a, b in zip(chain, chain[1:], strict=False)
+             if b.id in CAPTURED]
     assert pairs
     for a, b in pairs:
         result = pasture("--root", REPO, "diff", a.id, b.id)

@@ -222,7 +222,8 @@ def main(spec_path: str) -> int:
         fake = FakeModelServer(launcher.wire_protocol, Script.of(*turns, final_text="Nothing left to do."),
                                log_path=layout.root / "fake-requests.jsonl", deadline=spec["timeout"] * 3).start()
         binary = Path(spec["binary"])
-        ctx = RunContext(layout, binary, fake.url, spec.get("host_prompt", "Create the pasture probe file, then report."),
+        ctx = RunContext(layout, binary, fake.url,
+                         spec.get("host_prompt", "Create the pasture probe file, then report."),
                          launcher.options(spec.get("options")))
         env = base_host_env(layout, spec["caller_env"])
         env.update(launcher.env(ctx))

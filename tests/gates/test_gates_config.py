@@ -1,16 +1,15 @@
-"""EnvAIConfig (the seed's EnvAIConfig, without pydantic): fields, defaults, environment
+"""EnvAIConfig (the seed's AIIntegrationConfig, without pydantic): fields, defaults, environment
 fallbacks, provider_env()."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import tempfile
 
 import pytest
-
-import dataclasses
 
 from generator.gates import EnvAIConfig
 from generator.gates._env import ENV_FALLBACKS, PROVIDER_ENV_KEYS
@@ -147,7 +146,8 @@ def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
     env.setenv("TMPDIR", str(tmp_path))
     tempfile.tempdir = None
     try:
-        assert EnvAIConfig().provider_env()["XDG_DATA_HOME"] == os.path.join(str(tmp_path), "opencode-shared-data")
+        shared = os.path.join(str(tmp_path), "opencode-shared-data")
+        assert EnvAIConfig().provider_env()["XDG_DATA_HOME"] == shared
     finally:
         tempfile.tempdir = None
 
@@ -160,7 +160,8 @@ def test_hook_path_imports_no_pydantic():
         "import generator.gates.harness, generator.gates.agent, generator.gates.openai_chat\n"
         "from generator.gates._env import EnvAIConfig\n"
         "EnvAIConfig()\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"
+        "bad = sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

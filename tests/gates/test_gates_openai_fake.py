@@ -77,7 +77,8 @@ def test_5xx_exhausts_after_max_retries():
 
 def test_400_is_not_retried():
     sleep = Recorder()
-    with FakeChatServer([Reply.error(400, "model 'fake/model' does not support json_schema"), Reply.json(SEVERITY)]) as fake:
+    replies = [Reply.error(400, "model 'fake/model' does not support json_schema"), Reply.json(SEVERITY)]
+    with FakeChatServer(replies) as fake:
         gate = gate_for(fake, sleep)
         with pytest.raises(ChatHTTPError) as info:
             invoke(gate)
@@ -105,9 +106,11 @@ def test_429_and_408_are_transient(status, detail):
 
 def test_invalid_json_output_raises():
     sleep = Recorder()
-    with FakeChatServer([Reply.text("Severity: high. Trust me.", usage={"prompt_tokens": 9, "completion_tokens": 4, "cost": 0.002})]) as fake:
+    usage = {"prompt_tokens": 9, "completion_tokens": 4, "cost": 0.002}
+    with FakeChatServer([Reply.text("Severity: high. Trust me.", usage=usage)]) as fake:
         gate = gate_for(fake, sleep)
-        with pytest.raises(AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"):
+        with pytest.raises(AIIntegrationError,
+                           match="^AI gate returned invalid payload for schema SeverityClassification$"):
             invoke(gate)
         assert len(fake.chat_requests) == 1
     assert sleep.slept == []
@@ -242,12 +245,13 @@ def test_response_format_name_is_sanitized():
 
 def test_fake_server_runs_as_a_process(tmp_path):
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps({"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}], "default": {"content": "later"}}))
+    script.write_text(json.dumps({"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}],
+                                  "default": {"content": "later"}}))
     port_file = tmp_path / "port"
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies", "--script", str(script),
-         "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
+        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies",
+         "--script", str(script), "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
     )  # fmt: skip
     try:
         for _ in range(100):

@@ -61,7 +61,8 @@ def _turns(host: str, project: Path) -> list[Turn]:
             Turn.tool("Write", {"file_path": path, "content": json.dumps(VALID)}),
             Turn.reply("Rewrote the analysis."),
         ]
-    return [_shell_write(INVALID), Turn.reply("Wrote the analysis."), _shell_write(json.dumps(VALID)), Turn.reply("Rewrote it.")]
+    return [_shell_write(INVALID), Turn.reply("Wrote the analysis."), _shell_write(json.dumps(VALID)),
+            Turn.reply("Rewrote it.")]
 
 
 def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, Any]:
@@ -89,7 +90,8 @@ def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, 
     assert "crash" not in result, result["crash"]
     if iso.private_network:
         assert result.get("interfaces") == ["lo"]
-    result["fake_requests"] = [json.loads(line) for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()]
+    result["fake_requests"] = [json.loads(line)
+                               for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()]
     result["layout"] = layout
     return result
 
@@ -146,7 +148,8 @@ def test_ai_gate_denies_a_tool_on_claude_code(npm_bin, tmp_path):
     envelope = json.loads(user_prompt)
     assert envelope["payload"]["tool_name"] == "Bash"
     assert envelope["payload"]["tool_input"]["command"] == "echo pasture-probe > probe.txt"
-    tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "probe files are not allowed here" in s]
+    tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
+                    if "probe files are not allowed here" in s]
     assert tool_results, "the model was never told about the denial"
 
 
@@ -168,7 +171,8 @@ def test_ai_gate_denies_a_tool_through_the_runtime_on_claude_code(npm_bin, tmp_p
     assert pre["detail"]["invocations"] == 1 and pre["detail"]["cost_usd"] == 0.003
     envelope = json.loads(result["gate_user_prompts"][0])
     assert envelope["event"] == "PreToolUse" and envelope["command"] == "echo pasture-probe > probe.txt"
-    told = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "the AI gate refuses probe files" in s]
+    told = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
+            if "the AI gate refuses probe files" in s]
     assert told, "the model was never told about the denial"
 
 

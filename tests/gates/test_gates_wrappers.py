@@ -94,7 +94,8 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", "or")
     app = FakeApp(harness=[Result(parsed=VALID, cost_usd=0.2)])
     wrapper = HarnessWrapper(app, config(opencode_server="http://127.0.0.1:4096"))
-    out = run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt", project_dir="/repo"))
+    out = run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt",
+                             project_dir="/repo"))
     assert out == CWEExpansion(**VALID)
     (call,) = app.harness_calls
     assert call == {
@@ -263,7 +264,8 @@ def test_ai_gate_retries_transient_and_counts_once():
 def test_ai_gate_invalid_payload_raises(payload):
     app = FakeApp(ai=[ChatResult(content=str(payload), parsed=payload, cost_usd=0.5)])
     gate = AIGateWrapper(app, config())
-    with pytest.raises(AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"):
+    with pytest.raises(AIIntegrationError,
+                       match="^AI gate returned invalid payload for schema SeverityClassification$"):
         run(gate.invoke(user="u", schema=SeverityClassification))
     assert gate.total_cost_usd == 0.5  # spent even though the answer was unusable
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.hostenv import Script, Turn, isolation_support, prepare_run
+from generator.hostenv import Script, isolation_support, prepare_run
 from generator.hostenv.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.runner import CLEARED_ENV, base_host_env
@@ -215,4 +215,4 @@ def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
     from generator.hostenv.npm_tools import HOST_PACKAGES
 
     assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)
-    assert {h: l.wire_protocol for h, l in LAUNCHERS.items()} == HOST_PROTOCOL
+    assert {h: launcher.wire_protocol for h, launcher in LAUNCHERS.items()} == HOST_PROTOCOL

@@ -109,8 +109,8 @@ CLAUDE = Session("claude-code", "file tools", (
                                         new_source="print(2)"), "ordinary", "NotebookEdit"),
     Case("Bash-ordinary-redirect", _shell("echo redirected > redirected.txt"), "ordinary", "Bash",
          ("redirected.txt", "redirected\n")),
-), note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool (loaded with ToolSearch "
-        "select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
+), note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool "
+        "(loaded with ToolSearch select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
     not_offered=("MultiEdit",))
 
 CODEX = Session("codex", "apply_patch and the shell", (

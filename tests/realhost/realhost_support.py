@@ -1,5 +1,6 @@
 """Shared machinery for the real-host proof: a temp project with OUR generated adapter installed,
-this repo's runtime behind ``PASTURE_BIN``, a policy and a journal in the run folder, one real host
+this repo's runtime behind ``PASTURE_BIN`` (which the run's launcher execs: installed hooks name the
+launcher by absolute path and no longer read the variable), a policy and a journal in the run folder, one real host
 run against a scripted fake model on 127.0.0.1, and readers for what came out.
 
 Nothing here changes what the runtime does. The ``PASTURE_BIN`` wrapper only *records* each call
@@ -11,7 +12,6 @@ what the host then did.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -127,7 +127,8 @@ def allow_policy() -> str:
     ])
 
 
-_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv, else proceeds."""
+_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv,
+else proceeds."""
 import json, sys
 envelope = json.load(sys.stdin)
 if envelope.get("event") in sys.argv[1:]:
@@ -181,7 +182,8 @@ call={calls_q}/$(date +%s%N).$$
 mkdir -p "$call"
 printf '%s\\n' "$@" > "$call/argv"
 pwd > "$call/cwd"
-tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"; echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
+tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"
+  echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
 cat "$call/stderr" >&2
 mv "$call/rc.tmp" "$call/rc"
 exit "$(cat "$call/rc")"
@@ -191,6 +193,19 @@ exit "$(cat "$call/rc")"
     path.write_text(script)
     path.chmod(0o755)
     return path
+
+
+def point_launcher_at(installed: "Installed", binary: str) -> None:
+    """The installed hooks name the launcher by absolute path, with no variable in front of it (issue
+    18), so ``PASTURE_BIN`` no longer reaches them: the run's launcher (in the run's own XDG data folder)
+    is replaced by one line that execs the wrapper, a path written here, never looked up. The OpenCode
+    plugin still starts ``$PASTURE_BIN`` itself."""
+    launcher = (installed.report or {}).get("launcher") or {}
+    if not launcher.get("path"):
+        return
+    path = Path(launcher["path"])
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(binary)} \"$@\"\n")
+    path.chmod(0o755)
 
 
 @dataclass
@@ -274,7 +289,7 @@ def read_calls(calls: Path) -> list[Call]:
     if not calls.is_dir():
         return out
     for d in sorted(calls.iterdir(), key=lambda p: (int(p.name.split(".")[0]), p.name)):
-        def text(name: str) -> str:
+        def text(name: str, d: Path = d) -> str:
             f = d / name
             return f.read_text(errors="replace") if f.exists() else ""
         rc = text("rc").strip()
@@ -650,6 +665,9 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     # install="user": pasture install --user.
     installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
                  if install else None)
+    hooks_run = {**env, **(extra_env or {})}.get("PASTURE_BIN")
+    if installed is not None and hooks_run:
+        point_launcher_at(installed, hooks_run)
     if record_opencode is not None:
         write_opencode_recorder(spec, run, record_opencode)
     opts = dict(options or {})

@@ -80,7 +80,7 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
     payloads = scrubbed(out.run.root, out.run.binary, [row["envelope"]["payload"] for _, row in pairs])
     folder = payload_dir(session.host, spec.version)
     stale = []
-    for (case, _), payload in zip(pairs, payloads):
+    for (case, _), payload in zip(pairs, payloads, strict=True):
         text = document(session, case, spec.version, spec.pre_event, payload)
         path = folder / f"{case.name}.json"
         if REFRESH:

@@ -58,7 +58,8 @@ if how == "handshake-error":
            "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX"})
     sys.exit(70)
 if how == "exit70":
-    sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); fix: STUB-LAUNCHER-FIX\n")
+    sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); "
+                     "fix: STUB-LAUNCHER-FIX\n")
     sys.exit(70)
 if how == "silent-exit":
     sys.exit(0)

@@ -106,7 +106,8 @@ def test_codex_guard_refuses_a_key_codex_would_ignore(contracts):
 
 
 def test_every_command_is_short_and_overridable(contracts):
-    for artifact in claude_artifacts(contracts["claude-code@2.1.261"])[:1] + codex_artifacts(contracts["codex@0.153.0"]):
+    artifacts = claude_artifacts(contracts["claude-code@2.1.261"])[:1] + codex_artifacts(contracts["codex@0.153.0"])
+    for artifact in artifacts:
         for event, groups in json.loads(artifact.text)["hooks"].items():
             (hook,) = groups[0]["hooks"]
             assert hook["command"].startswith("${PASTURE_BIN:-pasture} hook lifecycle --harness ")

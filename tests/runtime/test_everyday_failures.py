@@ -89,7 +89,8 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
     from generator.runtime import deadline
 
     env = dict(env)
-    (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 30)}\n')
+    (tmp_path / "policy.toml").write_text(
+        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 30)}\n')
     monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 1.5)  # the row's host timeout, scaled down
     started = time.monotonic()
     code, out, err = call("claude-code", "PreToolUse", "2.1.328",
@@ -107,7 +108,8 @@ def test_a_clamped_gate_that_answers_in_time_still_says_it_was_clamped(env, tmp_
     from generator.runtime import deadline
 
     env = dict(env)
-    (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 0)}\n')
+    (tmp_path / "policy.toml").write_text(
+        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 0)}\n')
     monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 20.0)
     code, out, err = call("claude-code", "PreToolUse", "2.1.328",
                           {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
@@ -225,9 +227,11 @@ def test_every_documented_matcher_denies_on_the_hosts_captured_payload(env, tmp_
     else:
         assert json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] == f"matched {matcher}"
     # and the same rule with a value that does not match lets the call proceed
+    unmatched = (clause.replace("shell", "fetch").replace("pasture-probe", "nothing-like-it").replace("probe", "zzz")
+                 .replace("Bash|bash", "Nope").replace(harness, "other").replace(event, "Other")
+                 .replace("gate-consultation", "observation"))
     (project / ".pasture" / "policy.toml").write_text(
-        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "x"\n'
-        f'{clause.replace("shell", "fetch").replace("pasture-probe", "nothing-like-it").replace("probe", "zzz").replace("Bash|bash", "Nope").replace(harness, "other").replace(event, "Other").replace("gate-consultation", "observation")}\n')
+        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "x"\n{unmatched}\n')
     code, out, _ = call(harness, event, version, _captured(capture_dir, event, project), env)
     assert out in ("", '{"decision": "proceed"}\n')
 

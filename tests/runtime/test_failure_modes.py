@@ -67,8 +67,10 @@ def test_invalid_policy_names_file_and_rule_and_applies_failure_mode(env, tmp_pa
 
 @pytest.mark.parametrize("text,message", [
     ('[gate]\nkind = "oracle"\n', "[gate] kind 'oracle' is not one of rules, command, ai"),
-    ('[[rules]]\nname = "x"\ndecision = "block"\n', "rule 'x' (rules[0]): decision 'block' is not one of proceed, deny, ask"),
-    ('[[rules]]\nname = "x"\ndecision = "deny"\ntool_kinds = "shell"\n', "rule 'x' (rules[0]): unknown key(s) tool_kinds"),
+    ('[[rules]]\nname = "x"\ndecision = "block"\n',
+     "rule 'x' (rules[0]): decision 'block' is not one of proceed, deny, ask"),
+    ('[[rules]]\nname = "x"\ndecision = "deny"\ntool_kinds = "shell"\n',
+     "rule 'x' (rules[0]): unknown key(s) tool_kinds"),
     ('[gate]\nkind = "command"\n', "[gate] kind 'command' needs command = "),
     ("not = [toml", "not valid TOML"),
 ])

@@ -96,7 +96,10 @@ def test_frozen_patterns_search_like_re(pattern, text):
     import re
 
     frozen = policy.freeze(pattern)
-    assert frozen[0] == "sre"  # this interpreter hands its SRE program over
+    assert frozen[:2] == ("re", pattern)  # the cache keeps the source, never an SRE program (issue 18)
     mine = effective.thaw(frozen).search(text)
     theirs = re.compile(pattern).search(text)
     assert (mine and mine.span()) == (theirs and theirs.span())
+    # the required-literal shortcut never changes an answer, with or without the literal in the text
+    for subject in (text, text + frozen[2], frozen[2] + text):
+        assert effective.search(frozen, subject) == (re.search(pattern, subject) is not None)

@@ -29,7 +29,8 @@ def layered(env, tmp_path):
 
 
 def _rule_layer(decision: str, name: str) -> str:
-    return f'[[rules]]\nname = "{name}"\ndecision = "{decision}"\nreason = "{name} says {decision}"\ntool_kind = "shell"\n'
+    return (f'[[rules]]\nname = "{name}"\ndecision = "{decision}"\nreason = "{name} says {decision}"\n'
+            'tool_kind = "shell"\n')
 
 
 def _paths(tmp_path: Path, project: Path) -> dict[str, Path]:
@@ -46,13 +47,13 @@ def _payload(project: Path, **extra) -> dict:
 def test_every_combination_of_layer_decisions_is_most_restrictive_wins(layered, combo):
     env, tmp_path, project = layered
     paths = _paths(tmp_path, project)
-    for (layer, path), decision in zip(paths.items(), combo):
+    for (layer, path), decision in zip(paths.items(), combo, strict=True):
         if decision is not None:
             path.write_text(_rule_layer(decision, f"{layer}-rule"))
     if combo[2] is not None:
         trust.trust(str(paths["project"]), env)
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
-    present = [(layer, d) for layer, d in zip(paths, combo) if d is not None]
+    present = [(layer, d) for layer, d in zip(paths, combo, strict=True) if d is not None]
     entry = query(project / ".pasture" / "journal.sqlite3")[-1]
     if not present:
         assert (code, out) == (0, "") and entry["reason"] == "no policy configured"
@@ -169,7 +170,8 @@ def test_gates_do_not_run_once_a_layer_denies(layered):
     env, tmp_path, project = layered
     marker = tmp_path / "gate-ran"
     gate = tmp_path / "gate.py"
-    gate.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\nprint('{{\"decision\": \"proceed\"}}')\n")
+    gate.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
+                    "print('{\"decision\": \"proceed\"}')\n")
     (tmp_path / "managed.toml").write_text(_rule_layer("deny", "managed-deny"))
     (tmp_path / "user.toml").write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, '
                                         f'{json.dumps(str(gate))}]\n')
@@ -218,7 +220,7 @@ def test_the_compiled_policy_is_cached_by_content(layered):
     effective._MEMO.clear()
     changed = effective.load(str(project), env)
     assert changed.from_cache is False and changed.layer("project")["rules"][0]["name"] == "second"
-    for cached in Path(env["PASTURE_CACHE_DIR"]).rglob("*.marshal"):
+    for cached in Path(env["PASTURE_CACHE_DIR"]).rglob("*.cache"):
         cached.write_bytes(b"garbage")  # a broken cache costs speed, never a decision
     effective._MEMO.clear()
     broken = effective.load(str(project), env)

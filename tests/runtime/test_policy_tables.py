@@ -29,6 +29,7 @@ def test_a_table_that_is_not_a_table_is_refused(name):
 
 def test_known_keys_compile():
     layer = compile_layer("user", "/u/policy.toml",
-                          b'[gate]\ndefault = "ask"\n[journal]\npath = "j.sqlite3"\n[builtin]\nprotect_guard_files = true\n',
+                          b'[gate]\ndefault = "ask"\n[journal]\npath = "j.sqlite3"\n'
+                          b'[builtin]\nprotect_guard_files = true\n',
                           "/p", True)
     assert layer["default"] == "ask" and layer["journal"] == "/p/j.sqlite3" and layer["protect"] is True

@@ -184,11 +184,14 @@ def test_unawaited_requests_are_answered_and_journaled_in_arrival_order(env, tmp
 @pytest.mark.parametrize("line, expected", [
     (b"not json at all\n", {"id": None, "error": "malformed request line (line is not JSON (not JSON))"}),
     (b"[1, 2]\n", {"id": None, "error": "malformed request line (a JSON array, not an object)"}),
-    (b'{"event": "tool.execute.before", "payload": {}}\n', {"id": None, "error": "malformed request line (no integer id)"}),
+    (b"null\n", {"id": None, "error": "malformed request line (a JSON null, not an object)"}),  # crashed the server
+    (b'{"event": "tool.execute.before", "payload": {}}\n',
+     {"id": None, "error": "malformed request line (no integer id)"}),
     (b'{"id": true, "event": "tool.execute.before", "payload": {}}\n',
      {"id": None, "error": "malformed request line (no integer id)"}),
     (b'{"id": 3, "wait": true, "payload": {}}\n', {"id": 3, "error": "malformed request (no event name)"}),
-    (b'{"id": 4, "event": "\xff"}\n', {"id": None, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"}),
+    (b'{"id": 4, "event": "\xff"}\n',
+     {"id": None, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"}),
 ])
 def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_path, line, expected):
     _, (_, reply, after) = run([line, req(9, "session.idle", IDLE, wait=False)], env)  # both on the reader's order
@@ -200,7 +203,8 @@ def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_pa
 @pytest.mark.parametrize("line, failure", [
     (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":[1,2]}\n', "payload is a JSON array, not an object"),
     (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":{"broken": }\n', "payload is not JSON (not JSON)"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload_error":"could not encode it"}\n', "could not encode it"),
+    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload_error":"could not encode it"}\n',
+     "could not encode it"),
     (b'{"id":5,"event":"tool.execute.before","wait":true}\n', "request carries no payload"),
     (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":' + b"[" * 100000 + b"]" * 100000 + b"}\n",
      "payload is not JSON (nested too deeply)"),
@@ -223,7 +227,8 @@ def test_a_line_over_the_limit_is_attributed_from_its_head_and_the_next_line_sti
     assert first["exit"] == 3
     assert first["stderr"] == f"pasture: tool.execute.before: payload larger than {serve.MAX_PAYLOAD} bytes\n"
     assert second["answer"] == "deny"
-    assert sorted(str(r["failure"]) for r in journal(tmp_path)) == ["None", f"payload larger than {serve.MAX_PAYLOAD} bytes"]
+    assert sorted(str(r["failure"]) for r in journal(tmp_path)) == [
+        "None", f"payload larger than {serve.MAX_PAYLOAD} bytes"]
 
 
 def test_blank_lines_are_ignored(env, tmp_path):
@@ -373,5 +378,7 @@ def test_a_journal_that_cannot_be_written_is_quiet_on_observations_and_fails_clo
     assert (gate["exit"], gate["answer"]) == (3, "fail-block")
     # the journal's own one line (lifecycle names what cannot be journaled and the fix), not "internal error"
     spool = tmp_path / "journal.sqlite3.spool"
-    assert gate["stderr"].startswith(f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "), gate
-    assert "point PASTURE_JOURNAL or the policy's [journal] path at one" in gate["stderr"] and "Traceback" not in gate["stderr"]
+    assert gate["stderr"].startswith(
+        f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "), gate
+    assert "point PASTURE_JOURNAL or the policy's [journal] path at one" in gate["stderr"]
+    assert "Traceback" not in gate["stderr"]

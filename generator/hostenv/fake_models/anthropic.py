@@ -119,7 +119,7 @@ class AnthropicMessages(WireProtocol):
         ]
         for index, block in enumerate(blocks):
             if block["type"] == "text":
-                start = {"type": "text", "text": ""}
+                start: dict[str, Any] = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}
             else:
                 start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}

@@ -168,7 +168,7 @@ class OpenAIChatCompletions(_OpenAIBase):
         out = []
         for tool in tools or []:
             if isinstance(tool, dict):
-                fn = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+                fn = found if isinstance(found := tool.get("function"), dict) else {}
                 out.append({**tool, "name": fn.get("name") or tool.get("name")})
         return out
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
 
 __all__ = [
     "LOOPBACK",
@@ -395,7 +395,8 @@ def _decode_body(raw: bytes, headers: dict[str, str]) -> tuple[Any, str | None]:
         elif encoding == "deflate":
             raw = zlib.decompress(raw)
         elif encoding not in ("", "identity"):
-            return None, f"content-encoding {encoding!r} not supported; raw base64: " + base64.b64encode(raw[:4096]).decode()
+            return None, (f"content-encoding {encoding!r} not supported; raw base64: "
+                          + base64.b64encode(raw[:4096]).decode())
     except (OSError, zlib.error) as exc:
         return None, f"cannot decode {encoding}: {exc}"
     try:
