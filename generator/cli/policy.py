@@ -67,13 +67,14 @@ def describe(root: str, env: dict) -> dict:
             entry["gate"] = {"kind": layer["kind"], "default": layer["default"],
                              "events": list(layer["events"]) if layer["events"] else None,
                              "timeout": layer["timeout"]}
+            settings = layer.get(layer["kind"])  # a running kind's settings sit under its name (runtime.gatekinds)
             if layer["kind"] == "command":
-                entry["gate"]["command"] = list(layer["command"])
-            if layer["kind"] == "ai":
-                entry["gate"].update(layer["ai"])
+                entry["gate"]["command"] = list(settings)
+            elif isinstance(settings, dict):
+                entry["gate"].update(settings)
             if layer.get("journal"):
                 entry["journal"] = layer["journal"]
-            if layer["kind"] in ("command", "ai") and layer["timeout"] > deadline_seconds_for(_GATE_TIMEOUT):
+            if layer["kind"] != "rules" and layer["timeout"] > deadline_seconds_for(_GATE_TIMEOUT):
                 warnings.append(f"{layer['path']}: [gate] timeout {layer['timeout']:g}s is longer than a gate row "
                                 f"may take ({deadline_seconds_for(_GATE_TIMEOUT):g}s of the host's "
                                 f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
@@ -123,6 +124,7 @@ def show(project: Path | None, as_json: bool) -> None:
         if gate:
             what = gate["kind"] + (f" {gate['command']}" if gate.get("command") else "")
             what += f" endpoint {gate['base_url']}" if gate.get("base_url") else ""
+            what += f" host {gate['host']}" if gate.get("host") else ""
             events = f", events {', '.join(gate['events'])}" if gate.get("events") else ""
             click.echo(f"         gate: {what}, default {gate['default']}{events}")
         for item in layer["ignored"]:

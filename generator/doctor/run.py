@@ -147,4 +147,9 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             findings.append(Finding("gate", "ok", f"{gate.layer} AI gate: {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} AI gate: {detail}", fix="set [gate] base_url and "
                                     "model in the policy, and the key in the hosts' environment"))
+        elif gate.kind == "agent":
+            ok, detail = runtime_view.agent_reachable(gate.settings, root)
+            findings.append(Finding("gate", "ok", f"{gate.layer} agent gate: {detail}") if ok else
+                            Finding("gate", "off", f"{gate.layer} agent gate: {detail}; gate rows apply their failure "
+                                    "mode on every call", fix="install the host, or fix [gate] binary"))
     return findings

@@ -27,7 +27,7 @@ class Layer:
 @dataclass
 class Gate:
     layer: str
-    kind: str  # command | ai
+    kind: str  # a kind that runs: command | ai | agent (generator.runtime.gatekinds)
     command: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
 
@@ -55,9 +55,11 @@ def load(root: str, env: Mapping[str, str]) -> View:
     state = load_effective(root, dict(env))
     layers = [Layer(layer["name"], layer.get("path"), layer["status"], layer.get("error"),
                     tuple(layer.get("ignored") or ())) for layer in state.layers]
-    gates = [Gate(layer["name"], layer["kind"], tuple(layer.get("command") or ()), dict(layer.get("ai") or {}))
+    # a layer with a gate to run (generator.runtime.gatekinds): its settings sit under the kind's name
+    gates = [Gate(layer["name"], layer["kind"], tuple(layer.get("command") or ()),
+                  dict(layer[layer["kind"]]) if isinstance(layer.get(layer["kind"]), dict) else {})
              for layer in state.layers
-             if layer["status"] in ("trusted", "untrusted") and layer.get("kind") in ("command", "ai")]
+             if layer["status"] in ("trusted", "untrusted") and layer.get("kind", "rules") != "rules"]
     return View(root, layers, journal_for(root, dict(env)), gates, list(state.notes))
 
 
@@ -103,6 +105,17 @@ def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
         return False, f"{path} is not an executable file"
     found = shutil.which(program)
     return (True, found) if found else (False, f"{program} is not on PATH")
+
+
+def agent_reachable(settings: Mapping[str, Any], root: str) -> tuple[bool, str]:
+    """Whether an agent gate's host executable is there, found as the gate itself finds it."""
+    from generator.gates.agent import INSTALL, find_binary
+
+    found = find_binary(dict(settings), root)
+    if found:
+        return True, f"host {settings['host']} at {found}"
+    return False, (f"host {settings['host']} is not installed ({settings.get('binary') or 'not on PATH'}); install it "
+                   f"({INSTALL[settings['host']]}) or set [gate] binary")
 
 
 def _first_set(field_name: str, env: Mapping[str, str]) -> str | None:

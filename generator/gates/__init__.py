@@ -1,20 +1,19 @@
-"""The AI gate and the harness wrapper (Python port of sec-af's ``harness.py``, on real backends).
+"""The AI and agent gates: the Python port of sec-af's ``harness.py``, on real backends.
 
-Public names load lazily (PEP 562), so ``import generator.gates.gate`` — the hook path — pulls
-in neither pydantic nor anything else outside the standard library. Only touching
-``AIIntegrationConfig`` (or constructing a wrapper without a config) imports pydantic.
+Public names load lazily (PEP 562). Nothing here imports pydantic or anything else outside the
+standard library: the gates run on the hook path, when a policy selects them.
 
 Module map:
 
 * ``prompts``      the prompt builders (phase guidance, file-write hint, schema guidance/retry)
 * ``retry``        ``is_transient_error``, the retry loop, the cost tracker
-* ``config``       ``AIIntegrationConfig`` (pydantic); ``_env`` holds its environment table
-* ``wrappers``     ``HarnessWrapper``, ``AIGateWrapper``, ``build_ai_integration``
+* ``_env``         ``EnvAIConfig``: the seed's settings, read from its environment table
+* ``wrappers``     ``HarnessWrapper`` (the agent gate's engine), ``AIGateWrapper`` (the AI gate's)
 * ``openai_chat``  the OpenAI-compatible chat-completions backend (urllib)
-* ``hosts``        how each coding-agent host is run headless (one class per host)
+* ``agents``       how each coding-agent host is run headless (one class per host)
 * ``harness``      the harness backend: run a host in a working dir, read its JSON output
-* ``app``          ``PastureApp``: the ``app`` the wrappers call (``.ai`` + ``.harness``)
 * ``gate``         ``ai_gate_decide``: the ``ai`` gate kind for the runtime
+* ``agent``        ``agent_gate``: the ``agent`` gate kind (a host run headless as the judge)
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
-    "AIIntegrationConfig": "config",
     "EnvAIConfig": "_env",
     "is_transient_error": "retry",
     "TRANSIENT_PATTERNS": "retry",
@@ -37,7 +35,6 @@ _EXPORTS: dict[str, str] = {
     "PHASE_GUIDANCE": "prompts",
     "HarnessWrapper": "wrappers",
     "AIGateWrapper": "wrappers",
-    "build_ai_integration": "wrappers",
     "AIIntegrationError": "errors",
     "AIGateError": "errors",
     "AIGateTimeout": "errors",
@@ -49,9 +46,9 @@ _EXPORTS: dict[str, str] = {
     "ChatResult": "openai_chat",
     "HostHarnessBackend": "harness",
     "HarnessResult": "harness",
-    "PastureApp": "app",
     "ai_gate_decide": "gate",
     "GateDecision": "gate",
+    "agent_gate": "agent",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -73,8 +70,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     # `X as X`: re-exports (ruff cannot read the computed __all__)
     from generator.gates._env import EnvAIConfig as EnvAIConfig
-    from generator.gates.app import PastureApp as PastureApp
-    from generator.gates.config import AIIntegrationConfig as AIIntegrationConfig
+    from generator.gates.agent import agent_gate as agent_gate
     from generator.gates.errors import (
         AIGateBackendError as AIGateBackendError,
         AIGateConfigError as AIGateConfigError,
@@ -104,5 +100,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from generator.gates.wrappers import (
         AIGateWrapper as AIGateWrapper,
         HarnessWrapper as HarnessWrapper,
-        build_ai_integration as build_ai_integration,
     )

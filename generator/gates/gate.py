@@ -13,7 +13,7 @@ Runtime contract
   contract :data:`DECISION_CONTRACT` is always appended), ``timeout`` (seconds, > 0, default
   :data:`DEFAULT_TIMEOUT_SECONDS`; a budget for the whole decision: every attempt, and every
   backoff sleep between attempts, must fit in it).
-* ``config``: an ``AIIntegrationConfig``, an ``EnvAIConfig`` or anything with the same
+* ``config``: an ``EnvAIConfig`` or anything with the same
   attributes; None reads the environment without importing pydantic. Used: ``ai_model``,
   ``ai_base_url``, ``ai_api_key``, ``max_retries``, ``initial_backoff_seconds``,
   ``max_backoff_seconds``.

@@ -159,13 +159,6 @@ class HostHarnessBackend:
         # the most recent command lines started, for diagnostics and tests
         self.runs: collections.deque[HostRun] = collections.deque(maxlen=64)
 
-    @classmethod
-    def from_config(cls, config: Any, **kwargs: Any) -> "HostHarnessBackend":
-        """Takes ``opencode_bin`` from the config (the only host binary it names)."""
-        binaries = dict(kwargs.pop("binaries", {}) or {})
-        binaries.setdefault("opencode", config.opencode_bin)
-        return cls(binaries=binaries, **kwargs)
-
     async def harness(
         self,
         prompt: str,

@@ -1,6 +1,8 @@
-"""The gates a layer may consult when none of its rules matched: an external command, or the AI gate.
+"""Consult the gate a layer names when none of its rules matched, through the gate kinds' table.
 
-Only a trusted layer's gate ever runs (generator.runtime.policy drops an untrusted project layer's).
+generator.runtime.gatekinds maps each kind to its runner (the command and AI gates' runners are here;
+the agent gate's is generator.gates.agent). Only a trusted layer's gate ever runs
+(generator.runtime.policy drops an untrusted project layer's).
 Every gate gets the row's deadline: its own timeout is clamped to what is left before the host
 would kill the hook, so a gate can never outlive the row and leave the host to decide for us.
 """
@@ -46,16 +48,16 @@ def budget(layer: dict, deadline: float | None, clock=None) -> tuple[float, str 
     return wanted, None
 
 
-def command_gate(layer: dict, envelope: dict, root: str, timeout: float) -> tuple[str, str]:
+def command_gate(command: tuple, envelope: dict, root: str, timeout: float) -> tuple[str, str, None]:
     import subprocess  # only the command gate spawns: keep its import off the rules-gate hook path
 
     data = dumps(envelope, default=str).encode("ascii")
     try:
-        done = subprocess.run(list(layer["command"]), input=data, capture_output=True, timeout=timeout, cwd=root)
+        done = subprocess.run(list(command), input=data, capture_output=True, timeout=timeout, cwd=root)
     except subprocess.TimeoutExpired:
         raise GateFailure(f"gate command timed out after {timeout:.1f}s") from None
     except OSError as exc:
-        raise GateFailure(f"gate command {layer['command'][0]!r} could not start: {exc.strerror or exc}") from None
+        raise GateFailure(f"gate command {command[0]!r} could not start: {exc.strerror or exc}") from None
     if done.returncode != 0:
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         raise GateFailure(f"gate command exited {done.returncode}: {tail[0][:200]}")
@@ -64,10 +66,10 @@ def command_gate(layer: dict, envelope: dict, root: str, timeout: float) -> tupl
     except (UnicodeDecodeError, JSONError):
         raise GateFailure("gate command printed no JSON decision") from None
     decision, reason = parse_decision(raw, "gate command")
-    return decision, reason or f"gate command decided {decision}"
+    return decision, reason or f"gate command decided {decision}", None
 
 
-def ai_gate(layer: dict, envelope: dict, timeout: float) -> tuple[str, str, dict]:
+def ai_gate(ai: dict, envelope: dict, root: str, timeout: float) -> tuple[str, str, dict]:
     import dataclasses
 
     from generator.gates._env import EnvAIConfig  # imported only when a policy asks for the AI gate
@@ -75,12 +77,12 @@ def ai_gate(layer: dict, envelope: dict, timeout: float) -> tuple[str, str, dict
     from generator.gates.gate import ai_gate_decide
 
     record: dict = {}
-    settings = {k: v for k, v in layer["ai"].items() if k in ("model", "system_prompt")}
+    settings = {k: v for k, v in ai.items() if k in ("model", "system_prompt")}
     settings["timeout"] = timeout  # the whole decision, retries and their backoff included, fits in it
     config = EnvAIConfig()
-    if "base_url" in layer["ai"]:
+    if "base_url" in ai:
         # Only a trusted layer gets here, so the user's key goes only where a trusted layer points.
-        config = dataclasses.replace(config, ai_base_url=layer["ai"]["base_url"])
+        config = dataclasses.replace(config, ai_base_url=ai["base_url"])
     try:
         answer = ai_gate_decide(envelope, settings, config, journal=record)
     except AIGateError as exc:
@@ -90,14 +92,15 @@ def ai_gate(layer: dict, envelope: dict, timeout: float) -> tuple[str, str, dict
 
 
 def run_gate(layer: dict, envelope: dict, root: str, deadline: float | None, clock=None):
-    """(decision, reason, detail) from a trusted layer's command or AI gate; GateFailure otherwise."""
+    """(decision, reason, detail) from a trusted layer's gate, by its kind's runner; GateFailure otherwise."""
+    from generator.runtime.gatekinds import KINDS, runner
+
+    kind = layer["kind"]
+    if kind not in KINDS or KINDS[kind].runner is None:  # policy.py admits only the table's kinds
+        raise GateFailure(f"gate kind {kind!r} has no runner; known kinds: {', '.join(KINDS)}")
     timeout, clamped = budget(layer, deadline, clock)
     try:
-        if layer["kind"] == "command":
-            decision, reason = command_gate(layer, envelope, root, timeout)
-            detail = None
-        else:
-            decision, reason, detail = ai_gate(layer, envelope, timeout)
+        decision, reason, detail = runner(kind)(layer[kind], envelope, root, timeout)
     except GateFailure as exc:
         if clamped:
             exc.detail = dict(exc.detail or {}, clamped=clamped)

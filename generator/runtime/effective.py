@@ -521,7 +521,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                                   f"rules:{rule['name']}", None))
                 if rule["decision"] == "deny":
                     break  # nothing can outrank it: no other layer's patterns run
-            elif layer["kind"] in ("command", "ai"):
+            elif layer["kind"] != "rules":  # a gate to run (generator.runtime.gatekinds)
                 pending.append(layer)
             else:
                 decisions.append((layer["default"], "no policy rule matched", layer["name"], None, "rules:default",

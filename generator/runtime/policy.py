@@ -4,14 +4,17 @@ Runs only when a layer's bytes change (generator.runtime.effective caches the re
 import `tomllib` and `re`. Every layer has the same format:
 
     [gate]
-    kind = "rules"            # rules | command | ai
+    kind = "rules"            # rules | command | ai | agent (generator/runtime/gatekinds.py: each
+                              # kind's keys; a key the kind does not take is an error)
     default = "proceed"       # the layer's decision when no rule matches (and no gate runs)
     events = ["PreToolUse"]   # optional: only these native events consult this layer
     command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
-    timeout = 5               # command, ai: seconds; clamped to the row's deadline (the host's hook
-                              # timeout minus a margin), with a note
+    timeout = 5               # command, ai, agent: seconds; clamped to the row's deadline (the
+                              # host's hook timeout minus a margin), with a note
     model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
                               # key and defaults from the environment (generator/gates/_env.py)
+    host = "codex"            # agent: claude-code | codex | opencode, run headless as the judge;
+                              # model, prompt (the judge's instructions), binary (default: on PATH)
     [journal]
     path = ".pasture/journal.sqlite3"   # relative to the project root
     keep_days = 90            # user and managed layers only: readers delete older records
@@ -31,11 +34,11 @@ import `tomllib` and `re`. Every layer has the same format:
     [rules.input]
     url = "^http://"
 
-A layer evaluates to its first matching rule, else (a trusted command or AI gate) the gate, else its
+A layer evaluates to its first matching rule, else (a trusted command, AI or agent gate) the gate, else its
 default; every layer is evaluated and the most restrictive decision wins (generator.runtime.effective).
 A project layer the user has not trusted keeps its rules and default (they can only protect the
 user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
-(model, endpoint, prompt), and a journal path outside the project.
+(model, endpoint, prompt), its agent gate, and a journal path outside the project.
 """
 
 from __future__ import annotations
@@ -43,18 +46,17 @@ from __future__ import annotations
 from generator import PastureError
 import os
 
+from generator.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
+
 DECISIONS = ("proceed", "deny", "ask")
-KINDS = ("rules", "command", "ai")
 LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
 # Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
 REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
 _RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
-_GATE_KEYS = {"kind", "default", "command", "timeout", "model", "system_prompt", "base_url", "events"}
 _BUILTIN_KEYS = {"protect_guard_files"}
 _JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
 _TABLES = ("gate", "journal", "builtin", "rules")
 MAX_TIMEOUT = 600.0
-DEFAULT_TIMEOUT = {"rules": 5.0, "command": 5.0, "ai": 30.0}
 
 
 def freeze(pattern: str, reuse: dict | None = None) -> tuple:
@@ -290,45 +292,38 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
         raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
                           f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
     layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
-             "events": None, "timeout": None, "command": None, "ai": None, "journal": None, "protect": None,
-             "retention": {}, "ignored": [], "rules": []}
+                   "events": None, "timeout": None, **{kind: None for kind in KINDS if kind != "rules"},
+                   "journal": None, "protect": None, "retention": {}, "ignored": [], "rules": []}
 
-    gate, gate_line = _table(doc, "gate", _GATE_KEYS, lines, path)
-    kind = gate.get("kind", "rules")
-    if kind not in KINDS:
-        raise PolicyError(f"{_at(path, lines.key('kind', gate_line))}: [gate] kind {kind!r} is not one of "
+    raw_gate = doc.get("gate", {})
+    kind = raw_gate.get("kind", "rules") if isinstance(raw_gate, dict) else "rules"
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise PolicyError(f"{_at(path, lines.key('kind', lines.table('gate')))}: [gate] kind {kind!r} is not one of "
                           f"{', '.join(KINDS)}")
+    entry = KINDS[kind]
+    # the keys of this kind only: `command` under kind "ai" is an error, not silently unused
+    gate, gate_line = _table(doc, "gate", set(COMMON_KEYS | entry.keys), lines, path)
     default = gate.get("default", "proceed")
     if default not in DECISIONS:
         raise PolicyError(f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
                           f"{', '.join(DECISIONS)}")
     layer["default"] = default
-    timeout = gate.get("timeout", DEFAULT_TIMEOUT[kind])
+    timeout = gate.get("timeout", entry.timeout)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
         raise PolicyError(f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
                           f"seconds in (0, {MAX_TIMEOUT:g}]")
     layer["timeout"] = float(timeout)
     if "events" in gate:
         layer["events"] = _strings(f"{_at(path, lines.key('events', gate_line))}: [gate]", "events", gate["events"])
-    command = None
-    if kind == "command":
-        command = gate.get("command")
-        if not (isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)):
-            raise PolicyError(f"{_at(path, lines.key('command', gate_line) or gate_line)}: [gate] kind 'command' needs "
-                              'command = ["program", "arg", ...]')
-    for key in ("model", "system_prompt", "base_url"):
-        if key in gate and not (isinstance(gate[key], str) and gate[key]):
-            raise PolicyError(f"{_at(path, lines.key(key, gate_line))}: [gate] {key} must be a non-empty string")
-    runs_elsewhere = kind in ("command", "ai")
-    if runs_elsewhere and not trusted:
-        what = (f"command gate {command!r}" if kind == "command"
-                else "AI gate" + (f" (endpoint {gate['base_url']})" if "base_url" in gate else ""))
-        layer["ignored"].append(what)
-    elif kind == "command":
-        layer["kind"], layer["command"] = "command", tuple(gate["command"])  # `command`, checked above
-    elif kind == "ai":
-        layer["kind"] = "ai"
-        layer["ai"] = {k: gate[k] for k in ("model", "system_prompt", "base_url") if k in gate}
+    if entry.parse is not None:
+        try:
+            settings = entry.parse(gate)
+        except BadKey as exc:
+            raise PolicyError(f"{_at(path, lines.key(exc.key, gate_line) or gate_line)}: [gate] {exc}") from None
+        if entry.runs and not trusted:
+            layer["ignored"].append(entry.ignored(settings) if entry.ignored else f"{kind} gate")
+        else:
+            layer["kind"], layer[kind] = kind, settings
 
     journal, journal_line = _table(doc, "journal", _JOURNAL_KEYS, lines, path)
     if "path" in journal:

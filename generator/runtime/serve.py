@@ -129,7 +129,7 @@ def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
         if status in ("invalid", "unreadable"):
             return tuple(gates)
         covered = set(gates if layer["events"] is None else layer["events"])
-        if layer["kind"] in ("command", "ai"):
+        if layer["kind"] != "rules":  # a gate that runs (generator.runtime.gatekinds)
             need.update(name for name in gates if name in covered)
         elif layer["default"] != "proceed":
             need.update(name for name in refusable if name in covered)

@@ -234,10 +234,10 @@ def test_config_from_the_environment(monkeypatch):
 
 
 def test_accepts_the_pydantic_config_too():
-    from generator.gates import AIIntegrationConfig
+    from generator.gates import EnvAIConfig
 
     with FakeChatServer([Reply.json({"decision": "ask", "reason": "?"})]) as fake:
-        cfg = AIIntegrationConfig(ai_base_url=fake.base_url, ai_model="p/model")
+        cfg = EnvAIConfig(ai_base_url=fake.base_url, ai_model="p/model")
         assert ai_gate_decide(ENVELOPE, {}, cfg)["decision"] == "ask"
         assert cfg.ai_model == "p/model"  # the policy override never mutates the caller's config
 

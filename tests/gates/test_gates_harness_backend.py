@@ -18,11 +18,10 @@ import pytest
 
 from gates_models import CWEExpansion
 from generator.gates import (
-    AIIntegrationConfig,
+    EnvAIConfig,
     AIIntegrationError,
     HarnessWrapper,
     HostHarnessBackend,
-    PastureApp,
     build_schema_retry_prompt,
     harness_prompt,
 )
@@ -206,11 +205,6 @@ def test_opencode_command():
     assert HOSTS["opencode"].command(request(bypass_permissions=True)).argv[-1] == "--auto"
 
 
-def test_opencode_bin_comes_from_the_config():
-    backend = HostHarnessBackend.from_config(AIIntegrationConfig(opencode_bin="/opt/opencode"))
-    assert backend.binaries == {"opencode": "/opt/opencode"}
-
-
 @pytest.mark.parametrize(
     ("text", "value"),
     [
@@ -237,8 +231,8 @@ def test_wrapper_first_invalid_file_triggers_exactly_the_schema_retry_prompt(fak
         {"write": json.dumps(VALID), "final": "fixed", "cost": 0.25},
     )
     cwd = str(tmp_path / "work")
-    cfg = AIIntegrationConfig(provider=host, harness_model="m/x", max_turns=7)
-    wrapper = HarnessWrapper(PastureApp(harness=HostHarnessBackend(binaries=binaries)), cfg)
+    cfg = EnvAIConfig(provider=host, harness_model="m/x", max_turns=7)
+    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
     out = asyncio.run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=cwd, phase="hunt"))
     assert out == CWEExpansion(**VALID)
     first, second = runs()
@@ -253,7 +247,7 @@ def test_wrapper_first_invalid_file_triggers_exactly_the_schema_retry_prompt(fak
 def test_wrapper_reports_host_failure(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"error": "usage limit reached", "exit": 1})
-    cfg = AIIntegrationConfig(provider="codex", harness_model="m/x")
-    wrapper = HarnessWrapper(PastureApp(harness=HostHarnessBackend(binaries=binaries)), cfg)
+    cfg = EnvAIConfig(provider="codex", harness_model="m/x")
+    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
     with pytest.raises(AIIntegrationError, match=r"^Harness failure \(prove\): usage limit reached$"):
         asyncio.run(wrapper.invoke(prompt="p", schema=CWEExpansion, cwd=str(tmp_path), phase="prove"))

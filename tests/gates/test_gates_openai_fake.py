@@ -13,7 +13,7 @@ import pydantic
 import pytest
 
 from gates_models import SeverityClassification
-from generator.gates import AIGateWrapper, AIIntegrationConfig, AIIntegrationError, OpenAIChatClient, is_transient_error
+from generator.gates import AIGateWrapper, EnvAIConfig, AIIntegrationError, OpenAIChatClient, is_transient_error
 from generator.gates.gate import GateDecision
 from generator.gates.openai_chat import (
     ChatConnectionError,
@@ -36,7 +36,7 @@ class Recorder:
 
 
 def gate_for(fake: FakeChatServer, sleep: Recorder, **kw) -> AIGateWrapper:
-    cfg = AIIntegrationConfig(ai_base_url=fake.base_url, ai_api_key="sk-test", ai_model="fake/model", **kw)
+    cfg = EnvAIConfig(ai_base_url=fake.base_url, ai_api_key="sk-test", ai_model="fake/model", **kw)
     return AIGateWrapper(OpenAIChatClient.from_config(cfg, timeout=5), cfg, sleep=sleep)
 
 
@@ -170,9 +170,9 @@ def test_request_shape():
 
 
 def test_openrouter_base_url_requests_usage_accounting():
-    cfg = AIIntegrationConfig(ai_base_url="https://openrouter.ai/api/v1", ai_api_key=None)
+    cfg = EnvAIConfig(ai_base_url="https://openrouter.ai/api/v1", ai_api_key=None)
     assert OpenAIChatClient.from_config(cfg).extra_body == {"usage": {"include": True}}
-    cfg = AIIntegrationConfig(ai_base_url="http://127.0.0.1:8000/v1", ai_api_key=None)
+    cfg = EnvAIConfig(ai_base_url="http://127.0.0.1:8000/v1", ai_api_key=None)
     assert OpenAIChatClient.from_config(cfg).extra_body == {}
 
 

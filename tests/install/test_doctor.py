@@ -270,6 +270,19 @@ def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, mon
     (gate,) = _by(body, "gate", None)
     assert code == 1 and gate["status"] == "off" and "no API key" in gate["message"]
 
+    policy.write_text('[gate]\nkind = "agent"\nhost = "codex"\nbinary = "./judges/codex"\n')
+    _trust(repo)
+    code, body, _ = doctor("--project", str(repo))
+    (gate,) = _by(body, "gate", None)
+    assert code == 1 and gate["status"] == "off" and "agent gate: host codex is not installed (./judges/codex)" in \
+        gate["message"] and "npm install -g @openai/codex" in gate["message"]
+    (repo / "judges").mkdir()
+    (repo / "judges" / "codex").write_text("#!/bin/sh\n")
+    (repo / "judges" / "codex").chmod(0o755)
+    code, body, _ = doctor("--project", str(repo))
+    assert [(f["status"], f["message"]) for f in _by(body, "gate", None)] == [
+        ("ok", f"project agent gate: host codex at {repo}/judges/codex")]
+
     policy.write_text('[gate]\nkind = "rules"\n\n[journal]\npath = ".pasture/journal-dir/x.sqlite3"\n')
     _trust(repo)
     (repo / ".pasture" / "journal-dir").write_text("a file where the journal's folder should be")
