@@ -470,7 +470,7 @@ def rows(path, limit: int | None = None, after_ingest=None, **filters):
     import collections
 
     conn, stale = open_for_reading(path, after_ingest)
-    newest = collections.deque(maxlen=limit) if limit else None
+    newest: collections.deque | None = collections.deque(maxlen=limit) if limit else None
     try:
         if conn is not None:
             for values in select(conn, COLUMNS, limit, **filters):

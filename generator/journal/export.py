@@ -147,7 +147,8 @@ def log_record(row: dict):
             continue
         if isinstance(value, str):
             if len(value) > MAX_VALUE:
-                value, _ = value[:MAX_VALUE], cut.append(name)
+                value = value[:MAX_VALUE]
+                cut.append(name)
             value = _safe(value)
         attributes[name] = value
     call = _tool_call(row.get("envelope"))
@@ -173,7 +174,7 @@ class _Failures:
 
         self.messages: list[str] = []
         self.handler = logging.Handler(logging.WARNING)
-        self.handler.emit = lambda record: self.messages.append(record.getMessage())
+        self.handler.emit = lambda record: self.messages.append(record.getMessage())  # type: ignore[method-assign]  # a one-line sink; a Handler subclass would say the same
         self.logger = logging.getLogger("opentelemetry")
 
     def __enter__(self):

@@ -428,7 +428,7 @@ def _arm(deadline):
     of catastrophic patterns (generator.runtime.policy) is what bounds a match. The old handler, or None."""
     if deadline is None:
         return None
-    import _signal
+    import _signal  # type: ignore[import-not-found]  # the C half of `signal`, which has no stub
     import time
 
     try:

@@ -94,7 +94,7 @@ def project_host_settings(starts) -> list[str]:
     never $HOME) holds the user's settings, not a project's, and is skipped. One stat per folder."""
     seen: set = set()
     found: list[str] = []
-    user = False  # looked up only once a .claude/ folder is met
+    user: str | None | bool = False  # looked up only once a .claude/ folder is met
     for start in starts:
         if not isinstance(start, str) or not fs.isabs(start):
             continue

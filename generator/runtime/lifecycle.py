@@ -20,6 +20,10 @@ from generator.runtime.answer import Reply
 from generator.runtime.fastjson import JSONError, loads
 from generator.runtime.journal import JournalError, record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from generator.runtime.effective import Effective
+
 MAX_PAYLOAD = 16 * 1024 * 1024
 USAGE = "usage: pasture hook lifecycle --harness H --event E --host-version V  (payload JSON on stdin)"
 EXIT_BROKEN = 70  # the runtime cannot load its own tables: the adapters' fallback turns this into a block
@@ -96,7 +100,7 @@ def _facts(decision: str, **more) -> dict:
 
 
 def decide(harness: str, event: str, row, payload, payload_error: str | None, envelope: dict, env: dict,
-           root: str, started: float) -> tuple[Reply, dict, object]:
+           root: str, started: float) -> "tuple[Reply, dict, Effective | None]":
     """The reply, what the journal records about how it was reached, and the effective policy."""
     from generator.runtime.deadline import deadline_seconds
     from generator.runtime.effective import load
@@ -165,7 +169,7 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
                    and payload.get("stop_hook_active") is True)
         env, alerts = _screen(env, envelope)
         root = root_for(envelope.get("cwd"), env)
-        effective: object = None
+        effective: "Effective | None" = None
         if row is None:
             reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), _facts(
                 "observe", failure=resolved.why)

@@ -201,11 +201,13 @@ class _Lines:
     def table(self, name: str) -> int | None:
         if self._tables is None:
             self._index()
+        assert self._tables is not None
         return self._tables.get(f"[{name}]")
 
     def rule(self, index: int) -> int | None:
         if self._rules is None:
             self._index()
+        assert self._rules is not None
         return self._rules[index] if index < len(self._rules) else None
 
     def key(self, name: str, after: int | None) -> int | None:
@@ -370,7 +372,7 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
         clock = time.monotonic
     reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
-        if clock is not None and index % 256 == 255 and clock() > deadline:
+        if clock is not None and deadline is not None and index % 256 == 255 and clock() > deadline:
             raise PolicyTimeout(f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
                                 f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
                                 "run: pasture policy check")
