@@ -23,7 +23,7 @@ Every timed command runs under `unshare -n` where available (no network namespac
 runs offline; the same wrapper for every command keeps the comparison fair).
 
 `pasture check` is timed twice: as users meet it on an unchanged tree (the recorded-digest fast path
-of generator/quickcheck.py, records kept in a temp PASTURE_CACHE_DIR), and as the full check
+of generator/check/quick.py, records kept in a temp PASTURE_CACHE_DIR), and as the full check
 (PASTURE_NO_CACHE=1: load + render + compare); `pasture validate` beside them.
 
 Targets: check on an unchanged tree <= 3x `python -c pass` (wall, medians); full check < 0.5 s;
@@ -248,7 +248,7 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
         coverage[folder.name] = {"rows": len(table), "expressed": len(table)}
     # OpenCode: rulesync writes one plugin from canonical events only (native keys are skipped).
     sys.path.insert(0, str(REPO))
-    from generator.loader import load_project  # noqa: E402  (set-up only, never timed)
+    from generator.profile.loader import load_project  # noqa: E402  (set-up only, never timed)
 
     v1 = newest("opencode", major=1).name
     for contract in load_project(root, [v1]):
@@ -276,9 +276,9 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
 _PHASES = """
 import json, sys, time
 from pathlib import Path
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.project import render_project
-from generator.generate import compare
+from generator.check.drift import compare
 root = Path(sys.argv[1])
 t0 = time.process_time(); contracts = load_project(root, None)
 t1 = time.process_time(); artifacts = render_project(contracts)
@@ -495,8 +495,10 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     clear(projects[n] / "generated")
                     # The full check (no fast path): this series measures how the work scales.
-                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=full_env))
-                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=full_env))
+                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"],
+                                               env=full_env))
+                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"],
+                                               env=full_env))
             fails = {n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"]) for n in all_sizes
                      if gen_s[n].summary()["exit_codes"] != [0] or chk_s[n].summary()["exit_codes"] != [0]}
             if fails:
@@ -524,7 +526,8 @@ def main(argv: list[str] | None = None) -> int:
                     m_lo = style_res["sizes"][str(lo)][kind]["marginal_per_event_ms"]
                     m_hi = style_res["sizes"][str(hi)][kind]["marginal_per_event_ms"]
                     style_res[f"{kind}_linearity"] = {
-                        "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"], "ratio_wall": m_hi["wall"] / m_lo["wall"]}
+                        "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"],
+                        "ratio_wall": m_hi["wall"] / m_lo["wall"]}
             # The same work timed inside the process (load + render + compare, imports and interpreter
             # start excluded): the marginal cost per event above the 1-event project, best of several
             # fresh processes. This is the linearity verdict's basis; the subprocess marginal above

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the hook round trip as the host runs it (issue 12, "Claude and Codex command hooks").
 
-    python benchmarks/bench_hook.py [--runs 200] [--rss-runs 30] [--out results.json]
+    python benchmarks/bench_hook.py [--runs 200] [--rss-runs 30] [--gate-runs 30] [--out results.json]
 
 The command under test is exactly what `pasture install claude-code` records for PreToolUse (the
 launcher `<data>/pasture/bin/pasture-hook`, absolute interpreter -I -S, plus the fail-closed tail),
@@ -17,6 +17,13 @@ tomllib, re, compile), and the console script (`pasture hook lifecycle`, what ho
 the launcher). Peak RSS from separate runs under GNU time; fsync/fdatasync calls per event from
 strace where it is installed; the modules the hook loads beyond the bare interpreter's.
 
+Gate kinds (info, `--gate-runs` interleaved runs, 0 to skip): the installed command with a user-layer
+gate that runs, once as kind "command" and once as kind "agent" (host claude-code), both calling the
+same stand-in judge (a `python -IS` script that answers deny at once, in the format each expects).
+The difference is what the agent kind itself costs on the hook path (its imports: asyncio and the
+harness, no pydantic; the scratch folder; the seed's prompt); a real judge session adds its own
+seconds on top.
+
 Targets: installed command p50 <= 2.0x `python -I -S -c pass` (aim 1.5x) and <= 1.0x `python -c pass`;
 peak RSS <= 1.5x the bare interpreter's; no fsync on the hook path; every run journaled.
 """
@@ -25,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -37,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _measure import (GNU_TIME, REPO, Series, console_script, environment, loadavg, ms, scratch, spawn,  # noqa: E402
                       table, verdict, write_json)
 
-from generator.hook.journal import query  # noqa: E402
+from generator.journal.db import query  # noqa: E402
 from generator.install import launcher  # noqa: E402
 from generator.install.adapter import load_adapter  # noqa: E402
 from generator.install.hooktable import with_binary  # noqa: E402
@@ -65,6 +71,43 @@ def payload(project: Path, command: str, n: int) -> bytes:
         "cwd": str(project), "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": command, "description": "benchmark command"}, "tool_use_id": f"toolu_{n:06d}",
     }).encode()
+
+
+_JUDGE = """import json, sys
+sys.stdin.read()
+answer = {"decision": "deny", "reason": "stand-in judge"}
+print(json.dumps({"type": "result", "is_error": False, "result": json.dumps(answer)} if KIND == "agent" else answer))
+"""
+
+
+def gate_kinds(runs: int, command: str, env: dict, work: Path, python: str) -> tuple[list, dict]:
+    """(table rows, summaries) for the installed command with a command gate and an agent gate."""
+    project = work / "gated"
+    (project / ".pasture").mkdir(parents=True)
+    (project / ".git").mkdir()
+    envs = {}
+    for kind in ("command", "agent"):
+        judge = work / f"judge-{kind}"
+        judge.write_text(f"#!{python} -IS\nKIND = {kind!r}\n" + _JUDGE)
+        judge.chmod(0o755)
+        policy = work / f"policy-{kind}.toml"
+        policy.write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(str(judge))}]\n' if kind == "command"
+                          else f'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = {json.dumps(str(judge))}\n')
+        envs[kind] = {**env, "PASTURE_POLICY": str(policy)}
+        out = subprocess.run(["/bin/sh", "-c", command], input=payload(project, "ls -la", 0), capture_output=True,
+                             cwd=project, env=envs[kind])
+        if json.loads(out.stdout or b"{}").get("hookSpecificOutput", {}).get("permissionDecision") != "deny":
+            raise SystemExit(f"{kind} gate answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
+    timed = {f"hook: {kind} gate, stand-in judge": Series(f"hook: {kind} gate") for kind in envs}
+    for i in range(runs + 3):  # 3 untimed warm-up rounds
+        for kind, name in zip(envs, timed, strict=True):
+            got = spawn(["/bin/sh", "-c", command], env=envs[kind], cwd=project, stdin=payload(project, "ls -la", i))
+            if i >= 3:
+                timed[name].runs.append(got)
+    base = timed["hook: command gate, stand-in judge"].median()
+    rows = [[name, ms(s.median()), ms(s.p95()), f"{s.median() / base:.2f}x", ms(s.median("cpu")),
+             ",".join(map(str, s.summary()["exit_codes"]))] for name, s in timed.items()]
+    return rows, {name: s.summary() for name, s in timed.items()}
 
 
 def newest_claude_contract() -> str:
@@ -119,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--rss-runs", type=int, default=30)
+    ap.add_argument("--gate-runs", type=int, default=30)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
 
@@ -207,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         got = mem[name].rss_mib() if name in mem else None
         return got[0] if got else None
 
+    gate_rows, gate_series = gate_kinds(args.gate_runs, command, env, work, python) if args.gate_runs else ([], {})
     fsyncs = fsyncs_per_event(["/bin/sh", "-c", command], payload(project, allow, 1), env, project)
     extra = modules_beyond_bare(python, written.path, hook_args, payload(project, allow, 2), env, project)
 
@@ -225,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     r_site = primary.median() / site.median()
     r_rss = (rss("hook: installed command, allow") / rss("python -I -S -c pass")) if GNU_TIME and rss(
         "python -I -S -c pass") else None
+    if gate_rows:
+        print(f"\ngate kinds, {args.gate_runs} interleaved runs each (info: the same stand-in judge process for both)")
+        print(table(["command", "p50 ms", "p95 ms", "vs command gate", "cpu p50 ms", "exit"], gate_rows))
     print(f"\nmodules the hook loads beyond a bare `python -I -S`: {len(extra)}: {', '.join(extra)}")
     verdicts = {
         f"installed command p50 <= {RATIO_BARE_MAX}x python -I -S -c pass (aim {RATIO_BARE_AIM}x)": (
@@ -253,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         "series": {n: s.summary() for n, s in timed.items()},
         "ratios": {n: {"vs_bare": s.median() / bare.median(), "vs_site": s.median() / site.median()}
                    for n, s in timed.items()},
+        "gate_kinds": gate_series,
         "peak_rss_mib": {n: rss(n) for n in mem}, "fsyncs_per_event": fsyncs, "modules_beyond_bare": extra,
         "journal": {"rows": journaled, "runs": hook_runs_project},
         "verdicts": {n: {"ok": ok, "measured": m} for n, (ok, m) in verdicts.items()},

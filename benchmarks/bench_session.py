@@ -196,7 +196,7 @@ def _execute(host: str, arm: str, run, options: dict, env: dict):
 
 
 def _journal(path: Path) -> list[dict]:
-    from generator.hook.journal import query
+    from generator.journal.db import query
 
     return query(str(path))
 
@@ -270,7 +270,8 @@ def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
         name = {"claude-code": "Claude Code", "codex": "Codex"}[host]
         ratio = _median(runs["pasture"]) / _median(runs[judged])
         targets.append({"target": f"{name} wall, pasture / every event hooked to `true` <= {RATIO_MAX:.2f}x",
-                        "measured": f"{ratio:.2f}x (vs no hooks: {_median(runs['pasture']) / _median(runs['none']):.2f}x)",
+                        "measured": f"{ratio:.2f}x (vs no hooks: "
+                                    f"{_median(runs['pasture']) / _median(runs['none']):.2f}x)",
                         "ok": ratio <= RATIO_MAX})
         # Not an issue target: where the remaining cost sits. The floor arm is what any Python hook
         # costs; if it alone is above the target, no Python command hook can meet it.
@@ -279,7 +280,8 @@ def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
                         "measured": f"{first:.2f}x", "ok": None})
         floor = _median(runs["python -I -S"]) / _median(runs[judged])
         targets.append({"target": f"{name} floor: every event hooked to `python -I -S -c pass`, / `true` (info)",
-                        "measured": f"{floor:.2f}x; pasture / floor {_median(runs['pasture']) / _median(runs['python -I -S']):.2f}x",
+                        "measured": f"{floor:.2f}x; pasture / floor "
+                                    f"{_median(runs['pasture']) / _median(runs['python -I -S']):.2f}x",
                         "ok": None})
     return text, targets
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from .entry import main
+from generator.entry import main
 
 sys.exit(main())

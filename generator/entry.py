@@ -7,21 +7,28 @@ import sys
 
 
 def main() -> int | None:
-    from .hook.main import is_hook
+    from generator.runtime.main import is_hook
 
     if is_hook(sys.argv[1:3]) and not {"-h", "--help"} & set(sys.argv[3:]):
-        from .hook.main import main as hook_main
+        from generator.runtime.main import main as hook_main
 
         return hook_main(sys.argv[1:], process=True)
     if "check" in sys.argv[1:4]:
         # An unchanged project is answered from a recorded digest without importing click and the
-        # renderer (generator/quickcheck.py); anything else falls through to the full check.
-        from .quickcheck import main as quick_main
+        # renderer (generator/check/quick.py); anything else falls through to the full check.
+        from generator.check.quick import main as quick_main
 
         code = quick_main(sys.argv[1:])
         if code is not None:
             return code
-    from .cli import main as cli_main
+    if sys.argv[1:2] == ["journal"]:
+        # The plain listing, answered without click (generator/journal/view.py); else click below.
+        from generator.journal.view import fast_main
+
+        code = fast_main(sys.argv[2:])
+        if code is not None:
+            return code
+    from generator.cli import main as cli_main
 
     # One program name however it was started (console script, python -m generator): the same help
     # text and the same completion variable (_PASTURE_COMPLETE).

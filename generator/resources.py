@@ -17,6 +17,7 @@ path and the fast ``pasture check`` may use it.
 
 from __future__ import annotations
 
+from generator import PastureError
 import importlib.util
 import os
 
@@ -28,7 +29,7 @@ CONTRACT_TABLES = "pasture_contracts"
 DATA_PACKAGES = (TEMPLATES, PROFILES, CAPTURES)
 
 
-class MissingResource(RuntimeError):
+class MissingResource(PastureError, RuntimeError):
     """The installation lacks a packaged folder (a broken or partial install)."""
 
 

@@ -23,7 +23,7 @@ _KEY_BYTES = 32
 def key_path(env: dict | None = None) -> str:
     import os
 
-    from .hook import layers
+    from generator.runtime import layers
 
     return os.path.join(layers.state_dir(dict(os.environ) if env is None else env), KEY_NAME)
 

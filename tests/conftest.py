@@ -34,32 +34,6 @@ def cli():
     return run
 
 
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode  # noqa: E402
-
-
-class _TextSnapshot(SingleFileSnapshotExtension):
-    """Exact bytes of a generated text file, stored with its native extension for readable diffs."""
-
-    _write_mode = WriteMode.TEXT
-
-
-def _text_extension(ext: str) -> type[_TextSnapshot]:
-    return type(f"Text{ext.title()}Snapshot", (_TextSnapshot,), {"file_extension": ext})
-
-
-TEXT_EXTENSIONS = {ext: _text_extension(ext) for ext in ("json", "py", "md", "ts", "txt")}
-
-
-@pytest.fixture
-def snapshot_text(snapshot):
-    """snapshot_text("json") -> a snapshot asserting exact text in a .json file."""
-
-    def pick(ext: str):
-        return snapshot.with_defaults(extension_class=TEXT_EXTENSIONS[ext])
-
-    return pick
-
-
 @pytest.fixture(scope="session")
 def npm_bin():
     """``node_modules/.bin`` of the pinned real hosts (tests/npm), installed once into ``.cache/npm/<digest>``.

@@ -34,7 +34,8 @@ def test_version_everywhere_agrees():
 def test_help_lists_every_command():
     done = pasture("--help")
     assert done.returncode == 0
-    listed = {line.split()[0] for line in done.stdout.decode().split("Commands:")[1].splitlines() if line.strip()}
+    section = done.stdout.decode().split("Commands:")[1].split("Example:")[0]
+    listed = {line.split()[0] for line in section.splitlines() if line.strip()}
     assert listed == set(main.commands)
     assert {"hook", "generate", "check", "install", "validate"} <= listed
 
@@ -126,3 +127,59 @@ def test_the_click_hook_command_runs_the_same_runtime(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse",
                                        "--host-version", "2.1.328"], input=json.dumps(payload))
     assert result.exit_code == 0 and '"permissionDecision": "deny"' in result.stdout, result.output
+
+
+def test_hook_help_lists_lifecycle_and_serve_and_serve_help_works():
+    done = pasture("hook", "--help")
+    assert done.returncode == 0
+    section = done.stdout.decode().split("Commands:")[1].split("Example:")[0]
+    listed = {line.split()[0] for line in section.splitlines() if line.strip()}
+    assert listed == {"lifecycle", "serve"}
+    serve = pasture("hook", "serve", "--help")
+    assert serve.returncode == 0 and b"long-lived runtime" in serve.stdout
+
+
+def test_every_command_has_help_and_an_example_that_parses():
+    import shlex
+
+    import click
+
+    from generator.cli.examples import EXAMPLES, commands
+
+    paths = {path for path, _ in commands(main)}
+    assert paths == set(EXAMPLES), "every command needs exactly one EXAMPLES entry (generator/cli/examples.py)"
+    for path, cmd in commands(main):
+        assert (cmd.help or "").strip(), f"`pasture {path}` has no help text"
+        assert "Example:" in (cmd.epilog or ""), path
+        for example in EXAMPLES[path]:
+            words = shlex.split(example.replace("&&", "\n").split("\n")[0].split(">")[0].split("<")[0])
+            assert words[0] == "pasture"
+            # Walk the group chain as click does; the last command parses its own options strictly.
+            sub: click.Command = main
+            args = words[1:]
+            ctx = None
+            while isinstance(sub, click.Group) and args and not args[0].startswith("-"):
+                ctx = click.Context(sub, info_name="pasture", parent=ctx)
+                _, found, args = sub.resolve_command(ctx, args)
+                assert found is not None, example
+                sub = found
+            sub.make_context("pasture", args, parent=ctx)  # raises on an unknown option or argument
+
+
+def test_a_pasture_error_no_command_handled_is_one_line_and_exit_2(monkeypatch):
+    from click.testing import CliRunner
+
+    from generator import PastureError
+    from generator.cli import options
+
+    def boom(*args, **kwargs):
+        raise PastureError("the thing is wrong; fix: run the other thing")
+
+    monkeypatch.setattr(options, "project_root", boom)
+    import generator.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "project_root", boom)
+    done = CliRunner().invoke(main, ["validate"])
+    assert done.exit_code == 2
+    assert "Traceback" not in done.output
+    assert done.output.strip().splitlines()[-1] == "pasture: the thing is wrong; fix: run the other thing"

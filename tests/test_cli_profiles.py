@@ -55,6 +55,8 @@ def test_explain_fixture_rows_in_full(tmp_path, cli):
         "stop loop: not-applicable\n"
         "pre-action: no\n"
         "response capability: none (not a pre-action gate-consultation)\n"
+        "answers: none (the output schema in this version's catalog, if it has one, and this row's mutation mode "
+        "allow no allow, rewrite, context, feedback or continue answer)\n"
     )
 
 

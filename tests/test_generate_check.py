@@ -125,7 +125,7 @@ def test_failure_while_staging_leaves_generated_untouched(project, cli, monkeypa
                 raise OSError(28, "No space left on device")
         return real_open(path, mode, *args, **kwargs)
 
-    import generator.generate as gen
+    import generator.check.drift as gen
 
     monkeypatch.setattr(gen, "open", flaky_open, raising=False)
     result = cli("--root", str(project), "generate")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import yamlsrc
+from generator.profile import yamlsrc
 from profile_fixture import CONTRACT, LIFECYCLE, write_project
 
 LIFE = f"profiles/{CONTRACT}/lifecycle.yaml"

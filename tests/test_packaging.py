@@ -68,7 +68,8 @@ def test_no_module_outside_resources_locates_data_from_its_own_file():
 
 HOOK_PAYLOAD = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
                 "tool_input": {"command": "cat probe"}}
-POLICY = '[[rules]]\nname = "p"\ndecision = "deny"\nreason = "probe is off limits"\ntool_kind = "shell"\ncommand = "probe"\n'
+POLICY = ('[[rules]]\nname = "p"\ndecision = "deny"\nreason = "probe is off limits"\ntool_kind = "shell"\n'
+          'command = "probe"\n')
 
 
 def _isolated(path: list[str], code: str, *args: str, stdin: bytes | None = None, cwd: Path | None = None,
@@ -81,7 +82,7 @@ def _isolated(path: list[str], code: str, *args: str, stdin: bytes | None = None
 
 def _hook(path: list[str], tmp: Path) -> subprocess.CompletedProcess:
     (tmp / "policy.toml").write_text(POLICY)
-    code = ("from generator.hook.lifecycle import main; "
+    code = ("from generator.runtime.lifecycle import main; "
             "sys.exit(main(['--harness', 'claude-code', '--event', 'PreToolUse', '--host-version', '2.1.328']))")
     return _isolated(path, code, stdin=json.dumps({**HOOK_PAYLOAD, "cwd": str(tmp)}).encode(),
                      env={"PASTURE_POLICY": str(tmp / "policy.toml"), "PASTURE_JOURNAL": str(tmp / "j.sqlite3")})
@@ -91,7 +92,8 @@ def test_lean_launcher_imports_from_the_recorded_roots(tmp_path):
     """What the lean hook launcher does: put dirname(dirname(pkg.__file__)) of both packages on sys.path."""
     files = [str(REPO / "generator" / "__init__.py"), str(REPO / "generated/python/pasture_contracts/__init__.py")]
     roots = [os.path.dirname(os.path.dirname(f)) for f in files]
-    done = _isolated(roots, "import generator, pasture_contracts; print(generator.__file__, pasture_contracts.__file__)")
+    done = _isolated(roots,
+                     "import generator, pasture_contracts; print(generator.__file__, pasture_contracts.__file__)")
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().split() == files
     hooked = _hook(roots, tmp_path)

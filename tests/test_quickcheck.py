@@ -1,4 +1,4 @@
-"""The fast path of `pasture check` (generator/quickcheck.py): it answers only for an unchanged project,
+"""The fast path of `pasture check` (generator/check/quick.py): it answers only for an unchanged project,
 and every kind of edit sends the check back through the full path that can report drift.
 
 Each run is a fresh interpreter through the console script's entry point, so the fast path really
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import quickcheck, resources
+from generator import resources
+from generator.check import quick
 from profile_fixture import LIFECYCLE, write_project
 from repo_paths import REPO
 
@@ -101,7 +102,8 @@ EDITS = {
                                        '"timeout": 61'), 1),
     "extra generated file": (lambda r: (r / "generated/claude-code@2.1.261/extra.json").write_text("{}\n"), 1),
     "missing generated file": (lambda r: (r / "generated/claude-code@2.1.261/events.md").unlink(), 1),
-    "extra file in a hidden folder": (lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
+    "extra file in a hidden folder": (
+        lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
     "manifest": (lambda r: _edit(r / "generated/manifest.json", '"generator": "pasture"',
                                  '"generator":  "pasture"'), 1),
     "generated python table": (lambda r: (r / "generated/python/pasture_contracts/_row.py").write_text(
@@ -197,38 +199,38 @@ def package_copy(tmp_path, monkeypatch):
 def test_digest_covers_generator_sources_packaged_templates_and_version(package_copy, monkeypatch):
     root = str(REPO)
     gen, tpl = package_copy
-    base = quickcheck.inputs_digest(root, [])
-    assert quickcheck.inputs_digest(root, []) == base  # deterministic
+    base = quick.inputs_digest(root, [])
+    assert quick.inputs_digest(root, []) == base  # deterministic
     (gen / "render" / "claude.py").write_text((gen / "render" / "claude.py").read_text() + "\n# edit\n")
-    after_source = quickcheck.inputs_digest(root, [])
+    after_source = quick.inputs_digest(root, [])
     assert after_source != base
     (tpl / "json.j2").write_text((tpl / "json.j2").read_text() + "\n")
-    after_template = quickcheck.inputs_digest(root, [])
+    after_template = quick.inputs_digest(root, [])
     assert after_template != after_source
     (gen / "new_module.py").write_text("X = 1\n")
-    after_new = quickcheck.inputs_digest(root, [])
+    after_new = quick.inputs_digest(root, [])
     assert after_new != after_template
     (gen / "__pycache__").mkdir(exist_ok=True)
     (gen / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"cache")
-    assert quickcheck.inputs_digest(root, []) == after_new  # bytecode caches are not sources
-    monkeypatch.setattr(quickcheck, "__version__", "9.9.9")
-    assert quickcheck.inputs_digest(root, []) != after_new
+    assert quick.inputs_digest(root, []) == after_new  # bytecode caches are not sources
+    monkeypatch.setattr(quick, "__version__", "9.9.9")
+    assert quick.inputs_digest(root, []) != after_new
 
 
 def test_digest_covers_the_libraries_that_shape_the_output(monkeypatch):
-    base = quickcheck.inputs_digest(str(REPO), [])
-    names = quickcheck._distributions()
+    base = quick.inputs_digest(str(REPO), [])
+    names = quick._distributions()
     assert all("(not found)" not in n for n in names), names
-    monkeypatch.setattr(quickcheck, "_distributions", lambda: [n.replace("jinja2-", "jinja2-0") for n in names])
-    assert quickcheck.inputs_digest(str(REPO), []) != base
+    monkeypatch.setattr(quick, "_distributions", lambda: [n.replace("jinja2-", "jinja2-0") for n in names])
+    assert quick.inputs_digest(str(REPO), []) != base
 
 
 def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(project, monkeypatch, cli):
     """The inputs are stamped before the full check reads them: a profile edited after it was read
     (the verdict is about the old text) leaves a record that does not match the new text."""
-    import generator.loader
+    import generator.profile.loader
 
-    real = generator.loader.load_project
+    real = generator.profile.loader.load_project
     lifecycle = project / "profiles/claude-code@2.1.261/lifecycle.yaml"
 
     def load_then_edit(*args, **kwargs):
@@ -236,17 +238,17 @@ def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(proj
         _edit(lifecycle, "  - name: PreToolUse\n", "  - name: PreToolUse\n    timeout: 61\n")
         return contracts
 
-    monkeypatch.setattr(generator.loader, "load_project", load_then_edit)
+    monkeypatch.setattr(generator.profile.loader, "load_project", load_then_edit)
     assert cli("--root", str(project), "check").exit_code == 0  # a verdict on the text it read
-    monkeypatch.setattr(generator.loader, "load_project", real)
+    monkeypatch.setattr(generator.profile.loader, "load_project", real)
     code, fast, _ = run("check", "--root", str(project))
     assert (code, fast) == (1, False)
 
 
 def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, monkeypatch, cli, tmp_path):
-    import generator.loader
+    import generator.profile.loader
 
-    real = generator.loader.load_project
+    real = generator.profile.loader.load_project
 
     def load_then_remove(*args, **kwargs):
         contracts = real(*args, **kwargs)
@@ -255,7 +257,7 @@ def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, mon
 
     for record in (tmp_path / "cache").rglob("*.json"):
         record.unlink()
-    monkeypatch.setattr(generator.loader, "load_project", load_then_remove)
+    monkeypatch.setattr(generator.profile.loader, "load_project", load_then_remove)
     assert cli("--root", str(project), "check").exit_code == 0
     assert list((tmp_path / "cache").rglob("*.json")) == []
 
@@ -360,7 +362,7 @@ def test_a_hand_written_verdict_is_not_believed(evidenced, tmp_path):
     assert set(genuine) == {"root", "inputs", "cited", "manifest", "mac"}
     # A cited file goes missing; the forger recomputes what the record rests on and writes it by hand.
     _capture(evidenced, CODEX, "stop-exit-2").unlink()
-    forged = {**genuine, "inputs": quickcheck.inputs_digest(str(evidenced), genuine["cited"])}
+    forged = {**genuine, "inputs": quick.inputs_digest(str(evidenced), genuine["cited"])}
     for mac in (None, "0" * 64, genuine["mac"]):
         doc = {k: v for k, v in forged.items() if k != "mac"} | ({} if mac is None else {"mac": mac})
         record.write_text(json.dumps(doc))

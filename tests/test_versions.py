@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.versions import Admission, HostVersion, VersionError, compare_precedence
+from generator.profile.versions import Admission, HostVersion, VersionError, compare_precedence
 
 SPEC_ORDER = [
     "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
@@ -31,7 +31,7 @@ def versions(draw):
 
 def test_semver_spec_example_order():
     parsed = [HostVersion.parse(v) for v in SPEC_ORDER]
-    for earlier, later in zip(parsed, parsed[1:]):
+    for earlier, later in zip(parsed, parsed[1:], strict=False):
         assert earlier < later
         assert compare_precedence(earlier, later) == -1
         assert compare_precedence(later, earlier) == 1

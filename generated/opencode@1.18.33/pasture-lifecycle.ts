@@ -34,7 +34,7 @@ const SERVE_ARGV: readonly string[] = [
   "1.18.33"
 ]
 
-// The JSON-lines protocol this file speaks with `pasture hook serve` (generator/hook/serve.py).
+// The JSON-lines protocol this file speaks with `pasture hook serve` (generator/runtime/serve.py).
 const PROTOCOL = 1
 
 const LIMITS = {

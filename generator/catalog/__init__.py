@@ -2,7 +2,7 @@
 ships and committed in ``captures/<harness>@<version>/catalog.json`` (format: :mod:`.model`).
 
 ``pasture catalog extract`` writes one; ``pasture validate`` checks every profile against the
-catalog of its host version (:mod:`.rules`); ``pasture bump`` extracts one for the new version and
+catalog of its host version (:mod:`.closed`); ``pasture bump`` extracts one for the new version and
 classifies new events from it.
 """
 
@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .model import (
+from generator.catalog.model import (
     CATALOG_FILE,
     CATALOG_FORMAT,
     Catalog,
@@ -25,7 +25,7 @@ from .model import (
     load_catalog,
     project_keeps_catalogs,
 )
-from .packages import HostFile, host_files, package_version, provenance
+from generator.catalog.packages import HostFile, host_files, package_version, provenance
 
 __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
            "load_catalog", "project_keeps_catalogs", "write_catalog"]
@@ -33,9 +33,11 @@ __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_pa
 HOW_TO_REFRESH = "pasture catalog extract {harness} --version {version}"
 
 
-def extract(harness: str, version: str, *, node_modules: Path | None = None, binary: Path | None = None) -> dict[str, Any]:
+def extract(harness: str, version: str, *, node_modules: Path | None = None, binary: Path | None = None,
+            root: Path | None = None) -> dict[str, Any]:
     """The catalog document of ``harness`` ``version`` from its installed packages (or, for Claude Code and
-    Codex, from a bare binary when no npm install holds it)."""
+    Codex, from a bare binary when no npm install holds it). ``root``: the project, whose npm cache of
+    tests/npm holds the pinned ``typescript`` that reads OpenCode's typings."""
     files: list[HostFile] = host_files(harness, node_modules) if node_modules is not None else []
     if harness in ("claude-code", "codex"):
         if files:
@@ -47,22 +49,22 @@ def extract(harness: str, version: str, *, node_modules: Path | None = None, bin
         else:
             raise CatalogError(f"no {harness} binary found under {node_modules}")
         if harness == "claude-code":
-            from . import claude
+            from generator.catalog import claude
 
             names, events = claude.extract(target)
         else:
-            from . import codex
+            from generator.catalog import codex
 
             names, events = codex.extract(target)
         entries = [{"name": n, "kind": "hook", **events[n]} for n in names]
     elif harness == "opencode":
-        from . import opencode
+        from generator.catalog import opencode
 
         if node_modules is None:
             raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
                                "(--version installs one) or a --host-bin inside node_modules")
         bin_file = next((f.path for f in files if f.rel == "bin/opencode"), None)
-        names, events, _modules = opencode.extract(node_modules, bin_file)
+        names, events, _modules = opencode.extract(node_modules, bin_file, root)
         entries = [{"name": n, **events[n]} for n in names]
     else:
         raise CatalogError(f"unknown harness {harness!r}")
@@ -98,6 +100,6 @@ def write_catalog(root: Path, doc: dict[str, Any]) -> Path:
 
 
 def installed_version(harness: str, node_modules: Path) -> str | None:
-    from .packages import HOST_NPM
+    from generator.catalog.packages import HOST_NPM
 
     return package_version(node_modules, HOST_NPM[harness][0])

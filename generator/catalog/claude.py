@@ -16,9 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .jsexpr import JsSyntaxError, parse_expression
-from .model import CatalogError, normalize
-from .zod import ZodSource, calibrate
+from generator.catalog.jsexpr import JsSyntaxError, parse_expression
+from generator.catalog.model import CatalogError, normalize
+from generator.catalog.zod import ZodSource, calibrate
 
 _INPUT = re.compile(rb'hook_event_name:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
 _OUTPUT = re.compile(rb'hookEventName:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
@@ -147,9 +147,9 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
                 continue
             if _fields_count(tree) > _fields_count(found_outputs.get(name, {})):
                 found_outputs[name] = tree
-        common = _common_output(text, source, starts)
-        if common is not None:
-            commons.append(common)
+        scored = _common_output(text, source, starts)
+        if scored is not None:
+            commons.append(scored)
     if not commons:
         raise CatalogError("no hook output schema (an object with continue and hookSpecificOutput) found")
     common = max(commons, key=lambda c: c[0])[1]
@@ -162,22 +162,24 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
         for ctor in ctors:
             types.setdefault(ctor, kind)
 
+    missing = [name for name in names if name not in found_inputs]
+    if missing:  # an empty input would make `validate` blame a profile's correct identity fields
+        raise CatalogError(f"the binary lists the hook event(s) {', '.join(missing)} but holds no input schema for "
+                           "them (an object whose hook_event_name is that literal): not a layout this extractor "
+                           "knows; nothing is guessed")
     events: dict[str, dict[str, Any]] = {}
     for name in names:
-        tree = calibrate(found_inputs.get(name) or {"kind": "object", "fields": {}}, types)
+        tree = calibrate(found_inputs[name], types)
         output_fields = dict(calibrate(common, types))
         specific = found_outputs.get(name)
         if specific is not None:
             output_fields["hookSpecificOutput"] = {**calibrate(specific, types), "optional": True}
         else:
             output_fields.pop("hookSpecificOutput", None)
-        entry: dict[str, Any] = {
-            "input": normalize(tree)["fields"] if name in found_inputs else {},
+        events[name] = {
+            "input": normalize(tree)["fields"],
             "output": normalize({"kind": "object", "fields": output_fields})["fields"],
         }
-        if name not in found_inputs:
-            entry["input_unread"] = True
-        events[name] = entry
     return names, events
 
 

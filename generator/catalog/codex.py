@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .model import CatalogError, normalize
+from generator.catalog.model import CatalogError, normalize
 
 _SCHEMA_START = re.compile(rb'\{\s*"\$schema"\s*:\s*"http://json-schema\.org/[^"]*"')
 _TITLE = re.compile(r"([a-z][a-z-]*)\.command\.(input|output)")

@@ -13,6 +13,7 @@ turn into "this definition was not understood".
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 __all__ = ["JsSyntaxError", "Node", "parse_expression", "skip_balanced"]
 
 
-class JsSyntaxError(ValueError):
+class JsSyntaxError(PastureError, ValueError):
     pass
 
 
@@ -39,7 +40,8 @@ class Node:
 OPAQUE = "opaque"
 
 _IDENT = re.compile(r"[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*")
-_NUMBER = re.compile(r"0[xX][0-9a-fA-F_]+n?|0[bB][01_]+n?|0[oO][0-7_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?")
+_NUMBER = re.compile(
+    r"0[xX][0-9a-fA-F_]+n?|0[bB][01_]+n?|0[oO][0-7_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?")
 _PUNCT = sorted([
     ">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
     "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",

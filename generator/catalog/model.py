@@ -25,6 +25,7 @@ Descriptions are never copied: a catalog records structure only.
 
 from __future__ import annotations
 
+from generator import PastureError
 import difflib
 import json
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ CATALOG_FILE = "catalog.json"
 DECISION_WORDS = ("deny", "ask", "defer", "block")
 
 
-class CatalogError(ValueError):
+class CatalogError(PastureError, ValueError):
     """A catalog could not be read or extracted."""
 
 
@@ -93,8 +94,8 @@ def _reach(spec_fields: dict[str, Any], prefix: tuple[str, ...], depth: int, out
 class Catalog:
     def __init__(self, doc: dict[str, Any], path: Path | None = None):
         if not isinstance(doc, dict) or doc.get("catalog_format") != CATALOG_FORMAT:
-            raise CatalogError(f"{path or 'catalog'}: catalog_format {doc.get('catalog_format') if isinstance(doc, dict) else None!r}, "
-                               f"expected {CATALOG_FORMAT}")
+            found = doc.get("catalog_format") if isinstance(doc, dict) else None
+            raise CatalogError(f"{path or 'catalog'}: catalog_format {found!r}, expected {CATALOG_FORMAT}")
         self.doc = doc
         self.path = path
         self.harness: str = doc.get("harness", "")
@@ -103,8 +104,9 @@ class Catalog:
         for entry in doc.get("events") or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise CatalogError(f"{path or 'catalog'}: an event entry without a name")
-            self._events[entry["name"]] = EventSchema(entry["name"], entry.get("kind", "hook"), entry.get("input") or {},
-                                                      entry.get("output") or {}, entry.get("host_calls"))
+            self._events[entry["name"]] = EventSchema(entry["name"], entry.get("kind", "hook"),
+                                                      entry.get("input") or {}, entry.get("output") or {},
+                                                      entry.get("host_calls"))
 
     @property
     def names(self) -> list[str]:
@@ -128,7 +130,7 @@ class Catalog:
     def identity_fields(self, event: str) -> dict[str, bool]:
         """Field name -> required, for every field where the runtime looks for a native identity.
 
-        The same places as :func:`generator.hook.envelope.identity_value`: the payload's top level
+        The same places as :func:`generator.runtime.envelope.identity_value`: the payload's top level
         (Claude, Codex); for OpenCode named hooks the hook's ``input`` and ``output`` objects; for
         OpenCode bus events the event object, its ``properties`` and ``properties.info``.
         """
@@ -216,9 +218,9 @@ def normalize(tree: dict[str, Any], depth: int = 4) -> dict[str, Any]:
         if depth > 0:
             spec["fields"] = {k: normalize(v, depth - 1) for k, v in sorted(tree.get("fields", {}).items())}
     elif kind in ("enum", "literal"):
-        values = tree.get("values") if kind == "enum" else [tree.get("value")]
+        found = tree.get("values") if kind == "enum" else [tree.get("value")]
         spec["type"] = kind
-        spec["values"] = list(values or [])
+        spec["values"] = list(found or [])
     elif kind == "union":
         members = [m for m in tree.get("of", [])]
         if members and all(m.get("kind") in ("enum", "literal") for m in members):

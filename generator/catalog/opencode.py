@@ -1,5 +1,9 @@
 """OpenCode's catalog, read from the plugin and SDK typings of one version and its binary.
 
+The typings are resolved by the TypeScript compiler's own checker (:mod:`.tscheck`), so aliases,
+imports, mapped, conditional and indexed types are what TypeScript says they are; a type it cannot
+resolve, or a typings file that is not where the layout below says, is a :class:`CatalogError`.
+
 * Named hooks: every member of the ``Hooks`` interface of ``@opencode-ai/plugin``
   (``dist/index.d.ts``) whose type is a function of ``(input, output)``; the catalog keeps both
   parameter types, references followed into ``@opencode-ai/sdk``.
@@ -17,8 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .model import CatalogError, normalize
-from .tsdecl import Declarations, TsSyntaxError, TypeTable, parse_file
+from generator.catalog import tscheck
+from generator.catalog.model import CatalogError, normalize
 
 PLUGIN = "@opencode-ai/plugin"
 SDK = "@opencode-ai/sdk"
@@ -29,6 +33,7 @@ _MODULE_FILES = {
     SDK: ("@opencode-ai/sdk", "dist/gen/types.gen.d.ts"),
     f"{SDK}/v2": ("@opencode-ai/sdk", "dist/v2/gen/types.gen.d.ts"),
 }
+#: Levels of object fields the catalog keeps below an event's input and output.
 _DEPTH = 3
 
 
@@ -40,16 +45,6 @@ def typing_files(node_modules: Path) -> dict[str, Path]:
         if path.is_file():
             out[module] = path
     return out
-
-
-def _table(files: dict[str, Path]) -> TypeTable:
-    modules: dict[str, Declarations] = {}
-    for module, path in files.items():
-        try:
-            modules[module] = parse_file(path)
-        except TsSyntaxError as exc:
-            raise CatalogError(f"cannot read {path}: {exc}") from None
-    return TypeTable(modules)
 
 
 def call_sites(binary: Path, names: list[str]) -> dict[str, int]:
@@ -66,26 +61,31 @@ def call_sites(binary: Path, names: list[str]) -> dict[str, int]:
     return counts
 
 
-def extract(node_modules: Path, binary: Path | None) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
-    """(event names, events, the modules read) from an install holding the plugin and SDK packages."""
+def extract(node_modules: Path, binary: Path | None, root: Path | None = None
+            ) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
+    """(event names, events, the modules read) from an install holding the plugin and SDK packages.
+
+    Every file of :data:`_MODULE_FILES` must be there (a missing one is a changed layout, named).
+    """
     files = typing_files(node_modules)
-    if PLUGIN not in files:
-        raise CatalogError(f"no {PLUGIN} typings under {node_modules} (dist/index.d.ts)")
-    table = _table(files)
-    hooks = table.lookup(PLUGIN, "Hooks")
-    if not isinstance(hooks, dict) or hooks.get("kind") != "object":
-        raise CatalogError(f"{files[PLUGIN]} declares no Hooks interface")
+    for module, (package, rel) in _MODULE_FILES.items():
+        if module not in files:
+            raise CatalogError(f"no {module} typings under {node_modules}: {package}/{rel} is missing (has the "
+                               "package layout changed?)")
+    answer = tscheck.resolve(node_modules, files[PLUGIN], {m: files[m] for m in (f"{SDK}/v2", SDK)},
+                             skip=sorted(NOT_EVENTS), depth=_DEPTH, root=root)
     names: list[str] = []
     events: dict[str, dict[str, Any]] = {}
-    for name, member in hooks["fields"].items():
-        if member.get("kind") != "function" or name in NOT_EVENTS:
+    for hook in answer["hooks"]:
+        params = hook.get("params")
+        if params is None:  # not a function of (input, output): no lifecycle event
             continue
-        params = member.get("params") or []
-        if len(params) != 2:
-            continue
-        (_, input_t, _), (_, output_t, _) = params
-        input_tree = table.resolve(PLUGIN, input_t, _DEPTH)
-        output_tree = table.resolve(PLUGIN, output_t, _DEPTH)
+        name = hook["name"]
+        input_tree, output_tree = params
+        for what, tree in (("input", input_tree), ("output", output_tree)):
+            if tree.get("kind") != "object":
+                raise CatalogError(f"{files[PLUGIN]}: Hooks[{name!r}] takes an {what} that is not an object "
+                                   f"({tree.get('type') or tree.get('kind')})")
         names.append(name)
         events[name] = {
             "kind": "hook",
@@ -93,22 +93,18 @@ def extract(node_modules: Path, binary: Path | None) -> tuple[list[str], dict[st
             "output": normalize(output_tree).get("fields", {}),
             "sources": [PLUGIN],
         }
+    if not names:
+        raise CatalogError(f"{files[PLUGIN]}: the Hooks interface has no hook taking (input, output)")
     if binary is not None:
         counts = call_sites(binary, list(events))
         for name, count in counts.items():
             events[name]["host_calls"] = count
     for module in (f"{SDK}/v2", SDK):  # v2 first: the shapes 1.x hosts emit on the bus
-        if module not in files:
-            continue
-        union = table.lookup(module, "Event")
-        if not isinstance(union, dict) or union.get("kind") != "union":
-            raise CatalogError(f"{files[module]} declares no Event union")
-        for member in union["of"]:
-            tree = table.resolve(module, member, _DEPTH)
+        for i, tree in enumerate(answer["buses"][module], 1):
             fields = tree.get("fields", {}) if tree.get("kind") == "object" else {}
             literal = fields.get("type", {})
             if literal.get("kind") != "literal" or not isinstance(literal.get("value"), str):
-                raise CatalogError(f"an Event member of {files[module]} has no type literal")
+                raise CatalogError(f"{files[module]}: Event member {i} has no type literal")
             event = literal["value"]
             spec = normalize(tree).get("fields", {})
             if event in events:

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import CatalogError
+from generator.catalog.model import CatalogError
 
 #: harness -> the npm packages of one host version (all pinned to that version).
 HOST_NPM: dict[str, tuple[str, ...]] = {
@@ -99,7 +99,7 @@ def host_files(harness: str, node_modules: Path) -> list[HostFile]:
                     "embedded in the CLI binary (codex-rs hooks/schema/generated)")
                 break
     elif harness == "opencode":
-        from .opencode import typing_files
+        from generator.catalog.opencode import typing_files
 
         for module, path in sorted(typing_files(nm).items()):
             folder = nm / ("@opencode-ai/plugin" if module.endswith("plugin") else "@opencode-ai/sdk")
@@ -144,7 +144,7 @@ def npm_latest(package: str, timeout: float = 60.0) -> str:
 
 def install_host(root: Path, harness: str, version: str, *, timeout: float = 900.0, say=lambda _m: None) -> Path:
     """Install ``harness`` ``version`` into the project's host cache (once); return its node_modules."""
-    from ..hostenv.npm_tools import POSTINSTALL_STEPS
+    from generator.hostenv.npm_tools import POSTINSTALL_STEPS
 
     if harness not in HOST_NPM:
         raise CatalogError(f"unknown harness {harness!r}")

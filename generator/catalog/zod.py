@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .jsexpr import JsSyntaxError, Node, parse_expression
+from generator.catalog.jsexpr import JsSyntaxError, Node, parse_expression
 
 _PASSTHROUGH_METHODS = {
     "describe", "int", "min", "max", "length", "regex", "refine", "superRefine", "transform", "brand", "readonly",
@@ -201,7 +201,7 @@ class ZodSource:
         key = (body.pos, name)
         if key in self._active:
             return unknown("recursive function")
-        bound = {p: self._arg_value(a, env) for p, a in zip(params, args)}
+        bound = {p: self._arg_value(a, env) for p, a in zip(params, args, strict=False)}  # JS: extras ignored
         self._active.add(key)
         try:
             result = self.evaluate(body, bound)
@@ -231,8 +231,8 @@ class ZodSource:
         if method == "nullish":
             return {**base, "optional": True, "nullable": True}
         if method in _MERGE_METHODS and args:
-            other = (self.evaluate(args[0], env) if args[0].kind != "object"
-                     else {"kind": "object", "fields": self._fields(args[0], env)})
+            other: dict[str, Any] = (self.evaluate(args[0], env) if args[0].kind != "object"
+                                     else {"kind": "object", "fields": self._fields(args[0], env)})
             if base.get("kind") == "object" and other.get("kind") == "object":
                 merged = {**base, "fields": {**base["fields"], **other["fields"]}}
                 return merged

@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from ..install import codex_trust, hooktable
-from ..install.codex_server import AppServer, CodexServerError, find_codex
-from ..install.targets import codex_home
-from .findings import Finding
-from .hosts import Installation, reinstall
+from generator.install import codex_trust, hooktable
+from generator.install.codex_server import AppServer, CodexServerError, find_codex
+from generator.install.targets import codex_home
+from generator.doctor.findings import Finding
+from generator.doctor.installations import Installation, reinstall
 
 
 def check_trust(inst: Installation, env: Mapping[str, str], codex_bin: str | None = None,
@@ -56,22 +56,22 @@ def check_trust(inst: Installation, env: Mapping[str, str], codex_bin: str | Non
                             f"{home / 'config.toml'}" + (f" ({'; '.join(disabled)})" if disabled else ""), "codex",
                             fix=reinstall("codex", target, "--trust-project"))]
     untrusted, missing = [], []
-    for key, (event, g, h) in expected.items():
+    for key, (event, g, _h) in expected.items():
         hook = listed.get(key)
         if hook is None:
             missing.append(f"{event}[{g}]")
         elif hook.get("trustStatus") != "trusted":
             untrusted.append(f"{event}[{g}] ({hook.get('trustStatus')})")
     if missing or untrusted:
-        parts = []
+        counts = []
         if untrusted:
-            parts.append(f"{len(untrusted)} not trusted: {', '.join(untrusted)}")
+            counts.append(f"{len(untrusted)} not trusted: {', '.join(untrusted)}")
         if missing:
-            parts.append(f"{len(missing)} not listed at their position: {', '.join(missing)}")
+            counts.append(f"{len(missing)} not listed at their position: {', '.join(missing)}")
         why = ("a hook added or removed before ours moves our trust keys" if untrusted
                else "see `codex app-server` hooks/list")
         return [Finding("codex-trust", "off", f"Codex SILENTLY SKIPS our hooks in {target.file}: "
-                        + "; ".join(parts) + f" ({why})", "codex", fix=fix_trust, where=str(target.file))]
+                        + "; ".join(counts) + f" ({why})", "codex", fix=fix_trust, where=str(target.file))]
     return [Finding("codex-trust", "ok", f"Codex trusts all {len(expected)} of our hooks in {target.file} "
                     "(asked of codex app-server)", "codex", where=str(target.file))]
 

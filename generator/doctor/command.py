@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..install.targets import HARNESSES
-from .findings import EXIT_ERROR, DoctorError
+from generator.install.targets import HARNESSES
+from generator.doctor.findings import EXIT_ERROR, DoctorError
 
 
 @click.command()
@@ -33,8 +33,8 @@ def doctor(ctx: click.Context, project: Path | None, user: bool, hosts: tuple[st
     """
     if project is not None and user:
         raise click.UsageError("--project and --user exclude each other")
-    from ..install.commands import _root
-    from .run import Options, run
+    from generator.install.commands import _root
+    from generator.doctor.run import Options, run
 
     opts = Options(project=project, user=user, root=_root(ctx, root), env=dict(os.environ), hosts=hosts,
                    codex_bin=codex_bin)

@@ -8,15 +8,18 @@ the action in words.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 EXIT_LIVE, EXIT_OFF, EXIT_ERROR = 0, 1, 2
 STATUSES = ("ok", "warn", "off")
+#: Warnings that leave open whether the host runs our hooks at all (issue 18: doctor never says "on" then).
+UNCONFIRMED = ("codex-trust",)
 
 
-class DoctorError(Exception):
+class DoctorError(PastureError):
     """The doctor itself could not run (bad arguments, unreadable input): exit 2."""
 
 
@@ -72,8 +75,13 @@ class Report:
             lines.append(f"  not installed here (nothing to check): {', '.join(self.absent)}")
         off = [f for f in self.findings if f.status == "off"]
         warn = [f for f in self.findings if f.status == "warn"]
+        unconfirmed = [f for f in warn if f.check in UNCONFIRMED]
         if off:
             lines.append(f"enforcement is NOT fully on here: {len(off)} finding(s) marked off; each names its fix.")
+        elif unconfirmed:  # whether the host runs our hooks at all could not be asked: never "on"
+            hosts = ", ".join(sorted({f.host or "project" for f in unconfirmed}))
+            lines.append(f"enforcement is NOT confirmed here: whether {hosts} runs pasture's hooks could not be "
+                         "checked; each warning names its fix.")
         else:
             lines.append("enforcement is on here" + (f" ({len(warn)} warning(s))." if warn else "."))
         return "\n".join(lines) + "\n"

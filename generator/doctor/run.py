@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from ..install.targets import HARNESSES
-from . import codex, hosts, runtime_view, sandbox
-from .findings import DoctorError, Finding, Report
+from generator.install.targets import HARNESSES
+from generator.doctor import codex, runtime_view, sandbox, tamper
+from generator.doctor import installations
+from generator.doctor.findings import DoctorError, Finding, Report
 
 
 @dataclass
@@ -38,9 +39,14 @@ def run(opts: Options) -> Report:
         report = Report("project", start=str(start), root=str(project))
     found_any = False
     absent = []
+    if project is not None:  # before anything loads the policy: that load replaces a forged cache
+        report.add(*tamper.check_host_env(str(start), str(project)))
+        report.add(*tamper.check_cache(str(project), opts.env))
+    report.add(*tamper.check_trust(opts.env))
     for harness in HARNESSES:
-        installs, problems = hosts.find_installations(harness, project, opts.env)
+        installs, problems = installations.find_installations(harness, project, opts.env)
         report.add(*problems)
+        user_claude = any(i.target.project is None for i in installs) and harness == "claude-code"
         if not installs and not problems:
             absent.append(harness)
             if harness in opts.hosts:
@@ -51,7 +57,7 @@ def run(opts: Options) -> Report:
             continue
         found_any = True
         for inst in installs:
-            report.add(*_check_installation(inst, opts, start))
+            report.add(*_check_installation(inst, opts, start, covered=user_claude))
         if installs:
             report.add(*sandbox.check(harness, project, opts.env, installs))
     if not found_any:
@@ -64,15 +70,16 @@ def run(opts: Options) -> Report:
     return report
 
 
-def _check_installation(inst: hosts.Installation, opts: Options, start: Path | None) -> list[Finding]:
-    findings, adapter = hosts.check_adapter(inst, opts.root)
-    findings += hosts.check_launcher(inst, opts.env)
-    findings += hosts.check_host_version(inst, adapter, opts.root, opts.env,
+def _check_installation(inst: installations.Installation, opts: Options, start: Path | None,
+                        covered: bool = False) -> list[Finding]:
+    findings, adapter = installations.check_adapter(inst, opts.root)
+    findings += installations.check_launcher(inst, opts.env)
+    findings += installations.check_host_version(inst, adapter, opts.root, opts.env,
                                          opts.codex_bin if inst.harness == "codex" else None)
-    findings += hosts.check_claude_start(inst, start)
+    findings += installations.check_claude_start(inst, start, covered)
     if inst.harness == "codex":
         findings += codex.check_trust(inst, opts.env, opts.codex_bin, opts.codex_timeout)
-        findings += hosts.check_codex_shell(opts.env)
+        findings += installations.check_codex_shell(opts.env)
     return findings
 
 
@@ -122,17 +129,29 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             findings.append(Finding("journal", "off", f"the journal {view.journal} cannot be written ({why}): events "
                                     "go unrecorded", fix=f"make {os.path.dirname(view.journal) or '.'} writable, or "
                                     "set [journal] path in the policy", where=view.journal))
+        torn, first = runtime_view.journal_torn(view.journal)
+        if torn:
+            findings.append(Finding("journal", "warn", f"{torn} spool line(s) of {view.journal} were not journal "
+                                    f"records (torn by a full disk or a killed writer, garbage, or forged) and are "
+                                    f"kept aside, not journaled; the first at {first}",
+                                    fix=f"pasture journal torn --journal {view.journal}", where=view.journal))
     for gate in view.gates:
-        if any(l.name == gate.layer and l.status == "untrusted" for l in view.layers):
+        if any(layer.name == gate.layer and layer.status == "untrusted" for layer in view.layers):
             continue  # ignored by the runtime until trusted (the policy-trust finding says so)
         if gate.kind == "command":
             ok, detail = runtime_view.command_reachable(gate.command, root)
             findings.append(Finding("gate", "ok", f"{gate.layer} command gate {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} command gate: {detail}; gate rows apply their "
-                                    "failure mode on every call", fix="install the gate program, or fix [gate] command"))
+                                    "failure mode on every call",
+                                    fix="install the gate program, or fix [gate] command"))
         elif gate.kind == "ai":
             ok, detail = runtime_view.ai_configured(gate.settings, env)
             findings.append(Finding("gate", "ok", f"{gate.layer} AI gate: {detail}") if ok else
                             Finding("gate", "off", f"{gate.layer} AI gate: {detail}", fix="set [gate] base_url and "
                                     "model in the policy, and the key in the hosts' environment"))
+        elif gate.kind == "agent":
+            ok, detail = runtime_view.agent_reachable(gate.settings, root)
+            findings.append(Finding("gate", "ok", f"{gate.layer} agent gate: {detail}") if ok else
+                            Finding("gate", "off", f"{gate.layer} agent gate: {detail}; gate rows apply their failure "
+                                    "mode on every call", fix="install the host, or fix [gate] binary"))
     return findings

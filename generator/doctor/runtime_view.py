@@ -1,10 +1,10 @@
 """The doctor's one window on the hook runtime: project root, policy layers, trust, journal, gates.
 
 The doctor must see exactly what the runtime sees, so it asks the runtime's own modules and never
-re-implements them: ``generator.hook.project.find_root`` (the root, found upwards as git finds
-``.git``), ``generator.hook.effective.load`` (every layer with its trust status, what an untrusted
-layer is denied, the notes), ``generator.hook.lifecycle.journal_for`` (the journal the hooks write)
-and ``generator.hook.journal.writable``. This module is the only place that names them.
+re-implements them: ``generator.runtime.project.find_root`` (the root, found upwards as git finds
+``.git``), ``generator.runtime.effective.load`` (every layer with its trust status, what an untrusted
+layer is denied, the notes), ``generator.runtime.lifecycle.journal_for`` (the journal the hooks write)
+and ``generator.runtime.journal.writable``. This module is the only place that names them.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Layer:
 @dataclass
 class Gate:
     layer: str
-    kind: str  # command | ai
+    kind: str  # a kind that runs: command | ai | agent (generator.runtime.gatekinds)
     command: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
 
@@ -43,30 +43,53 @@ class View:
 
 def find_root(start: str, env: Mapping[str, str]) -> str:
     """The project root the runtime uses for a session started in ``start``."""
-    from ..hook.project import find_root as runtime_find_root
+    from generator.runtime.project import find_root as runtime_find_root
 
     return runtime_find_root(os.path.normpath(os.path.abspath(start)))
 
 
 def load(root: str, env: Mapping[str, str]) -> View:
-    from ..hook.effective import load as load_effective
-    from ..hook.lifecycle import journal_for
+    from generator.runtime.effective import load as load_effective
+    from generator.runtime.lifecycle import journal_for
 
     state = load_effective(root, dict(env))
     layers = [Layer(layer["name"], layer.get("path"), layer["status"], layer.get("error"),
                     tuple(layer.get("ignored") or ())) for layer in state.layers]
-    gates = [Gate(layer["name"], layer["kind"], tuple(layer.get("command") or ()), dict(layer.get("ai") or {}))
+    # a layer with a gate to run (generator.runtime.gatekinds): its settings sit under the kind's name
+    gates = [Gate(layer["name"], layer["kind"], tuple(layer.get("command") or ()),
+                  dict(layer[layer["kind"]]) if isinstance(layer.get(layer["kind"]), dict) else {})
              for layer in state.layers
-             if layer["status"] in ("trusted", "untrusted") and layer.get("kind") in ("command", "ai")]
+             if layer["status"] in ("trusted", "untrusted") and layer.get("kind", "rules") != "rules"]
     return View(root, layers, journal_for(root, dict(env)), gates, list(state.notes))
 
 
 def journal_writable(path: str) -> tuple[bool, str]:
     """(writable, why not) for the journal at ``path``, as the runtime judges it, writing nothing."""
-    from ..hook.journal import writable
+    from generator.runtime.journal import writable
 
     why = writable(path)
     return why is None, why or ""
+
+
+def journal_torn(path: str) -> tuple[int, str | None]:
+    """(how many spool lines the journal kept aside as torn or garbage, the first one's place), read only."""
+    import sqlite3
+
+    from generator.journal import db as journaldb
+
+    if not os.path.isfile(path):
+        return 0, None
+    try:
+        conn = journaldb.connect(path, readonly=True)
+        try:
+            n = journaldb.torn_count(conn)
+            first = next(iter(journaldb.torn_lines(conn, 1)), None) if n else None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0, None
+    where = f"byte {first[2]} of spool {first[1]}: {first[5]}" if first else None
+    return n, where
 
 
 def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
@@ -84,8 +107,19 @@ def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
     return (True, found) if found else (False, f"{program} is not on PATH")
 
 
+def agent_reachable(settings: Mapping[str, Any], root: str) -> tuple[bool, str]:
+    """Whether an agent gate's host executable is there, found as the gate itself finds it."""
+    from generator.gates.agent import INSTALL, find_binary
+
+    found = find_binary(dict(settings), root)
+    if found:
+        return True, f"host {settings['host']} at {found}"
+    return False, (f"host {settings['host']} is not installed ({settings.get('binary') or 'not on PATH'}); install it "
+                   f"({INSTALL[settings['host']]}) or set [gate] binary")
+
+
 def _first_set(field_name: str, env: Mapping[str, str]) -> str | None:
-    from ..gates._env import ENV_FALLBACKS  # the AI gate's own lookup table (first set variable wins)
+    from generator.gates._env import ENV_FALLBACKS  # the AI gate's own lookup table (first set variable wins)
 
     names, default = ENV_FALLBACKS[field_name]
     for var in names:

@@ -26,8 +26,8 @@ import stat
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..install.targets import claude_user_dir, codex_home
-from .findings import Finding
+from generator.doctor.findings import Finding
+from generator.install.targets import claude_user_dir, codex_home
 
 _CAP = 4 * 1024 * 1024
 
@@ -153,7 +153,7 @@ def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
 def claude_deny_rules(settings: Path, project: Path | None, env: Mapping[str, str]) -> list[Finding]:
     """Whether the settings file carries the permissions.deny rules install writes (an install by an
     older pasture, or a hand edit, may lack them)."""
-    from ..install.denyrules import rules_for
+    from generator.install.denyrules import rules_for
 
     permissions = _json(settings).get("permissions")
     deny = permissions.get("deny") if isinstance(permissions, dict) else None

@@ -6,5 +6,5 @@
 * :mod:`.evidence`: ``pasture evidence``.
 * :mod:`.diff`: ``pasture diff``.
 
-The click commands live in :mod:`generator.hostcli`.
+The click commands live in :mod:`generator.cli.host`.
 """

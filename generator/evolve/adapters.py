@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
-from ..hostenv import HostRun, install_recorder, opencode_recorder_plugin, read_records, recorder_command
-from ..hostenv.recorder import OPENCODE_RECORDED_HOOKS
-from .scenarios import Scenario
+from generator.hostenv import HostRun, install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from generator.hostenv.recorder import OPENCODE_RECORDED_HOOKS
+from generator.evolve.scenarios import Scenario
 
 CATALOG_PROBE = "PastureCatalogProbe"
 #: Claude Code / Codex events whose JSON refusal is hookSpecificOutput.permissionDecision (as their
@@ -113,13 +113,21 @@ class _CommandHookAdapter(CaptureAdapter):
         log = run.root / self.log_name
         table: dict[str, Any] = {}
         for event in events:
-            mode, kwargs = "observe", {}
+            mode = "observe"
+            kwargs: dict[str, Any] = {}
             if scenario is not None and scenario.refused_event == event:
                 mode = {"exit-2": "exit2", "json-deny": "deny", "json-ask": "ask"}[scenario.channel or ""]
                 kwargs = {"reason": scenario.reason(), "block_event": event,
                           # PreToolUse answers with permissionDecision by default (recorder)
                           "permission_decision": (mode in ("deny", "ask") and event != "PreToolUse"
                                                   and event in PERMISSION_DECISION_EVENTS)}
+            answer = scenario.answer if scenario is not None else None
+            if scenario is not None and answer is not None and answer.event == event:
+                # the answer document stays in a file: some hosts show the model the hook's command line
+                answer_file = run.root / f"answer-{event}.json"
+                answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
+                mode, kwargs = "answer", {"answer_file": answer_file, "answer_times": answer.times,
+                                          "merge_tool_input": answer.merge_tool_input}
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
             table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
         return {"hooks": table}
@@ -218,8 +226,11 @@ class OpenCodeAdapter(CaptureAdapter):
         plugins = run.project / ".opencode" / "plugins"
         plugins.mkdir(parents=True, exist_ok=True)
         block = "bash" if scenario.channel == "throw" else None
+        answers = None
+        if scenario.answer is not None:
+            answers = {scenario.answer.event: scenario.answer.filled(scenario.marker or "")}
         source = opencode_recorder_plugin(run.root / self.log_name, block_tool=block, reason=scenario.reason(),
-                                          hooks=events, discover=True)
+                                          hooks=events, discover=True, answers=answers)
         (plugins / "pasture-capture.js").write_text(source)
 
     def records(self, run: HostRun) -> Records:

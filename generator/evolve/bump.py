@@ -19,6 +19,7 @@ Steps, each all-or-nothing, in this order (a failing step stops the bump and say
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import subprocess
 import sys
@@ -26,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..catalog import Catalog, CatalogError, catalog_path, find_catalog, write_catalog
-from ..catalog import extract as extract_catalog
-from ..catalog.packages import HOST_NPM, host_binary, install_host, npm_latest
-from ..versions import HostVersion, VersionError
+from generator.catalog import Catalog, CatalogError, catalog_path, find_catalog, write_catalog
+from generator.catalog import extract as extract_catalog
+from generator.catalog.packages import HOST_NPM, host_binary, install_host, npm_latest
+from generator.profile.versions import HostVersion, VersionError
 
 
-class BumpError(RuntimeError):
+class BumpError(PastureError, RuntimeError):
     """The bump stopped; the message names the step."""
 
 
@@ -92,15 +93,15 @@ def pin_test_hosts(root: Path, harness: str, version: str, say: Callable[[str], 
 
 def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation: bool = False, force: bool = False,
          pin_tests: bool = True, timeout: float = 120.0, say: Callable[[str], None] = lambda _m: None) -> BumpResult:
-    from ..diagnostics import ProfileErrors
-    from ..generate import compare, write
-    from ..loader import load_project
-    from ..render.project import RenderError, render_project
-    from . import review
-    from .capture import CaptureError, capture, require_isolation
-    from .captured import load_capture
-    from .profile_new import ProfileNewError, new_profile
-    from .status import closest_contract
+    from generator.profile.diagnostics import ProfileErrors
+    from generator.check.drift import compare, write
+    from generator.profile.loader import load_project
+    from generator.render.project import RenderError, render_project
+    from generator.evolve import review
+    from generator.evolve.capture import CaptureError, capture, require_isolation
+    from generator.evolve.captured import load_capture
+    from generator.evolve.profile_new import ProfileNewError, new_profile
+    from generator.evolve.status import closest_contract
 
     root = Path(root).resolve()
     if harness not in HOST_NPM:
@@ -135,7 +136,7 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     node_modules = _step("install", lambda: install_host(root, harness, version, say=say))
     steps.append(f"installed into {node_modules.parent.relative_to(root).as_posix()}/")
     say("  catalog: reading the host's own event catalog")
-    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules))
+    doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules, root=root))
     path = write_catalog(root, doc)
     catalog = find_catalog(root, harness, version)
     assert catalog is not None

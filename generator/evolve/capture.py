@@ -17,6 +17,7 @@ hook fired raises :class:`CaptureError` and leaves nothing behind.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 import shutil
@@ -26,17 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
-from ..hostenv.npm_tools import NpmInstallError, binary_version
-from .adapters import ADAPTERS, CaptureAdapter, Records
-from .scenarios import PROBE_FILE, PROMPT, Scenario, scenarios_for
-from .scrub import Scrubber
+from generator.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from generator.hostenv.npm_tools import NpmInstallError, binary_version
+from generator.evolve.adapters import ADAPTERS, CaptureAdapter, Records
+from generator.evolve.scenarios import ASKED_COMMAND, ASKED_FILE, PROBE_FILE, PROMPT, Scenario, scenarios_for
+from generator.evolve.scrub import Scrubber
 
 CAPTURE_FORMAT = 1
 _SAFE_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9._-]*")
 
 
-class CaptureError(RuntimeError):
+class CaptureError(PastureError, RuntimeError):
     """The capture could not be made; nothing was written."""
 
 
@@ -79,11 +80,16 @@ def require_isolation(allow_none: bool) -> str:
 
 def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: float = 120.0,
             say: Callable[[str], None] = lambda _m: None, allow_no_isolation: bool = False,
-            catalog: Any = None) -> CaptureSummary:
+            catalog: Any = None, only: tuple[str, ...] = ()) -> CaptureSummary:
     """Run every scenario of ``harness`` with the host at ``binary``; write ``out/<harness>@<version>``.
 
     ``catalog`` (the host version's :class:`~generator.catalog.Catalog`, when known) adds the
     scenarios that trigger events only some versions have (see :func:`.scenarios.scenarios_for`).
+
+    ``only``: run just these scenarios and merge them into the existing capture of this version
+    (its other scenario folders are kept byte for byte; capture.json gets their summaries in
+    scenario order and the event lists recomputed over all of them; the events registered are the
+    ones that capture registered, so no catalog pass runs).
     """
     adapter = ADAPTERS.get(harness)
     if adapter is None:
@@ -95,20 +101,29 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
     version = read_version(binary)
     say(f"{harness} {version} at {binary}")
     if catalog is None:
-        from ..catalog import CatalogError, find_catalog
+        from generator.catalog import CatalogError, find_catalog
 
         try:
             catalog = find_catalog(repo_root, harness, version)
         except CatalogError:
             catalog = None
     final = Path(out) / f"{harness}@{version}"
+    previous = _previous(final, harness, version, only)
     Path(out).mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".staging-{harness}@{version}-", dir=out))
     runs = Path(tempfile.mkdtemp(prefix="pasture-capture-"))
     try:
         candidates = adapter.candidates(repo_root)
         host_listed: list[str] | None = None
-        if adapter.has_catalog_pass():
+        if previous is not None:
+            host_listed = previous["catalog"].get("host_listed")
+            candidates = list(previous["catalog"]["registered"])
+            for child in final.iterdir():  # keep every other scenario's folder (and file) as it is
+                if child.is_dir() and child.name not in only:
+                    shutil.copytree(child, stage / child.name)
+                elif child.is_file() and child.name != "capture.json":
+                    shutil.copy2(child, stage / child.name)
+        elif adapter.has_catalog_pass():
             say("  catalog: asking the host which hook events it offers")
             run = prepare_run(harness, binary, runs / "catalog")
             adapter.install_catalog_probe(run, candidates)
@@ -119,7 +134,20 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
         registered = list(host_listed) if host_listed else list(candidates)
         summaries = []
         lookups: list[str] = []
-        for scenario in scenarios_for(harness, host_listed or catalog_names(catalog)):
+        planned = scenarios_for(harness, host_listed or catalog_names(catalog))
+        unknown = sorted(set(only) - {s.name for s in planned})
+        if unknown:
+            raise CaptureError(f"no scenario {', '.join(unknown)} for {harness} {version}; choose from "
+                               f"{', '.join(s.name for s in planned)}; nothing was written")
+        kept = {} if previous is None else {s["name"]: s for s in previous["scenarios"]}
+        if previous is not None:
+            lookups = [*previous["catalog"].get("looked_up", []),
+                       *previous["catalog"].get("other_plugin_fields_read", [])]
+        for scenario in planned:
+            if only and scenario.name not in only:
+                if scenario.name in kept:
+                    summaries.append(kept[scenario.name])
+                continue
             say(f"  scenario {scenario.name}")
             summary, seen_lookups = _scenario(adapter, scenario, binary, version, runs / scenario.name, stage,
                                               registered, timeout, repo_root)
@@ -127,7 +155,7 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             lookups += [name for name in seen_lookups if name not in lookups]
         seen = sorted({e for s in summaries for e in s["events_seen"]})
         bus_seen = sorted({e for s in summaries for e in s.get("bus_events_seen", [])})
-        document = {
+        document: dict[str, Any] = {
             "capture_format": CAPTURE_FORMAT,
             "generated_by": "pasture capture",
             "harness": harness,
@@ -161,6 +189,25 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             shutil.rmtree(stage, ignore_errors=True)
 
 
+def _previous(final: Path, harness: str, version: str, only: tuple[str, ...]) -> dict[str, Any] | None:
+    """The existing capture.json a partial capture (``only``) merges into; None for a full capture."""
+    if not only:
+        return None
+    head = final / "capture.json"
+    try:
+        doc = json.loads(head.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CaptureError(f"--scenario merges into an existing capture, but {head} cannot be read ({exc}); "
+                           "run a full capture first; nothing was written") from None
+    if (not isinstance(doc, dict) or not isinstance(doc.get("catalog"), dict)
+            or not isinstance(doc["catalog"].get("registered"), list) or not isinstance(doc.get("scenarios"), list)
+            or (doc.get("capture_format"), doc.get("harness"), doc.get("host_version"))
+            != (CAPTURE_FORMAT, harness, version)):
+        raise CaptureError(f"{head} is not a format-{CAPTURE_FORMAT} capture of {harness} {version}; nothing was "
+                           "written")
+    return doc
+
+
 def catalog_names(catalog: Any) -> list[str] | None:
     return list(catalog.names) if catalog is not None else None
 
@@ -190,9 +237,9 @@ def _replace(stage: Path, final: Path) -> None:
 
 
 def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label: str,
-             prompt: str = PROMPT) -> HostRunResult:
+             prompt: str = PROMPT, options: tuple[tuple[str, Any], ...] = ()) -> HostRunResult:
     try:
-        result = run.execute(script, prompt, timeout=timeout, options=dict(adapter.options))
+        result = run.execute(script, prompt, timeout=timeout, options={**adapter.options, **_plain(dict(options))})
     except RuntimeError as exc:
         raise CaptureError(f"{adapter.harness} run '{label}' failed: {exc}; nothing was written") from None
     if result.timed_out:
@@ -205,6 +252,11 @@ def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label
     return result
 
 
+def _plain(value: Any) -> Any:
+    """Launcher options as JSON values (a scenario keeps its lists as tuples, to stay hashable)."""
+    return json.loads(json.dumps(value))
+
+
 def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version: str, root: Path, stage: Path,
               registered: list[str], timeout: float, repo_root: Path) -> tuple[dict[str, Any], list[str]]:
     harness = adapter.harness
@@ -214,7 +266,8 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
         path = run.project / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    result = _execute(run, adapter, scenario.script, timeout, scenario.name, scenario.prompt or PROMPT)
+    result = _execute(run, adapter, scenario.script, timeout, scenario.name, scenario.prompt or PROMPT,
+                      scenario.options)
     records = adapter.records(run)
     if not records.calls:
         raise CaptureError(
@@ -253,6 +306,7 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
     elif scenario.refuses and len(model["main_requests"]) > 1:
         told = model["main_requests"][1]["told_text"]
     held = scenario.held(probe)
+    answered = None if scenario.answer is None else _honoured(scenario, run.project, result, model, by_event)
     doc = {
         "capture_format": CAPTURE_FORMAT,
         "generated_by": "pasture capture",
@@ -265,13 +319,17 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
         "channel": scenario.channel,
         "refused_event": scenario.refused_event,
         "reason_sent": scenario.reason() if scenario.refuses else None,
+        **({"launcher_options": _plain(dict(scenario.options))} if scenario.options else {}),
+        **({"control": scenario.control} if scenario.control else {}),
+        **({"answer": answered["answer"]} if answered else {}),
         "isolation": result.isolation,
         "result": {
+            **(answered["result"] if answered else {}),
             "host_exit_code": result.exit_code,
             "probe_file": "present" if probe else "absent",
             "refusing_hook_fired": refused_fired,
             "refusal_held": held if refused_fired is not False else False,
-            "effect": _effect(scenario, probe),
+            "effect": _effect(scenario, probe, (run.project / ASKED_FILE).exists()),
             "model_told_after_refusal": told,
         },
         **_order(records),
@@ -291,10 +349,75 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
         "probe_file": doc["result"]["probe_file"],
         "events_seen": sorted(by_event),
     }
+    if answered:
+        summary["answer"] = {k: doc["answer"][k] for k in ("capability", "event", "wire")}
+        summary["honoured"] = doc["result"]["honoured"]
     bus = sorted({c.event for c in records.calls if c.bus})
     if bus:
         summary["bus_events_seen"] = bus
     return summary, records.lookups
+
+
+def _honoured(scenario: Scenario, project: Path, result: HostRunResult, model: dict[str, Any],
+              by_event: dict[str, list[Any]]) -> dict[str, Any]:
+    """Whether the host honoured the scenario's answer, and what showed it (see scenarios.py)."""
+    answer = scenario.answer
+    assert answer is not None
+    mark = scenario.marker or ""
+    probe = (project / PROBE_FILE).exists()
+    asked = (project / ASKED_FILE).exists()
+    bodies = [r.get("body") for r in result.requests if r.get("reply", {}).get("kind") in ("turn", "final")]
+    with_marker = [i + 1 for i, body in enumerate(bodies) if mark in json.dumps(body, ensure_ascii=False)]
+    main = model["main_requests"]
+    told_next = (main[1].get("told_text") or "") if len(main) > 1 else ""
+    calls = len(by_event.get(answer.event, []))
+    out: dict[str, Any] = {"answer_event_calls": calls, "marker_in_main_requests": with_marker}
+    if answer.capability == "rewrite":
+        ok = probe and not asked
+        out["asked_file"] = "present" if asked else "absent"
+        # the history the model is sent next: does it still show the command it asked for?
+        out["next_request_shows_asked_command"] = len(bodies) > 1 and ASKED_COMMAND in json.dumps(bodies[1])
+        shown = (f"{PROBE_FILE} present and {ASKED_FILE} absent: the rewritten command ran, not the one asked"
+                 if ok else f"{PROBE_FILE} {'present' if probe else 'absent'}, {ASKED_FILE} "
+                 f"{'present' if asked else 'absent'}: the rewrite did not replace the command the model asked for")
+    elif answer.capability == "allow":
+        ok = probe
+        shown = (f"{PROBE_FILE} present: the call ran without a prompt (without the answer, control "
+                 f"'{scenario.control}' shows it is not run)" if ok else
+                 f"{PROBE_FILE} absent: the call still needed an approval nobody could give")
+    elif answer.capability == "context":
+        ok = 1 in with_marker
+        out["marker_excerpt"] = _excerpt(bodies[0] if bodies else None, mark)
+        shown = ("the marker text is in the first request the model received" if ok else
+                 "the marker text is not in the first request the model received")
+    elif answer.capability == "feedback":
+        ok = mark in told_next
+        shown = ("the marker reason is in what the next request added after the tool call" if ok else
+                 "the marker reason is not in what the next request added after the tool call")
+    else:  # continue
+        again = mark in told_next
+        ok = again and probe and calls == answer.times + 1
+        shown = (f"the next request holds the reason, the next turn wrote {PROBE_FILE}, and the host stopped by "
+                 f"itself after {answer.times} continuations ({calls} {answer.event} calls)" if ok else
+                 f"reason in the next request: {'yes' if again else 'no'}; {PROBE_FILE} "
+                 f"{'present' if probe else 'absent'}; {calls} {answer.event} calls (continuing {answer.times} "
+                 f"times means {answer.times + 1})")
+    out.update(honoured=ok, honoured_shown_by=shown)
+    return {"answer": {"capability": answer.capability, "event": answer.event, "wire": answer.wire,
+                       "sent": answer.filled(mark), "times": answer.times, "marker": mark}, "result": out}
+
+
+def _excerpt(body: Any, mark: str, width: int = 160) -> str | None:
+    """The marker with up to ``width`` characters either side, from the string of ``body`` holding it."""
+    if isinstance(body, str):
+        at = body.find(mark)
+        return None if at < 0 else body[max(0, at - width):at + len(mark) + width]
+    values = body.values() if isinstance(body, dict) else body if isinstance(body, list) else ()
+    for value in values:
+        found = _excerpt(value, mark, width)
+        if found is not None:
+            return found
+    return None
 
 
 def _order(records: Records) -> dict[str, list[str]]:
@@ -305,7 +428,14 @@ def _order(records: Records) -> dict[str, list[str]]:
     return {"events_in_order": [c.event for c in records.calls]}
 
 
-def _effect(scenario: Scenario, probe: bool) -> str:
+def _effect(scenario: Scenario, probe: bool, asked: bool = False) -> str:
+    if scenario.answer is not None and scenario.answer.capability == "rewrite":
+        return ("the rewritten command ran: the probe file was written" if probe and not asked else
+                "the command the model asked for ran, not the rewrite" if asked else
+                "neither the rewritten nor the asked command wrote its file")
+    if scenario.answer is not None and scenario.answer.capability == "continue":
+        return ("the host went on after the answered stop and wrote the probe file" if probe else
+                "the host stopped anyway: no probe file was written")
     if not scenario.refuses:
         if scenario.files:
             return ("the project's own command ran: the probe file was written" if probe else
@@ -369,7 +499,7 @@ def _last_block_text(messages: list[Any]) -> str:
 def _model_side(harness: str, result: HostRunResult, with_prompt: bool = False) -> dict[str, Any]:
     """The fake model's view. ``with_prompt``: also the first request's own user turn (a scenario
     whose prompt the host expands, such as a slash command, shows there what the model was told)."""
-    main = []
+    main: list[dict[str, Any]] = []
     side = 0
     for request in result.requests:
         reply = request.get("reply", {})

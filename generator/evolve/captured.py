@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .capture import CAPTURE_FORMAT
+from generator.evolve.capture import CAPTURE_FORMAT
 
 
-class CaptureFormatError(ValueError):
+class CaptureFormatError(PastureError, ValueError):
     """Not a capture folder `pasture capture` wrote (or one of an unknown format)."""
 
 
@@ -36,6 +37,21 @@ class ScenarioCapture:
     @property
     def scenario_file(self) -> Path:
         return self.folder / "scenario.json"
+
+    @property
+    def answer(self) -> dict[str, Any] | None:
+        """An answer scenario's answer: capability, event, wire, sent, times, marker (else None)."""
+        answer = self.doc.get("answer")
+        return answer if isinstance(answer, dict) else None
+
+    @property
+    def honoured(self) -> bool | None:
+        """Whether the host honoured the answer (None: not an answer scenario)."""
+        return self.doc.get("result", {}).get("honoured") if self.answer is not None else None
+
+    @property
+    def honoured_shown_by(self) -> str | None:
+        return self.doc.get("result", {}).get("honoured_shown_by") if self.answer is not None else None
 
 
 @dataclass
@@ -70,6 +86,10 @@ class Capture:
     def payloads(self, event: str) -> list[tuple[str, Any]]:
         """Every captured payload of ``event``, as (scenario name, payload), scenario order."""
         return [(s.name, p) for s in self.scenarios for p in s.events.get(event, [])]
+
+    def answers(self) -> list[ScenarioCapture]:
+        """The answer scenarios, scenario order."""
+        return [s for s in self.scenarios if s.answer is not None]
 
     def proofs(self, event: str) -> list[ScenarioCapture]:
         """Scenarios in which a refusal of ``event`` was tried (held or not)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import Catalog, EventSchema
+from generator.catalog import Catalog, EventSchema
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
     "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
@@ -80,7 +80,8 @@ def classify(harness: str, ev: EventSchema) -> str:
     return "gate" if is_pre_action(ev) and offered else "observation"
 
 
-def catalog_identities(harness: str, cat: Catalog, event: str, *, only_required_or_specific: bool) -> list[dict[str, Any]]:
+def catalog_identities(harness: str, cat: Catalog, event: str, *,
+                       only_required_or_specific: bool) -> list[dict[str, Any]]:
     fields = cat.identity_fields(event)
     common = cat.common_fields()
     out: list[dict[str, Any]] = []
@@ -97,7 +98,8 @@ def catalog_identities(harness: str, cat: Catalog, event: str, *, only_required_
     return sorted(out, key=lambda i: order.get(i["kind"], 9))
 
 
-def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str, source: str) -> tuple[dict[str, Any], str]:
+def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str,
+                     source: str) -> tuple[dict[str, Any], str]:
     """A new row for ``ev`` and its classification ('gate' or 'observation')."""
     surface = surface_of(harness, ev)
     kind = classify(harness, ev) if surface != "opencode-catch-all-sse" else "observation"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contracts import Binding, Contract, EventRow
+from generator.profile.contracts import Binding, Contract, EventRow
 
 _AXES = ("semantic", "surface", "blocking", "mutation", "order", "reconciliation", "stop_loop")
 
@@ -63,13 +63,14 @@ def diff_contracts(a: Contract, b: Contract) -> dict[str, Any]:
         changes = _row_changes(ra, rb)
         if changes:
             rows.append({"event": name, "changes": changes})
-    gained = [n for n in names_b if b.row(n).failure.blocks and (a.row(n) is None or not a.row(n).failure.blocks)]
-    lost = [n for n in names_a if a.row(n).failure.blocks and (b.row(n) is None or not b.row(n).failure.blocks)]
-    deny_gained = [n for n in names_b if b.row(n).response.allows_deny
-                   and (a.row(n) is None or not a.row(n).response.allows_deny)]
-    deny_lost = [n for n in names_a if a.row(n).response.allows_deny
-                 and (b.row(n) is None or not b.row(n).response.allows_deny)]
-    runtime = []
+    by_a, by_b = {r.name: r for r in a.events}, {r.name: r for r in b.events}  # Contract.row, never None here
+    gained = [n for n in names_b if by_b[n].failure.blocks and (n not in by_a or not by_a[n].failure.blocks)]
+    lost = [n for n in names_a if by_a[n].failure.blocks and (n not in by_b or not by_b[n].failure.blocks)]
+    deny_gained = [n for n in names_b if by_b[n].response.allows_deny
+                   and (n not in by_a or not by_a[n].response.allows_deny)]
+    deny_lost = [n for n in names_a if by_a[n].response.allows_deny
+                 and (n not in by_b or not by_b[n].response.allows_deny)]
+    runtime: list[dict[str, Any]] = []
     ops_a = {x.key: _binding(x) for x in a.runtime.operations + a.runtime.effects}
     ops_b = {x.key: _binding(x) for x in b.runtime.operations + b.runtime.effects}
     for key in list(ops_a) + [k for k in ops_b if k not in ops_a]:
@@ -82,7 +83,7 @@ def diff_contracts(a: Contract, b: Contract) -> dict[str, Any]:
     for key in list(caps_a) + [k for k in caps_b if k not in caps_a]:
         if caps_a.get(key) != caps_b.get(key):
             runtime.append({"capability": key, "changed": True})
-    out = {
+    out: dict[str, Any] = {
         "from": a.id, "to": b.id,
         "harness_changed": a.harness is not b.harness,
         "admission": {"from": a.admission.describe(), "to": b.admission.describe()},
@@ -116,10 +117,12 @@ def render_text(d: dict[str, Any], a: Contract, b: Contract) -> str:
     lines.append(f"events: {ev['from']} -> {ev['to']} (+{len(ev['added'])} -{len(ev['removed'])})")
     for name in ev["added"]:
         row = b.row(name)
+        assert row is not None  # an added name is one of b's events
         lines.append(f"  + {name}: {row.semantic.value}, {row.failure.value}"
                      + (f" (declared {row.declared_failure.value})" if row.demoted else ""))
     for name in ev["removed"]:
         row = a.row(name)
+        assert row is not None  # a removed name is one of a's events
         lines.append(f"  - {name}: was {row.semantic.value}, {row.failure.value}")
     blk = d["blocking"]
     lines.append("blocking gained: " + (", ".join(blk["gained"]) or "none")
@@ -128,7 +131,8 @@ def render_text(d: dict[str, Any], a: Contract, b: Contract) -> str:
                  + "  (a denial or failure now only reports; the host proceeds)" * bool(blk["lost"]))
     deny = d["deny_channel"]
     if deny["gained"] or deny["lost"]:
-        lines.append(f"deny channel gained: {', '.join(deny['gained']) or 'none'}; lost: {', '.join(deny['lost']) or 'none'}")
+        lines.append(f"deny channel gained: {', '.join(deny['gained']) or 'none'}; "
+                     f"lost: {', '.join(deny['lost']) or 'none'}")
     substantive = [r for r in d["rows"] if any(c["axis"] != "note" for c in r["changes"])]
     notes_only = [r["event"] for r in d["rows"] if r not in substantive]
     if substantive:

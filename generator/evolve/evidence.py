@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..contracts import Contract, EventRow, has_evidence
-from ..versions import HostVersion, VersionError
-from ..vocab import FailureMode
+from generator.profile.contracts import Contract, EventRow, has_evidence
+from generator.profile.versions import HostVersion, VersionError
+from generator.profile.vocab import FailureMode
 
 _CHANNEL_FOR = {FailureMode.EXIT_2_BLOCKS: "exit-2", FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS: "exit-2",
                 FailureMode.THROW_FAIL_FAST: "throw"}
@@ -151,7 +151,8 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                     lines.append(f"    {' ' * len(r['event'])} {' ' * len(r['capability'])}  ask on "
                                  f"{_describe(r['ask'])}")
         if rep["demoted"]:
-            lines.append(f"  demoted for lack of evidence ({len(rep['demoted'])}; they run {rep['demoted'][0]['effective']}):")
+            lines.append(f"  demoted for lack of evidence ({len(rep['demoted'])}; "
+                         f"they run {rep['demoted'][0]['effective']}):")
             for d in rep["demoted"]:
                 lines.append(f"    {d['event']} (declared {d['declared']})")
         else:

@@ -31,6 +31,7 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 
 from __future__ import annotations
 
+from generator import PastureError
 import copy
 import re
 import os
@@ -42,17 +43,17 @@ from typing import Any
 
 import yaml
 
-from ..catalog import Catalog, CatalogError, find_catalog
-from ..contracts import Contract
-from ..diagnostics import ProfileErrors
-from ..hook.envelope import identity_value
-from ..loader import load_project
-from ..versions import HostVersion, VersionError
-from ..vocab import FailureMode
-from .captured import Capture, ScenarioCapture, load_capture
-from .derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
-from .evidence import pinned_to
-from .yamlout import lifecycle_text
+from generator.catalog import Catalog, CatalogError, find_catalog
+from generator.profile.contracts import Contract
+from generator.profile.diagnostics import ProfileErrors
+from generator.runtime.envelope import identity_value
+from generator.profile.loader import load_project
+from generator.profile.versions import HostVersion, VersionError
+from generator.profile.vocab import FailureMode
+from generator.evolve.captured import Capture, ScenarioCapture, load_capture
+from generator.evolve.derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
+from generator.evolve.evidence import pinned_to
+from generator.evolve.yamlout import lifecycle_text
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
     "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
@@ -72,7 +73,7 @@ NOT_EVENTS: dict[str, dict[str, str]] = {
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
 
 
-class ProfileNewError(RuntimeError):
+class ProfileNewError(PastureError, RuntimeError):
     """The profile could not be written; nothing was written."""
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog
-from ..contracts import Contract
-from .captured import Capture
-from .diff import diff_contracts
+from generator.catalog import Catalog
+from generator.profile.contracts import Contract
+from generator.evolve.captured import Capture
+from generator.evolve.diff import diff_contracts
 
 
 def _field_paths(value: Any, prefix: str = "", depth: int = 2) -> set[str]:
@@ -52,6 +52,11 @@ def _short(text: str | None, width: int = 200) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
+def _offered_answers(contract: Contract) -> set[str]:
+    """Every answer a contract's rows offer, as "<event>: <capability> (<wire form>)"."""
+    return {f"{row.name}: {capability} ({wire})" for row in contract.events for capability, wire in row.offered_answers}
+
+
 def build(old: Contract, new: Contract, old_cat: Catalog | None, new_cat: Catalog | None, old_cap: Capture | None,
           new_cap: Capture | None, profile_report: Any, extra: dict[str, Any]) -> dict[str, Any]:
     diff = diff_contracts(old, new)
@@ -87,10 +92,15 @@ def build(old: Contract, new: Contract, old_cat: Catalog | None, new_cat: Catalo
         human.append(f"{name}: blocking lost; find evidence on this version or accept that it runs without it")
     for row in new.events:
         if row.demoted:
-            before = old.row(row.name)
-            still = " (as in " + old.id + ")" if before is not None and before.demoted else ""
+            old_row = old.row(row.name)
+            still = " (as in " + old.id + ")" if old_row is not None and old_row.demoted else ""
             human.append(f"{row.name}: declared {row.declared_failure.value} without evidence, runs "
                          f"{row.failure.value}{still}; build a scenario that refuses it, or declare what it does")
+    answers_old, answers_new = _offered_answers(old), _offered_answers(new)
+    answers = {"gained": sorted(answers_new - answers_old), "lost": sorted(answers_old - answers_new)}
+    for entry in answers["lost"]:
+        human.append(f"answer lost: {entry}: no capture of {new.version} shows it honoured; re-capture, or accept "
+                     "that rows no longer offer it")
     for item in getattr(profile_report, "identities", []):
         human.append(f"identity: {item}")
     for name in diff["events"]["added"]:
@@ -103,7 +113,7 @@ def build(old: Contract, new: Contract, old_cat: Catalog | None, new_cat: Catalo
         "catalog": {"added": catalog_added, "removed": catalog_removed},
         "payload_fields": payloads, "events_only_in_new_capture": only_new, "events_only_in_old_capture": only_old,
         "model_told": told,
-        "blocking": diff["blocking"], "deny": diff["deny_channel"],
+        "blocking": diff["blocking"], "deny": diff["deny_channel"], "answers": answers,
         "needs_human": human, **extra,
     }
 
@@ -142,6 +152,10 @@ def render_markdown(rep: dict[str, Any]) -> str:
     lines += ["", "## Blocking", "", "Gained:", *items(rep["blocking"]["gained"]), "", "Lost:",
               *items(rep["blocking"]["lost"]), "", "Deny channel gained:", *items(rep["deny"]["gained"]), "",
               "Deny channel lost:", *items(rep["deny"]["lost"]), ""]
+    if "answers" in rep:
+        lines += ["## Answers beyond deny and ask", "",
+                  "Offered only where a capture of the version shows the host honoured them (the capability matrix).",
+                  "", "Gained:", *items(rep["answers"]["gained"]), "", "Lost:", *items(rep["answers"]["lost"]), ""]
     lines += ["## Needs a human decision", "", *items(rep["needs_human"], "nothing"), ""]
     return "\n".join(lines)
 

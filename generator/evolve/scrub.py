@@ -37,7 +37,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 MAX_STRING = 2000
 
@@ -73,6 +73,11 @@ _PID_KEY = re.compile(r"(^|_)pid$", re.I)
 # ("/tmp" inside "$RUN/tmp" stays), and only when no name character continues it.
 _BEFORE = r"(?<![A-Za-z0-9_$.])"
 _AFTER = r"(?![A-Za-z0-9_])"
+
+
+def _literally(text: str) -> Callable[[re.Match[str]], str]:
+    """A re.sub replacement that inserts ``text`` as it is (no backslash or group processing)."""
+    return lambda _match: text
 
 
 def _time_key(key: str) -> bool:
@@ -183,7 +188,7 @@ class Scrubber:
     def text(self, value: str) -> str:
         for pattern, literal, placeholder in self._literals:
             if literal in value:
-                value = pattern.sub(lambda _m, p=placeholder: p, value)
+                value = pattern.sub(_literally(placeholder), value)
         value = _ISO_TIME.sub("<timestamp>", value)
         value = _DASHED_TIME.sub("<timestamp>", value)
         value = _DATE_FOLDERS.sub("/<date>/", value)

@@ -9,7 +9,7 @@ Where a host binary is looked for, in this order (every distinct binary found is
    when ``ensure_npm_tools`` has installed it (this command never installs anything).
 
 Versions come from ``<binary> --version`` in a throwaway HOME, inside a network namespace where
-available. Resolution is the hook runtime's rule (:func:`generator.hook.tables.resolve`): among the
+available. Resolution is the hook runtime's rule (:func:`generator.runtime.tables.resolve`): among the
 contracts whose admission allows the version, the one with the highest minimum wins.
 """
 
@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..contracts import Contract
-from ..hostenv import isolation_support
-from ..hostenv.npm_tools import CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version, lockfile_digest
-from ..versions import HostVersion, VersionError
+from generator.profile.contracts import Contract
+from generator.hostenv import isolation_support
+from generator.hostenv.npm_tools import (CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version,
+                                         lockfile_digest)
+from generator.profile.versions import HostVersion, VersionError
 
 #: harness -> (binary name, flag, environment variable)
 HOST_BINARIES: dict[str, tuple[str, str, str]] = {
@@ -115,7 +116,7 @@ def resolve(contracts: list[Contract], harness: str, version: str) -> Resolution
         return Resolution(None)
     admitting = [c for c in contracts if c.harness.value == harness and c.admission.allows(parsed)]
     winner = None
-    for contract in admitting:  # load order, strict '>' for ties: as generator/hook/tables.py
+    for contract in admitting:  # load order, strict '>' for ties: as generator/runtime/tables.py
         if winner is None or contract.admission.minimum > winner.admission.minimum:
             winner = contract
     return Resolution(winner, [c for c in admitting if c is not winner])
@@ -179,7 +180,7 @@ def latest(contracts: list[Contract], lookup=None) -> list[dict[str, Any]]:
     """Per harness: the registry's newest version, the newest profile, and whether a bump is due.
 
     ``lookup(package) -> version`` asks the registry (default: ``npm view <package> version``)."""
-    from ..catalog.packages import HOST_NPM, npm_latest
+    from generator.catalog.packages import HOST_NPM, npm_latest
 
     lookup = lookup or npm_latest
     out = []

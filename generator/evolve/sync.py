@@ -21,18 +21,19 @@ noted in the row it touches. Nothing is written unless the result validates.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..catalog import Catalog, CatalogError, find_catalog
-from .derive import catalog_additions, correct_row, demote_uncited_throw, insert_row
-from .yamlout import rewrite_body
+from generator.catalog import Catalog, CatalogError, find_catalog
+from generator.evolve.derive import catalog_additions, correct_row, demote_uncited_throw, insert_row
+from generator.evolve.yamlout import rewrite_body
 
 
-class SyncError(RuntimeError):
+class SyncError(PastureError, RuntimeError):
     pass
 
 
@@ -83,10 +84,10 @@ def _capture_evidence(root: Path, contract_id: str, rows: list[dict[str, Any]], 
                       report: SyncReport) -> dict[str, str]:
     """Prune and cite evidence from the capture of this very version (if there is one); return the
     sources the rows still use."""
-    from ..loader import load_project
-    from ..vocab import FailureMode
-    from .captured import load_capture
-    from .profile_new import NewProfileReport, _evidence, _prune, _rel, drop_paragraphs_of
+    from generator.profile.loader import load_project
+    from generator.profile.vocab import FailureMode
+    from generator.evolve.captured import load_capture
+    from generator.evolve.profile_new import NewProfileReport, _evidence, _prune, _rel, drop_paragraphs_of
 
     version = contract_id.partition("@")[2]
     cap_dir = Path(root) / "captures" / contract_id
@@ -116,8 +117,8 @@ def _capture_evidence(root: Path, contract_id: str, rows: list[dict[str, Any]], 
 
 
 def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None) -> SyncReport:
-    from ..diagnostics import ProfileErrors
-    from ..loader import load_project
+    from generator.profile.diagnostics import ProfileErrors
+    from generator.profile.loader import load_project
 
     root = Path(root).resolve()
     folder = root / "profiles" / contract_id

@@ -1,20 +1,19 @@
-"""The AI gate and the harness wrapper (Python port of sec-af's ``harness.py``, on real backends).
+"""The AI and agent gates: the Python port of sec-af's ``harness.py``, on real backends.
 
-Public names load lazily (PEP 562), so ``import generator.gates.gate`` — the hook path — pulls
-in neither pydantic nor anything else outside the standard library. Only touching
-``AIIntegrationConfig`` (or constructing a wrapper without a config) imports pydantic.
+Public names load lazily (PEP 562). Nothing here imports pydantic or anything else outside the
+standard library: the gates run on the hook path, when a policy selects them.
 
 Module map:
 
 * ``prompts``      the prompt builders (phase guidance, file-write hint, schema guidance/retry)
 * ``retry``        ``is_transient_error``, the retry loop, the cost tracker
-* ``config``       ``AIIntegrationConfig`` (pydantic); ``_env`` holds its environment table
-* ``wrappers``     ``HarnessWrapper``, ``AIGateWrapper``, ``build_ai_integration``
+* ``_env``         ``EnvAIConfig``: the seed's settings, read from its environment table
+* ``wrappers``     ``HarnessWrapper`` (the agent gate's engine), ``AIGateWrapper`` (the AI gate's)
 * ``openai_chat``  the OpenAI-compatible chat-completions backend (urllib)
-* ``hosts``        how each coding-agent host is run headless (one class per host)
+* ``agents``       how each coding-agent host is run headless (one class per host)
 * ``harness``      the harness backend: run a host in a working dir, read its JSON output
-* ``app``          ``PastureApp``: the ``app`` the wrappers call (``.ai`` + ``.harness``)
 * ``gate``         ``ai_gate_decide``: the ``ai`` gate kind for the runtime
+* ``agent``        ``agent_gate``: the ``agent`` gate kind (a host run headless as the judge)
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
-    "AIIntegrationConfig": "config",
     "EnvAIConfig": "_env",
     "is_transient_error": "retry",
     "TRANSIENT_PATTERNS": "retry",
@@ -37,7 +35,6 @@ _EXPORTS: dict[str, str] = {
     "PHASE_GUIDANCE": "prompts",
     "HarnessWrapper": "wrappers",
     "AIGateWrapper": "wrappers",
-    "build_ai_integration": "wrappers",
     "AIIntegrationError": "errors",
     "AIGateError": "errors",
     "AIGateTimeout": "errors",
@@ -49,9 +46,9 @@ _EXPORTS: dict[str, str] = {
     "ChatResult": "openai_chat",
     "HostHarnessBackend": "harness",
     "HarnessResult": "harness",
-    "PastureApp": "app",
     "ai_gate_decide": "gate",
     "GateDecision": "gate",
+    "agent_gate": "agent",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -71,28 +68,36 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._env import EnvAIConfig
-    from .app import PastureApp
-    from .config import AIIntegrationConfig
-    from .errors import (
-        AIGateBackendError,
-        AIGateConfigError,
-        AIGateError,
-        AIGateExhausted,
-        AIGateInvalidOutput,
-        AIGateTimeout,
-        AIIntegrationError,
+    # `X as X`: re-exports (ruff cannot read the computed __all__)
+    from generator.gates._env import EnvAIConfig as EnvAIConfig
+    from generator.gates.agent import agent_gate as agent_gate
+    from generator.gates.errors import (
+        AIGateBackendError as AIGateBackendError,
+        AIGateConfigError as AIGateConfigError,
+        AIGateError as AIGateError,
+        AIGateExhausted as AIGateExhausted,
+        AIGateInvalidOutput as AIGateInvalidOutput,
+        AIGateTimeout as AIGateTimeout,
+        AIIntegrationError as AIIntegrationError,
     )
-    from .gate import GateDecision, ai_gate_decide
-    from .harness import HarnessResult, HostHarnessBackend
-    from .openai_chat import ChatResult, OpenAIChatClient
-    from .prompts import (
-        PHASE_GUIDANCE,
-        build_schema_retry_prompt,
-        harness_prompt,
-        schema_guidance,
-        with_file_write_hint,
-        with_phase_guidance,
+    from generator.gates.gate import GateDecision as GateDecision, ai_gate_decide as ai_gate_decide
+    from generator.gates.harness import HarnessResult as HarnessResult, HostHarnessBackend as HostHarnessBackend
+    from generator.gates.openai_chat import ChatResult as ChatResult, OpenAIChatClient as OpenAIChatClient
+    from generator.gates.prompts import (
+        PHASE_GUIDANCE as PHASE_GUIDANCE,
+        build_schema_retry_prompt as build_schema_retry_prompt,
+        harness_prompt as harness_prompt,
+        schema_guidance as schema_guidance,
+        with_file_write_hint as with_file_write_hint,
+        with_phase_guidance as with_phase_guidance,
     )
-    from .retry import TRANSIENT_PATTERNS, CostTracker, is_transient_error, run_with_retry
-    from .wrappers import AIGateWrapper, HarnessWrapper, build_ai_integration
+    from generator.gates.retry import (
+        TRANSIENT_PATTERNS as TRANSIENT_PATTERNS,
+        CostTracker as CostTracker,
+        is_transient_error as is_transient_error,
+        run_with_retry as run_with_retry,
+    )
+    from generator.gates.wrappers import (
+        AIGateWrapper as AIGateWrapper,
+        HarnessWrapper as HarnessWrapper,
+    )

@@ -1,7 +1,10 @@
 """Environment fallbacks of the AI integration settings, stdlib only.
 
-Both the pydantic :class:`~generator.gates.config.AIIntegrationConfig` and the hook path's
-:class:`EnvAIConfig` read the environment through this one table, so the two cannot drift.
+:class:`EnvAIConfig` (the seed's ``AIIntegrationConfig`` fields, without pydantic) reads the
+environment through this one table. The ``ai`` gate reads ai_model, ai_base_url, ai_api_key and the
+retry settings; HarnessWrapper, given no config, reads provider, harness_model, max_turns,
+opencode_server and provider_env() (the agent gate gives it its own: host and model from the policy).
+The seed's ``opencode_bin`` and ``aforge_bin`` are not kept: nothing would read them.
 
 Lookup rule (the original's nested ``os.getenv(a, os.getenv(b, default))``): the first variable
 that is *set* wins, even when it is set to the empty string; only unset variables fall through.
@@ -23,8 +26,6 @@ ENV_FALLBACKS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "max_retries": (("SEC_AF_AI_MAX_RETRIES",), "3"),
     "initial_backoff_seconds": (("SEC_AF_AI_INITIAL_BACKOFF_SECONDS",), "2.0"),
     "max_backoff_seconds": (("SEC_AF_AI_MAX_BACKOFF_SECONDS",), "8.0"),
-    "opencode_bin": (("SEC_AF_OPENCODE_BIN",), "opencode"),
-    "aforge_bin": (("SEC_AF_AFORGE_BIN", "AFORGE_BIN"), "aforge"),
     "opencode_server": (("SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"), None),
     # pasture extensions (not in the original): where the `ai` backend sends its requests.
     "ai_base_url": (("PASTURE_AI_BASE_URL", "OPENAI_BASE_URL"), "https://openrouter.ai/api/v1"),
@@ -67,8 +68,6 @@ ENV_FACTORIES: dict[str, Callable[[], Any]] = {
     "max_retries": lambda: int(env_raw("max_retries")),  # type: ignore[arg-type]
     "initial_backoff_seconds": lambda: float(env_raw("initial_backoff_seconds")),  # type: ignore[arg-type]
     "max_backoff_seconds": lambda: float(env_raw("max_backoff_seconds")),  # type: ignore[arg-type]
-    "opencode_bin": lambda: env_raw("opencode_bin"),
-    "aforge_bin": lambda: env_raw("aforge_bin"),
     "opencode_server": lambda: env_raw("opencode_server"),
     "ai_base_url": lambda: env_raw("ai_base_url"),
     "ai_api_key": _api_key,
@@ -95,9 +94,9 @@ def _factory(name: str) -> Any:
 
 @dataclass(frozen=True)
 class EnvAIConfig:
-    """The same settings as ``AIIntegrationConfig``, without pydantic, for the hook path.
+    """The seed's ``AIIntegrationConfig`` settings, without pydantic, for the hook path.
 
-    Same field names, same environment fallbacks, same ``provider_env()``; no validation
+    The seed's field names, environment fallbacks and ``provider_env()``; no validation
     beyond the int()/float() parsing the original does.
     """
 
@@ -108,8 +107,6 @@ class EnvAIConfig:
     max_retries: int = _factory("max_retries")
     initial_backoff_seconds: float = _factory("initial_backoff_seconds")
     max_backoff_seconds: float = _factory("max_backoff_seconds")
-    opencode_bin: str = _factory("opencode_bin")
-    aforge_bin: str = _factory("aforge_bin")
     opencode_server: str | None = _factory("opencode_server")
     ai_base_url: str = _factory("ai_base_url")
     ai_api_key: str | None = field(default_factory=ENV_FACTORIES["ai_api_key"], repr=False)

@@ -10,10 +10,11 @@ mode whichever subclass it catches. The subclasses exist for the journal and for
 
 from __future__ import annotations
 
+from generator import PastureError
 from typing import Any
 
 
-class AIIntegrationError(RuntimeError):
+class AIIntegrationError(PastureError, RuntimeError):
     """A wrapper-level failure: harness error result, invalid payload, schema retries used up."""
 
 

@@ -13,7 +13,7 @@ Runtime contract
   contract :data:`DECISION_CONTRACT` is always appended), ``timeout`` (seconds, > 0, default
   :data:`DEFAULT_TIMEOUT_SECONDS`; a budget for the whole decision: every attempt, and every
   backoff sleep between attempts, must fit in it).
-* ``config``: an ``AIIntegrationConfig``, an ``EnvAIConfig`` or anything with the same
+* ``config``: an ``EnvAIConfig`` or anything with the same
   attributes; None reads the environment without importing pydantic. Used: ``ai_model``,
   ``ai_base_url``, ``ai_api_key``, ``max_retries``, ``initial_backoff_seconds``,
   ``max_backoff_seconds``.
@@ -41,6 +41,7 @@ AIGateConfigError       bad policy (unknown key, bad type) or unusable config (n
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import inspect
 import json
@@ -50,8 +51,8 @@ import types
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ._env import EnvAIConfig
-from .errors import (
+from generator.gates._env import EnvAIConfig
+from generator.gates.errors import (
     AIGateBackendError,
     AIGateConfigError,
     AIGateError,
@@ -60,8 +61,8 @@ from .errors import (
     AIGateTimeout,
     AIIntegrationError,
 )
-from .retry import NO_ERROR_PAYLOAD, Sleeper, is_transient_error
-from .wrappers import AIGateWrapper
+from generator.gates.retry import NO_ERROR_PAYLOAD, Sleeper, is_transient_error
+from generator.gates.wrappers import AIGateWrapper
 
 __all__ = [
     "DECISIONS",
@@ -99,7 +100,7 @@ _DECISION_DESCRIPTION = "proceed lets the action run; deny refuses it; ask defer
 _REASON_DESCRIPTION = "One sentence explaining the decision, shown to the agent or the user."
 
 
-class GateDecisionInvalid(ValueError):
+class GateDecisionInvalid(PastureError, ValueError):
     """A payload that is not a valid gate decision."""
 
 
@@ -300,7 +301,7 @@ async def ai_gate_decide_async(
         raise err from None
 
     if app is None:
-        from .openai_chat import OpenAIChatClient
+        from generator.gates.openai_chat import OpenAIChatClient
 
         app = OpenAIChatClient.from_config(cfg)
     deadline = _Deadline(timeout, clock)

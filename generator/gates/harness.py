@@ -2,7 +2,7 @@
 
 ``await HostHarnessBackend().harness(prompt, schema=..., cwd=..., provider="claude-code", ...)``
 
-1. runs the host (see :mod:`generator.gates.hosts` for each command line) with ``cwd`` as its
+1. runs the host (see :mod:`generator.gates.agents` for each command line) with ``cwd`` as its
    working directory and the prompt on stdin, under a wall-clock timeout;
 2. reads ``<cwd>/.agentfield_output.json`` if this run wrote it (a file left over from an
    earlier run, unchanged, does not count), else falls back to the JSON found in the host's
@@ -20,6 +20,7 @@ Stdlib only; pydantic is only touched through the schema object the caller passe
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import collections
 import json
@@ -32,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .hosts import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
-from .openai_chat import decode_json_content
-from .prompts import OUTPUT_FILENAME
+from generator.gates.agents import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
+from generator.gates.openai_chat import decode_json_content
+from generator.gates.prompts import OUTPUT_FILENAME
 
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",
@@ -50,11 +51,11 @@ __all__ = [
 DEFAULT_TIMEOUT_SECONDS = 900.0
 
 
-class HarnessLaunchError(RuntimeError):
+class HarnessLaunchError(PastureError, RuntimeError):
     """The host could not be started (binary missing, not executable, bad working dir)."""
 
 
-class HarnessTimeoutError(RuntimeError):
+class HarnessTimeoutError(PastureError, RuntimeError):
     """The host run exceeded the backend's timeout and was killed."""
 
 
@@ -157,13 +158,6 @@ class HostHarnessBackend:
         self.extra_args = {k: tuple(v) for k, v in (extra_args or {}).items()}
         # the most recent command lines started, for diagnostics and tests
         self.runs: collections.deque[HostRun] = collections.deque(maxlen=64)
-
-    @classmethod
-    def from_config(cls, config: Any, **kwargs: Any) -> "HostHarnessBackend":
-        """Takes ``opencode_bin`` from the config (the only host binary it names)."""
-        binaries = dict(kwargs.pop("binaries", {}) or {})
-        binaries.setdefault("opencode", config.opencode_bin)
-        return cls(binaries=binaries, **kwargs)
 
     async def harness(
         self,

@@ -13,6 +13,7 @@ a message: the bare "500"-style patterns would match a port such as 35031.
 
 from __future__ import annotations
 
+from generator import PastureError
 import asyncio
 import http
 import http.client
@@ -35,7 +36,7 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 _MESSAGE_LIMIT = 300
 
 
-class ChatCompletionError(Exception):
+class ChatCompletionError(PastureError):
     """Base class of the client's errors."""
 
 
@@ -319,7 +320,7 @@ class OpenAIChatClient:
         if not isinstance(message, dict):
             raise ChatProtocolError("chat completion choice has no message")
         content = _message_text(message.get("content"))
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        usage = found if isinstance(found := body.get("usage"), dict) else {}
         return ChatResult(
             content=content,
             parsed=decode_json_content(content),

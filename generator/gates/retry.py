@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
-from .errors import AIIntegrationError
+from generator.gates.errors import AIIntegrationError
 
 T = TypeVar("T")
 

@@ -1,6 +1,12 @@
-"""``HarnessWrapper``, ``AIGateWrapper`` and ``build_ai_integration``.
+"""``HarnessWrapper`` and ``AIGateWrapper``: the seed's two wrappers, each behind one gate kind.
 
-The ``app`` both wrappers take is anything with the original SDK's two coroutine methods:
+``HarnessWrapper`` is the ``agent`` kind's engine (generator.gates.agent), ``AIGateWrapper`` the ``ai``
+kind's (generator.gates.gate). The seed's security-analysis entry points (``run_recon_analysis``,
+``run_hunt_analysis``, ``run_prove_analysis``, ``invoke_batch``, ``build_ai_integration``) and its
+pydantic config model are not ported: no gate kind or command would reach them. The phase guidance
+they selected stays in generator.gates.prompts, byte for byte (``invoke`` still takes ``phase``).
+
+The ``app`` a wrapper takes is anything with the original SDK's coroutine method for it:
 
 * ``await app.harness(prompt, *, schema, cwd, provider, model, max_turns, max_budget_usd, env,
   schema_max_retries, [opencode_server], [project_dir])`` returning a result with ``parsed``,
@@ -8,23 +14,19 @@ The ``app`` both wrappers take is anything with the original SDK's two coroutine
 * ``await app.ai(*, system, user, schema, model)`` returning the schema instance, a dict, or an
   object with ``parsed`` and ``cost_usd`` (:class:`~generator.gates.openai_chat.ChatResult`).
 
-:class:`~generator.gates.app.PastureApp` is the real one (OpenAI-compatible client + host
-harness backend). No pydantic import here: a config is only created from the environment
-(lazily importing ``config``) when none is passed.
+The real ones: :class:`~generator.gates.harness.HostHarnessBackend` (``harness``) and
+:class:`~generator.gates.openai_chat.OpenAIChatClient` (``ai``). No pydantic: without a config, the
+wrappers read the environment through :class:`~generator.gates._env.EnvAIConfig`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from .errors import AIIntegrationError
-from .prompts import build_schema_retry_prompt, harness_prompt
-from .retry import CostTracker, Sleeper, run_with_retry
-
-if TYPE_CHECKING:
-    from .config import AIIntegrationConfig
+from generator.gates.errors import AIIntegrationError
+from generator.gates.prompts import build_schema_retry_prompt, harness_prompt
+from generator.gates.retry import CostTracker, Sleeper, run_with_retry
 
 SchemaT = TypeVar("SchemaT")
 
@@ -33,10 +35,10 @@ logger = logging.getLogger(__name__)
 MAX_SCHEMA_RETRIES = 3
 
 
-def _config_from_env() -> "AIIntegrationConfig":
-    from .config import AIIntegrationConfig
+def _config_from_env() -> Any:
+    from generator.gates._env import EnvAIConfig
 
-    return AIIntegrationConfig.from_env()
+    return EnvAIConfig.from_env()
 
 
 class _Wrapper:
@@ -189,38 +191,6 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
             phase=phase,
         )
 
-    async def invoke_batch(
-        self,
-        requests: list[dict[str, Any]],
-        *,
-        max_concurrent: int | None = None,
-    ) -> list[Any]:
-        """``invoke(**request)`` for each request; results (or exceptions) in request order."""
-        semaphore = asyncio.Semaphore(max_concurrent) if max_concurrent else None
-
-        async def _run_request(request: dict[str, Any]) -> Any:
-            if semaphore is None:
-                return await self.invoke(**request)
-            async with semaphore:
-                return await self.invoke(**request)
-
-        return await asyncio.gather(*(_run_request(r) for r in requests), return_exceptions=True)
-
-    async def run_recon_analysis(
-        self, *, prompt: str, schema: type[SchemaT], cwd: str, project_dir: str | None = None
-    ) -> SchemaT:
-        return await self.invoke(prompt=prompt, schema=schema, cwd=cwd, project_dir=project_dir, phase="recon")
-
-    async def run_hunt_analysis(
-        self, *, prompt: str, schema: type[SchemaT], cwd: str, project_dir: str | None = None
-    ) -> SchemaT:
-        return await self.invoke(prompt=prompt, schema=schema, cwd=cwd, project_dir=project_dir, phase="hunt")
-
-    async def run_prove_analysis(
-        self, *, prompt: str, schema: type[SchemaT], cwd: str, project_dir: str | None = None
-    ) -> SchemaT:
-        return await self.invoke(prompt=prompt, schema=schema, cwd=cwd, project_dir=project_dir, phase="prove")
-
 
 class AIGateWrapper(_Wrapper):
     """One structured chat call (system + user + schema + model), retried, cost-tracked.
@@ -252,14 +222,3 @@ class AIGateWrapper(_Wrapper):
 
 def _is_response_envelope(result: Any) -> bool:
     return bool(getattr(result, "is_response_envelope", False))
-
-
-def build_ai_integration(
-    app: Any, config: Any = None, *, sleep: Sleeper | None = None
-) -> tuple[HarnessWrapper[Any], AIGateWrapper]:
-    """Both wrappers over one app, sharing one resolved config instance (and sleeper)."""
-    resolved = config or _config_from_env()
-    return (
-        HarnessWrapper(app=app, config=resolved, sleep=sleep),
-        AIGateWrapper(app=app, config=resolved, sleep=sleep),
-    )

@@ -8,10 +8,10 @@
 * :mod:`.netns`: the network namespace the host and its fake share.
 """
 
-from .fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
-from .hosts import LAUNCHERS, RunLayout, launcher_for
-from .netns import Isolation, isolation_support
-from .npm_tools import (
+from generator.hostenv.fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
+from generator.hostenv.hosts import LAUNCHERS, RunLayout, launcher_for
+from generator.hostenv.netns import Isolation, isolation_support
+from generator.hostenv.npm_tools import (
     HOST_PACKAGES,
     NpmInstallError,
     NpmUnavailable,
@@ -20,8 +20,8 @@ from .npm_tools import (
     host_version,
     npm_available,
 )
-from .recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
-from .runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
+from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from generator.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
 
 HOSTS = tuple(HOST_PACKAGES)
 

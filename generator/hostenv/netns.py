@@ -6,11 +6,14 @@
                  and every process of the run dies with it (no stragglers).
 ``netns``        ``unshare --net``: no network but loopback.
 ``userns``       the same as ``netns+pidns`` for a non-root user, via ``--map-root-user``.
-``none``         no namespace could be made; isolation rests on the per-host settings alone
-                 (no proxies, no credentials, telemetry/update/plugin-sync switches off, the fake
-                 on 127.0.0.1), which real-hosts.md found to make no outbound attempt.
+``none``         no namespace could be made. :func:`isolation_support` reports this mode with every
+                 reason it found; it is not isolation: callers that run a real host refuse it
+                 unless asked explicitly (``pasture capture`` and ``bump`` need ``--no-isolation``).
+                 Only the per-host settings remain then (no proxies, no credentials, telemetry,
+                 update and plugin-sync switched off, the fake model on 127.0.0.1).
 
-``PASTURE_HOSTENV_ISOLATION`` may name one of these to force it (``none`` for debugging only).
+``PASTURE_HOSTENV_ISOLATION`` may name one of these to force it (``none`` for debugging only); a
+forced mode that does not work here is an error, never a quiet fallback.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def bring_loopback_up() -> None:
 def python_env() -> dict[str, str]:
     """os.environ plus a PYTHONPATH that makes this ``generator`` (and ``pasture_contracts``) importable
     in a child, even one that starts without this environment's site-packages."""
-    from ..resources import import_roots
+    from generator.resources import import_roots
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (*import_roots(), env.get("PYTHONPATH", "")) if p)

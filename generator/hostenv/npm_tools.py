@@ -14,6 +14,7 @@ dependencies (``msgpackr-extract``) and any future script out of the picture.
 
 from __future__ import annotations
 
+from generator import PastureError
 import fcntl
 import hashlib
 import json
@@ -66,11 +67,11 @@ POSTINSTALL_STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _VERSION_RE = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
 
 
-class NpmUnavailable(RuntimeError):
+class NpmUnavailable(PastureError, RuntimeError):
     """npm (or node) is not on PATH: the real-host tests cannot run here."""
 
 
-class NpmInstallError(RuntimeError):
+class NpmInstallError(PastureError, RuntimeError):
     """npm is present but installing the pinned tools failed."""
 
 

@@ -18,9 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records", "recorder_command"]
+__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records",
+           "recorder_command"]
 
-RECORDER_MODES = ("observe", "exit2", "deny", "ask", "allow-permission")
+RECORDER_MODES = ("observe", "exit2", "deny", "ask", "allow-permission", "answer")
 
 _RECORDER_SOURCE = r'''#!/usr/bin/env python3
 """pasture hostenv recording hook (generated; stdlib only)."""
@@ -33,6 +34,9 @@ p.add_argument("--mode", default="observe")
 p.add_argument("--reason", default="blocked by pasture recorder")
 p.add_argument("--block-event", default="PreToolUse")
 p.add_argument("--permission-decision", action="store_true")
+p.add_argument("--answer-file", default=None)
+p.add_argument("--answer-times", type=int, default=1)
+p.add_argument("--merge-tool-input", action="store_true")
 a = p.parse_args()
 raw = sys.stdin.read()
 try:
@@ -49,13 +53,27 @@ record = {
     "cwd": os.getcwd(),
     "argv": sys.argv[1:],
 }
-with open(a.log, "a", encoding="utf-8") as fh:
+with open(a.log, "a+", encoding="utf-8") as fh:
     fcntl.flock(fh, fcntl.LOCK_EX)
     fh.write(json.dumps(record) + "\n")
+    fh.flush()
+    fh.seek(0)
+    # how many calls of this event the log holds, this one included (under the lock)
+    calls = sum(1 for line in fh if line.strip() and json.loads(line).get("event") == a.event)
 hook_event = payload.get("hook_event_name", a.event) if isinstance(payload, dict) else a.event
 # A Stop-family block refuses only the first stop: one that an earlier block caused passes.
 again = isinstance(payload, dict) and payload.get("stop_hook_active") is True
 blocking = hook_event == a.block_event and not again
+if a.mode == "answer":
+    # print the given answer on the first --answer-times calls of this event, then observe
+    if a.answer_file is not None and calls <= a.answer_times:
+        with open(a.answer_file, encoding="utf-8") as answer_fh:
+            answer = json.load(answer_fh)
+        specific = answer.get("hookSpecificOutput")
+        if a.merge_tool_input and isinstance(specific, dict) and isinstance(payload, dict):
+            specific["updatedInput"] = {**(payload.get("tool_input") or {}), **specific.get("updatedInput", {})}
+        print(json.dumps(answer))
+    sys.exit(0)
 if a.mode == "exit2" and blocking:
     sys.stderr.write(a.reason)
     sys.exit(2)
@@ -82,7 +100,9 @@ def install_recorder(folder: str | Path) -> Path:
 
 def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: str = "observe",
                      reason: str = "blocked by pasture recorder", python: str | None = None,
-                     block_event: str = "PreToolUse", permission_decision: bool = False) -> str:
+                     block_event: str = "PreToolUse", permission_decision: bool = False,
+                     answer_file: str | Path | None = None, answer_times: int = 1,
+                     merge_tool_input: bool = False) -> str:
     """Shell command line for a command hook that records into ``log``.
 
     ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on ``block_event``, PreToolUse by default:
@@ -90,13 +110,25 @@ def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: s
     other ``block_event``: JSON ``{"decision": "block", "reason"}``, unless ``permission_decision``
     says the event reads ``hookSpecificOutput.permissionDecision`` as PreToolUse does), ``ask`` (the
     same JSON with ``permissionDecision: ask``), ``allow-permission`` (on
-    PermissionRequest: JSON ``decision.behavior: allow``). A payload with ``stop_hook_active: true``
-    (a stop an earlier block caused) is never blocked, so a Stop block refuses exactly once.
+    PermissionRequest: JSON ``decision.behavior: allow``), ``answer`` (print the JSON document in
+    ``answer_file`` on the first ``answer_times`` calls of ``event``, counted in the log, then observe;
+    the document stays off the command line, which some hosts show the model;
+    with ``merge_tool_input`` its ``hookSpecificOutput.updatedInput`` is laid over the payload's
+    ``tool_input``, so a rewrite changes one field and keeps the others). A payload with
+    ``stop_hook_active: true`` (a stop an earlier block caused) is never blocked by ``exit2`` /
+    ``deny``, so a Stop block refuses exactly once.
     """
     if mode not in RECORDER_MODES:
         raise ValueError(f"mode must be one of {RECORDER_MODES}")
-    argv = [python or sys.executable, str(script), "--log", str(log), "--event", event, "--mode", mode,
-            "--reason", reason]
+    argv = [python or sys.executable, str(script), "--log", str(log), "--event", event, "--mode", mode]
+    if mode == "answer":
+        if answer_file is None:
+            raise ValueError("mode 'answer' needs the answer file")
+        argv += ["--answer-file", str(answer_file), "--answer-times", str(answer_times)]
+        if merge_tool_input:
+            argv.append("--merge-tool-input")
+        return shlex.join(argv)
+    argv += ["--reason", reason]
     if block_event != "PreToolUse":
         argv += ["--block-event", block_event]
     if permission_decision:
@@ -110,9 +142,14 @@ OPENCODE_RECORDED_HOOKS = ("event", "config", "chat.message", "chat.params", "ch
                            "experimental.chat.system.transform")
 
 
+#: How the recording plugin can answer (see :func:`opencode_recorder_plugin`).
+OPENCODE_ANSWER_OPS = ("set-arg", "replace-args", "append-output", "push-system", "set-status")
+
+
 def opencode_recorder_plugin(log: str | Path, *, block_tool: str | None = None,
                              reason: str = "blocked by pasture recorder", export_name: str = "PastureRecorder",
-                             hooks: Sequence[str] | None = None, discover: bool = False) -> str:
+                             hooks: Sequence[str] | None = None, discover: bool = False,
+                             answers: dict[str, dict[str, Any]] | None = None) -> str:
     """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
 
     It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one
@@ -122,7 +159,17 @@ def opencode_recorder_plugin(log: str | Path, *, block_tool: str | None = None,
     as ``{"hook": "plugin.lookup", "name"}``, and ``event``, ``config``, every name in ``hooks`` and
     every dotted name the host asks for (OpenCode's hook names are dotted) get a recording hook, so
     hooks missing from ``hooks`` show up too.
+
+    ``answers`` makes hooks answer by mutating their ``output`` after recording it, once per call:
+    ``{hook: {"op": OP, "value": V, "tool"?: name, "field"?: name}}`` with OP one of
+    :data:`OPENCODE_ANSWER_OPS` (``set-arg``: ``output.args[field] = V`` in place; ``replace-args``:
+    ``output.args = V``, a new object; ``append-output``: ``output.output += V``; ``push-system``:
+    ``output.system.push(V)``; ``set-status``: ``output.status = V``); ``tool`` limits a tool hook
+    to that tool.
     """
+    for hook_name, spec in (answers or {}).items():
+        if spec.get("op") not in OPENCODE_ANSWER_OPS:
+            raise ValueError(f"{hook_name}: op must be one of {OPENCODE_ANSWER_OPS}")
     names = list(OPENCODE_RECORDED_HOOKS if hooks is None else hooks)
     if not discover:
         body = f"""  const hooks = {{}}
@@ -149,6 +196,7 @@ import {{ appendFileSync }} from "node:fs"
 const LOG = {json.dumps(str(log))}
 const BLOCK_TOOL = {json.dumps(block_tool)}
 const REASON = {json.dumps(reason)}
+const ANSWERS = {json.dumps(answers or {}, sort_keys=True)}
 
 function safe(value) {{
   const seen = new WeakSet()
@@ -178,6 +226,14 @@ function hook(name) {{
     record(name, input, output)
     if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
       throw new Error(REASON)
+    }}
+    const answer = ANSWERS[name]
+    if (answer && output && !(answer.tool && (!input || input.tool !== answer.tool))) {{
+      if (answer.op === "set-arg") output.args[answer.field] = answer.value
+      else if (answer.op === "replace-args") output.args = answer.value
+      else if (answer.op === "append-output") output.output = String(output.output ?? "") + answer.value
+      else if (answer.op === "push-system") output.system.push(answer.value)
+      else if (answer.op === "set-status") output.status = answer.value
     }}
   }}
 }}

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .fake_models import FakeModelServer, Script
-from .hosts import RunContext, RunLayout, launcher_for
-from .netns import Isolation, bring_loopback_up, isolation_support, network_interfaces, python_env
-from .npm_tools import host_binary
+from generator.hostenv.fake_models import FakeModelServer, Script
+from generator.hostenv.hosts import RunContext, RunLayout, launcher_for
+from generator.hostenv.netns import Isolation, bring_loopback_up, isolation_support, network_interfaces, python_env
+from generator.hostenv.npm_tools import host_binary
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -289,7 +289,7 @@ def _inside(spec_path: Path) -> int:
             deadline=spec["fake_deadline"], max_requests=spec["max_requests"],
         ).start()
         if spec.get("loggers"):
-            from .fake_models import ChatReply, FakeChatServer
+            from generator.hostenv.fake_models import ChatReply, FakeChatServer
 
             for name, logger in spec["loggers"].items():
                 log = layout.root / f"logger-{name}.jsonl"

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..contracts import Contract
-from ..loader import load_project
-from ..render.artifact import Artifact
-from ..vocab import Harness
+from generator.profile.contracts import Contract
+from generator.profile.loader import load_project
+from generator.render.artifact import Artifact
+from generator.profile.vocab import Harness
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,10 @@ _FILE = {Harness.CLAUDE_CODE: "settings.json", Harness.CODEX: "hooks.json"}
 def load_adapter(root: Path, contract_id: str) -> Adapter:
     """Load and validate one contract (raises ProfileErrors) and render its installable file."""
     (contract,) = load_project(root, [contract_id])
-    from ..render.opencode import PLUGIN_FILE
+    from generator.render.opencode import PLUGIN_FILE
 
     name = _FILE.get(contract.harness, PLUGIN_FILE)
-    from ..render.project import adapter_artifacts
+    from generator.render.project import adapter_artifacts
 
     artifact = next(a for a in adapter_artifacts(contract, root) if a.path == f"{contract.id}/{name}")
     on_disk = root / "generated" / artifact.path

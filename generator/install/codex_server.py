@@ -11,6 +11,7 @@ without it). It is killed when the client closes.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 import queue
@@ -24,7 +25,7 @@ from typing import Any, Mapping
 CLIENT_NAME = "pasture-install"
 
 
-class CodexServerError(RuntimeError):
+class CodexServerError(PastureError, RuntimeError):
     """codex app-server could not be started or did not answer as expected."""
 
 

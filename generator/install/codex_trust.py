@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import tomledit
+from generator.install import tomledit
 
 STATE = ("hooks", "state")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from .report import EXIT_ERROR, InstallError, Report
-from .targets import HARNESSES
+from generator.install.report import EXIT_ERROR, InstallError, Report
+from generator.install.targets import HARNESSES
 
 
 def _root(ctx: click.Context, root: Path | None) -> Path:
@@ -27,7 +27,7 @@ def _root(ctx: click.Context, root: Path | None) -> Path:
 
 
 def _bundled() -> Path:
-    from ..resources import bundled_project
+    from generator.resources import bundled_project
 
     return Path(bundled_project())
 
@@ -96,8 +96,8 @@ def _with_common(func):
               "installed (after an install that could not reach codex)")
 @click.pass_context
 def install(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
-            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None, opencode_bin: str | None,
-            trust_project: bool, trust_only: bool) -> None:
+            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None,
+            opencode_bin: str | None, trust_project: bool, trust_only: bool) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
     Exit 0 installed; 2 refused (nothing written); 3 written, but Codex will not run the hooks
@@ -107,7 +107,8 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
         raise click.UsageError("--trust-project, --trust-only and --codex-bin apply to codex only")
     if trust_project and user:
         raise click.UsageError("--trust-project applies to --project installs")
-    from .actions import Options, run_install  # the CLI imports this module; keep `pasture --help` light
+    # the CLI imports this module; keep `pasture --help` light
+    from generator.install.actions import Options, run_install
 
     opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
                    contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,
@@ -131,7 +132,7 @@ def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool
     Foreign hooks stay exactly where they were; on Codex their trust entries follow them if they
     move. Exit 0 done, 2 refused (nothing written).
     """
-    from .actions import Options, run_uninstall
+    from generator.install.actions import Options, run_uninstall
 
     opts = Options(harness=harness, project=_scope(project, user), root=_bundled(), env=dict(os.environ),
                    follow_symlinks=follow_symlinks)

@@ -1,7 +1,7 @@
 """Claude Code's own deny rules for the guard's files: defence in depth behind the hooks.
 
 `pasture install claude-code` adds to the settings file's ``permissions.deny`` one ``Edit(...)``
-rule per file and folder the built-in guard rules protect (generator.hook.builtin.protected: the
+rule per file and folder the built-in guard rules protect (generator.runtime.builtin.protected: the
 project's ``.pasture/``, the hosts' settings and hooks files, the user and managed policies, the
 trust store, pasture's state, data and cache folders; a file inside a protected folder is covered by
 the folder's rule). Claude Code applies an ``Edit`` rule to every built-in tool that edits files
@@ -46,7 +46,7 @@ def _rule_path(path: str, folder: bool) -> str | None:
 
 def rules_for(project: Path | None, env: Mapping[str, str]) -> tuple[list[str], list[str]]:
     """(rules, paths that cannot be written as a rule) for a project (None: user scope)."""
-    from ..hook.builtin import protected
+    from generator.runtime.builtin import protected
 
     env = dict(env)
     root = str(project) if project is not None else "/nonexistent-pasture-project"
@@ -72,7 +72,7 @@ def rules_for(project: Path | None, env: Mapping[str, str]) -> tuple[list[str], 
 # --- the record of what we added ----------------------------------------------------------------
 
 def record_path(settings: Path, env: Mapping[str, str]) -> Path:
-    from ..hook.layers import state_dir
+    from generator.runtime.layers import state_dir
 
     key = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return Path(state_dir(dict(env))) / "claude-deny" / f"{key}.json"

@@ -21,6 +21,7 @@ change; a run that changes nothing leaves the backup alone).
 
 from __future__ import annotations
 
+from generator import PastureError
 import os
 import stat
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pathlib import Path
 BACKUP_SUFFIX = ".pasture-backup"
 
 
-class ConcurrentChange(RuntimeError):
+class ConcurrentChange(PastureError, RuntimeError):
     """The file changed on disk between our read and our write; nothing was replaced."""
 
 
@@ -60,7 +61,7 @@ def snapshot(path: Path) -> Snapshot:
     return Snapshot(path, real, data)
 
 
-class NotWritable(RuntimeError):
+class NotWritable(PastureError, RuntimeError):
     """The target (or the folder it must be written in) cannot be written: nothing was written."""
 
 

@@ -2,9 +2,10 @@
 
 ``<data>`` is ``$XDG_DATA_HOME`` (when absolute) or ``~/.local/share``. One launcher per user serves
 every host and project; ``pasture install`` rewrites it (atomically, mode 755) and records its
-absolute path in the hooks it installs, ``${PASTURE_BIN:-<launcher>} hook lifecycle ...``, so the
-hooks work whatever PATH the host gives them (no venv to activate, no pyenv shim in between), and
-``PASTURE_BIN`` still overrides it.
+absolute path in the hooks it installs, ``<launcher> hook lifecycle ...`` with no variable in front of
+it, so the hooks work whatever PATH the host gives them (no venv to activate, no pyenv shim in
+between) and nothing a repository's host settings put into the hook's environment (Claude Code's
+project ``env``: ``PASTURE_BIN=true`` once made every hook a no-op) can swap the runtime.
 
 The launcher is a tiny Python file run as ``<absolute interpreter> -I -S``: no site-packages, no
 ``PYTHON*`` variables, no user site, no script folder on ``sys.path``. It puts exactly the folders
@@ -26,6 +27,7 @@ is never put in place, so a working one is never broken by an install.
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 import os
 import re
@@ -48,20 +50,20 @@ _SHEBANG_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_SAFE = re.compile(r"[A-Za-z0-9_./+@%:,=-]+")
 _WORD_QUOTABLE = re.compile(r"[^'}\x00-\x1f\x7f]+")
 
-#: The ONE place that names the runtime entry: `generator.hook.main.main(argv)` with the whole argv
+#: The ONE place that names the runtime entry: `generator.runtime.main.main(argv)` with the whole argv
 #: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md); the launcher
 #: is the whole process, so a one-event hook may skip the interpreter's teardown (process=True).
 ENTRY = '''\
 def _entry():
-    from generator.hook.main import main
+    from generator.runtime.main import main
     return lambda argv: main(argv, process=True)
 '''
 
 _TEMPLATE = '''\
 {shebang}
 {header}: written by `pasture install` (run it again to refresh; do not edit).
-# Every installed Claude Code and Codex hook runs this file (unless PASTURE_BIN names another
-# binary), and the OpenCode plugin starts it. -I -S: no site-packages, no PYTHON* variables, no
+# Every installed Claude Code and Codex hook runs this file (by absolute path), and the OpenCode
+# plugin starts it. -I -S: no site-packages, no PYTHON* variables, no
 # user site; the runtime comes from exactly the folders below, which install checked.
 import sys
 
@@ -103,7 +105,7 @@ if __name__ == "__main__":
 '''
 
 
-class LauncherError(RuntimeError):
+class LauncherError(PastureError, RuntimeError):
     """The launcher cannot be written or does not run: nothing was changed."""
 
 
@@ -128,7 +130,7 @@ def import_dirs() -> list[str]:
     tables = find_spec("pasture_contracts")
     if tables is not None and tables.origin:
         where = Path(tables.origin).resolve().parent.parent
-    else:  # a checkout: the runtime finds them beside the package (generator.hook.tables)
+    else:  # a checkout: the runtime finds them beside the package (generator.runtime.tables)
         where = package.parent / "generated" / "python"
     if str(where) not in dirs:
         dirs.append(str(where))
@@ -160,7 +162,7 @@ def render(python: str, paths: list[str]) -> str:
 
 
 def shell_word(path: Path | str) -> str:
-    """``path`` as the default word of ``${PASTURE_BIN:-word}`` (bare when safe, else single-quoted)."""
+    """``path`` as the shell word the installed hooks start with (bare when safe, else single-quoted)."""
     text = str(path)
     if _WORD_SAFE.fullmatch(text):
         return text

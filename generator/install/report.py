@@ -7,6 +7,7 @@ which command finishes the job.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 EXIT_OK, EXIT_ERROR, EXIT_INCOMPLETE = 0, 2, 3
 
 
-class InstallError(Exception):
+class InstallError(PastureError):
     """Refused before anything was written (exit 2)."""
 
     def __init__(self, message: str, hint: str | None = None, command: str | None = None) -> None:
@@ -82,7 +83,7 @@ class Report:
             backup = f" (backup: {f.backup})" if f.backup else ""
             lines.append(f"  {f.change:9} {f.path}{backup}{extra}")
         if self.launcher and self.files:
-            lines.append(f"  hooks run: {self.launcher['recorded']} (PASTURE_BIN overrides the launcher)")
+            lines.append(f"  hooks run: {self.launcher['recorded']} (by absolute path: no variable can swap it)")
         if self.events:
             lines.append(f"  events ({len(self.events)}): {', '.join(self.events)}")
         if self.trust:

@@ -17,6 +17,7 @@ newest 1.x contract (said so in the report).
 
 from __future__ import annotations
 
+from generator import PastureError
 import os
 import re
 import shutil
@@ -25,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..versions import HostVersion, VersionError
+from generator.profile.versions import HostVersion, VersionError
 
 HARNESSES = ("claude-code", "codex", "opencode")
 
 
-class TargetError(ValueError):
+class TargetError(PastureError, ValueError):
     """A usage or input problem: nothing was written."""
 
 
@@ -67,7 +68,7 @@ def opencode_user_dir(env: Mapping[str, str]) -> Path:
 
 def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
     """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
-    from ..render.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
+    from generator.render.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
 
     if project is not None:
         project = project.resolve()

@@ -20,6 +20,7 @@ would end the lines it adds with LF, leaving the file mixed).
 
 from __future__ import annotations
 
+from generator import PastureError
 import copy
 import re
 import tomllib
@@ -33,7 +34,7 @@ from tomlkit.items import AoT, InlineTable, Table
 Path_ = tuple[str, ...]
 
 
-class TomlEditError(ValueError):
+class TomlEditError(PastureError, ValueError):
     pass
 
 

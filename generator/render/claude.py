@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..contracts import Contract
-from . import commands
-from .artifact import Artifact, header
-from .env import render
+from generator.profile.contracts import Contract
+from generator.render import commands
+from generator.render.artifact import Artifact, header
+from generator.render.env import render
 
 PLUGIN_NAME = "pasture-lifecycle"
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ..contracts import Contract
-from .artifact import Artifact, header
-from .claude import hooks_table
-from .env import render
+from generator import PastureError
+from generator.profile.contracts import Contract
+from generator.render.artifact import Artifact, header
+from generator.render.claude import hooks_table
+from generator.render.env import render
 
 # The event keys Codex's hooks.json accepts. Codex silently ignores any other key, so a typo would
 # be a hole nobody notices: refuse to generate one instead. The eleven come from HooksToml in the
@@ -19,7 +20,7 @@ ACCEPTED_EVENTS = frozenset({
 })
 
 
-class CodexEventError(ValueError):
+class CodexEventError(PastureError, ValueError):
     pass
 
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import shlex
 
-from ..contracts import Contract, EventRow
-from ..versions import HostVersion
-from ..vocab import EventSemantic, Harness, StopLoopPolicy
-from .encode import shell_words
+from generator.profile.contracts import Contract, EventRow
+from generator.profile.versions import HostVersion
+from generator.profile.vocab import EventSemantic, Harness, StopLoopPolicy
+from generator.render.encode import shell_words
 
 VARIABLE = "PASTURE_BIN"
 DEFAULT_BINARY = "pasture"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..contracts import Contract
-from ..vocab import Harness, RuntimeClass
-from .artifact import Artifact, header
-from .env import render
+from generator.profile.contracts import Contract
+from generator.profile.vocab import Harness, RuntimeClass
+from generator.render.artifact import Artifact, header
+from generator.render.env import render
 
 _HOST = {Harness.CLAUDE_CODE: ("Claude Code", "CLAUDE.md"), Harness.CODEX: ("Codex CLI", "AGENTS.md"),
          Harness.OPENCODE: ("OpenCode", "AGENTS.md")}
@@ -18,14 +18,33 @@ def _matrix_row(row) -> dict:
     idents = ", ".join(f"{i.field} ({i.kind.value}{'' if i.required else ', optional'})" for i in row.identities)
     if row.unresolved:
         idents += ("; " if idents else "") + "unresolved: " + ", ".join(k.value for k in row.unresolved)
+    answers = ", ".join(dict.fromkeys(c for c, _ in row.offered_answers))
     return {"name": row.name, "semantic": row.semantic.value, "surface": row.surface.value,
             "blocking": row.blocking.value, "mutation": row.mutation.value, "failure": failure,
-            "evidence": row.evidence or "—", "response": row.response.value, "identities": idents or "none"}
+            "evidence": row.evidence or "—", "response": row.response.value, "identities": idents or "none",
+            "answers": answers or "—"}
+
+
+def _answer_rows(contract: Contract) -> list[dict]:
+    """Every answer form the host's schema allows, per row, with what a capture of this version showed."""
+    out = []
+    for row in contract.events:
+        for form in row.answers:
+            if form.offered:
+                shown = f"honoured: {form.evidence}"
+            elif form.tried:
+                shown = "tried, NOT honoured: " + ", ".join(form.tried)
+            else:
+                shown = f"no capture of {contract.version} tried it"
+            out.append({"name": row.name, "capability": form.capability, "wire": form.wire,
+                        "offered": "yes" if form.offered else "no", "shown": shown})
+    return out
 
 
 def events_doc(contract: Contract) -> Artifact:
-    view = {"id": contract.id, "admission": contract.admission.describe(), "count": len(contract.events),
-            "rows": [_matrix_row(r) for r in contract.events]}
+    view = {"id": contract.id, "version": str(contract.version), "admission": contract.admission.describe(),
+            "count": len(contract.events), "rows": [_matrix_row(r) for r in contract.events],
+            "answers": _answer_rows(contract)}
     text = render("docs/events.md.j2", c=view, header=header("", contract.lifecycle_file).strip())
     return Artifact(f"{contract.id}/events.md", text, contract.id)
 

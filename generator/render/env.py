@@ -26,8 +26,8 @@ import jinja2
 import jinja2.compiler
 import jinja2.sandbox
 
-from ..resources import overridden_templates, template_folders
-from . import encode
+from generator.resources import overridden_templates, template_folders
+from generator.render import encode
 
 _ROOT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pasture_template_root", default=None)
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("pasture_template_deadline", default=None)

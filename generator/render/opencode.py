@@ -2,7 +2,7 @@
 
 Protocol between the generated plugin and the runtime (the plugin side is
 templates/opencode/_runtime.ts.j2; the server side, and the wire format in full, is
-generator/hook/serve.py)
+generator/runtime/serve.py)
 ==================================================================================================
 
 Spawn. ONE process per plugin instance (OpenCode starts one instance per project directory), at
@@ -78,26 +78,27 @@ the fix; every action the model then tries is still refused, with it.
 
 from __future__ import annotations
 
+from generator import PastureError
 from dataclasses import dataclass
 from typing import Any
 
-from ..contracts import Contract, EventRow
-from ..vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
-from . import commands
-from .artifact import Artifact, header
-from .env import render
+from generator.profile.contracts import Contract, EventRow
+from generator.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
+from generator.render import commands
+from generator.render.artifact import Artifact, header
+from generator.render.env import render
 
 PLUGIN_FILE = "pasture-lifecycle.ts"
 PLUGIN_ID = "pasture-lifecycle"
 # 1.x loads every export of the module as a plugin function: this is the only one.
 V1_EXPORT = "PastureLifecycle"
 
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (generator/hook/serve.py)
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (generator/runtime/serve.py)
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_STDERR_BYTES = 8 * 1024
 START_MS = 10_000  # a runtime silent this long after starting counts as not started (PASTURE_HOOK_START_MS)
 LOG_SERVICE = "pasture-lifecycle"
-SERVE_PROTOCOL = 1  # generator/hook/serve.py PROTOCOL (the hook path never imports this module)
+SERVE_PROTOCOL = 1  # generator/runtime/serve.py PROTOCOL (the hook path never imports this module)
 FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"  # lifecycle.REINSTALL
 
 # 2.x registers hooks per domain of the plugin context: ctx.session.hook("prompt"), ...
@@ -107,7 +108,7 @@ V2_HOOK_DOMAINS = ("session", "tool", "permission", "shell")
 V2_EFFECT_HOOKS = frozenset({"permission.evaluate"})
 
 
-class OpenCodeRenderError(ValueError):
+class OpenCodeRenderError(PastureError, ValueError):
     pass
 
 
@@ -204,7 +205,8 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
         elif throws:
             refusal = "throw"
     guards_action = (row.pre_action and row.semantic is EventSemantic.GATE_CONSULTATION and not bus
-                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities) or row.response.allows_deny))
+                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities)
+                          or row.response.allows_deny))
     return {
         "surface": row.surface.value,
         "semantic": row.semantic.value,

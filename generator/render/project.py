@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
+from generator import PastureError
 import json
 from pathlib import Path
 
 import jinja2
 
-from .. import __version__
-from ..contracts import Contract
-from ..vocab import Harness
-from .artifact import Artifact
-from .claude import claude_artifacts
-from .codex import codex_artifacts
-from .docs import events_doc, instructions_doc
-from .env import search_path, template_line, templates_of
-from .opencode import opencode_artifacts
-from .schemas import schema_artifacts
-from .tables import table_artifacts
+from generator import __version__
+from generator.profile.contracts import Contract
+from generator.profile.vocab import Harness
+from generator.render.artifact import Artifact
+from generator.render.claude import claude_artifacts
+from generator.render.codex import codex_artifacts
+from generator.render.docs import events_doc, instructions_doc
+from generator.render.env import search_path, template_line, templates_of
+from generator.render.opencode import opencode_artifacts
+from generator.render.schemas import schema_artifacts
+from generator.render.tables import table_artifacts
 
 MANIFEST = "manifest.json"
 
 
-class RenderError(Exception):
+class RenderError(PastureError):
     """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
 
 

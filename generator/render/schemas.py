@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..schema import KINDS, render_schema
-from .artifact import Artifact
+from generator.profile.schema import KINDS, render_schema
+from generator.render.artifact import Artifact
 
 
 def schema_artifacts() -> list[Artifact]:

@@ -7,18 +7,19 @@ a test holds black.format_str(text) == text.
 
 from __future__ import annotations
 
+from generator import PastureError
 import re
 
-from ..contracts import Contract
-from . import commands
-from .artifact import Artifact, header
-from .encode import py_str
-from .env import environment, render_template
+from generator.profile.contracts import Contract
+from generator.render import commands
+from generator.render.artifact import Artifact, header
+from generator.render.encode import py_str
+from generator.render.env import environment, render_template
 
 PACKAGE = "python/pasture_contracts"
 
 
-class TableError(ValueError):
+class TableError(PastureError, ValueError):
     pass
 
 
@@ -66,6 +67,8 @@ def _view(contract: Contract) -> dict:
             "unresolved": _sequence("unresolved=", [py_str(k.value) for k in row.unresolved], 8),
             "stop_loop": row.stop_loop.value,
             "pre_action": row.pre_action, "response": row.response.value, "timeout": commands.timeout(row),
+            # the capability matrix: (capability, wire form) a capture of this version shows honoured
+            "answers": _sequence("answers=", [f"({py_str(c)}, {py_str(w)})" for c, w in row.offered_answers], 8),
         })
     return {"id": contract.id, "harness": contract.harness.value, "version": str(contract.version),
             "admission": contract.admission.describe(), "rows": rows}

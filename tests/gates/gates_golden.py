@@ -15,7 +15,7 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 
 def _first_difference(want: str, got: str) -> str:
     want_lines, got_lines = want.split("\n"), got.split("\n")
-    for number, (w, g) in enumerate(zip(want_lines, got_lines), start=1):
+    for number, (w, g) in enumerate(zip(want_lines, got_lines, strict=False), start=1):
         if w != g:
             return f"first difference at line {number}:\n want: {w!r}\n  got: {g!r}"
     return f"line counts differ: want {len(want_lines)}, got {len(got_lines)}"

@@ -9,7 +9,12 @@ launcher, then:
 * ``harness`` mode: runs ``HarnessWrapper.invoke`` with the real ``HostHarnessBackend`` (our own
   command line for the host, not the launcher's) in the run's project folder;
 * ``gate`` mode: runs the host with the launcher's command line and a PreToolUse command hook
-  that asks ``ai_gate_decide`` and denies when the gate says deny.
+  that asks ``ai_gate_decide`` and denies when the gate says deny;
+* ``agent-gate`` mode: a second fake model, for the judge host's wire protocol, and the judge's
+  config written by its own launcher beside the outer host's (the pairs tested keep them apart:
+  Claude Code reads ``ANTHROPIC_*``/``CLAUDE_CONFIG_DIR``, Codex ``CODEX_HOME``, OpenCode its
+  ``opencode.json``); then the outer host runs with our generated adapter, and pasture's runtime, on
+  its pre-tool row, runs the REAL judge host (kind = "agent") against its fake.
 
 Everything observed goes to ``<root>/gates-result.json``.
 """
@@ -35,7 +40,7 @@ def _harness(spec, layout, launcher, fake, env, binary):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import gates_models
 
-    from generator.gates import AIIntegrationConfig, HarnessWrapper, HostHarnessBackend, PastureApp
+    from generator.gates import EnvAIConfig, HarnessWrapper, HostHarnessBackend
 
     # provider_env() reads this process's environment: make it the host's scrubbed one.
     os.environ.clear()
@@ -47,8 +52,8 @@ def _harness(spec, layout, launcher, fake, env, binary):
         timeout=spec["timeout"],
         bypass_permissions=spec["bypass_permissions"],
     )
-    cfg = AIIntegrationConfig(provider=spec["host"], harness_model=spec["model"], max_turns=10, max_retries=0)
-    wrapper = HarnessWrapper(PastureApp(harness=backend), cfg)
+    cfg = EnvAIConfig(provider=spec["host"], harness_model=spec["model"], max_turns=10, max_retries=0)
+    wrapper = HarnessWrapper(backend, cfg)
     out: dict = {"runs": []}
     try:
         parsed = asyncio.run(
@@ -133,7 +138,7 @@ def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
         proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=spec["timeout"] + 30)
         gate_requests = chat.chat_requests
-    from generator.hook.journal import query
+    from generator.journal.db import query
 
     return {
         "exit_code": proc.returncode,
@@ -143,6 +148,63 @@ def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
         "journal": query(journal),
         "gate_requests": len(gate_requests),
         "gate_user_prompts": [r["body"]["messages"][-1]["content"] for r in gate_requests],
+    }
+
+
+def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
+    """Real outer host -> our adapter -> `pasture hook lifecycle` -> [gate] kind "agent" -> real judge host."""
+    repo = Path(spec["repo"])
+    judge_launcher = launcher_for(spec["judge"])
+    judge_fake = FakeModelServer(judge_launcher.wire_protocol,
+                                 Script.of(Turn.reply(spec["judge_answer"]), final_text=spec["judge_answer"]),
+                                 log_path=layout.root / "judge-requests.jsonl", deadline=spec["timeout"] * 3).start()
+    try:
+        judge_ctx = RunContext(layout, Path(spec["judge_binary"]), judge_fake.url, "", judge_launcher.options(None))
+        env = dict(env)
+        env.update(judge_launcher.env(judge_ctx))
+        if spec["judge"] == "claude-code":
+            env.pop("IS_SANDBOX", None)  # the judge runs with its default permissions, not bypassed
+        judge_ctx.env = env
+        judge_launcher.prepare(judge_ctx)
+        wrapper = layout.root / "pasture-bin"
+        wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m generator.entry \"$@\"\n")
+        wrapper.chmod(0o755)
+        journal = layout.root / "journal.sqlite3"
+        policy = layout.root / "policy.toml"
+        policy.write_text(f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\n'
+                          f'binary = {json.dumps(spec["judge_binary"])}\nmodel = {json.dumps(spec["judge_model"])}\n'
+                          f'events = [{json.dumps(spec["pre_event"])}]\n')
+        adapter = repo / "generated" / spec["adapter"]
+        if spec["host"] == "claude-code":
+            (layout.project / ".claude").mkdir(exist_ok=True)
+            (layout.project / ".claude" / "settings.json").write_text((adapter / "settings.json").read_text())
+        elif spec["host"] == "codex":
+            (layout.project / ".codex").mkdir(exist_ok=True)
+            (layout.project / ".codex" / "hooks.json").write_text((adapter / "hooks.json").read_text())
+        else:  # OpenCode: the plugin starts one `$PASTURE_BIN hook serve`
+            (layout.project / ".opencode" / "plugins").mkdir(parents=True, exist_ok=True)
+            (layout.project / ".opencode" / "plugins" / "pasture-lifecycle.ts").write_text(
+                (adapter / "pasture-lifecycle.ts").read_text())
+        env.update(PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal),
+                   PASTURE_MANAGED_POLICY=str(layout.root / "managed" / "policy.toml"),
+                   PASTURE_TRUST_STORE=str(layout.root / "state" / "trust.json"),
+                   PASTURE_CACHE_DIR=str(layout.root / "pasture-cache"), PYTHONPATH=str(repo))
+        argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
+        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=spec["timeout"] + 30)
+    finally:
+        judge_fake.stop("done")
+    from generator.journal.db import query
+
+    judge_requests = [json.loads(line) for line in (layout.root / "judge-requests.jsonl").read_text().splitlines()]
+    return {
+        "exit_code": proc.returncode,
+        "stdout": proc.stdout[-4000:],
+        "stderr": proc.stderr[-4000:],
+        "probe_exists": (layout.project / "probe.txt").exists(),
+        "journal": query(journal) if journal.exists() or Path(str(journal) + ".spool").exists() else [],
+        "judge_requests": judge_requests,
+        "leftover_scratch": sorted(p.name for p in layout.tmp.glob("pasture-agent-gate-*")),
     }
 
 
@@ -160,7 +222,8 @@ def main(spec_path: str) -> int:
         fake = FakeModelServer(launcher.wire_protocol, Script.of(*turns, final_text="Nothing left to do."),
                                log_path=layout.root / "fake-requests.jsonl", deadline=spec["timeout"] * 3).start()
         binary = Path(spec["binary"])
-        ctx = RunContext(layout, binary, fake.url, spec.get("host_prompt", "Create the pasture probe file, then report."),
+        ctx = RunContext(layout, binary, fake.url,
+                         spec.get("host_prompt", "Create the pasture probe file, then report."),
                          launcher.options(spec.get("options")))
         env = base_host_env(layout, spec["caller_env"])
         env.update(launcher.env(ctx))
@@ -169,6 +232,8 @@ def main(spec_path: str) -> int:
         started = time.monotonic()
         if spec["mode"] == "harness":
             result.update(_harness(spec, layout, launcher, fake, env, binary))
+        elif spec["mode"] == "agent-gate":
+            result.update(_agent_gate(spec, layout, launcher, fake, env, binary, ctx))
         elif spec["mode"] == "runtime-gate":
             result.update(_runtime_gate(spec, layout, launcher, fake, env, binary, ctx))
         else:

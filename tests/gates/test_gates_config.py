@@ -1,7 +1,9 @@
-"""AIIntegrationConfig: fields, defaults, environment fallbacks, provider_env(); EnvAIConfig parity."""
+"""EnvAIConfig (the seed's AIIntegrationConfig, without pydantic): fields, defaults, environment
+fallbacks, provider_env()."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -9,7 +11,7 @@ import tempfile
 
 import pytest
 
-from generator.gates import AIIntegrationConfig, EnvAIConfig
+from generator.gates import EnvAIConfig
 from generator.gates._env import ENV_FALLBACKS, PROVIDER_ENV_KEYS
 
 ALL_VARS = sorted({v for names, _ in ENV_FALLBACKS.values() for v in names} | set(PROVIDER_ENV_KEYS)) + [
@@ -25,8 +27,6 @@ DEFAULTS = {
     "max_retries": 3,
     "initial_backoff_seconds": 2.0,
     "max_backoff_seconds": 8.0,
-    "opencode_bin": "opencode",
-    "aforge_bin": "aforge",
     "opencode_server": None,
     "ai_base_url": "https://openrouter.ai/api/v1",
     "ai_api_key": None,
@@ -41,10 +41,10 @@ def env(monkeypatch):
 
 
 def test_field_order_and_defaults(env):
-    config = AIIntegrationConfig()
-    assert list(AIIntegrationConfig.model_fields) == list(DEFAULTS)
-    assert config.model_dump() == DEFAULTS
-    assert AIIntegrationConfig.from_env() == config
+    config = EnvAIConfig()
+    assert [f.name for f in dataclasses.fields(EnvAIConfig)] == list(DEFAULTS)
+    assert vars(config) == DEFAULTS
+    assert EnvAIConfig.from_env() == config
 
 
 @pytest.mark.parametrize(
@@ -57,8 +57,6 @@ def test_field_order_and_defaults(env):
         ("max_retries", ["SEC_AF_AI_MAX_RETRIES"], "0", 0),
         ("initial_backoff_seconds", ["SEC_AF_AI_INITIAL_BACKOFF_SECONDS"], "0.5", 0.5),
         ("max_backoff_seconds", ["SEC_AF_AI_MAX_BACKOFF_SECONDS"], "30", 30.0),
-        ("opencode_bin", ["SEC_AF_OPENCODE_BIN"], "/opt/oc", "/opt/oc"),
-        ("aforge_bin", ["SEC_AF_AFORGE_BIN", "AFORGE_BIN"], "/opt/af", "/opt/af"),
         ("opencode_server", ["SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"], "http://127.0.0.1:4096", "http://127.0.0.1:4096"),
         ("ai_base_url", ["PASTURE_AI_BASE_URL", "OPENAI_BASE_URL"], "http://127.0.0.1:1/v1", "http://127.0.0.1:1/v1"),
         ("ai_api_key", ["PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"], "sk-x", "sk-x"),
@@ -69,7 +67,6 @@ def test_each_variable_is_read_and_earlier_ones_win(env, field, env_vars, value,
     # each variable alone is read
     for var in env_vars:
         env.setenv(var, value)
-        assert getattr(AIIntegrationConfig(), field) == typed
         assert getattr(EnvAIConfig(), field) == typed
         env.delenv(var)
     # the first variable beats the later ones
@@ -77,55 +74,45 @@ def test_each_variable_is_read_and_earlier_ones_win(env, field, env_vars, value,
         for later in env_vars[1:]:
             env.setenv(later, "later-value-9")
         env.setenv(env_vars[0], value)
-        assert getattr(AIIntegrationConfig(), field) == typed
+        assert getattr(EnvAIConfig(), field) == typed
 
 
 def test_a_set_but_empty_variable_still_wins(env):
     env.setenv("SEC_AF_PROVIDER", "")
     env.setenv("HARNESS_PROVIDER", "codex")
-    assert AIIntegrationConfig().provider == ""
+    assert EnvAIConfig().provider == ""
     env.setenv("SEC_AF_AI_MODEL", "")
     env.setenv("AI_MODEL", "x")
-    assert AIIntegrationConfig().ai_model == ""
+    assert EnvAIConfig().ai_model == ""
 
 
 def test_ai_model_falls_back_to_sec_af_model(env):
     env.setenv("SEC_AF_MODEL", "shared/model")
-    config = AIIntegrationConfig()
+    config = EnvAIConfig()
     assert config.ai_model == "shared/model" and config.harness_model == "shared/model"
     env.setenv("AI_MODEL", "gate/model")
-    assert AIIntegrationConfig().ai_model == "gate/model"
+    assert EnvAIConfig().ai_model == "gate/model"
 
 
 def test_empty_api_key_is_no_key(env):
     env.setenv("PASTURE_AI_API_KEY", "")
-    assert AIIntegrationConfig().ai_api_key is None
+    assert EnvAIConfig().ai_api_key is None
 
 
 def test_api_key_stays_out_of_repr(env):
     env.setenv("PASTURE_AI_API_KEY", "sk-secret")
-    assert "sk-secret" not in repr(AIIntegrationConfig())
     assert "sk-secret" not in repr(EnvAIConfig())
 
 
 def test_garbage_numbers_raise(env):
     env.setenv("SEC_AF_MAX_TURNS", "many")
     with pytest.raises(ValueError):
-        AIIntegrationConfig()
-    with pytest.raises(ValueError):
         EnvAIConfig()
 
 
 def test_explicit_values_beat_the_environment(env):
     env.setenv("SEC_AF_AI_MAX_RETRIES", "9")
-    assert AIIntegrationConfig(max_retries=1).max_retries == 1
-
-
-def test_env_config_matches_pydantic_config(env):
-    env.setenv("SEC_AF_AI_MODEL", "a/b")
-    env.setenv("SEC_AF_AI_MAX_RETRIES", "5")
-    env.setenv("OPENCODE_SERVER", "http://127.0.0.1:9")
-    assert vars(EnvAIConfig()) == AIIntegrationConfig().model_dump()
+    assert EnvAIConfig(max_retries=1).max_retries == 1
 
 
 def test_provider_env_forwards_set_credentials_only(env, tmp_path):
@@ -133,7 +120,7 @@ def test_provider_env_forwards_set_credentials_only(env, tmp_path):
     env.setenv("GH_TOKEN", "gh")
     env.setenv("OPENAI_API_KEY", "")  # set but empty: not forwarded
     env.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert AIIntegrationConfig().provider_env() == {
+    assert EnvAIConfig().provider_env() == {
         "OPENROUTER_API_KEY": "or-key",
         "GH_TOKEN": "gh",
         "AGENTFIELD_AFORGE_COMMAND": "exec",
@@ -159,7 +146,8 @@ def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
     env.setenv("TMPDIR", str(tmp_path))
     tempfile.tempdir = None
     try:
-        assert AIIntegrationConfig().provider_env()["XDG_DATA_HOME"] == os.path.join(str(tmp_path), "opencode-shared-data")
+        shared = os.path.join(str(tmp_path), "opencode-shared-data")
+        assert EnvAIConfig().provider_env()["XDG_DATA_HOME"] == shared
     finally:
         tempfile.tempdir = None
 
@@ -169,10 +157,11 @@ def test_hook_path_imports_no_pydantic():
         "import sys\n"
         "from generator.gates import ai_gate_decide, is_transient_error, with_phase_guidance\n"
         "from generator.gates.gate import GateDecision\n"
-        "import generator.gates.harness, generator.gates.app, generator.gates.openai_chat\n"
+        "import generator.gates.harness, generator.gates.agent, generator.gates.openai_chat\n"
         "from generator.gates._env import EnvAIConfig\n"
         "EnvAIConfig()\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"
+        "bad = sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -66,7 +66,8 @@ def config_for(fake: FakeChatServer, **kw) -> EnvAIConfig:
 
 def decide(fake, policy=None, clock=None, journal=None, **cfg):
     clock = clock or FakeClock()
-    return ai_gate_decide(ENVELOPE, policy or {}, config_for(fake, **cfg), sleep=clock.sleep, clock=clock, journal=journal)
+    return ai_gate_decide(ENVELOPE, policy or {}, config_for(fake, **cfg), sleep=clock.sleep, clock=clock,
+                          journal=journal)
 
 
 @pytest.mark.parametrize("decision", ["proceed", "deny", "ask"])
@@ -182,7 +183,8 @@ def test_deadline_message_is_not_transient():
 
 def test_400_is_a_backend_error_without_retry():
     clock = FakeClock()
-    with FakeChatServer([Reply.error(400, "unknown model"), Reply.json({"decision": "proceed", "reason": "x"})]) as fake:
+    replies = [Reply.error(400, "unknown model"), Reply.json({"decision": "proceed", "reason": "x"})]
+    with FakeChatServer(replies) as fake:
         with pytest.raises(AIGateBackendError, match="HTTP 400 Bad Request: unknown model"):
             decide(fake, clock=clock)
         assert len(fake.chat_requests) == 1
@@ -232,10 +234,10 @@ def test_config_from_the_environment(monkeypatch):
 
 
 def test_accepts_the_pydantic_config_too():
-    from generator.gates import AIIntegrationConfig
+    from generator.gates import EnvAIConfig
 
     with FakeChatServer([Reply.json({"decision": "ask", "reason": "?"})]) as fake:
-        cfg = AIIntegrationConfig(ai_base_url=fake.base_url, ai_model="p/model")
+        cfg = EnvAIConfig(ai_base_url=fake.base_url, ai_model="p/model")
         assert ai_gate_decide(ENVELOPE, {}, cfg)["decision"] == "ask"
         assert cfg.ai_model == "p/model"  # the policy override never mutates the caller's config
 
@@ -251,7 +253,8 @@ def test_callable_from_inside_a_running_loop():
 def test_every_failure_is_an_ai_gate_error():
     for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError, AIGateConfigError):
         assert issubclass(cls, AIGateError) and issubclass(cls, AIIntegrationError)
-    kinds = {cls.kind for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError, AIGateConfigError)}
+    kinds = {cls.kind for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError,
+                                  AIGateConfigError)}
     assert len(kinds) == 5
 
 
@@ -269,7 +272,8 @@ class ScriptedApp:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.sampled_from(["proceed", "deny", "ask"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["decision", "reason", "x"]), inner, max_size=3),
+    lambda inner: (st.lists(inner, max_size=3)
+                   | st.dictionaries(st.sampled_from(["decision", "reason", "x"]), inner, max_size=3)),
     max_leaves=6,
 )
 

@@ -18,16 +18,15 @@ import pytest
 
 from gates_models import CWEExpansion
 from generator.gates import (
-    AIIntegrationConfig,
+    EnvAIConfig,
     AIIntegrationError,
     HarnessWrapper,
     HostHarnessBackend,
-    PastureApp,
     build_schema_retry_prompt,
     harness_prompt,
 )
 from generator.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
-from generator.gates.hosts import HOSTS, HostRequest, UnsupportedHostError, resolve_host
+from generator.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 VALID = {"additional_cwes": ["CWE-918"], "rationale": "ssrf"}
@@ -155,7 +154,8 @@ def test_environment_layers(fake_hosts, tmp_path):
     binaries, set_plan, runs = fake_hosts
     set_plan({"final": "{}"})
     base = {"PATH": os.environ["PATH"], "FAKE_HOST_LOG": os.environ["FAKE_HOST_LOG"],
-            "FAKE_HOST_PLAN": os.environ["FAKE_HOST_PLAN"], "PASTURE_T_BASE": "base", "PASTURE_T_OVER": "base"}  # fmt: skip
+            "FAKE_HOST_PLAN": os.environ["FAKE_HOST_PLAN"],
+            "PASTURE_T_BASE": "base", "PASTURE_T_OVER": "base"}  # fmt: skip
     backend = HostHarnessBackend(binaries=binaries, base_env=base)
     call(backend, tmp_path, env={"PASTURE_T_OVER": "provider", "XDG_DATA_HOME": "/x"})
     assert runs()[0]["env"] == {"PASTURE_T_BASE": "base", "PASTURE_T_OVER": "provider", "XDG_DATA_HOME": "/x"}
@@ -179,7 +179,8 @@ def request(**kw):
 def test_claude_command():
     run = HOSTS["claude-code"].command(request(max_turns=50, max_budget_usd=2.5, project_dir="/repo"))
     assert run.argv == ["BIN", "-p", "--output-format", "json", "--model", "m/x", "--max-turns", "50",
-                        "--max-budget-usd", "2.5", "--add-dir", "/repo", "--permission-mode", "acceptEdits"]  # fmt: skip
+                        "--max-budget-usd", "2.5", "--add-dir", "/repo",
+                        "--permission-mode", "acceptEdits"]  # fmt: skip
     assert run.stdin == b"P" and run.env == {}
     bypass = HOSTS["claude-code"].command(request(bypass_permissions=True))
     assert bypass.argv[-1] == "--dangerously-skip-permissions"
@@ -187,23 +188,21 @@ def test_claude_command():
 
 
 def test_codex_command():
-    run = HOSTS["codex"].command(request(max_turns=50, max_budget_usd=1.0, project_dir="/repo", extra_args=("-c", "x=1")))
+    run = HOSTS["codex"].command(request(max_turns=50, max_budget_usd=1.0, project_dir="/repo",
+                                         extra_args=("-c", "x=1")))
     assert run.argv == ["BIN", "exec", "--json", "--skip-git-repo-check", "-C", "/w", "-o", "/s/codex-last-message.txt",
-                        "-m", "m/x", "--add-dir", "/repo", "--sandbox", "workspace-write", "-c", 'approval_policy="never"',
-                        "-c", "x=1"]  # fmt: skip
+                        "-m", "m/x", "--add-dir", "/repo", "--sandbox", "workspace-write",
+                        "-c", 'approval_policy="never"', "-c", "x=1"]  # fmt: skip
     assert run.last_message_path == "/s/codex-last-message.txt"
     assert "--dangerously-bypass-approvals-and-sandbox" in HOSTS["codex"].command(request(bypass_permissions=True)).argv
 
 
 def test_opencode_command():
-    run = HOSTS["opencode"].command(request(max_turns=50, opencode_server="http://127.0.0.1:4096", project_dir="/repo"))
-    assert run.argv == ["BIN", "run", "--format", "json", "-m", "m/x", "--attach", "http://127.0.0.1:4096", "--dir", "/w"]
+    run = HOSTS["opencode"].command(request(max_turns=50, opencode_server="http://127.0.0.1:4096",
+                                            project_dir="/repo"))
+    assert run.argv == ["BIN", "run", "--format", "json", "-m", "m/x", "--attach", "http://127.0.0.1:4096",
+                        "--dir", "/w"]
     assert HOSTS["opencode"].command(request(bypass_permissions=True)).argv[-1] == "--auto"
-
-
-def test_opencode_bin_comes_from_the_config():
-    backend = HostHarnessBackend.from_config(AIIntegrationConfig(opencode_bin="/opt/opencode"))
-    assert backend.binaries == {"opencode": "/opt/opencode"}
 
 
 @pytest.mark.parametrize(
@@ -232,8 +231,8 @@ def test_wrapper_first_invalid_file_triggers_exactly_the_schema_retry_prompt(fak
         {"write": json.dumps(VALID), "final": "fixed", "cost": 0.25},
     )
     cwd = str(tmp_path / "work")
-    cfg = AIIntegrationConfig(provider=host, harness_model="m/x", max_turns=7)
-    wrapper = HarnessWrapper(PastureApp(harness=HostHarnessBackend(binaries=binaries)), cfg)
+    cfg = EnvAIConfig(provider=host, harness_model="m/x", max_turns=7)
+    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
     out = asyncio.run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=cwd, phase="hunt"))
     assert out == CWEExpansion(**VALID)
     first, second = runs()
@@ -248,7 +247,7 @@ def test_wrapper_first_invalid_file_triggers_exactly_the_schema_retry_prompt(fak
 def test_wrapper_reports_host_failure(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"error": "usage limit reached", "exit": 1})
-    cfg = AIIntegrationConfig(provider="codex", harness_model="m/x")
-    wrapper = HarnessWrapper(PastureApp(harness=HostHarnessBackend(binaries=binaries)), cfg)
+    cfg = EnvAIConfig(provider="codex", harness_model="m/x")
+    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
     with pytest.raises(AIIntegrationError, match=r"^Harness failure \(prove\): usage limit reached$"):
         asyncio.run(wrapper.invoke(prompt="p", schema=CWEExpansion, cwd=str(tmp_path), phase="prove"))

@@ -13,7 +13,7 @@ import pydantic
 import pytest
 
 from gates_models import SeverityClassification
-from generator.gates import AIGateWrapper, AIIntegrationConfig, AIIntegrationError, OpenAIChatClient, is_transient_error
+from generator.gates import AIGateWrapper, EnvAIConfig, AIIntegrationError, OpenAIChatClient, is_transient_error
 from generator.gates.gate import GateDecision
 from generator.gates.openai_chat import (
     ChatConnectionError,
@@ -36,7 +36,7 @@ class Recorder:
 
 
 def gate_for(fake: FakeChatServer, sleep: Recorder, **kw) -> AIGateWrapper:
-    cfg = AIIntegrationConfig(ai_base_url=fake.base_url, ai_api_key="sk-test", ai_model="fake/model", **kw)
+    cfg = EnvAIConfig(ai_base_url=fake.base_url, ai_api_key="sk-test", ai_model="fake/model", **kw)
     return AIGateWrapper(OpenAIChatClient.from_config(cfg, timeout=5), cfg, sleep=sleep)
 
 
@@ -77,7 +77,8 @@ def test_5xx_exhausts_after_max_retries():
 
 def test_400_is_not_retried():
     sleep = Recorder()
-    with FakeChatServer([Reply.error(400, "model 'fake/model' does not support json_schema"), Reply.json(SEVERITY)]) as fake:
+    replies = [Reply.error(400, "model 'fake/model' does not support json_schema"), Reply.json(SEVERITY)]
+    with FakeChatServer(replies) as fake:
         gate = gate_for(fake, sleep)
         with pytest.raises(ChatHTTPError) as info:
             invoke(gate)
@@ -105,9 +106,11 @@ def test_429_and_408_are_transient(status, detail):
 
 def test_invalid_json_output_raises():
     sleep = Recorder()
-    with FakeChatServer([Reply.text("Severity: high. Trust me.", usage={"prompt_tokens": 9, "completion_tokens": 4, "cost": 0.002})]) as fake:
+    usage = {"prompt_tokens": 9, "completion_tokens": 4, "cost": 0.002}
+    with FakeChatServer([Reply.text("Severity: high. Trust me.", usage=usage)]) as fake:
         gate = gate_for(fake, sleep)
-        with pytest.raises(AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"):
+        with pytest.raises(AIIntegrationError,
+                           match="^AI gate returned invalid payload for schema SeverityClassification$"):
             invoke(gate)
         assert len(fake.chat_requests) == 1
     assert sleep.slept == []
@@ -167,9 +170,9 @@ def test_request_shape():
 
 
 def test_openrouter_base_url_requests_usage_accounting():
-    cfg = AIIntegrationConfig(ai_base_url="https://openrouter.ai/api/v1", ai_api_key=None)
+    cfg = EnvAIConfig(ai_base_url="https://openrouter.ai/api/v1", ai_api_key=None)
     assert OpenAIChatClient.from_config(cfg).extra_body == {"usage": {"include": True}}
-    cfg = AIIntegrationConfig(ai_base_url="http://127.0.0.1:8000/v1", ai_api_key=None)
+    cfg = EnvAIConfig(ai_base_url="http://127.0.0.1:8000/v1", ai_api_key=None)
     assert OpenAIChatClient.from_config(cfg).extra_body == {}
 
 
@@ -242,12 +245,13 @@ def test_response_format_name_is_sanitized():
 
 def test_fake_server_runs_as_a_process(tmp_path):
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps({"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}], "default": {"content": "later"}}))
+    script.write_text(json.dumps({"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}],
+                                  "default": {"content": "later"}}))
     port_file = tmp_path / "port"
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies", "--script", str(script),
-         "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
+        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies",
+         "--script", str(script), "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
     )  # fmt: skip
     try:
         for _ in range(100):

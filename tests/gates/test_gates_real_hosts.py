@@ -10,6 +10,10 @@ when that infrastructure or npm/node is missing, with the reason.
   bypassed) permissions where the host allows it.
 * gate: a Claude Code PreToolUse command hook asks ``ai_gate_decide`` (against the fake
   chat-completions server, in the same namespace); a "deny" blocks the Bash call.
+* agent gate: a real outer host (Claude Code, Codex, OpenCode) with our generated adapter; pasture's runtime
+  runs another real host (Codex, Claude Code, OpenCode) headless as the judge
+  (``[gate] kind = "agent"``) against its own fake model; the judge's deny blocks the outer host's
+  shell call and is journaled; a judge that never answers a decision gets the row's failure mode.
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ def _turns(host: str, project: Path) -> list[Turn]:
             Turn.tool("Write", {"file_path": path, "content": json.dumps(VALID)}),
             Turn.reply("Rewrote the analysis."),
         ]
-    return [_shell_write(INVALID), Turn.reply("Wrote the analysis."), _shell_write(json.dumps(VALID)), Turn.reply("Rewrote it.")]
+    return [_shell_write(INVALID), Turn.reply("Wrote the analysis."), _shell_write(json.dumps(VALID)),
+            Turn.reply("Rewrote it.")]
 
 
 def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, Any]:
@@ -85,7 +90,8 @@ def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, 
     assert "crash" not in result, result["crash"]
     if iso.private_network:
         assert result.get("interfaces") == ["lo"]
-    result["fake_requests"] = [json.loads(line) for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()]
+    result["fake_requests"] = [json.loads(line)
+                               for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()]
     result["layout"] = layout
     return result
 
@@ -142,7 +148,8 @@ def test_ai_gate_denies_a_tool_on_claude_code(npm_bin, tmp_path):
     envelope = json.loads(user_prompt)
     assert envelope["payload"]["tool_name"] == "Bash"
     assert envelope["payload"]["tool_input"]["command"] == "echo pasture-probe > probe.txt"
-    tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "probe files are not allowed here" in s]
+    tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
+                    if "probe files are not allowed here" in s]
     assert tool_results, "the model was never told about the denial"
 
 
@@ -164,5 +171,62 @@ def test_ai_gate_denies_a_tool_through_the_runtime_on_claude_code(npm_bin, tmp_p
     assert pre["detail"]["invocations"] == 1 and pre["detail"]["cost_usd"] == 0.003
     envelope = json.loads(result["gate_user_prompts"][0])
     assert envelope["event"] == "PreToolUse" and envelope["command"] == "echo pasture-probe > probe.txt"
-    told = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "the AI gate refuses probe files" in s]
+    told = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
+            if "the AI gate refuses probe files" in s]
     assert told, "the model was never told about the denial"
+
+
+JUDGE_DENY = {"decision": "deny", "reason": "the judge host refuses probe files"}
+OUTER_ADAPTER = {"claude-code": "claude-code@2.1.332", "codex": "codex@0.171.0", "opencode": "opencode@1.18.33"}
+PRE_EVENT = {"claude-code": "PreToolUse", "codex": "PreToolUse", "opencode": "tool.execute.before"}
+
+
+@pytest.mark.parametrize("outer,judge", [("claude-code", "codex"), ("codex", "claude-code"),
+                                         ("claude-code", "opencode"), ("opencode", "claude-code")])
+def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge):
+    """Real outer host -> generated adapter -> `pasture hook lifecycle` -> kind "agent" -> real judge host."""
+    result = _run_inside(
+        outer, npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO), adapter=OUTER_ADAPTER[outer],
+        pre_event=PRE_EVENT[outer],
+        judge=judge, judge_binary=str(host_binary(judge, npm_bin)), judge_model=MODELS[judge],
+        judge_answer=json.dumps(JUDGE_DENY),
+        turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
+    )  # fmt: skip
+    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")},
+                         indent=2)
+    assert result["exit_code"] == 0, context
+    assert not result["probe_exists"], context
+    (pre,) = [r for r in result["journal"] if r["event"] == PRE_EVENT[outer]]
+    assert (pre["gate"], pre["decision"], pre["answer"], pre["reason"], pre["layer"]) == (
+        "agent", "deny", "deny", JUDGE_DENY["reason"], "user"), context
+    assert pre["detail"]["host"] == judge and pre["detail"]["runs"] == 1 and pre["detail"]["outcome"] == "deny"
+    # the judge host itself asked its fake model, and was shown the outer host's command in the seed's prompt
+    asked = [s for r in result["judge_requests"] for s in _strings(r.get("body"))]
+    assert any("echo pasture-probe > probe.txt" in s and "Output format:" in s for s in asked), context
+    assert result["leftover_scratch"] == []  # the judge's scratch folder is removed
+    told = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if JUDGE_DENY["reason"] in s]
+    assert told, "the outer host's model was never told about the denial"
+
+
+def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_bin, tmp_path):
+    """The real Codex judge answers prose every time: the seed's 3 schema retries, then the row's
+    failure mode (Claude Code's PreToolUse: exit 2, blocks), journaled with the failure."""
+    result = _run_inside(
+        "claude-code", npm_bin, tmp_path / "run", mode="agent-gate", repo=str(REPO),
+        adapter=OUTER_ADAPTER["claude-code"], pre_event="PreToolUse", judge="codex",
+        judge_binary=str(host_binary("codex", npm_bin)), judge_model=MODELS["codex"],
+        judge_answer="I would rather not say.",
+        turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
+    )  # fmt: skip
+    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")},
+                         indent=2)
+    assert not result["probe_exists"], context
+    (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
+    assert (pre["gate"], pre["decision"], pre["layer"]) == ("agent", "none", "user"), context
+    assert pre["failure"] == ("user policy agent gate: agent gate (codex) answered no valid decision after 3 schema "
+                              "retries; check [gate] model and prompt"), context
+    assert pre["detail"]["runs"] == 4 and pre["detail"]["outcome"] == "invalid-output"
+    asked = [s for r in result["judge_requests"] for s in _strings(r.get("body"))]
+    assert any("Retry attempt 3/3" in s for s in asked) and not any("Retry attempt 4/3" in s for s in asked)
+    refused = [s for r in result["fake_requests"] for s in _strings(r.get("body")) if "answered no valid decision" in s]
+    assert refused, "the outer host's model was never told why the call was refused"

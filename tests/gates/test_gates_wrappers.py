@@ -1,4 +1,4 @@
-"""HarnessWrapper / AIGateWrapper / build_ai_integration against fake apps."""
+"""HarnessWrapper / AIGateWrapper against fake apps."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ import pytest
 from gates_models import CWEExpansion, SeverityClassification
 from generator.gates import (
     AIGateWrapper,
-    AIIntegrationConfig,
+    EnvAIConfig,
     AIIntegrationError,
     HarnessWrapper,
-    build_ai_integration,
     build_schema_retry_prompt,
     harness_prompt,
 )
@@ -25,7 +24,7 @@ from generator.gates.openai_chat import ChatResult
 CWD = "/tmp/secaf-hw"
 
 
-def config(**kw: Any) -> AIIntegrationConfig:
+def config(**kw: Any) -> EnvAIConfig:
     base = dict(
         provider="opencode",
         harness_model="h/model",
@@ -37,7 +36,7 @@ def config(**kw: Any) -> AIIntegrationConfig:
         opencode_server=None,
     )
     base.update(kw)
-    return AIIntegrationConfig(**base)
+    return EnvAIConfig(**base)
 
 
 class Recorder:
@@ -95,7 +94,8 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", "or")
     app = FakeApp(harness=[Result(parsed=VALID, cost_usd=0.2)])
     wrapper = HarnessWrapper(app, config(opencode_server="http://127.0.0.1:4096"))
-    out = run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt", project_dir="/repo"))
+    out = run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt",
+                             project_dir="/repo"))
     assert out == CWEExpansion(**VALID)
     (call,) = app.harness_calls
     assert call == {
@@ -218,22 +218,11 @@ def test_truthy_non_dict_parse_is_an_invalid_payload():
     assert len(app.harness_calls) == 1
 
 
-def test_phase_helpers_and_batch():
-    app = FakeApp(harness=[Result(parsed=VALID) for _ in range(3)])
-    wrapper = HarnessWrapper(app, config())
-    run(wrapper.run_recon_analysis(prompt="p", schema=CWEExpansion, cwd=CWD))
-    run(wrapper.run_hunt_analysis(prompt="p", schema=CWEExpansion, cwd=CWD))
-    run(wrapper.run_prove_analysis(prompt="p", schema=CWEExpansion, cwd=CWD))
-    for call, phase in zip(app.harness_calls, ["recon", "hunt", "prove"]):
-        assert call["prompt"] == harness_prompt("p", phase, CWD, CWEExpansion)
-
-    app = FakeApp(harness=[Result(parsed=VALID), Result(is_error=True, error_message="x"), Result(parsed=VALID)])
-    wrapper = HarnessWrapper(app, config())
-    requests = [dict(prompt=f"p{n}", schema=CWEExpansion, cwd=CWD) for n in range(3)]
-    results = run(wrapper.invoke_batch(requests, max_concurrent=1))
-    assert isinstance(results[0], CWEExpansion) and isinstance(results[2], CWEExpansion)
-    assert isinstance(results[1], AIIntegrationError)
-    assert wrapper.invocation_count == 3
+@pytest.mark.parametrize("phase", ["recon", "hunt", "prove", None])
+def test_invoke_composes_the_phase_guidance(phase):
+    app = FakeApp(harness=[Result(parsed=VALID)])
+    run(HarnessWrapper(app, config()).invoke(prompt="p", schema=CWEExpansion, cwd=CWD, phase=phase))
+    assert app.harness_calls[0]["prompt"] == harness_prompt("p", phase, CWD, CWEExpansion)
 
 
 # -- AIGateWrapper ------------------------------------------------------------------------------
@@ -275,7 +264,8 @@ def test_ai_gate_retries_transient_and_counts_once():
 def test_ai_gate_invalid_payload_raises(payload):
     app = FakeApp(ai=[ChatResult(content=str(payload), parsed=payload, cost_usd=0.5)])
     gate = AIGateWrapper(app, config())
-    with pytest.raises(AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"):
+    with pytest.raises(AIIntegrationError,
+                       match="^AI gate returned invalid payload for schema SeverityClassification$"):
         run(gate.invoke(user="u", schema=SeverityClassification))
     assert gate.total_cost_usd == 0.5  # spent even though the answer was unusable
 
@@ -284,23 +274,6 @@ def test_ai_gate_dict_that_does_not_validate_raises_validation_error():
     gate = AIGateWrapper(FakeApp(ai=[{"severity": "high"}]), config())
     with pytest.raises(pydantic.ValidationError):
         run(gate.invoke(user="u", schema=SeverityClassification))
-
-
-# -- build_ai_integration -----------------------------------------------------------------------
-
-
-def test_build_ai_integration_shares_one_config():
-    cfg = config()
-    harness, gate = build_ai_integration(FakeApp(), cfg)
-    assert isinstance(harness, HarnessWrapper) and isinstance(gate, AIGateWrapper)
-    assert harness.config is cfg and gate.config is cfg
-
-
-def test_build_ai_integration_resolves_from_env_once(monkeypatch):
-    monkeypatch.setenv("SEC_AF_AI_MODEL", "env/model")
-    harness, gate = build_ai_integration(FakeApp())
-    assert harness.config is gate.config
-    assert isinstance(gate.config, AIIntegrationConfig) and gate.config.ai_model == "env/model"
 
 
 def test_wrappers_without_config_read_the_environment(monkeypatch):

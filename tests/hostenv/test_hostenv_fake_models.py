@@ -234,7 +234,8 @@ def test_chat_multiple_tool_calls_in_one_turn() -> None:
     with FakeModelServer("openai-chat", Script.of(turn)) as fake:
         _, _, raw = post(fake.base_url_v1 + "/chat/completions", {"stream": True, "tools": CHAT_TOOLS, "messages": []})
     objs = [c.json() for c in parse_sse(raw)[:-1]]
-    calls = [o["choices"][0]["delta"]["tool_calls"][0] for o in objs if o["choices"] and "tool_calls" in o["choices"][0]["delta"]]
+    calls = [o["choices"][0]["delta"]["tool_calls"][0] for o in objs
+             if o["choices"] and "tool_calls" in o["choices"][0]["delta"]]
     assert [c["function"]["name"] for c in calls] == ["bash", "read"]
     assert [c["index"] for c in calls] == [0, 1]
     assert len({c["id"] for c in calls}) == 2
@@ -301,6 +302,17 @@ def test_script_json_round_trip() -> None:
     assert Script.from_dict([{"text": "only"}]).turns == (Turn.reply("only"),)
     with pytest.raises(ValueError):
         Turn()
+
+
+def test_a_chat_reply_has_no_error_unless_given_one() -> None:
+    # The field was named like the classmethod ChatReply.error, which became its default: every
+    # reply's error was that bound method, and a bare error status could not be encoded.
+    from generator.hostenv.fake_models import ChatReply
+
+    assert ChatReply.text("hi").error_message is None and ChatReply.json({}).error_message is None
+    assert ChatReply.error(503).error_message == "Service Unavailable"
+    bare = ChatReply(status=503).reply({}, 0)
+    assert bare.status == 503 and json.loads(bare.body)["error"]["message"] is None
 
 
 def test_cli_entry_point_writes_its_port_and_serves(tmp_path: Path) -> None:

@@ -90,7 +90,8 @@ def test_cache_folder_is_named_by_lockfile_digest() -> None:
     assert npm_tools.pinned_versions(REPO)["opencode-ai"] == EXPECTED_PINS["opencode-ai"]
 
 
-def test_ensure_npm_tools_reuses_a_complete_install_without_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ensure_npm_tools_reuses_a_complete_install_without_npm(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A finished install (marker present) is returned without running npm at all."""
     (tmp_path / "tests" / "npm").mkdir(parents=True)
     for name in ("package.json", "package-lock.json"):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.hostenv import Script, Turn, isolation_support, prepare_run
+from generator.hostenv import Script, isolation_support, prepare_run
 from generator.hostenv.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.runner import CLEARED_ENV, base_host_env
@@ -203,6 +203,36 @@ def test_recorder_hook_modes(tmp_path: Path, mode: str, event: str, code: int, s
     assert record["env"]["CLAUDE_CODE_MESSAGING_TOKEN"] == "<redacted>"
 
 
+def test_recorder_answer_mode_prints_the_file_on_the_first_calls_only(tmp_path: Path) -> None:
+    import subprocess
+
+    script = install_recorder(tmp_path)
+    log = tmp_path / "hooks.jsonl"
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                                         "updatedInput": {"command": "echo b"}}}))
+    cmd = recorder_command(script, log, "PreToolUse", mode="answer", answer_file=answer, answer_times=2,
+                           merge_tool_input=True)
+    assert "echo b" not in cmd  # the answer stays off the command line
+    payload = {"hook_event_name": "PreToolUse", "tool_input": {"command": "echo a", "description": "d"}}
+    outs = [subprocess.run(cmd, shell=True, input=json.dumps(payload), capture_output=True, text=True).stdout
+            for _ in range(3)]
+    first = json.loads(outs[0])
+    assert first["hookSpecificOutput"]["updatedInput"] == {"command": "echo b", "description": "d"}
+    assert outs[1] == outs[0] and outs[2] == ""  # answered twice, then it only observes
+    assert len(read_records(log)) == 3
+    with pytest.raises(ValueError, match="answer file"):
+        recorder_command(script, log, "PreToolUse", mode="answer")
+
+
+def test_opencode_plugin_answers_are_a_closed_set(tmp_path: Path) -> None:
+    source = opencode_recorder_plugin(tmp_path / "log.jsonl", answers={
+        "tool.execute.before": {"op": "set-arg", "tool": "bash", "field": "command", "value": "echo b"}})
+    assert '"set-arg"' in source and '"echo b"' in source
+    with pytest.raises(ValueError, match="op must be one of"):
+        opencode_recorder_plugin(tmp_path / "log.jsonl", answers={"tool.execute.before": {"op": "eval"}})
+
+
 def test_opencode_plugin_source_exports_one_function(tmp_path: Path) -> None:
     source = opencode_recorder_plugin(tmp_path / "log.jsonl", block_tool="bash", reason="no bash")
     assert source.count("export ") == 1 and "@opencode-ai/plugin" not in source
@@ -215,4 +245,4 @@ def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
     from generator.hostenv.npm_tools import HOST_PACKAGES
 
     assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)
-    assert {h: l.wire_protocol for h, l in LAUNCHERS.items()} == HOST_PROTOCOL
+    assert {h: launcher.wire_protocol for h, launcher in LAUNCHERS.items()} == HOST_PROTOCOL

@@ -79,8 +79,15 @@ def _installed_run(pasture, npm_bin: Path, root: Path, monkeypatch: pytest.Monke
 
 
 def _execute(run: HostRun, trust_tables: str, stub: Path, **env: str):
-    return run.execute(PROBE, options={"hook_trust": "none", "config_toml_extra": trust_tables},
-                       extra_env={"PASTURE_BIN": str(stub), **env})
+    # Issue 18: the installed hooks name the launcher by absolute path (no ${PASTURE_BIN:-...}), so the
+    # stub takes the launcher's place in the run's own data folder (the launcher is not what Codex hashes).
+    from generator.install.hooktable import recorded_binary
+
+    hooks = json.loads((run.project / ".codex" / "hooks.json").read_text())["hooks"]
+    launcher = Path(recorded_binary(next(iter(hooks.values()))[0]["hooks"][0]["command"]))
+    launcher.write_text(f"#!/bin/sh\nexec {stub} \"$@\"\n")
+    launcher.chmod(0o755)
+    return run.execute(PROBE, options={"hook_trust": "none", "config_toml_extra": trust_tables}, extra_env=env)
 
 
 def test_installed_hooks_fire_without_the_bypass_flag(pasture, npm_bin: Path, tmp_path: Path,

@@ -40,7 +40,8 @@ for line in sys.stdin:
         print(json.dumps({{"id": msg["id"], "error": {{"code": -32600, "message": "nope"}}}}), flush=True)
         continue
     elif method == "hooks/list":
-        result = {{"data": [{{"cwd": msg["params"]["cwds"][0], "hooks": [], "warnings": ["fake warning"], "errors": []}}]}}
+        result = {{"data": [{{"cwd": msg["params"]["cwds"][0], "hooks": [], "warnings": ["fake warning"],
+                             "errors": []}}]}}
     elif method == "config/read":
         result = {{"layers": [{{"name": {{"type": "project"}}, "disabledReason": "add it as a trusted project"}}]}}
     else:

@@ -90,7 +90,8 @@ def test_a_header_inside_a_multiline_string_is_not_a_table() -> None:
 def test_delete_removes_the_table_and_nothing_else() -> None:
     out = tomledit.delete_table(USER_CONFIG, STATE + ("/other/hooks.json:stop:0:0",))
     # tomlkit takes the blank line that ended the table with it
-    assert out == USER_CONFIG.replace('[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n\n', "")
+    assert out == USER_CONFIG.replace(
+        '[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n\n', "")
     assert "# review state for another tool\n" in out  # comments are never ours to drop
     assert tomllib.loads(out)["mcp_servers"] == tomllib.loads(USER_CONFIG)["mcp_servers"]
 
@@ -164,8 +165,9 @@ def test_plan_trusts_ours_moves_foreign_and_drops_stale(tmp_path) -> None:
     assert plan.drop == [f"{f}:pre_tool_use:1:0"]
     assert plan.move == {f"{f}:pre_tool_use:2:0": f"{f}:pre_tool_use:1:0"}
     assert plan.trust == {f"{f}:stop:0:0": "ours-new"}
-    text = "\n".join(f'[hooks.state."{k}"]\n' + "".join(f"{n} = {tomledit.basic_string(v) if isinstance(v, str) else 'false'}\n"
-                                                         for n, v in e.items())
+    text = "\n".join(f'[hooks.state."{k}"]\n'
+                     + "".join(f"{n} = {tomledit.basic_string(v) if isinstance(v, str) else 'false'}\n"
+                               for n, v in e.items())
                      for k, e in config["hooks"]["state"].items())
     out = _state(codex_trust.apply_state(text, plan))
     assert out == {

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render import commands
 from repo_paths import REPO
 
@@ -51,7 +51,7 @@ def _run(shell: str, command: str, binary: str, stdin: str = PAYLOAD) -> subproc
 def _fail_closed_rows(events: tuple[str, ...]) -> list[tuple[str, str]]:
     """(contract, event) for every Claude/Codex contract in profiles/ whose row fails closed (it blocks on
     evidence): found, never listed, so a bump (or a row losing its evidence) needs no edit here."""
-    from generator.vocab import Harness
+    from generator.profile.vocab import Harness
 
     return [(c.id, r.name) for c in load_project(REPO) if c.harness in (Harness.CLAUDE_CODE, Harness.CODEX)
             for r in c.events if r.name in events and commands.fails_closed(r)]

@@ -162,7 +162,8 @@ def test_codex_hooks_json_symlinked_out_is_refused(pasture, project: Path, priva
 def test_crlf_config_toml_stays_crlf_through_install_and_uninstall(pasture, project: Path, private_home: Path) -> None:
     config = private_home / ".codex" / "config.toml"
     config.parent.mkdir()
-    text = f'# mine\r\nmodel = "gpt-5"\r\n\r\n[projects."{project}"]\r\ntrust_level = "untrusted"\r\n\r\n[tui]\r\nx = 1\r\n'
+    text = (f'# mine\r\nmodel = "gpt-5"\r\n\r\n[projects."{project}"]\r\ntrust_level = "untrusted"\r\n\r\n'
+            '[tui]\r\nx = 1\r\n')
     config.write_bytes(text.encode())
     run = pasture("install", "codex", "--project", str(project), "--trust-project")
     assert run.code == 3, run  # no codex here: trust of the hooks not recorded, project trust written

@@ -36,7 +36,8 @@ def test_without_opencode_installs_the_newest_1x_plugin(pasture, project: Path, 
 @pytest.mark.parametrize("output, contract", [("2.0.20", "opencode@2.0.20"), ("opencode 2.3.1", "opencode@2.0.20"),
                                               ("1.18.40", admitting("opencode", "1.18.40"))])
 def test_installed_opencode_major_picks_the_contract(pasture, project: Path, tmp_path: Path, generated,
-                                                     monkeypatch: pytest.MonkeyPatch, output: str, contract: str) -> None:
+                                                     monkeypatch: pytest.MonkeyPatch, output: str,
+                                                     contract: str) -> None:
     bin_dir = tmp_path / "bin"
     _fake_opencode(bin_dir, output)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
@@ -71,7 +72,8 @@ def test_reinstall_leaves_the_file_alone(pasture, project: Path) -> None:
     before = (project / PLUGIN).stat()
     run = pasture("install", "opencode", "--project", str(project), "--json")
     assert run.code == 0 and run.json()["files"][0]["change"] == "unchanged"
-    assert (project / PLUGIN).stat().st_ino == before.st_ino and (project / PLUGIN).stat().st_mtime_ns == before.st_mtime_ns
+    after = (project / PLUGIN).stat()
+    assert after.st_ino == before.st_ino and after.st_mtime_ns == before.st_mtime_ns
 
 
 def test_a_foreign_file_of_the_same_name_is_refused(pasture, project: Path) -> None:
@@ -99,7 +101,8 @@ def test_user_scope_follows_xdg_config_home(pasture, private_home: Path, tmp_pat
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     run = pasture("install", "opencode", "--user", "--json")
     assert run.code == 0, run
-    assert run.json()["files"][0]["path"] == str(private_home / ".config" / "opencode" / "plugins" / "pasture-lifecycle.ts")
+    plugin = private_home / ".config" / "opencode" / "plugins" / "pasture-lifecycle.ts"
+    assert run.json()["files"][0]["path"] == str(plugin)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     run = pasture("install", "opencode", "--user", "--json")
     assert run.json()["files"][0]["path"] == str(tmp_path / "xdg" / "opencode" / "plugins" / "pasture-lifecycle.ts")

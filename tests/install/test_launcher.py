@@ -45,7 +45,7 @@ def _settings(project: Path) -> dict:
 
 
 def _command(project: Path, event: str = "PreToolUse") -> str:
-    (group,) = [g for g in _settings(project)["hooks"][event] if g["hooks"][0]["command"].startswith("${")]
+    (group,) = [g for g in _settings(project)["hooks"][event] if recorded_binary(g["hooks"][0]["command"])]
     return group["hooks"][0]["command"]
 
 
@@ -67,7 +67,7 @@ def test_install_writes_a_checked_launcher_and_records_its_absolute_path(pasture
     report = run.json()["launcher"]
     assert report["path"] == str(path) and report["change"] == "created"
     assert json.loads(report["checked"])["ok"] is True
-    assert report["recorded"] == f"${{PASTURE_BIN:-{path}}} hook lifecycle ..."
+    assert report["recorded"] == f"{path} hook lifecycle ..."  # by absolute path, no variable (issue 18)
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
     first = path.read_text().splitlines()[0]
     assert first == f"#!{sys.executable} -IS"
@@ -75,7 +75,7 @@ def test_install_writes_a_checked_launcher_and_records_its_absolute_path(pasture
         for group in groups:
             assert recorded_binary(group["hooks"][0]["command"]) == str(path)
     text = pasture("install", "claude-code", "--project", str(project))
-    assert f"hooks run: ${{PASTURE_BIN:-{path}}} hook lifecycle" in text.stdout
+    assert f"hooks run: {path} hook lifecycle" in text.stdout
     assert "the hook launcher" in text.stdout and "checked: it runs" in text.stdout
     again = pasture("install", "claude-code", "--project", str(project), "--json")
     assert again.json()["launcher"]["change"] == "unchanged"
@@ -90,7 +90,7 @@ def test_xdg_data_home_decides_where_the_launcher_goes(pasture, project: Path, t
     path = data / "pasture" / "bin" / "pasture-hook"
     assert run.json()["launcher"]["path"] == str(path)
     command = _command(project)
-    assert command.startswith(f"${{PASTURE_BIN:-'{path}'}} hook lifecycle ")
+    assert command.startswith(f"'{path}' hook lifecycle ")
     assert recorded_binary(command) == str(path)
     _deny_project(project)
     done = _as_host(command, _payload(project), project)
@@ -111,13 +111,18 @@ def test_the_hook_denies_without_pasture_on_the_path(pasture, project: Path) -> 
     assert (allowed.returncode, allowed.stdout) == (0, "")
 
 
-def test_pasture_bin_still_overrides_the_launcher(pasture, project: Path, tmp_path: Path) -> None:
+def test_pasture_bin_cannot_swap_the_installed_runtime(pasture, project: Path, tmp_path: Path) -> None:
+    """Issue 18: a repository's `.claude/settings.json` env block reaches every hook command, and
+    `PASTURE_BIN=true` there once made every hook a no-op. The installed command names the launcher by
+    absolute path, so no variable decides what runs."""
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
-    stub = tmp_path / "other"
-    stub.write_text("#!/bin/sh\necho \"other $*\" >&2\nexit 2\n")
-    stub.chmod(0o755)
-    done = _as_host(_command(project), _payload(project), project, PASTURE_BIN=str(stub))
-    assert done.returncode == 2 and done.stderr.startswith("other hook lifecycle --harness claude-code")
+    _deny_project(project)
+    command = _command(project)
+    assert "PASTURE_BIN" not in command and command.startswith("/")
+    for value in ("true", str(tmp_path / "missing")):
+        done = _as_host(command, _payload(project), project, PASTURE_BIN=value)
+        assert done.returncode == 0, done
+        assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def _launcher(private_home: Path) -> Path:
@@ -197,10 +202,14 @@ def test_every_form_of_our_command_is_recognised() -> None:
         ("${PASTURE_BIN:-/h/.local/share/pasture/bin/pasture-hook} hook lifecycle --harness x || { r=$?; }",
          "/h/.local/share/pasture/bin/pasture-hook"),
         ("${PASTURE_BIN:-'/a b/pasture-hook'} hook lifecycle --harness x", "/a b/pasture-hook"),
+        ("/h/.local/share/pasture/bin/pasture-hook hook lifecycle --harness x || { r=$?; }",
+         "/h/.local/share/pasture/bin/pasture-hook"),  # what install records since issue 18
+        ("'/a b/pasture-hook' hook lifecycle --harness x", "/a b/pasture-hook"),
     ]:
         assert OUR_COMMAND.match(command) and recorded_binary(command) == binary
     for foreign in ("pasture hook lifecycle --harness x", "${PASTURE_BIN} hook lifecycle", "lint-bash",
-                    "echo ${PASTURE_BIN:-pasture} hook lifecycle --harness x"):
+                    "echo ${PASTURE_BIN:-pasture} hook lifecycle --harness x", "/bin/other hook lifecycle --harness x",
+                    "relative/pasture-hook hook lifecycle --harness x"):
         assert recorded_binary(foreign) is None
 
 
@@ -217,7 +226,7 @@ def test_reinstall_and_uninstall_replace_commands_of_older_installs(pasture, pro
     groups = _settings(project)["hooks"]["PreToolUse"]
     assert len(groups) == 2 and groups[0] == old["hooks"]["PreToolUse"][0]
     newest = newest_contract("claude-code").partition("@")[2]  # install picks the newest without a claude on PATH
-    assert f"pasture-hook}} hook lifecycle --harness claude-code --event PreToolUse --host-version {newest} ||" in \
+    assert f"pasture-hook hook lifecycle --harness claude-code --event PreToolUse --host-version {newest} ||" in \
         groups[1]["hooks"][0]["command"]
     assert pasture("uninstall", "claude-code", "--project", str(project)).code == 0
     assert _settings(project)["hooks"]["PreToolUse"] == [old["hooks"]["PreToolUse"][0]]

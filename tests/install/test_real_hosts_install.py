@@ -21,7 +21,7 @@ PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done. The too
 
 STUB = """#!{python}
 import json, os, sys
-if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/hook/serve.py)
+if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/runtime/serve.py)
     print(json.dumps({{"pasture": "hook-serve", "protocol": 1, "await": ["tool.execute.before"]}}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
@@ -43,6 +43,13 @@ def _stub(root: Path) -> tuple[Path, Path]:
     return path, log
 
 
+def _launcher_runs(report: dict, stub: Path) -> None:
+    """Issue 18: installed hooks run the launcher by absolute path; the test's stub goes in its place."""
+    launcher = Path(report["launcher"]["path"])
+    launcher.write_text(f"#!/bin/sh\nexec {stub} \"$@\"\n")
+    launcher.chmod(0o755)
+
+
 def _events(log: Path) -> list[str]:
     if not log.exists():
         return []
@@ -57,7 +64,8 @@ def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_pat
     installed = pasture("install", "claude-code", "--project", str(run.project), "--json")
     assert installed.code == 0, installed
     stub, log = _stub(run.root)
-    result = run.execute(PROBE, extra_env={"PASTURE_BIN": str(stub)})
+    _launcher_runs(installed.json(), stub)  # the hooks name the launcher by path: PASTURE_BIN cannot reach them
+    result = run.execute(PROBE)
     assert result.exit_code == 0, result.describe()
     assert (run.project / "probe.txt").read_text() == "pasture-probe\n"
     events = _events(log)

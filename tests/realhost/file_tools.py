@@ -8,8 +8,8 @@ Cases without one only set the host up (Claude and OpenCode refuse to overwrite 
 has not read; Claude loads NotebookEdit's schema through ToolSearch).
 
 The payloads, scrubbed like ``captures/`` (generator/evolve/scrub.py), are committed under
-``tests/hook/file_tool_payloads/<host>@<version>/<case>.json`` and read back by the unit tests in
-tests/hook/test_file_tool_payloads.py; tests/realhost/test_guard_files_real_hosts.py captures them
+``tests/runtime/file_tool_payloads/<host>@<version>/<case>.json`` and read back by the unit tests in
+tests/runtime/test_file_tool_payloads.py; tests/realhost/test_guard_files_real_hosts.py captures them
 afresh on every real-host run and fails when the committed ones no longer match (README there).
 """
 
@@ -109,8 +109,8 @@ CLAUDE = Session("claude-code", "file tools", (
                                         new_source="print(2)"), "ordinary", "NotebookEdit"),
     Case("Bash-ordinary-redirect", _shell("echo redirected > redirected.txt"), "ordinary", "Bash",
          ("redirected.txt", "redirected\n")),
-), note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool (loaded with ToolSearch "
-        "select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
+), note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool "
+        "(loaded with ToolSearch select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
     not_offered=("MultiEdit",))
 
 CODEX = Session("codex", "apply_patch and the shell", (

@@ -1,5 +1,6 @@
 """Shared machinery for the real-host proof: a temp project with OUR generated adapter installed,
-this repo's runtime behind ``PASTURE_BIN``, a policy and a journal in the run folder, one real host
+this repo's runtime behind ``PASTURE_BIN`` (which the run's launcher execs: installed hooks name the
+launcher by absolute path and no longer read the variable), a policy and a journal in the run folder, one real host
 run against a scripted fake model on 127.0.0.1, and readers for what came out.
 
 Nothing here changes what the runtime does. The ``PASTURE_BIN`` wrapper only *records* each call
@@ -11,7 +12,6 @@ what the host then did.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.hook.tables import resolve
+from generator.runtime.tables import resolve
 from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 
@@ -92,7 +92,7 @@ def _module_of(contract: str | None) -> str:
     return next(module for entries in index.ADMISSIONS.values() for cid, module, *_ in entries if cid == contract)
 
 
-#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/hook/answer.py).
+#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/runtime/answer.py).
 FAILURE_EXIT = {"report-and-continue": 0, "observe-only": 0, "strict-hook-failure": 1, "exit-2-blocks": 2,
                 "strict-output-exit-2-blocks": 2, "throw-fail-fast": 3}
 
@@ -127,7 +127,8 @@ def allow_policy() -> str:
     ])
 
 
-_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv, else proceeds."""
+_CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv,
+else proceeds."""
 import json, sys
 envelope = json.load(sys.stdin)
 if envelope.get("event") in sys.argv[1:]:
@@ -155,7 +156,7 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
 def broken_journal(work: Path) -> Path:
     """A journal path the runtime cannot write for a whole run: its folder is a regular file.
 
-    The hook appends each event to ``<journal>.spool`` (generator/hook/journal.py); with the parent
+    The hook appends each event to ``<journal>.spool`` (generator/runtime/journal.py); with the parent
     "folder" a file, opening it fails with ENOTDIR on every event. (The tests run as root, so a
     read-only folder would not stop the write; a file where a folder belongs stops everyone.)
     Every row then gets its effective failure mode, with one line naming the journal."""
@@ -181,7 +182,8 @@ call={calls_q}/$(date +%s%N).$$
 mkdir -p "$call"
 printf '%s\\n' "$@" > "$call/argv"
 pwd > "$call/cwd"
-tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"; echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
+tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"
+  echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
 cat "$call/stderr" >&2
 mv "$call/rc.tmp" "$call/rc"
 exit "$(cat "$call/rc")"
@@ -191,6 +193,19 @@ exit "$(cat "$call/rc")"
     path.write_text(script)
     path.chmod(0o755)
     return path
+
+
+def point_launcher_at(installed: "Installed", binary: str) -> None:
+    """The installed hooks name the launcher by absolute path, with no variable in front of it (issue
+    18), so ``PASTURE_BIN`` no longer reaches them: the run's launcher (in the run's own XDG data folder)
+    is replaced by one line that execs the wrapper, a path written here, never looked up. The OpenCode
+    plugin still starts ``$PASTURE_BIN`` itself."""
+    launcher = (installed.report or {}).get("launcher") or {}
+    if not launcher.get("path"):
+        return
+    path = Path(launcher["path"])
+    path.write_text(f"#!/bin/sh\nexec {shlex.quote(binary)} \"$@\"\n")
+    path.chmod(0o755)
 
 
 @dataclass
@@ -274,7 +289,7 @@ def read_calls(calls: Path) -> list[Call]:
     if not calls.is_dir():
         return out
     for d in sorted(calls.iterdir(), key=lambda p: (int(p.name.split(".")[0]), p.name)):
-        def text(name: str) -> str:
+        def text(name: str, d: Path = d) -> str:
             f = d / name
             return f.read_text(errors="replace") if f.exists() else ""
         rc = text("rc").strip()
@@ -297,7 +312,7 @@ class Installed:
 
 def install_argv() -> list[str] | None:
     """The argv prefix of the real ``pasture install`` click command: the registered ``pasture
-    install`` if generator/cli.py has it, else the command object in generator/install directly;
+    install`` if generator/cli/__init__.py has it, else the command object in generator/install directly;
     None if neither exists (then the adapter is placed by hand)."""
     try:
         from generator.cli import main as cli_main
@@ -431,7 +446,7 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 
 # --- OpenCode: what depends on how our plugin talks to the runtime -----------------------------
 # The plugin starts one `pasture hook serve` per plugin instance and sends it every hook call and
-# bus event as a JSON line (generator/hook/serve.py); the wrapper records the whole stream, and
+# bus event as a JSON line (generator/runtime/serve.py); the wrapper records the whole stream, and
 # Outcome.served() reads it back as one request + reply per event. Decisions are read from the
 # journal and what the model was told from the fake's log; what needs the plugin's own text lives here.
 
@@ -652,6 +667,9 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     # install="user": pasture install --user.
     installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
                  if install else None)
+    hooks_run = {**env, **(extra_env or {})}.get("PASTURE_BIN")
+    if installed is not None and hooks_run:
+        point_launcher_at(installed, hooks_run)
     if not host_deny_rules and installed is not None and spec.host == "claude-code":
         settings_path = (run.project / ".claude" / "settings.json" if install != "user"
                          else run.layout.claude_config / "settings.json")

@@ -4,7 +4,7 @@ To keep the runs short, the pre-tool row of each pinned contract registers ``tim
 instead of 60: a copy of this repository's profiles with only that line added, generated with
 ``pasture generate`` and installed with ``pasture install --root <copy>``, and the runtime reads
 that copy's tables, so the host's timeout and the runtime's deadline (6 s minus a 1 s margin,
-generator/hook/deadline.py) come from the same row, as they do for a real install. The user layer's
+generator/runtime/deadline.py) come from the same row, as they do for a real install. The user layer's
 gate asks for 20 s (the runtime clamps it, with a note) and takes longer than the host would wait.
 
 Each host must see our answer before its own kill: the row's failure mode (a block), journaled
@@ -37,7 +37,7 @@ from realhost_support import (
 pytestmark = pytest.mark.real_host
 
 HOST_TIMEOUT = 6
-DEADLINE = 5.0  # generator.hook.deadline.deadline_seconds_for(6): 6 s minus max(1 s, 10 %)
+DEADLINE = 5.0  # generator.runtime.deadline.deadline_seconds_for(6): 6 s minus max(1 s, 10 %)
 SLOW_GATE = r'''"""A gate slower than any host waits: marks its start, sleeps, marks its end (if it ever gets there)."""
 import json, sys, time
 envelope = json.load(sys.stdin)

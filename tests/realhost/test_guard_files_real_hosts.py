@@ -1,7 +1,7 @@
 """The guard's own files on the REAL hosts: every file tool (and the shell) aimed at the project's
 ``.pasture/policy.toml`` is refused and the file keeps every byte; the same tool on an ordinary
 file runs. The payloads the hosts sent are the committed test data of
-tests/hook/test_file_tool_payloads.py (tests/hook/file_tool_payloads/README.md).
+tests/runtime/test_file_tool_payloads.py (tests/runtime/file_tool_payloads/README.md).
 
 Set ``PASTURE_REFRESH_FILE_TOOL_PAYLOADS=1`` to rewrite that data from these runs (after a host
 update); otherwise a payload that differs from the committed one fails the test with the diff.
@@ -18,7 +18,7 @@ import pytest
 
 from file_tools import (NOTEBOOK, POLICY, SESSIONS, Session, document, offered_tools, payload_dir, scrubbed,
                         seed_project)
-from generator.hook.builtin import RULE
+from generator.runtime.builtin import RULE
 from generator.hostenv import Script
 from realhost_support import SPECS, run_host
 
@@ -82,7 +82,7 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
     payloads = scrubbed(out.run.root, out.run.binary, [row["envelope"]["payload"] for _, row in pairs])
     folder = payload_dir(session.host, spec.version)
     stale = []
-    for (case, _), payload in zip(pairs, payloads):
+    for (case, _), payload in zip(pairs, payloads, strict=True):
         text = document(session, case, spec.version, spec.pre_event, payload)
         path = folder / f"{case.name}.json"
         if REFRESH:

@@ -20,7 +20,6 @@ In the last two, `rm -rf build` is refused and the model is told our one line.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -190,7 +190,8 @@ def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refus
                                                                                   tmp_path: Path) -> None:
     policy = "\n".join([
         "[gate]", 'kind = "rules"', 'default = "proceed"', "",
-        "[[rules]]", 'name = "after-the-fact"', 'decision = "deny"', 'reason = "pasture-realhost: denied after the fact"',
+        "[[rules]]", 'name = "after-the-fact"', 'decision = "deny"',
+        'reason = "pasture-realhost: denied after the fact"',
         'event = "tool.execute.after"', 'command = "pasture-probe"', "",
     ])
     out = run_host(SPEC, npm_bin, tmp_path / "run", policy)

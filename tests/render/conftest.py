@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.opencode import opencode_artifacts
 from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded

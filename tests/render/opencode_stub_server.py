@@ -1,6 +1,6 @@
 """Stand-in for `pasture hook serve` (copied behind a shebang by opencode_support.write_stub).
 
-Speaks the runtime's JSON-lines protocol (generator/hook/serve.py), records every start and every
+Speaks the runtime's JSON-lines protocol (generator/runtime/serve.py), records every start and every
 request into the case's log, and answers as the case's control file says, read again per request.
 
 Control file ($STUB_CONTROL, JSON):
@@ -58,7 +58,8 @@ if how == "handshake-error":
            "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX"})
     sys.exit(70)
 if how == "exit70":
-    sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); fix: STUB-LAUNCHER-FIX\n")
+    sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); "
+                     "fix: STUB-LAUNCHER-FIX\n")
     sys.exit(70)
 if how == "silent-exit":
     sys.exit(0)

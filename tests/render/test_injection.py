@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.project import render_project
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
@@ -25,7 +25,8 @@ def _yaml(text: str) -> str:
 @pytest.fixture
 def hostile(tmp_path):
     lifecycle = LIFECYCLE.replace('evidence: "@hooks"', f"evidence: {_yaml(HOSTILE_URL)}", 1).replace(
-        "    pre_action: true\n", f"    pre_action: true\n    matcher: {_yaml(HOSTILE)}\n    note: {_yaml(HOSTILE)}\n", 1)
+        "    pre_action: true\n", f"    pre_action: true\n    matcher: {_yaml(HOSTILE)}\n    note: {_yaml(HOSTILE)}\n",
+        1)
     runtime = RUNTIME.replace("instruction: wait for the results", f"instruction: {_yaml(HOSTILE + chr(10) + HOSTILE)}")
     write_project(tmp_path, lifecycle, runtime)
     (contract,) = load_project(tmp_path)

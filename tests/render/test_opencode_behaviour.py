@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from repo_paths import REPO
-from generator.loader import load_project
+from generator.profile.loader import load_project
 from generator.render.opencode import FIX, opencode_artifacts
 from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 
@@ -185,7 +185,7 @@ def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
     throw-fail-fast only on a capture in which a throw held)."""
     import dataclasses
 
-    from generator.vocab import FailureMode
+    from generator.profile.vocab import FailureMode
 
     contract = contracts[contract_id]
     rows = tuple(dataclasses.replace(r, declared_failure=FailureMode.THROW_FAIL_FAST,
@@ -562,7 +562,7 @@ def mixed(contracts, tmp_path_factory):
     report-and-continue gate: neither may throw, whatever the runtime answers."""
     import dataclasses
 
-    from generator.vocab import EventSemantic, FailureMode
+    from generator.profile.vocab import EventSemantic, FailureMode
 
     contract = contracts[V1]
     rows = []

@@ -24,6 +24,7 @@ ROW_FIELDS = (
     "pre_action",
     "response",
     "timeout",
+    "answers",
 )
 
 
@@ -51,7 +52,12 @@ class Identity:
 
 
 class Row:
-    """One lifecycle row; every field of ROW_FIELDS, by keyword."""
+    """One lifecycle row; every field of ROW_FIELDS, by keyword.
+
+    ``answers`` is the row's capability matrix: (capability, wire form) pairs, capability one of
+    allow, rewrite, context, feedback, continue, offered only where a capture of the contract's
+    own host version shows the host honoured that form (the runtime does not read it yet).
+    """
 
     __slots__ = ROW_FIELDS
 

@@ -78,6 +78,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "Setup": Row(
         name="Setup",
@@ -96,6 +97,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SessionEnd": Row(
         name="SessionEnd",
@@ -114,6 +116,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "UserPromptSubmit": Row(
         name="UserPromptSubmit",
@@ -132,6 +135,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=30,
+        answers=(),
     ),
     "UserPromptExpansion": Row(
         name="UserPromptExpansion",
@@ -150,6 +154,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "Stop": Row(
         name="Stop",
@@ -168,6 +173,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "StopFailure": Row(
         name="StopFailure",
@@ -186,6 +192,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PreToolUse": Row(
         name="PreToolUse",
@@ -207,6 +214,7 @@ ROWS = {
         pre_action=True,
         response="deny+ask",
         timeout=60,
+        answers=(),
     ),
     "PermissionRequest": Row(
         name="PermissionRequest",
@@ -225,6 +233,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PermissionDenied": Row(
         name="PermissionDenied",
@@ -246,6 +255,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PostToolUse": Row(
         name="PostToolUse",
@@ -267,6 +277,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PostToolUseFailure": Row(
         name="PostToolUseFailure",
@@ -288,6 +299,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PostToolBatch": Row(
         name="PostToolBatch",
@@ -306,6 +318,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "FileChanged": Row(
         name="FileChanged",
@@ -324,6 +337,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "CwdChanged": Row(
         name="CwdChanged",
@@ -342,6 +356,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "ConfigChange": Row(
         name="ConfigChange",
@@ -360,6 +375,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "InstructionsLoaded": Row(
         name="InstructionsLoaded",
@@ -378,6 +394,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "WorktreeCreate": Row(
         name="WorktreeCreate",
@@ -396,6 +413,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "WorktreeRemove": Row(
         name="WorktreeRemove",
@@ -414,6 +432,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStart": Row(
         name="SubagentStart",
@@ -435,6 +454,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStop": Row(
         name="SubagentStop",
@@ -456,6 +476,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TeammateIdle": Row(
         name="TeammateIdle",
@@ -474,6 +495,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TaskCreated": Row(
         name="TaskCreated",
@@ -492,6 +514,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TaskCompleted": Row(
         name="TaskCompleted",
@@ -510,6 +533,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreCompact": Row(
         name="PreCompact",
@@ -528,6 +552,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PostCompact": Row(
         name="PostCompact",
@@ -546,6 +571,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "Notification": Row(
         name="Notification",
@@ -564,6 +590,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "MessageDisplay": Row(
         name="MessageDisplay",
@@ -586,6 +613,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "Elicitation": Row(
         name="Elicitation",
@@ -607,6 +635,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "ElicitationResult": Row(
         name="ElicitationResult",
@@ -628,6 +657,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreModelSwitch": Row(
         name="PreModelSwitch",
@@ -646,6 +676,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=30,
+        answers=(),
     ),
     "PostModelSwitch": Row(
         name="PostModelSwitch",
@@ -664,6 +695,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=30,
+        answers=(),
     ),
     "DirectoryAdded": Row(
         name="DirectoryAdded",
@@ -682,5 +714,6 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
 }

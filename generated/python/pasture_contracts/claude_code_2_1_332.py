@@ -79,6 +79,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "Setup": Row(
         name="Setup",
@@ -97,6 +98,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SessionEnd": Row(
         name="SessionEnd",
@@ -115,6 +117,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "UserPromptSubmit": Row(
         name="UserPromptSubmit",
@@ -133,6 +136,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=30,
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "UserPromptExpansion": Row(
         name="UserPromptExpansion",
@@ -151,6 +155,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "Stop": Row(
         name="Stop",
@@ -169,6 +174,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("continue", "decision=block+reason"),),
     ),
     "StopFailure": Row(
         name="StopFailure",
@@ -187,6 +193,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PreToolUse": Row(
         name="PreToolUse",
@@ -208,6 +215,10 @@ ROWS = {
         pre_action=True,
         response="deny+ask",
         timeout=60,
+        answers=(
+            ("allow", "hookSpecificOutput.permissionDecision=allow"),
+            ("rewrite", "hookSpecificOutput.updatedInput+permissionDecision=allow"),
+        ),
     ),
     "PermissionRequest": Row(
         name="PermissionRequest",
@@ -226,6 +237,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("allow", "hookSpecificOutput.decision.behavior=allow"),),
     ),
     "PermissionDenied": Row(
         name="PermissionDenied",
@@ -247,6 +259,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PostToolUse": Row(
         name="PostToolUse",
@@ -268,6 +281,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(("feedback", "decision=block+reason"),),
     ),
     "PostToolUseFailure": Row(
         name="PostToolUseFailure",
@@ -289,6 +303,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PostToolBatch": Row(
         name="PostToolBatch",
@@ -307,6 +322,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "FileChanged": Row(
         name="FileChanged",
@@ -325,6 +341,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "CwdChanged": Row(
         name="CwdChanged",
@@ -343,6 +360,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "ConfigChange": Row(
         name="ConfigChange",
@@ -361,6 +379,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "InstructionsLoaded": Row(
         name="InstructionsLoaded",
@@ -379,6 +398,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "WorktreeCreate": Row(
         name="WorktreeCreate",
@@ -397,6 +417,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "WorktreeRemove": Row(
         name="WorktreeRemove",
@@ -415,6 +436,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStart": Row(
         name="SubagentStart",
@@ -436,6 +458,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStop": Row(
         name="SubagentStop",
@@ -457,6 +480,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TeammateIdle": Row(
         name="TeammateIdle",
@@ -475,6 +499,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TaskCreated": Row(
         name="TaskCreated",
@@ -493,6 +518,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "TaskCompleted": Row(
         name="TaskCompleted",
@@ -511,6 +537,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreCompact": Row(
         name="PreCompact",
@@ -529,6 +556,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PostCompact": Row(
         name="PostCompact",
@@ -547,6 +575,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "Notification": Row(
         name="Notification",
@@ -565,6 +594,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "MessageDisplay": Row(
         name="MessageDisplay",
@@ -587,6 +617,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "Elicitation": Row(
         name="Elicitation",
@@ -608,6 +639,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "ElicitationResult": Row(
         name="ElicitationResult",
@@ -629,6 +661,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreModelSwitch": Row(
         name="PreModelSwitch",
@@ -647,6 +680,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=30,
+        answers=(),
     ),
     "PostModelSwitch": Row(
         name="PostModelSwitch",
@@ -665,6 +699,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=30,
+        answers=(),
     ),
     "DirectoryAdded": Row(
         name="DirectoryAdded",
@@ -683,6 +718,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "PreSkillShellCommand": Row(
         name="PreSkillShellCommand",
@@ -704,5 +740,6 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
+        answers=(),
     ),
 }

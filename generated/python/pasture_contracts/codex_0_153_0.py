@@ -57,6 +57,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "UserPromptSubmit": Row(
         name="UserPromptSubmit",
@@ -79,6 +80,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreToolUse": Row(
         name="PreToolUse",
@@ -102,6 +104,7 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
+        answers=(),
     ),
     "PermissionRequest": Row(
         name="PermissionRequest",
@@ -124,6 +127,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PostToolUse": Row(
         name="PostToolUse",
@@ -147,6 +151,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PreCompact": Row(
         name="PreCompact",
@@ -169,6 +174,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PostCompact": Row(
         name="PostCompact",
@@ -191,6 +197,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "SubagentStart": Row(
         name="SubagentStart",
@@ -213,6 +220,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStop": Row(
         name="SubagentStop",
@@ -235,6 +243,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "Stop": Row(
         name="Stop",
@@ -256,6 +265,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "SessionEnd": Row(
         name="SessionEnd",
@@ -274,6 +284,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=3,
+        answers=(),
     ),
     "Interrupt": Row(
         name="Interrupt",
@@ -295,5 +306,6 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=3,
+        answers=(),
     ),
 }

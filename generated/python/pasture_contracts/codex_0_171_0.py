@@ -57,6 +57,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "UserPromptSubmit": Row(
         name="UserPromptSubmit",
@@ -79,6 +80,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "PreToolUse": Row(
         name="PreToolUse",
@@ -102,6 +104,9 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
+        answers=(
+            ("rewrite", "hookSpecificOutput.updatedInput+permissionDecision=allow"),
+        ),
     ),
     "PermissionRequest": Row(
         name="PermissionRequest",
@@ -124,6 +129,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("allow", "hookSpecificOutput.decision.behavior=allow"),),
     ),
     "PostToolUse": Row(
         name="PostToolUse",
@@ -147,6 +153,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(("feedback", "decision=block+reason"),),
     ),
     "PreCompact": Row(
         name="PreCompact",
@@ -169,6 +176,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "PostCompact": Row(
         name="PostCompact",
@@ -191,6 +199,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "SubagentStart": Row(
         name="SubagentStart",
@@ -213,6 +222,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "SubagentStop": Row(
         name="SubagentStop",
@@ -235,6 +245,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "Stop": Row(
         name="Stop",
@@ -256,6 +267,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("continue", "decision=block+reason"),),
     ),
     "SessionEnd": Row(
         name="SessionEnd",
@@ -274,6 +286,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=3,
+        answers=(),
     ),
     "Interrupt": Row(
         name="Interrupt",
@@ -295,5 +308,6 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=3,
+        answers=(),
     ),
 }

@@ -154,6 +154,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "file.edited": Row(
         name="file.edited",
@@ -172,6 +173,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "file.watcher.updated": Row(
         name="file.watcher.updated",
@@ -190,6 +192,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "installation.updated": Row(
         name="installation.updated",
@@ -208,6 +211,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "installation.update-available": Row(
         name="installation.update-available",
@@ -226,6 +230,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "lsp.client.diagnostics": Row(
         name="lsp.client.diagnostics",
@@ -244,6 +249,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "lsp.updated": Row(
         name="lsp.updated",
@@ -262,6 +268,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "message.updated": Row(
         name="message.updated",
@@ -280,6 +287,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "message.removed": Row(
         name="message.removed",
@@ -301,6 +309,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "message.part.updated": Row(
         name="message.part.updated",
@@ -319,6 +328,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "message.part.removed": Row(
         name="message.part.removed",
@@ -340,6 +350,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "permission.updated": Row(
         name="permission.updated",
@@ -362,6 +373,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "permission.replied": Row(
         name="permission.replied",
@@ -383,6 +395,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "server.connected": Row(
         name="server.connected",
@@ -401,6 +414,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "server.instance.disposed": Row(
         name="server.instance.disposed",
@@ -419,6 +433,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.created": Row(
         name="session.created",
@@ -437,6 +452,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.updated": Row(
         name="session.updated",
@@ -455,6 +471,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.deleted": Row(
         name="session.deleted",
@@ -473,6 +490,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.compacted": Row(
         name="session.compacted",
@@ -491,6 +509,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.diff": Row(
         name="session.diff",
@@ -509,6 +528,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.error": Row(
         name="session.error",
@@ -527,6 +547,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.idle": Row(
         name="session.idle",
@@ -545,6 +566,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.status": Row(
         name="session.status",
@@ -563,6 +585,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "todo.updated": Row(
         name="todo.updated",
@@ -581,6 +604,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "tui.prompt.append": Row(
         name="tui.prompt.append",
@@ -599,6 +623,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "tui.command.execute": Row(
         name="tui.command.execute",
@@ -617,6 +642,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "tui.toast.show": Row(
         name="tui.toast.show",
@@ -635,6 +661,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "pty.created": Row(
         name="pty.created",
@@ -653,6 +680,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "pty.updated": Row(
         name="pty.updated",
@@ -671,6 +699,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "pty.exited": Row(
         name="pty.exited",
@@ -689,6 +718,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "pty.deleted": Row(
         name="pty.deleted",
@@ -707,6 +737,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "vcs.branch.updated": Row(
         name="vcs.branch.updated",
@@ -725,6 +756,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "catalog.updated": Row(
         name="catalog.updated",
@@ -743,6 +775,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "integration.updated": Row(
         name="integration.updated",
@@ -761,6 +794,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "message.part.delta": Row(
         name="message.part.delta",
@@ -782,6 +816,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "plugin.added": Row(
         name="plugin.added",
@@ -800,6 +835,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "reference.updated": Row(
         name="reference.updated",
@@ -818,6 +854,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "models-dev.refreshed": Row(
         name="models-dev.refreshed",
@@ -836,6 +873,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "integration.connection.updated": Row(
         name="integration.connection.updated",
@@ -854,6 +892,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.agent.switched": Row(
         name="session.next.agent.switched",
@@ -875,6 +914,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.model.switched": Row(
         name="session.next.model.switched",
@@ -896,6 +936,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.moved": Row(
         name="session.next.moved",
@@ -914,6 +955,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.prompted": Row(
         name="session.next.prompted",
@@ -935,6 +977,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.prompt.admitted": Row(
         name="session.next.prompt.admitted",
@@ -956,6 +999,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.context.updated": Row(
         name="session.next.context.updated",
@@ -977,6 +1021,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.synthetic": Row(
         name="session.next.synthetic",
@@ -998,6 +1043,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.shell.started": Row(
         name="session.next.shell.started",
@@ -1020,6 +1066,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.shell.ended": Row(
         name="session.next.shell.ended",
@@ -1041,6 +1088,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.step.started": Row(
         name="session.next.step.started",
@@ -1059,6 +1107,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.step.ended": Row(
         name="session.next.step.ended",
@@ -1077,6 +1126,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.step.failed": Row(
         name="session.next.step.failed",
@@ -1095,6 +1145,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.text.started": Row(
         name="session.next.text.started",
@@ -1113,6 +1164,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.text.delta": Row(
         name="session.next.text.delta",
@@ -1131,6 +1183,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.text.ended": Row(
         name="session.next.text.ended",
@@ -1149,6 +1202,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.reasoning.started": Row(
         name="session.next.reasoning.started",
@@ -1167,6 +1221,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.reasoning.delta": Row(
         name="session.next.reasoning.delta",
@@ -1185,6 +1240,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.reasoning.ended": Row(
         name="session.next.reasoning.ended",
@@ -1203,6 +1259,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.input.started": Row(
         name="session.next.tool.input.started",
@@ -1224,6 +1281,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.input.delta": Row(
         name="session.next.tool.input.delta",
@@ -1245,6 +1303,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.input.ended": Row(
         name="session.next.tool.input.ended",
@@ -1266,6 +1325,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.called": Row(
         name="session.next.tool.called",
@@ -1287,6 +1347,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.progress": Row(
         name="session.next.tool.progress",
@@ -1308,6 +1369,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.success": Row(
         name="session.next.tool.success",
@@ -1329,6 +1391,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.tool.failed": Row(
         name="session.next.tool.failed",
@@ -1350,6 +1413,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.retried": Row(
         name="session.next.retried",
@@ -1368,6 +1432,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.compaction.started": Row(
         name="session.next.compaction.started",
@@ -1389,6 +1454,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.compaction.delta": Row(
         name="session.next.compaction.delta",
@@ -1410,6 +1476,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.compaction.ended": Row(
         name="session.next.compaction.ended",
@@ -1431,6 +1498,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.revert.staged": Row(
         name="session.next.revert.staged",
@@ -1449,6 +1517,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.revert.cleared": Row(
         name="session.next.revert.cleared",
@@ -1467,6 +1536,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.next.revert.committed": Row(
         name="session.next.revert.committed",
@@ -1488,6 +1558,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "permission.v2.asked": Row(
         name="permission.v2.asked",
@@ -1506,6 +1577,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "permission.v2.replied": Row(
         name="permission.v2.replied",
@@ -1527,6 +1599,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "project.directories.updated": Row(
         name="project.directories.updated",
@@ -1545,6 +1618,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.v2.asked": Row(
         name="question.v2.asked",
@@ -1563,6 +1637,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.v2.replied": Row(
         name="question.v2.replied",
@@ -1584,6 +1659,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.v2.rejected": Row(
         name="question.v2.rejected",
@@ -1605,6 +1681,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "permission.asked": Row(
         name="permission.asked",
@@ -1623,6 +1700,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "tui.session.select": Row(
         name="tui.session.select",
@@ -1641,6 +1719,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "mcp.tools.changed": Row(
         name="mcp.tools.changed",
@@ -1659,6 +1738,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "mcp.browser.open.failed": Row(
         name="mcp.browser.open.failed",
@@ -1677,6 +1757,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "project.updated": Row(
         name="project.updated",
@@ -1695,6 +1776,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.asked": Row(
         name="question.asked",
@@ -1713,6 +1795,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.replied": Row(
         name="question.replied",
@@ -1734,6 +1817,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "question.rejected": Row(
         name="question.rejected",
@@ -1755,6 +1839,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "workspace.ready": Row(
         name="workspace.ready",
@@ -1773,6 +1858,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "workspace.failed": Row(
         name="workspace.failed",
@@ -1791,6 +1877,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "workspace.status": Row(
         name="workspace.status",
@@ -1809,6 +1896,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "worktree.ready": Row(
         name="worktree.ready",
@@ -1827,6 +1915,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "worktree.failed": Row(
         name="worktree.failed",
@@ -1845,6 +1934,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "global.disposed": Row(
         name="global.disposed",
@@ -1863,6 +1953,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "chat.message": Row(
         name="chat.message",
@@ -1884,6 +1975,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "chat.params": Row(
         name="chat.params",
@@ -1902,6 +1994,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "chat.headers": Row(
         name="chat.headers",
@@ -1920,6 +2013,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "permission.ask": Row(
         name="permission.ask",
@@ -1942,6 +2036,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "command.execute.before": Row(
         name="command.execute.before",
@@ -1960,6 +2055,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "tool.execute.before": Row(
         name="tool.execute.before",
@@ -1981,6 +2077,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("rewrite", "output.args.<field> set in place"),),
     ),
     "shell.env": Row(
         name="shell.env",
@@ -2002,6 +2099,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "tool.execute.after": Row(
         name="tool.execute.after",
@@ -2023,6 +2121,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(("feedback", "output.output edited"),),
     ),
     "experimental.chat.messages.transform": Row(
         name="experimental.chat.messages.transform",
@@ -2041,6 +2140,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "experimental.chat.system.transform": Row(
         name="experimental.chat.system.transform",
@@ -2059,6 +2159,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(("context", "output.system.push(text)"),),
     ),
     "experimental.provider.small_model": Row(
         name="experimental.provider.small_model",
@@ -2077,6 +2178,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "experimental.session.compacting": Row(
         name="experimental.session.compacting",
@@ -2095,6 +2197,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "experimental.compaction.autocontinue": Row(
         name="experimental.compaction.autocontinue",
@@ -2113,6 +2216,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "experimental.text.complete": Row(
         name="experimental.text.complete",
@@ -2134,6 +2238,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "tool.definition": Row(
         name="tool.definition",
@@ -2152,5 +2257,6 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
 }

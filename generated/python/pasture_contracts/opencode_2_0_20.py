@@ -62,6 +62,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
+        answers=(),
     ),
     "session.prompt": Row(
         name="session.prompt",
@@ -80,6 +81,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.context": Row(
         name="session.context",
@@ -98,6 +100,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.compaction": Row(
         name="session.compaction",
@@ -116,6 +119,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.generate": Row(
         name="session.generate",
@@ -134,6 +138,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.title": Row(
         name="session.title",
@@ -152,6 +157,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.model.request": Row(
         name="session.model.request",
@@ -170,6 +176,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.http.request": Row(
         name="session.http.request",
@@ -188,6 +195,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.http.response": Row(
         name="session.http.response",
@@ -206,6 +214,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.experimental.ws.handshake": Row(
         name="session.experimental.ws.handshake",
@@ -224,6 +233,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.experimental.ws.send": Row(
         name="session.experimental.ws.send",
@@ -242,6 +252,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.experimental.ws.receive": Row(
         name="session.experimental.ws.receive",
@@ -260,6 +271,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "session.retry": Row(
         name="session.retry",
@@ -278,6 +290,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "tool.execute.before": Row(
         name="tool.execute.before",
@@ -299,6 +312,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "tool.execute.after": Row(
         name="tool.execute.after",
@@ -320,6 +334,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=60,
+        answers=(),
     ),
     "permission.evaluate": Row(
         name="permission.evaluate",
@@ -338,6 +353,7 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
+        answers=(),
     ),
     "shell.create.before": Row(
         name="shell.create.before",
@@ -356,5 +372,6 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
+        answers=(),
     ),
 }

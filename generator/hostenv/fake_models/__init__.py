@@ -22,19 +22,15 @@ Typical use::
 
 from __future__ import annotations
 
-from .anthropic import AnthropicMessages
-from .chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
-from .openai import OpenAIChatCompletions, OpenAIResponses
-from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
-from .server import FakeModelServer, Reply, WireProtocol, redact_headers
-from .sse import SseEvent, parse_sse
+from generator.hostenv.fake_models.anthropic import AnthropicMessages
+from generator.hostenv.fake_models.chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
+from generator.hostenv.fake_models.openai import OpenAIChatCompletions, OpenAIResponses
+from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from generator.hostenv.fake_models.server import FakeModelServer, Reply, WireProtocol, protocol_for, redact_headers
+from generator.hostenv.fake_models.sse import SseEvent, parse_sse
 
-PROTOCOLS: dict[str, type[WireProtocol]] = {
-    AnthropicMessages.name: AnthropicMessages,
-    OpenAIResponses.name: OpenAIResponses,
-    OpenAIChatCompletions.name: OpenAIChatCompletions,
-    ChatReplyQueue.name: ChatReplyQueue,
-}
+#: every wire protocol by name (each registers itself on definition; the imports above define them all)
+PROTOCOLS: dict[str, type[WireProtocol]] = WireProtocol.registry
 
 #: which protocol each host speaks
 HOST_PROTOCOL: dict[str, str] = {
@@ -42,14 +38,6 @@ HOST_PROTOCOL: dict[str, str] = {
     "codex": OpenAIResponses.name,
     "opencode": OpenAIChatCompletions.name,
 }
-
-
-def protocol_for(name: str) -> WireProtocol:
-    """A fresh protocol object by name (``anthropic``, ``openai-responses``, ``openai-chat``)."""
-    try:
-        return PROTOCOLS[name]()
-    except KeyError:
-        raise ValueError(f"unknown wire protocol {name!r}; expected one of {sorted(PROTOCOLS)}") from None
 
 
 __all__ = [

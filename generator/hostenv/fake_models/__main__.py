@@ -18,7 +18,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import PROTOCOLS, ChatReplyQueue, FakeModelServer, Script
+from generator.hostenv.fake_models import PROTOCOLS, ChatReplyQueue, FakeModelServer, Script
 
 
 def main(argv: list[str] | None = None) -> int:

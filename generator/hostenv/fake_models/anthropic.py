@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .script import ToolCall
-from .server import Decision, Reply, RequestContext, WireProtocol
-from .sse import encode_event
+from generator.hostenv.fake_models.script import ToolCall
+from generator.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
+from generator.hostenv.fake_models.sse import encode_event
 
 __all__ = ["AnthropicMessages"]
 
@@ -119,7 +119,7 @@ class AnthropicMessages(WireProtocol):
         ]
         for index, block in enumerate(blocks):
             if block["type"] == "text":
-                start = {"type": "text", "text": ""}
+                start: dict[str, Any] = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}
             else:
                 start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}

@@ -33,8 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .script import Script
-from .server import FakeModelServer, Reply, RequestContext, WireProtocol
+from generator.hostenv.fake_models.script import Script
+from generator.hostenv.fake_models.server import FakeModelServer, Reply, RequestContext, WireProtocol
 
 __all__ = ["ChatReply", "ChatReplyQueue", "FakeChatServer"]
 
@@ -47,7 +47,9 @@ class ChatReply:
 
     status: int = 200
     content: str | None = "ok"
-    error: str | None = None
+    # Not named `error`: the classmethod of that name replaced the field's default (every reply's
+    # error was the bound method, and a ChatReply(status=503) could not be answered).
+    error_message: str | None = None
     raw_body: str | None = None
     usage: dict[str, Any] | None = None
     delay: float = 0.0
@@ -63,7 +65,8 @@ class ChatReply:
 
     @classmethod
     def error(cls, status: int, message: str | None = None, **kw: Any) -> "ChatReply":
-        return cls(status=status, content=None, error=message if message is not None else _phrase(status), **kw)
+        return cls(status=status, content=None, error_message=message if message is not None else _phrase(status),
+                   **kw)
 
     @classmethod
     def raw(cls, body: str, *, status: int = 200, **kw: Any) -> "ChatReply":
@@ -71,7 +74,7 @@ class ChatReply:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ChatReply":
-        common = {"usage": data.get("usage"), "delay": float(data.get("delay", 0.0)),
+        common: dict[str, Any] = {"usage": data.get("usage"), "delay": float(data.get("delay", 0.0)),
                   "headers": dict(data.get("headers", {}))}
         if "raw_body" in data:
             return cls.raw(str(data["raw_body"]), status=int(data.get("status", 200)), **common)
@@ -87,7 +90,7 @@ class ChatReply:
         if self.raw_body is not None:
             return Reply(self.status, self.raw_body.encode("utf-8"), "application/json", summary, dict(self.headers))
         if self.status >= 400:
-            body = {"error": {"message": self.error, "type": "fake_error", "code": self.status}}
+            body: dict[str, Any] = {"error": {"message": self.error_message, "type": "fake_error", "code": self.status}}
             return Reply(self.status, json.dumps(body).encode(), "application/json", summary, dict(self.headers))
         model = request_body.get("model") if isinstance(request_body, dict) else None
         body = {

@@ -23,9 +23,9 @@ import json
 import time
 from typing import Any
 
-from .script import ToolCall
-from .server import Decision, Reply, RequestContext, WireProtocol
-from .sse import encode_data, encode_event
+from generator.hostenv.fake_models.script import ToolCall
+from generator.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
+from generator.hostenv.fake_models.sse import encode_data, encode_event
 
 __all__ = ["OpenAIChatCompletions", "OpenAIResponses"]
 
@@ -168,7 +168,7 @@ class OpenAIChatCompletions(_OpenAIBase):
         out = []
         for tool in tools or []:
             if isinstance(tool, dict):
-                fn = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+                fn = found if isinstance(found := tool.get("function"), dict) else {}
                 out.append({**tool, "name": fn.get("name") or tool.get("name")})
         return out
 

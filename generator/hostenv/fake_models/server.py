@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from .script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
+from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
 
 __all__ = [
     "LOOPBACK",
@@ -98,6 +98,13 @@ class WireProtocol:
     name = "base"
     #: (HTTP method, path) -> name of the handler method on the subclass
     routes: dict[tuple[str, str], str] = {}
+    #: every protocol by name, filled as each subclass is defined (the package imports them all)
+    registry: dict[str, type["WireProtocol"]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a shared base class (no name of its own) is not a protocol
+            WireProtocol.registry[cls.name] = cls
 
     # --- hooks for the shared turn logic -------------------------------------------------
     def offered_tools(self, body: Any) -> list[dict[str, Any]]:
@@ -190,6 +197,14 @@ class _HTTPServer(ThreadingHTTPServer):
     fake: "FakeModelServer"
 
 
+def protocol_for(name: str) -> WireProtocol:
+    """A fresh protocol object by name (``anthropic``, ``openai-responses``, ``openai-chat``, ...)."""
+    try:
+        return WireProtocol.registry[name]()
+    except KeyError:
+        raise ValueError(f"unknown wire protocol {name!r}; expected one of {sorted(WireProtocol.registry)}") from None
+
+
 class FakeModelServer:
     """A scripted fake model speaking one wire protocol on ``127.0.0.1``.
 
@@ -214,8 +229,6 @@ class FakeModelServer:
     ) -> None:
         if host != LOOPBACK:
             raise ValueError(f"fake model servers bind {LOOPBACK} only, not {host!r}")
-        from . import protocol_for  # late import: the protocols import this module
-
         self.protocol = protocol if isinstance(protocol, WireProtocol) else protocol_for(protocol)
         self.script = script
         self.cursor = ScriptCursor(script)
@@ -382,7 +395,8 @@ def _decode_body(raw: bytes, headers: dict[str, str]) -> tuple[Any, str | None]:
         elif encoding == "deflate":
             raw = zlib.decompress(raw)
         elif encoding not in ("", "identity"):
-            return None, f"content-encoding {encoding!r} not supported; raw base64: " + base64.b64encode(raw[:4096]).decode()
+            return None, (f"content-encoding {encoding!r} not supported; raw base64: "
+                          + base64.b64encode(raw[:4096]).decode())
     except (OSError, zlib.error) as exc:
         return None, f"cannot decode {encoding}: {exc}"
     try:

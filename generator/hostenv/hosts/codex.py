@@ -4,7 +4,8 @@ Everything Codex-specific about a run lives here.
 
 * **Config:** ``$CODEX_HOME/config.toml`` (``CODEX_HOME`` = ``<run>/home/.codex``) names a custom
   provider ``harness`` with ``base_url = http://127.0.0.1:PORT/v1``, ``wire_api = "responses"``,
-  no retries; ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"``; the project
+  no retries; ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (options
+  ``approval_policy``, ``sandbox_mode``; ``bypass_approvals=False`` drops the bypass flag); the project
   folder is ``trust_level = "trusted"`` (the project ``.codex/`` layer, hooks.json included, loads
   only for trusted projects); ``features.plugins = false`` (else Codex tries to sync its curated
   plugins from the internet); analytics and OTEL off; no update check. ``config_toml_extra`` is
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .base import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
 
 __all__ = ["CodexLauncher", "persist_hook_trust"]
 
@@ -47,6 +48,11 @@ class CodexLauncher(HostLauncher):
         "hook_trust": "bypass",  # "bypass" | "persist" | "none"
         "config_toml_extra": "",
         "model_catalog": None,  # None, or the slug of a model in the binary's own catalog to play
+        # approvals: "never" + the bypass flag by default; a run that shows whether a hook's allow
+        # skips an approval sets e.g. approval_policy="untrusted", bypass_approvals=False
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",
+        "bypass_approvals": True,
         "extra_args": [],
     }
 
@@ -59,8 +65,8 @@ class CodexLauncher(HostLauncher):
             f"model = {_toml_str(ctx.options['model'])}",
             *catalog,
             'model_provider = "harness"',
-            'approval_policy = "never"',
-            'sandbox_mode = "danger-full-access"',
+            f"approval_policy = {_toml_str(ctx.options['approval_policy'])}",
+            f"sandbox_mode = {_toml_str(ctx.options['sandbox_mode'])}",
             "check_for_update_on_startup = false",
             "",
             "[model_providers.harness]",
@@ -104,8 +110,9 @@ class CodexLauncher(HostLauncher):
             raise ValueError(f"hook_trust must be bypass, persist or none, not {ctx.options['hook_trust']!r}")
 
     def argv(self, ctx: RunContext) -> list[str]:
-        argv = [str(ctx.binary), "exec", "--json", "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox"]
+        argv = [str(ctx.binary), "exec", "--json", "--skip-git-repo-check"]
+        if ctx.options["bypass_approvals"]:
+            argv.append("--dangerously-bypass-approvals-and-sandbox")
         if ctx.options["hook_trust"] == "bypass":
             argv.append("--dangerously-bypass-hook-trust")
         argv += ["-o", str(ctx.layout.root / "codex-last-message.txt")]

@@ -1,0 +1,244 @@
+"""`pasture policy show | check | trust | untrust`: the layered policy as the hooks see it.
+
+Exit codes: `show` 0; `check` 0 every layer valid and nothing ignored, 1 valid but something needs
+the user (an untrusted or changed project layer whose gate or journal is ignored, a gate timeout
+the row deadlines will clamp), 2 a layer is invalid or unreadable; `trust`/`untrust` 0 done,
+2 refused (nothing to trust, or an invalid file: fix it first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from generator.cli.options import EXIT_DIFF, EXIT_ERROR
+
+# The longest hook timeout any generated gate row registers (generator.render.commands.GATE_TIMEOUT);
+# a gate asking for more is clamped to that row's deadline at hook time.
+_GATE_TIMEOUT = 60
+
+
+def _project_option(func):
+    return click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help="a folder of the project (default: the current folder); the root is found upwards "
+                             "the way git finds .git")(func)
+
+
+def _root(project: Path | None) -> str:
+    from generator.runtime.project import find_root
+
+    return find_root(str((project or Path.cwd()).resolve()))
+
+
+def _env() -> dict:
+    return dict(os.environ)
+
+
+def _matchers(rule: dict) -> dict:
+    from generator.runtime.policy import REGEX_MATCHERS
+
+    back = {v: k for k, v in REGEX_MATCHERS.items()}
+    out: dict = {key: list(values) for key, values in rule["lists"].items()}
+    out.update({back[key]: frozen[1] for key, frozen in rule["regexes"].items()})
+    out.update({f"input.{field}": frozen[1] for field, frozen in rule["inputs"].items()})
+    return out
+
+
+def _never_matching(path: str, rule: dict) -> list[str]:
+    """A warning, at the matcher's file:line, for each value that can never match (policy.never_matching)."""
+    from generator.runtime.policy import _Lines, never_matching
+
+    found = never_matching(rule)
+    if not found:
+        return []
+    lines = _Lines(_text_of(path))
+    out = []
+    for key, value, should in found:
+        line = lines.key(key, rule["line"]) or rule["line"]
+        dead = sum(1 for k, _, _ in found if k == key) == len(rule["lists"][key])
+        effect = ", so this rule never applies" if dead else f" (only the rule's other {key} values can)"
+        out.append(f"{path}:{line}: rule {rule['name']!r}: {key} value {value!r} can never match{effect}; "
+                   f"write {should}")
+    return out
+
+
+def _text_of(path: str) -> str:
+    """The layer's text for line numbers only: a regular file, capped; '' for anything else."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return ""
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return ""
+        return fh.read(4 * 1024 * 1024).decode("utf-8", "replace")
+
+
+def describe(root: str, env: dict) -> dict:
+    """The effective policy as data: what `show --json` prints."""
+    from generator.runtime.deadline import deadline_seconds_for
+    from generator.runtime.effective import load
+    from generator.runtime.lifecycle import journal_for
+
+    effective = load(root, env)
+    layers = []
+    rules = []
+    warnings = list(effective.notes)
+    for layer in effective.layers:
+        entry = {"layer": layer["name"], "path": layer["path"], "status": layer["status"],
+                 "digest": layer["digest"], "error": layer["error"], "ignored": list(layer["ignored"])}
+        if layer["name"] == "project" and layer["status"] != "absent":
+            entry["pinned"] = layer.get("pinned")
+        if layer["status"] in ("trusted", "untrusted"):
+            entry["gate"] = {"kind": layer["kind"], "default": layer["default"],
+                             "events": list(layer["events"]) if layer["events"] else None,
+                             "timeout": layer["timeout"]}
+            settings = layer.get(layer["kind"])  # a running kind's settings sit under its name (runtime.gatekinds)
+            if layer["kind"] == "command":
+                entry["gate"]["command"] = list(settings)
+            elif isinstance(settings, dict):
+                entry["gate"].update(settings)
+            if layer.get("journal"):
+                entry["journal"] = layer["journal"]
+            if layer["kind"] != "rules" and layer["timeout"] > deadline_seconds_for(_GATE_TIMEOUT):
+                warnings.append(f"{layer['path']}: [gate] timeout {layer['timeout']:g}s is longer than a gate row "
+                                f"may take ({deadline_seconds_for(_GATE_TIMEOUT):g}s of the host's "
+                                f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
+                                "gets the row's failure mode")
+            for rule in layer["rules"]:
+                warnings += _never_matching(layer["path"], rule)
+                rules.append({"layer": layer["name"], "trust": layer["status"], "name": rule["name"],
+                              "decision": rule["decision"], "reason": rule["reason"],
+                              "line": rule["line"], "match": _matchers(rule)})
+        layers.append(entry)
+    return {
+        "root": root,
+        "layers": layers,
+        "builtin": {"protect_guard_files": effective.protect, "files": list(effective.files),
+                    "folders": list(effective.folders)},
+        "rules": rules,
+        "journal": journal_for(root, env),
+        **({"retention": dict(effective.retention)} if effective.retention else {}),
+        "warnings": warnings,
+        "combination": "every layer is evaluated; the most restrictive decision wins (deny > ask > proceed)",
+    }
+
+
+@click.group()
+def policy() -> None:
+    """The layered policy (managed, user, project) the hooks enforce, and which project layers you trust."""
+
+
+@policy.command()
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def show(project: Path | None, as_json: bool) -> None:
+    """Print the effective policy: every layer, its trust state, and every rule with its layer."""
+    info = describe(_root(project), _env())
+    if as_json:
+        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"project root: {info['root']}")
+    click.echo(f"combination: {info['combination']}")
+    for layer in info["layers"]:
+        pinned = ""
+        if layer["layer"] == "project" and layer["status"] == "untrusted":
+            pinned = " (changed since you trusted it)" if layer.get("pinned") else " (never trusted)"
+        click.echo(f"{layer['layer']:8s} {layer['status']}{pinned}: {layer['path']}")
+        if layer.get("error"):
+            click.echo(f"         error: {layer['error']}")
+        gate = layer.get("gate")
+        if gate:
+            what = gate["kind"] + (f" {gate['command']}" if gate.get("command") else "")
+            what += f" endpoint {gate['base_url']}" if gate.get("base_url") else ""
+            what += f" host {gate['host']}" if gate.get("host") else ""
+            events = f", events {', '.join(gate['events'])}" if gate.get("events") else ""
+            click.echo(f"         gate: {what}, default {gate['default']}{events}")
+        for item in layer["ignored"]:
+            click.echo(f"         ignored: {item}")
+    state = "on" if info["builtin"]["protect_guard_files"] else "OFF (switched off by the user or managed policy)"
+    click.echo(f"builtin  guard files protected: {state}")
+    for rule in info["rules"]:
+        match = ", ".join(f"{k}={v}" for k, v in rule["match"].items()) or "every event"
+        line = f":{rule['line']}" if rule["line"] else ""
+        click.echo(f"rule     [{rule['layer']}{line}] {rule['name']}: {rule['decision']} when {match}")
+    click.echo(f"journal  {info['journal']}")
+    if info.get("retention"):  # [journal] keep_days / max_mb of the user or managed layer
+        kept = ", ".join(f"{k} = {v:g}" for k, v in sorted(info["retention"].items()))
+        click.echo(f"         retention: {kept} (applied by pasture journal and pasture journal prune)")
+    for warning in info["warnings"]:
+        click.echo(f"warning: {warning}")
+
+
+@policy.command()
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def check(project: Path | None, as_json: bool) -> None:
+    """Validate every layer; print each problem with its file and line and what to change."""
+    info = describe(_root(project), _env())
+    errors = [layer["error"] for layer in info["layers"] if layer["status"] in ("invalid", "unreadable")]
+    if as_json:
+        click.echo(json.dumps({"ok": not errors and not info["warnings"], "errors": errors,
+                               "warnings": info["warnings"]}, indent=2, ensure_ascii=False))
+    else:
+        for error in errors:
+            click.echo(f"error: {error}", err=True)
+        for warning in info["warnings"]:
+            click.echo(f"warning: {warning}", err=True)
+        if not errors and not info["warnings"]:
+            present = [f"{layer['layer']} ({layer['path']})" for layer in info["layers"] if layer["status"] != "absent"]
+            click.echo("ok: " + (", ".join(present) if present else "no policy layer exists; every gate proceeds"))
+    if errors:
+        sys.exit(EXIT_ERROR)
+    if info["warnings"]:
+        sys.exit(EXIT_DIFF)
+
+
+@policy.command()
+@_project_option
+def trust(project: Path | None) -> None:
+    """Trust the project's .pasture/policy.toml as it is now (its exact bytes); any later change un-trusts it."""
+    from generator.runtime import trust as store
+    from generator.runtime.layers import project_path
+
+    root = _root(project)
+    path = project_path(root)
+    if not os.path.isfile(path):
+        click.echo(f"error: {path} does not exist; nothing to trust", err=True)
+        sys.exit(EXIT_ERROR)
+    info = describe(root, _env())
+    layer = next(entry for entry in info["layers"] if entry["layer"] == "project")
+    if layer["status"] in ("invalid", "unreadable"):
+        click.echo(f"error: {layer['error']}; fix it first, then trust it", err=True)
+        sys.exit(EXIT_ERROR)
+    try:
+        digest = store.trust(path, _env())
+    except (OSError, store.TrustStoreError) as exc:
+        click.echo(f"error: cannot record trust in {store.store_path(_env())}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"trusted {path} ({digest}) in {store.store_path(_env())}")
+    for item in layer["ignored"]:
+        click.echo(f"  now enabled: {item}")
+    click.echo("  any change to the file un-trusts it again; pasture policy untrust forgets it")
+
+
+@policy.command()
+@_project_option
+def untrust(project: Path | None) -> None:
+    """Forget the trust recorded for the project's .pasture/policy.toml."""
+    from generator.runtime import trust as store
+    from generator.runtime.layers import project_path
+
+    path = project_path(_root(project))
+    try:
+        found = store.untrust(path, _env())
+    except (OSError, store.TrustStoreError) as exc:
+        click.echo(f"error: cannot update {store.store_path(_env())}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"untrusted {path}" if found else f"{path} was not trusted; nothing changed")

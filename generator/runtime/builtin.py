@@ -1,0 +1,162 @@
+"""The guard protects itself: built-in rules that deny the agent writing to pasture's own files.
+
+On in every evaluation; only the user or managed layer can switch them off (`[builtin]
+protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal), the adapter
+files `pasture install` writes (project and user scope), the user and managed policies, the trust
+store, pasture's launcher, data and cache folders. Caught: every host's file tools (Claude Write,
+Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell
+commands that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate,
+..., and a patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell).
+What each host really sends for these tools: tests/runtime/file_tool_payloads/.
+
+Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
+`python -c`, a build step), a path assembled at run time (variables, globs, command substitution),
+or tools that write without naming the file. The hooks' job is to make the plain ways fail loudly;
+the user layer's policy and an OS sandbox are the defence in depth.
+"""
+
+from generator.runtime import fs, layers
+
+RULE = "guard-files"
+REASON = ("pasture: {path} belongs to the guard (its policy, journal, hook adapters or trust store) and is off "
+          "limits to the agent; leave it unchanged. A person can change it outside the agent session.")
+
+GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
+                 "agent session. Do not run it; ask the user if the policy is in your way.")
+
+# Cheap screen before any parsing: a shell command that names none of these cannot name a protected path.
+_SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
+           "generator")  # `python -m generator install ...` names no file of ours
+
+_FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
+_PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")
+_PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- ")
+
+
+def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(files, folders) the agent may not write, each as written and resolved through symlinks."""
+    import os  # compiled with the policy, off the hook path
+
+    home = layers.home(env)
+    claude_user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    config = layers.config_home(env)
+    files = [
+        os.path.join(root, ".claude", "settings.json"), os.path.join(root, ".claude", "settings.local.json"),
+        os.path.join(root, ".codex", "hooks.json"), os.path.join(root, ".codex", "config.toml"),
+        os.path.join(claude_user, "settings.json"), os.path.join(claude_user, "settings.local.json"),
+        os.path.join(codex_home, "hooks.json"), os.path.join(codex_home, "config.toml"),
+        layers.user_path(env), layers.managed_path(env),
+        env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
+    ]
+    folders = [
+        os.path.join(root, ".pasture"), os.path.join(root, ".opencode", "plugins"),
+        os.path.join(root, ".opencode", "plugin"), os.path.join(config, "opencode", "plugins"),
+        os.path.join(config, "opencode", "plugin"), os.path.join(config, "pasture"), layers.state_dir(env),
+        layers.data_dir(env), layers.cache_dir(env), os.path.dirname(layers.MANAGED_DEFAULT),
+    ]
+
+    def both(paths: list[str]) -> tuple[str, ...]:
+        out: list[str] = []
+        for path in paths:
+            for form in (os.path.normpath(path), os.path.realpath(path)):
+                if form not in out:
+                    out.append(form)
+        return tuple(out)
+
+    return both(files), both(folders)
+
+
+def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors: bool) -> bool:
+    if path in files or path in folders:
+        return True
+    for folder in folders:
+        if path.startswith(folder + "/"):
+            return True
+    if ancestors:  # deleting or moving a folder takes what is inside it along
+        prefix = path.rstrip("/") + "/"
+        return any(p.startswith(prefix) for p in files + folders)
+    return False
+
+
+def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False) -> bool:
+    if target.startswith("~/") or target == "~":
+        target = home + target[1:]
+    for variable in ("$HOME", "${HOME}"):
+        if target.startswith(variable):
+            target = home + target[len(variable):]
+    path = fs.normpath(fs.join(cwd, target))
+    if _hits(path, files, folders, ancestors):
+        return True
+    real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
+    return real != path and _hits(real, files, folders, ancestors)
+
+
+def _patch_paths(text: str) -> list[str]:
+    found = []
+    for line in text.splitlines():
+        for header in _PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header):].strip()
+                if header in ("+++ ", "--- "):
+                    if path == "/dev/null":
+                        break
+                    path = path.split("\t", 1)[0]
+                    if path[:2] in ("a/", "b/"):
+                        path = path[2:]
+                if path:
+                    found.append(path)
+                break
+    return found
+
+
+def file_targets(envelope: dict) -> list[str]:
+    tool_input = envelope.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return []
+    targets = [v for k in _FILE_KEYS if isinstance(v := tool_input.get(k), str) and v]
+    for key in _PATCH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and ("*** " in value or "+++ " in value):
+            targets += _patch_paths(value)
+    return targets
+
+
+def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home: str, root: str) -> str | None:
+    """The deny reason when the event's tool writes to a protected path, else None."""
+    kind = envelope.get("tool_kind")
+    if kind is None:
+        return None
+    cwd = envelope.get("cwd")
+    if not (isinstance(cwd, str) and fs.isabs(cwd)):
+        # OpenCode sends no cwd: relative paths are relative to the folder the runtime runs in (the
+        # plugin starts it in OpenCode's directory), as they are for the host's own tools.
+        cwd = fs.getcwd() or root
+    if kind in ("write", "edit"):
+        for target in file_targets(envelope):
+            if _is_protected(target, cwd, home, files, folders):
+                return REASON.format(path=target)
+        return None
+    if kind == "shell":
+        command = envelope.get("command")
+        if not isinstance(command, str) or not any(word in command for word in _SCREEN):
+            return None
+        # rare path: only commands that name something like ours
+        from generator.runtime.shellwrites import guard_command, writes
+
+        ran = guard_command(command)
+        if ran is not None:
+            return GUARD_COMMAND.format(command=ran)
+        if "*** " in command or "+++ " in command:
+            # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
+            # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
+            # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
+            # reading below sees no file verb in it. Read the patch's own file headers instead.
+            for target in _patch_paths(command):
+                if _is_protected(target, cwd, home, files, folders):
+                    return REASON.format(path=target)
+        for target, deletes in writes(command, cwd, home):
+            directory, name = target
+            if _is_protected(name, directory, home, files, folders, ancestors=deletes):
+                return REASON.format(path=name)
+    return None

@@ -1,0 +1,136 @@
+"""`pasture capture`: real hosts, hooks firing, refusals holding, byte-identical re-captures; failures write nothing.
+
+The real-host tests (marked ``real_host``) run each pinned host from tests/npm through every
+scenario twice (about two minutes for the three hosts) and compare the two captures byte for byte,
+and with the committed capture of that version when there is one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.catalog import find_catalog
+from generator.evolve.capture import KEPT_FILES
+from generator.evolve.scenarios import scenarios_for
+from generator.hostenv import isolation_support
+from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from hosts_support import REPO, fake_host
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _assert_nothing_written(out: Path) -> None:
+    assert not out.exists() or list(out.iterdir()) == [], list(out.rglob("*"))
+
+
+# --- failures, with stand-in binaries (no npm needed) --------------------------------------------
+
+def test_a_missing_binary_says_so_and_writes_nothing(pasture, tmp_path):
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", tmp_path / "nope" / "claude",
+                     "--out", out)
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_a_host_that_hangs_times_out_and_writes_nothing(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="sleep 120")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out, "--timeout", "5")
+    assert result.exit_code == 2
+    assert "timed out after 5s" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_a_host_whose_hooks_never_fire_writes_nothing(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="exit 0")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out, "--timeout", "20")
+    assert result.exit_code == 2
+    assert "no hook fired" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_scenario_needs_an_existing_capture_of_the_version(pasture, tmp_path):
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)")
+    out = tmp_path / "captures"
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
+                     "--scenario", "pre-tool-use-rewrite")
+    assert result.exit_code == 2
+    assert "merges into an existing capture" in result.stderr and "nothing was written" in result.stderr
+    _assert_nothing_written(out)
+
+
+def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tmp_path):
+    import shutil
+
+    claude = fake_host(tmp_path / "bin", "claude", "2.1.332 (Claude Code)")
+    out = tmp_path / "captures"
+    shutil.copytree(REPO / "captures" / "claude-code@2.1.332", out / "claude-code@2.1.332")
+    before = _files(out / "claude-code@2.1.332")
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
+                     "--scenario", "nope")
+    assert result.exit_code == 2
+    assert "no scenario nope" in result.stderr and "pre-tool-use-rewrite" in result.stderr
+    assert _files(out / "claude-code@2.1.332") == before
+    assert sorted(p.name for p in out.iterdir()) == ["claude-code@2.1.332"]
+
+
+# --- the real hosts -------------------------------------------------------------------------------
+
+@pytest.mark.real_host
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
+def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_path, harness):
+    package, binary = HOST_PACKAGES[harness]
+    version = pinned_versions(REPO)[package]
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        result = pasture("--root", REPO, "capture", harness, "--host-bin", npm_bin / binary, "--out", out)
+        assert result.exit_code == 0, result.output
+        runs.append(out / f"{harness}@{version}")
+    first, second = (_files(run) for run in runs)
+    assert first.keys() == second.keys()
+    differing = [name for name in first if first[name] != second[name]]
+    assert differing == [], f"re-capture differs in {differing}"
+
+    capture = json.loads(first["capture.json"])
+    assert capture["harness"] == harness and capture["host_version"] == version
+    catalog = find_catalog(REPO, harness, version)
+    for scenario in scenarios_for(harness, capture["catalog"]["host_listed"] or (catalog.names if catalog else None)):
+        doc = json.loads(first[f"{scenario.name}/scenario.json"])
+        result = doc["result"]
+        if scenario.refuses:
+            assert result["refusing_hook_fired"] is True, scenario.name
+            assert result["refusal_held"] is True, (scenario.name, result)
+        elif scenario.name == "allow":
+            assert result["probe_file"] == "present"
+    seen = set(capture["events_seen"])
+    core = {"claude-code": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+            "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+            "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"}}[harness]
+    assert core <= seen, core - seen
+    if harness != "opencode":
+        assert capture["catalog"]["host_listed"], "the host did not list its events"
+    # No volatile value survived: no run folder, no port, no UUID.
+    blob = b"".join(first.values()).decode()
+    assert str(tmp_path) not in blob and "/tmp/pasture-capture-" not in blob
+    assert "sk-fake-pasture-harness" not in blob
+
+    committed = REPO / "captures" / f"{harness}@{version}"
+    recorded_isolation = None
+    if committed.is_dir():
+        recorded_isolation = json.loads((committed / "allow" / "scenario.json").read_text())["isolation"]
+    if committed.is_dir() and recorded_isolation == isolation_support().mode:
+        # (a machine without network namespaces records another isolation mode: only there may it differ)
+        # the catalog and the bump's review report live beside a capture; a capture never writes them
+        ours = {k: v for k, v in _files(committed).items() if k not in (*KEPT_FILES, "bump-report.md")}
+        assert ours.keys() == first.keys()
+        stale = [name for name in first if first[name] != ours[name]]
+        assert stale == [], f"a fresh capture differs from the committed one in {stale}"

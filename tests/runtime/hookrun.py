@@ -1,0 +1,49 @@
+"""Run the hook runtime in-process (fast) or as a real subprocess (the installed console script)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from generator.runtime.lifecycle import run
+
+
+def call(harness: str, event: str, version: str, payload: Any, env: dict) -> tuple[int, str, str]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    out, err = io.BytesIO(), io.BytesIO()
+    code = run(["--harness", harness, "--event", event, "--host-version", version], io.BytesIO(data), out, err, env)
+    return code, out.getvalue().decode(), err.getvalue().decode()
+
+
+def spawn(harness: str, event: str, version: str, payload: Any, env: dict, timeout: float = 30) -> tuple[int, str, str]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    done = subprocess.run([sys.executable, "-m", "generator.entry", "hook", "lifecycle", "--harness", harness,
+                           "--event", event, "--host-version", version], input=data, capture_output=True,
+                          env=env, timeout=timeout)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def write_policy(folder: Path, text: str) -> Path:
+    path = folder / "policy.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+DENY_PROBE = """
+[[rules]]
+name = "no-probe"
+decision = "deny"
+reason = "probe files are off limits"
+tool_kind = "shell"
+command = "probe"
+
+[[rules]]
+name = "ask-curl"
+decision = "ask"
+reason = "network access needs a human"
+command = "curl"
+"""

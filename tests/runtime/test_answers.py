@@ -1,0 +1,171 @@
+"""Native answers per host and event, and a deny only where the row can carry it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generator.journal.db import query
+from hookrun import call
+
+CLAUDE = ("claude-code", "2.1.328")
+CODEX = ("codex", "0.171.0")
+OPENCODE1 = ("opencode", "1.18.33")
+
+SHELL_PROBE = {"session_id": "s-1", "turn_id": "t-1", "cwd": "/", "tool_name": "Bash",
+               "tool_input": {"command": "echo x > probe.txt"}, "tool_use_id": "call-1"}
+
+
+def test_claude_pretooluse_deny_is_a_permission_decision(env):
+    code, out, err = call(*CLAUDE[:1], "PreToolUse", CLAUDE[1], SHELL_PROBE, env)
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                                      "permissionDecisionReason": "probe files are off limits"}}
+
+
+def test_claude_pretooluse_ask(env):
+    payload = dict(SHELL_PROBE, tool_input={"command": "curl example.invalid"})
+    code, out, _ = call("claude-code", "PreToolUse", "2.1.328", payload, env)
+    assert code == 0
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_codex_pretooluse_deny_and_no_ask(env):
+    code, out, _ = call(*CODEX[:1], "PreToolUse", CODEX[1], SHELL_PROBE, env)
+    assert code == 0
+    assert json.loads(out)["hookSpecificOutput"] == {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                                     "permissionDecisionReason": "probe files are off limits"}
+    # Codex rejects permissionDecision "ask": an ask rule refuses instead of silently allowing.
+    payload = dict(SHELL_PROBE, tool_input={"command": "curl example.invalid"})
+    code, out, _ = call("codex", "PreToolUse", "0.171.0", payload, env)
+    decision = json.loads(out)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "needs confirmation" in decision["permissionDecisionReason"]
+
+
+def test_opencode_decision_protocol(env):
+    payload = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1"},
+               "output": {"args": {"command": "echo > probe.txt"}}}
+    code, out, _ = call("opencode", "tool.execute.before", "1.18.33", payload, env)
+    assert (code, json.loads(out)) == (0, {"decision": "deny", "reason": "probe files are off limits"})
+    payload["output"]["args"]["command"] = "ls"
+    code, out, _ = call("opencode", "tool.execute.before", "1.18.33", payload, env)
+    assert (code, json.loads(out)) == (0, {"decision": "proceed"})
+
+
+def test_stop_block_uses_decision_block(env, tmp_path):
+    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "keep-going"\ndecision = "deny"\n'
+                                          'reason = "tests are still red"\nevent = "Stop"\n')
+    for harness, version in (CLAUDE, CODEX):
+        code, out, _ = call(harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": False},
+                            env)
+        assert (code, json.loads(out)) == (0, {"decision": "block", "reason": "tests are still red"})
+
+
+def test_stop_loop_never_blocks_a_stop_an_earlier_block_triggered(env, tmp_path):
+    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "keep-going"\ndecision = "deny"\n'
+                                          'reason = "tests are still red"\nevent = "Stop"\n')
+    for harness, version in (CLAUDE, CODEX):
+        code, out, _ = call(harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": True},
+                            env)
+        assert (code, out) == (0, "")
+    last = query(tmp_path / "journal.sqlite3")[-1]
+    assert last["decision"] == "proceed" and "not consulted again" in last["reason"]
+
+
+def test_deny_without_an_evidenced_channel_proceeds_with_a_note(env, tmp_path):
+    # Claude PermissionRequest declares exit-2-blocks but cites nothing: it must never refuse.
+    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "all"\ndecision = "deny"\nreason = "no"\n')
+    code, out, err = call("claude-code", "PermissionRequest", "2.1.328", {"session_id": "s", "request_id": "r"}, env)
+    assert (code, out) == (0, "")
+    assert "no evidenced pre-action refusal channel" in err
+    assert query(tmp_path / "journal.sqlite3")[-1]["answer"] == "proceed"
+
+
+@pytest.mark.parametrize("harness,event,version", [
+    ("claude-code", "PostToolUse", "2.1.328"), ("codex", "SessionStart", "0.171.0"),
+    ("opencode", "session.idle", "1.18.33"), ("claude-code", "ElicitationResult", "2.1.328"),
+])
+def test_observation_and_human_rows_never_consult_the_gate(env, tmp_path, harness, event, version):
+    (tmp_path / "policy.toml").write_text('[gate]\nkind = "command"\ncommand = ["false"]\n')
+    code, out, err = call(harness, event, version, {"session_id": "s", "input": {"properties": {"sessionID": "s"}}},
+                          env)
+    assert code == 0 and err == ""
+    assert out == ('{"decision": "proceed"}\n' if harness == "opencode" else "")
+    row = query(tmp_path / "journal.sqlite3")[-1]
+    assert row["gate"] is None and row["decision"] == "observe"
+
+
+def test_identities_and_envelope_are_journaled(env, tmp_path):
+    call("codex", "PreToolUse", "0.171.0", dict(SHELL_PROBE, tool_input={"command": "ls"}), env)
+    entry = query(tmp_path / "journal.sqlite3", session="s-1")[-1]
+    envelope = entry["envelope"]
+    assert envelope["identities"] == {"session": "s-1", "turn": "t-1", "tool-call": "call-1"}
+    assert envelope["contract"] == "codex@0.171.0" and envelope["tool_kind"] == "shell"
+    assert envelope["command"] == "ls" and entry["decision"] == "proceed" and entry["gate"] == "rules:default"
+
+
+def test_missing_required_identity_is_unresolved_not_a_crash(env, tmp_path):
+    code, _, _ = call("claude-code", "PostToolUse", "2.1.328", {"tool_name": "Bash"}, env)
+    assert code == 0
+    envelope = query(tmp_path / "journal.sqlite3")[-1]["envelope"]
+    assert envelope["unresolved"] == ["session", "tool-call"]
+
+
+def test_resolution_picks_the_most_specific_floor(env, tmp_path):
+    call("opencode", "tool.execute.before", "2.1.0", {"input": {"tool": "bash"}}, env)
+    call("opencode", "tool.execute.before", "1.99.0", {"input": {"tool": "bash"}}, env)
+    contracts = [r["contract"] for r in query(tmp_path / "journal.sqlite3")]
+    from profiles_found import admitting
+
+    assert contracts == [admitting("opencode", "2.1.0"), admitting("opencode", "1.99.0")]
+
+
+def _claude_floors() -> str:
+    """What the runtime lists for an unadmitted Claude version: every Claude contract, from profiles/."""
+    from pathlib import Path
+
+    profiles = Path(__file__).resolve().parents[2] / "profiles"
+    ids = sorted((p.name for p in profiles.glob("claude-code@*")), key=lambda c: [int(x) for x in c[12:].split(".")])
+    return "; ".join(f"{c} admits at or above {c.partition('@')[2]}" for c in ids)
+
+
+@pytest.mark.parametrize("version,why", [
+    ("2.1.0", f"no contract admits claude-code 2.1.0 ({_claude_floors()})"),
+    ("2.2.0-rc.1", "no contract admits claude-code 2.2.0-rc.1"),
+    ("latest", "host version 'latest' is not a semantic version"),
+])
+def test_unknown_coordinates_are_observe_only(env, tmp_path, version, why):
+    code, out, err = call("claude-code", "PreToolUse", version, {"session_id": "s"}, env)
+    assert (code, out) == (0, "")
+    assert why in err and err.endswith("observe-only\n")
+    assert query(tmp_path / "journal.sqlite3")[-1]["decision"] == "observe"
+
+
+def test_unknown_harness_and_event(env):
+    assert call("antigravity", "PreToolUse", "1.0.0", {}, env)[:2] == (0, "")
+    code, out, err = call("claude-code", "preToolUse", "2.1.328", {}, env)
+    assert (code, out) == (0, "") and "declares no event 'preToolUse'" in err
+
+
+def test_opencode_tool_input_for_before_and_after(env, tmp_path):
+    before = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1"}, "output": {"args": {"command": "ls"}}}
+    after = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1", "args": {"command": "ls"}},
+             "output": {"title": "ls", "output": "", "metadata": {}}}
+    v2 = {"input": {"tool": "bash", "sessionID": "ses", "id": "c1", "input": {"command": "ls"}}}
+    call("opencode", "tool.execute.before", "1.18.33", before, env)
+    call("opencode", "tool.execute.after", "1.18.33", after, env)
+    call("opencode", "tool.execute.before", "2.0.20", v2, env)
+    rows = query(tmp_path / "journal.sqlite3")
+    assert [(r["envelope"]["tool_kind"], r["envelope"]["command"]) for r in rows] == [("shell", "ls")] * 3
+
+
+def test_post_action_gate_rows_never_deliver_a_deny(env, tmp_path):
+    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "all"\ndecision = "deny"\nreason = "no"\n')
+    after = {"input": {"tool": "bash", "sessionID": "s", "callID": "c", "args": {"command": "ls"}}, "output": {}}
+    code, out, err = call("opencode", "tool.execute.after", "1.18.33", after, env)
+    assert (code, json.loads(out)) == (0, {"decision": "proceed"})
+    assert "no evidenced pre-action refusal channel" in err
+    code, out, _ = call("claude-code", "PostToolBatch", "2.1.328", {"session_id": "s"}, env)
+    assert (code, out) == (0, "")

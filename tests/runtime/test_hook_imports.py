@@ -1,0 +1,73 @@
+"""The hook path imports only the standard library, generator.runtime.*, generator.profile.versions and the
+generated tables (pasture_contracts.*): every tool call of every agent pays for what it imports.
+
+Checked in a fresh interpreter that runs the runtime's entry (generator.runtime.main) on a payload the policy
+denies (so the gate, the journal and the answer all run), then lists what the run added to
+sys.modules (what `site` loaded before, e.g. an editable install's finder, is not the hook's).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+PROBE = r"""
+import json, sys
+before = set(sys.modules)
+from generator.runtime.main import main  # what the console script and the launcher call
+code = main(["hook", "lifecycle", *sys.argv[2:]])  # process=False: return, so the modules can be listed
+with open(OUT, "w") as fh:
+    json.dump({"code": code, "added": sorted(set(sys.modules) - before)}, fh)
+"""
+
+# `_pasture_re.*`: the standard library's own `re/_compiler.py`, `_parser.py`, `_constants.py`,
+# `_casefix.py`, loaded under a private package name without `re/__init__` (generator.runtime.effective).
+ALLOWED_PREFIXES = ("generator.runtime.", "pasture_contracts.", "_pasture_re.")
+ALLOWED_EXACT = {"generator", "generator.entry", "generator.runtime", "generator.profile.versions", "pasture_contracts",
+                 "_pasture_re"}
+
+
+def _third_party(added: list[str]) -> list[str]:
+    stdlib = sys.stdlib_module_names
+    return [name for name in added
+            if name.split(".")[0] not in stdlib and name not in ALLOWED_EXACT
+            and not name.startswith(ALLOWED_PREFIXES)]
+
+
+CASES = {
+    "claude-deny": ("claude-code", "PreToolUse", "2.1.328",
+                    {"session_id": "s1", "tool_use_id": "t1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                     "tool_input": {"command": "cat probe"}, "cwd": "/tmp"}),
+    "codex-deny": ("codex", "PreToolUse", "0.171.0",
+                   {"session_id": "s1", "turn_id": "u1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": "cat probe"}, "cwd": "/tmp", "tool_use_id": "t1"}),
+    "opencode-observe": ("opencode", "session.created", "1.18.33", {"sessionID": "s1"}),
+    "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path):
+    harness, event, version, payload = CASES[case]
+    out = tmp_path / "modules.json"
+    probe = PROBE.replace("OUT", repr(str(out)))
+    argv = [sys.executable, "-c", probe, "--", "--harness", harness, "--event", event, "--host-version", version]
+    done = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    result = json.loads(out.read_text())
+    added = result["added"]
+    assert _third_party(added) == [], f"the hook path imported {_third_party(added)}"
+    assert not any(m.startswith(("click", "pydantic", "jinja2", "yaml", "black")) for m in added)
+    if case.endswith("deny"):
+        # The run really went through the gate: the policy's deny came back, the tables were imported.
+        assert "deny" in done.stdout.decode() or result["code"] == 2, done.stdout.decode()
+        assert "generator.runtime.policy" in added and any(m.startswith("pasture_contracts.") for m in added)
+
+
+def test_the_audit_would_see_a_third_party_import():
+    """Not vacuous: a module outside the stdlib and the allowed packages is reported."""
+    assert _third_party(["json", "generator.runtime.answer", "pasture_contracts._row", "click", "generator.cli",
+                         "yaml"]) == ["click", "generator.cli", "yaml"]
