@@ -24,7 +24,7 @@ from generator.evolve.scrub import Scrubber
 from generator.hostenv import Turn
 
 REPO = Path(__file__).resolve().parents[2]
-PAYLOADS = REPO / "tests" / "hook" / "file_tool_payloads"
+PAYLOADS = REPO / "tests" / "runtime" / "file_tool_payloads"
 
 #: The project policy the model tries to overwrite: every byte must survive the session.
 POLICY = "\n".join([
