@@ -87,7 +87,8 @@ def claude(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
         box = _sandbox(_json(path))
         if enabled is None and isinstance(box.get("enabled"), bool):
             enabled, said_by = box["enabled"], path
-        filesystem = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+        filesystem = box.get("filesystem")
+        filesystem = filesystem if isinstance(filesystem, dict) else {}
         for entry in filesystem.get("denyWrite") or []:
             if isinstance(entry, str) and project is not None:
                 named = _deny_write(entry, path, project, home)
@@ -126,7 +127,8 @@ def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
         doc = {}
     mode, where = doc.get("sandbox_mode"), "sandbox_mode"
     profile = doc.get("profile")
-    profiles = doc.get("profiles") if isinstance(doc.get("profiles"), dict) else {}
+    profiles = doc.get("profiles")
+    profiles = profiles if isinstance(profiles, dict) else {}
     chosen = profiles.get(profile) if isinstance(profile, str) else None
     if isinstance(chosen, dict) and "sandbox_mode" in chosen:
         mode, where = chosen["sandbox_mode"], f"profiles.{profile}.sandbox_mode"

@@ -348,6 +348,7 @@ def environment() -> jinja2.Environment:
 
 @lru_cache(maxsize=8)
 def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
+    loader: jinja2.BaseLoader
     if len(folders) == 1:
         kind, loader = jinja2.Environment, jinja2.FileSystemLoader(list(folders))
     else:  # an override folder, then the packaged templates (trusted: loaded as they are)
@@ -380,7 +381,7 @@ def render_template(template: jinja2.Template, **context) -> str:
         return template.render(**context)
     out: list[str] = []
     size = 0
-    chunks = template.generate(**context)
+    chunks: Any = template.generate(**context)  # a generator: closed early when it runs over
     for chunk in chunks:
         size += len(chunk)
         if size > MAX_OUTPUT:
@@ -396,8 +397,8 @@ def _yielding_line(gen) -> str | None:
     where = None
     while gen is not None:
         frame = getattr(gen, "gi_frame", None)
-        found = frame is not None and frame.f_globals.get("__jinja_template__")
-        if found:
+        found = frame.f_globals.get("__jinja_template__") if frame is not None else None
+        if found is not None and frame is not None:
             where = f"{found.filename}:{found.get_corresponding_lineno(frame.f_lineno)}"
         gen = getattr(gen, "gi_yieldfrom", None)
     return where

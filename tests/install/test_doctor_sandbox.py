@@ -55,7 +55,8 @@ def test_claude_sandbox_on_but_pasture_writable_then_denied(installed: Path, pri
     _edit(private_home / ".claude" / "settings.json", sandbox={"enabled": True})
     finding = _sandbox_finding(_doctor(installed)[1])
     pasture_dir = installed.resolve() / ".pasture"
-    assert finding["status"] == "warn" and f"but {pasture_dir} is inside the folder they may write" in finding["message"]
+    assert finding["status"] == "warn"
+    assert f"but {pasture_dir} is inside the folder they may write" in finding["message"]
     local = installed / ".claude" / "settings.local.json"
     _edit(local, sandbox={"filesystem": {"denyWrite": [f"/{pasture_dir}"]}})
     finding = _sandbox_finding(_doctor(installed)[1])
