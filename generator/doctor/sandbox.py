@@ -1,4 +1,4 @@
-"""Whether the agent's OS sandbox keeps the guard's state out of reach of the commands it runs.
+"""Whether the agent's OS sandbox keeps the commands it runs from writing the guard's state.
 
 No hook can stop a program the agent writes and then runs; an OS sandbox can. `pasture doctor`
 reads what the host's own settings say and reports, per host with an adapter here (status ``ok``
@@ -7,11 +7,11 @@ or ``warn``; never ``off``: the hooks still enforce the policy without a sandbox
 * **Claude Code**: ``sandbox.enabled`` (the first of ``.claude/settings.local.json``,
   ``.claude/settings.json`` and the user's ``settings.json`` that sets it; a managed-settings file
   is not read, and may override both). Its sandbox lets commands write only below the session's
-  folder, so the user's policy, the trust store and pasture's state are out of reach; the project's
+  folder, so the user's policy, the trust store and pasture's state cannot be written; the project's
   ``.pasture/`` is inside that folder and stays writable unless ``sandbox.filesystem.denyWrite``
   names it (merged from all three files).
 * **Codex**: ``sandbox_mode`` in ``$CODEX_HOME/config.toml`` (of the selected ``profile`` first).
-  ``read-only`` keeps everything out of reach; ``workspace-write`` keeps everything outside the
+  ``read-only`` keeps every file from being written; ``workspace-write`` keeps everything outside the
   workspace (the user's policy, trust store, pasture's state) but not the project's ``.pasture/``;
   ``danger-full-access`` keeps nothing.
 
@@ -106,14 +106,14 @@ def claude(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
                                            "/sandbox in Claude Code)", where=str(where))]
     if pasture_dir is not None and not any(_covers(d, pasture_dir) for d in denied):
         return [Finding("sandbox", "warn", f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust "
-                        f"store and pasture's state are out of reach of the agent's commands, but {pasture_dir} is "
+                        f"store and pasture's state cannot be written by the agent's commands, but {pasture_dir} is "
                         "inside the folder they may write", "claude-code",
                         fix=f'add {deny_entry} to "sandbox": {{"filesystem": {{"denyWrite": [...]}}}} in {where}',
                         where=str(where))]
     what = f"and {pasture_dir} is in sandbox.filesystem.denyWrite" if pasture_dir is not None else \
         "(a project's .pasture/ is writable unless its settings deny it)"
     return [Finding("sandbox", "ok", f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust store "
-                    f"and pasture's state are out of reach of the agent's commands, {what}", "claude-code")]
+                    f"and pasture's state cannot be written by the agent's commands, {what}", "claude-code")]
 
 
 def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
@@ -140,10 +140,10 @@ def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
                         "cannot change the guard's files", "codex")]
     if mode == "workspace-write":
         return [Finding("sandbox", "warn", f"Codex's OS sandbox is workspace-write ({config}: {where}): the user's "
-                        "policy, the trust store and pasture's state are out of reach of the agent's commands, but "
+                        "policy, the trust store and pasture's state cannot be written by the agent's commands, but "
                         f"{inside} is inside the workspace they may write (only the hooks guard it)", "codex",
                         fix="keep the rules that must hold in the user layer (~/.config/pasture/policy.toml or "
-                            "$PASTURE_POLICY), which the sandbox keeps out of reach", where=str(config))]
+                            "$PASTURE_POLICY), which the sandbox keeps the agent's commands from writing", where=str(config))]
     if not isinstance(mode, str):
         return [Finding("sandbox", "warn", f"Codex's sandbox_mode is not set in {config}: Codex picks read-only until "
                         "a folder is trusted and workspace-write once it is (a trusted project's .pasture/ stays "

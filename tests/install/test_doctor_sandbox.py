@@ -101,7 +101,7 @@ def test_codex_sandbox_mode(tmp_path: Path, text, status, said) -> None:
     if status != "ok":
         assert finding["fix"]
     if "workspace-write" in (text or ""):
-        assert "out of reach of the agent's commands" in finding["message"]
+        assert "cannot be written by the agent's commands" in finding["message"]
         assert "user layer" in finding["fix"]
     elif status == "warn":
         assert finding["fix"].startswith('set sandbox_mode = "workspace-write" in ')
