@@ -24,9 +24,29 @@ REASON = ("pasture: {path} belongs to the guard (its policy, journal, hook adapt
 GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
                  "agent session. Do not run it; ask the user if the policy is in your way.")
 
-# Cheap screen before any parsing: a shell command that names none of these cannot name a protected path.
+# Cheap screen before any parsing. It is a superset of what the reading in generator.hook.shellwrites
+# can deny, so it may only add work: it looks at the text with every quote and backslash (and
+# backslash-newline) removed, for the guard's names and the basename of every protected path, the
+# delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
+# brace expansion, globs.
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator")  # `python -m generator install ...` names no file of ours
+           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "{", "*", "?", "[")
+_NAMES: dict = {}
+
+
+def screen(command: str, files: tuple, folders: tuple) -> bool:
+    """False only when no reading of the command can name a protected path or a guard command."""
+    if "$'" in command:
+        return True
+    flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
+    names = _NAMES.get(id(files))
+    if names is None:
+        names = _NAMES[id(files)] = _SCREEN + tuple({fs.basename(p) for p in files + folders if fs.basename(p)})
+    for name in names:
+        if name in flat:
+            return True
+    return False
+
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")
@@ -70,6 +90,8 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors: bool) -> bool:
     if path in files or path in folders:
         return True
+    if "/.pasture/" in path or path.endswith("/.pasture"):
+        return True  # one project, one layer: a `.pasture/` anywhere (src/.pasture/policy.toml) is ours
     for folder in folders:
         if path.startswith(folder + "/"):
             return True
@@ -79,7 +101,59 @@ def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors
     return False
 
 
-def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False) -> bool:
+def _match(pattern: str, name: str) -> bool:
+    """fnmatch for one path component, as the shell globs (no `re`): * ? [...]; a leading dot is explicit."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    p, n, star, mark = 0, 0, -1, 0
+    while n < len(name):
+        if p < len(pattern) and pattern[p] == "*":
+            star, mark, p = p, n, p + 1
+            continue
+        if p < len(pattern):
+            ch = pattern[p]
+            if ch == "[":
+                end = pattern.find("]", p + 2)
+                if end > 0:
+                    body = pattern[p + 1:end]
+                    negate = body[:1] in ("!", "^")
+                    body = body[1:] if negate else body
+                    inside = any(body[k] <= name[n] <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-") \
+                        or name[n] in body
+                    if inside != negate:
+                        p, n = end + 1, n + 1
+                        continue
+                elif name[n] == "[":
+                    p, n = p + 1, n + 1
+                    continue
+            elif ch == "?" or ch == name[n]:
+                p, n = p + 1, n + 1
+                continue
+        if star >= 0:
+            p, mark = star + 1, mark + 1
+            n = mark
+            continue
+        return False
+    return all(c == "*" for c in pattern[p:])
+
+
+def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
+    parts = [p for p in path.split("/") if p]
+    if any(_match(part, ".pasture") for part in parts):
+        return True
+    for protected in files + folders:
+        target = [p for p in protected.split("/") if p]
+        size = min(len(parts), len(target))
+        if not all(_match(a, b) for a, b in zip(parts[:size], target[:size])):
+            continue
+        if len(parts) == len(target) or (len(parts) < len(target) and ancestors) or \
+                (len(parts) > len(target) and protected in folders):
+            return True
+    return False
+
+
+def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False,
+                  glob: bool = False) -> bool:
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
@@ -87,6 +161,8 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
             target = home + target[len(variable):]
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors):
+        return True
+    if glob and _glob_hits(path, files, folders, ancestors):
         return True
     real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
     return real != path and _hits(real, files, folders, ancestors)
@@ -139,7 +215,7 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         return None
     if kind == "shell":
         command = envelope.get("command")
-        if not isinstance(command, str) or not any(word in command for word in _SCREEN):
+        if not isinstance(command, str) or not screen(command, files, folders):
             return None
         from .shellwrites import guard_command, writes  # rare path: only commands that name something like ours
 
@@ -154,8 +230,8 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             for target in _patch_paths(command):
                 if _is_protected(target, cwd, home, files, folders):
                     return REASON.format(path=target)
-        for target, deletes in writes(command, cwd, home):
+        for target, deletes, glob in writes(command, cwd, home):
             directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes):
+            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob):
                 return REASON.format(path=name)
     return None
