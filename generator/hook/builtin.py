@@ -101,43 +101,9 @@ def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors
     return False
 
 
-def _match(pattern: str, name: str) -> bool:
-    """fnmatch for one path component, as the shell globs (no `re`): * ? [...]; a leading dot is explicit."""
-    if name.startswith(".") and not pattern.startswith("."):
-        return False
-    p, n, star, mark = 0, 0, -1, 0
-    while n < len(name):
-        if p < len(pattern) and pattern[p] == "*":
-            star, mark, p = p, n, p + 1
-            continue
-        if p < len(pattern):
-            ch = pattern[p]
-            if ch == "[":
-                end = pattern.find("]", p + 2)
-                if end > 0:
-                    body = pattern[p + 1:end]
-                    negate = body[:1] in ("!", "^")
-                    body = body[1:] if negate else body
-                    inside = any(body[k] <= name[n] <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-") \
-                        or name[n] in body
-                    if inside != negate:
-                        p, n = end + 1, n + 1
-                        continue
-                elif name[n] == "[":
-                    p, n = p + 1, n + 1
-                    continue
-            elif ch == "?" or ch == name[n]:
-                p, n = p + 1, n + 1
-                continue
-        if star >= 0:
-            p, mark = star + 1, mark + 1
-            n = mark
-            continue
-        return False
-    return all(c == "*" for c in pattern[p:])
-
-
 def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
+    from .shellwrites import glob_match as _match  # loaded already: only its reading finds globs
+
     parts = [p for p in path.split("/") if p]
     if any(_match(part, ".pasture") for part in parts):
         return True

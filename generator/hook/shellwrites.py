@@ -150,6 +150,63 @@ def simple_commands(command: str, depth: int = 0, out: list | None = None) -> li
 
 # --- writes ------------------------------------------------------------------------------------------
 
+# What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them.
+_GUARD_NAMES = (".pasture", "policy.toml", "journal.sqlite3", "settings.json", "settings.local.json", "hooks.json",
+                "config.toml", "trust.json", "pasture", ".claude", ".codex", ".opencode", "plugins", "plugin",
+                ".config", ".local", ".cache", "state", "share")
+
+
+def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
+    """fnmatch for one path component, as the shell globs (no `re`): * ? [...]; a leading dot must be
+    matched explicitly unless `dots` (find's -name matches it with *)."""
+    if name.startswith(".") and not pattern.startswith(".") and not dots:
+        return False
+    p, n, star, mark = 0, 0, -1, 0
+    while n < len(name):
+        if p < len(pattern) and pattern[p] == "*":
+            star, mark, p = p, n, p + 1
+            continue
+        if p < len(pattern):
+            ch = pattern[p]
+            if ch == "[":
+                end = pattern.find("]", p + 2)
+                if end > 0:
+                    body = pattern[p + 1:end]
+                    negate = body[:1] in ("!", "^")
+                    body = body[1:] if negate else body
+                    ranges = any(body[k] <= name[n] <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-")
+                    if (ranges or name[n] in body) != negate:
+                        p, n = end + 1, n + 1
+                        continue
+                elif name[n] == "[":
+                    p, n = p + 1, n + 1
+                    continue
+            elif ch == "?" or ch == name[n]:
+                p, n = p + 1, n + 1
+                continue
+        if star >= 0:
+            p, mark = star + 1, mark + 1
+            n = mark
+            continue
+        return False
+    return all(c == "*" for c in pattern[p:])
+
+
+def _find_deletes(words: list) -> list:
+    """The start folders of `find ... -delete` whose -name/-path filter could match one of ours."""
+    texts = [w.text for w in words]
+    roots = [w for w in words[1:] if not w.text.startswith(("-", "(", "!"))][:1]
+    for option in ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"):
+        if option in texts and texts.index(option) + 1 < len(texts):
+            pattern = texts[texts.index(option) + 1]
+            if option.endswith("regex"):
+                return roots  # a regular expression: assume it can
+            tail = fs.basename(pattern) or pattern
+            if not any(glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True)
+                       for name in _GUARD_NAMES):
+                return []
+    return roots or [words[0]]
+
 def _loose_words(command: str) -> list:
     text = _flat(command)
     for ch in ";&|()<>`$={}":
@@ -174,8 +231,7 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
         if texts and fs.basename(texts[0]) in _WRAPPERS:
             # sudo -u root rm x, timeout 5 tee y, find . -exec rm {} +: look through to the first known verb
             if fs.basename(texts[0]) == "find" and "-delete" in texts:
-                roots = [w for w in words[1:] if not w.text.startswith(("-", "(", "!"))][:1]
-                out += [((here, w.text), True, w.glob) for w in roots]
+                out += [((here, w.text if w is not words[0] else "."), True, w.glob) for w in _find_deletes(words)]
             known = next((i for i, t in enumerate(texts) if fs.basename(t) in _KNOWN), None)
             words = words[known:] if known is not None else []
             texts = texts[known:] if known is not None else []
