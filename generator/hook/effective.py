@@ -111,14 +111,14 @@ def load(root: str, env: dict) -> Effective:
     key = (FORMAT, sys.hexversion, _sre_magic(), _compiler_stamp(), root, env_key,
            tuple((path, data) for _, path, data in sources), trust_bytes)
     memo = _MEMO.get(root)
-    if memo is not None and memo[0] == key:
+    if memo is not None and memo[0] == key and _programs_hold(memo[2]):
         return memo[1]
     cache = fs.join(layers.cache_dir(env), "policy", _fnv(repr((root, env_key))) + ".marshal")
     data = None
     try:
         with open(cache, "rb") as fh:
             stored = marshal.loads(fh.read())  # marshal.load(file) reads item by item: ~8x the cost
-        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key and _programs_hold(stored[1]):
             data = stored[1]
     except Exception:  # absent, unreadable, truncated or from another format: compile afresh
         data = None
@@ -127,7 +127,7 @@ def load(root: str, env: dict) -> Effective:
         data = build(root, env, sources, trust_bytes)
         _store(cache, (key, data))
     effective = Effective(data, from_cache)
-    _MEMO[root] = (key, effective)
+    _MEMO[root] = (key, effective, data)
     return effective
 
 
@@ -148,7 +148,8 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from . import builtin
     from .policy import PolicyError, compile_layer
-    from .trust import TrustStoreError, digest, key as trust_key, parse as parse_trust, store_path
+    from .trust import TrustStoreError, digest, holds, key as trust_key, parse as parse_trust, programs, \
+        read_programs, store_path
 
     notes: list[str] = []
     try:
@@ -159,6 +160,7 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
         trusted_entries = {}
         notes.append(f"{exc}: no project policy is trusted")
     compiled = []
+    pinned_programs: tuple = ()
     for name, path, raw in sources:
         layer = {"name": name, "path": path, "status": "absent", "digest": None, "error": None, "ignored": [],
                  "rules": [], "kind": "rules", "default": "proceed", "events": None, "journal": None,
@@ -172,10 +174,20 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             compiled.append(layer)
             continue
         layer["digest"] = digest(raw)
+        why = None
         if name == "project":
-            pinned = trusted_entries.get(trust_key(path))
-            layer["pinned"] = pinned
-            trusted = pinned == layer["digest"]
+            entry = trusted_entries.get(trust_key(path))
+            layer["pinned"] = entry["policy"] if entry else None
+            trusted = entry is not None
+            if trusted:  # the pin holds for the policy, the project it resolves into and its programs
+                try:
+                    would_run = compile_layer(name, path, raw, root, True)
+                except PolicyError:
+                    would_run = None
+                why = holds(entry, path, root, layer["digest"], would_run)
+                trusted = why is None
+                # the cache is believed only while these files still hold the bytes read here
+                pinned_programs = read_programs(programs(would_run, root) if would_run else [])
         else:
             trusted = True
         try:
@@ -185,7 +197,8 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
         compiled.append(layer)
         if layer["status"] == "untrusted" and layer["ignored"]:
-            state = "changed since you trusted it" if layer["pinned"] else "not trusted"
+            state = why if why == "changed since you trusted it" else f"not trusted ({why})" if why else \
+                ("changed since you trusted it" if layer["pinned"] else "not trusted")
             notes.append(f"project policy {path} is {state}: ignored {'; '.join(layer['ignored'])}; its rules "
                          f"still apply. Review it, then run: pasture policy trust --project {root}")
         elif layer["ignored"]:
@@ -197,7 +210,15 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             break
     journal = next((layer["journal"] for layer in compiled if layer.get("journal")), None)
     return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
-            "protected": builtin.protected(root, env), "home": layers.home(env)}
+            "protected": builtin.protected(root, env), "home": layers.home(env), "programs": pinned_programs}
+
+
+def _programs_hold(data) -> bool:
+    """The programs a trusted project layer runs still hold the bytes it was compiled against."""
+    for path, want in data.get("programs", ()):
+        if _read(path) != want:
+            return False
+    return True
 
 
 # --- evaluation ------------------------------------------------------------------------------------
