@@ -221,8 +221,12 @@ def test_codex_trust_cannot_be_asked_without_codex(doctor, pasture, repo: Path, 
 
 
 def _trust(repo: Path) -> None:
-    result = CliRunner().invoke(main, ["policy", "trust", "--project", str(repo)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    # `pasture policy trust` asks a person on the controlling terminal: answer it on a real one
+    from terminal import run_at_terminal
+
+    code, shown, out, err = run_at_terminal([sys.executable, "-m", "generator.entry", "policy", "trust", "--project",
+                                             str(repo)], env=dict(os.environ), cwd=repo)
+    assert code == 0, (shown, out, err)
 
 
 def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
