@@ -28,7 +28,7 @@ GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the
 # can deny, so it may only add work: it looks at the text with every quote and backslash (and
 # backslash-newline) removed, for the guard's names and the basename of every protected path, the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
-# brace expansion, globs.
+# brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
            "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "{", "*", "?", "[")
 _NAMES: dict = {}
@@ -36,7 +36,7 @@ _NAMES: dict = {}
 
 def screen(command: str, files: tuple, folders: tuple) -> bool:
     """False only when no reading of the command can name a protected path or a guard command."""
-    if "$'" in command:
+    if "$'" in command or ("$" in command and "=" in command):
         return True
     flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
     names = _NAMES.get(id(files))

@@ -37,6 +37,8 @@ _NAME = _NAME_START | frozenset("0123456789")
 _OPEN, _COMMA, _CLOSE = "\ue000", "\ue001", "\ue002"  # unquoted { , } while a word is read
 MAX_BRACE_WORDS = 256
 MAX_TOKENS = 20000
+MAX_NESTING = 32  # $( inside $( ...: past this the command counts as unreadable
+MAX_TEXT = 200_000
 
 
 class Unparsable(ValueError):
@@ -157,14 +159,18 @@ def _ansi(text: str, i: int) -> tuple:
     raise Unparsable("unclosed $'")
 
 
-def _closing_paren(text: str, i: int) -> int:
+def _closing_paren(text: str, i: int, depth: int) -> int:
     """Index of the `)` closing a `$(`, `<(` or `>(` whose body starts at i."""
-    tokens, end = _lex(text, i, closing=True)
+    if depth > MAX_NESTING:
+        raise Unparsable("substitutions nested too deep")
+    tokens, end = _lex(text, i, closing=True, nesting=depth + 1)
     return end
 
 
-def _closing_brace(text: str, i: int) -> int:
+def _closing_brace(text: str, i: int, depth: int) -> int:
     """Index of the `}` closing a `${` whose body starts at i."""
+    if depth > MAX_NESTING:
+        raise Unparsable("expansions nested too deep")
     depth, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -178,10 +184,10 @@ def _closing_brace(text: str, i: int) -> int:
             i = j + 1
             continue
         if ch == '"':
-            i = _closing_double(text, i + 1)
+            i = _closing_double(text, i + 1, depth + 1)
             continue
         if ch == "$" and i + 1 < n and text[i + 1] == "(":
-            i = _closing_paren(text, i + 2) + 1
+            i = _closing_paren(text, i + 2, depth + 1) + 1
             continue
         if ch == "{":
             depth += 1
@@ -193,8 +199,10 @@ def _closing_brace(text: str, i: int) -> int:
     raise Unparsable("unclosed ${")
 
 
-def _closing_double(text: str, i: int) -> int:
+def _closing_double(text: str, i: int, depth: int) -> int:
     """Index after the `"` closing a double-quoted string whose body starts at i."""
+    if depth > MAX_NESTING:
+        raise Unparsable("expansions nested too deep")
     n = len(text)
     while i < n:
         ch = text[i]
@@ -203,9 +211,9 @@ def _closing_double(text: str, i: int) -> int:
         elif ch == '"':
             return i + 1
         elif ch == "$" and i + 1 < n and text[i + 1] == "(":
-            i = _closing_paren(text, i + 2) + 1
+            i = _closing_paren(text, i + 2, depth + 1) + 1
         elif ch == "$" and i + 1 < n and text[i + 1] == "{":
-            i = _closing_brace(text, i + 2) + 1
+            i = _closing_brace(text, i + 2, depth + 1) + 1
         elif ch == "`":
             i = _closing_backquote(text, i + 1) + 1
         else:
@@ -238,17 +246,17 @@ def _unbackquote(body: str) -> str:
     return "".join(out)
 
 
-def _dollar(text: str, i: int, buf: list, subs: list) -> tuple:
+def _dollar(text: str, i: int, buf: list, subs: list, depth: int) -> tuple:
     """An expansion at text[i] == '$' (unquoted or in "..."): (index after it, dynamic?)."""
     n = len(text)
     nxt = text[i + 1] if i + 1 < n else ""
     if nxt == "(":
-        end = _closing_paren(text, i + 2)
+        end = _closing_paren(text, i + 2, depth)
         subs.append(text[i + 2:end])
         buf.append(text[i:end + 1])
         return end + 1, True
     if nxt == "{":
-        end = _closing_brace(text, i + 2)
+        end = _closing_brace(text, i + 2, depth)
         body = text[i + 2:end]
         if "$(" in body or "`" in body:
             subs.append(body)  # ${x:-$(cmd)}: the substitution inside runs
@@ -267,7 +275,7 @@ def _dollar(text: str, i: int, buf: list, subs: list) -> tuple:
     return i + 1, False
 
 
-def _word(text: str, i: int) -> tuple:
+def _word(text: str, i: int, depth: int = 0) -> tuple:
     """Read one word starting at i: (Word, index after it), or (None, i) at a metacharacter."""
     n = len(text)
     buf: list = []
@@ -280,7 +288,7 @@ def _word(text: str, i: int) -> tuple:
             plain = sum(map(len, buf))
         if ch in _META:
             if ch in "<>" and i + 1 < n and text[i + 1] == "(":  # process substitution is part of a word
-                end = _closing_paren(text, i + 2)
+                end = _closing_paren(text, i + 2, depth)
                 subs.append(text[i + 2:end])
                 buf.append(text[i:end + 1])
                 static = False
@@ -320,7 +328,7 @@ def _word(text: str, i: int) -> tuple:
                     buf.append(text[i + 1])
                     i += 2
                 elif ch == "$":
-                    i, dynamic = _dollar(text, i, buf, subs)
+                    i, dynamic = _dollar(text, i, buf, subs, depth)
                     static = static and not dynamic
                 elif ch == "`":
                     end = _closing_backquote(text, i + 1)
@@ -332,7 +340,7 @@ def _word(text: str, i: int) -> tuple:
                     buf.append(ch)
                     i += 1
         elif ch == "$":
-            i, dynamic = _dollar(text, i, buf, subs)
+            i, dynamic = _dollar(text, i, buf, subs, depth)
             static = static and not dynamic
         elif ch == "`":
             end = _closing_backquote(text, i + 1)
@@ -404,7 +412,7 @@ def _brace(text: str) -> list:
     return out
 
 
-def _lex(text: str, i: int = 0, closing: bool = False) -> tuple:
+def _lex(text: str, i: int = 0, closing: bool = False, nesting: int = 0) -> tuple:
     """Tokens from i: ["w", Word] | ["op", operator, here-document body]; with `closing`, stop at
     the `)` that closes an enclosing `$(` and return its index."""
     tokens: list = []
@@ -447,7 +455,7 @@ def _lex(text: str, i: int = 0, closing: bool = False) -> tuple:
             if op in ("<<", "<<-"):
                 while i < n and text[i] in _BLANK:
                     i += 1
-                words, i = _word(text, i)
+                words, i = _word(text, i, nesting)
                 if words is None:
                     raise Unparsable("here-document without a delimiter")
                 delimiter = words[0]
@@ -470,7 +478,7 @@ def _lex(text: str, i: int = 0, closing: bool = False) -> tuple:
                 heredocs = []
             continue
         start = False
-        words, i = _word(text, i)
+        words, i = _word(text, i, nesting)
         if words is None:  # pragma: no cover - _word always consumes a non-metacharacter
             raise Unparsable("stuck")
         if i < n and text[i] in "<>" and len(words) == 1 and words[0].text.isdigit() and not words[0].quoted:
@@ -528,6 +536,8 @@ def _is_assignment(word: Word) -> bool:
 def parse(text: str) -> tuple:
     """(commands, other words): every simple command in order, and the words that are no command's
     (for-lists, case subjects and patterns, [[ ]] operands) whose substitutions still run."""
+    if len(text) > MAX_TEXT:
+        raise Unparsable("command too long to read")
     tokens, _ = _lex(continuations(text))
     commands: list = []
     others: list = []

@@ -23,7 +23,7 @@ program that writes without naming the file.
 """
 
 from . import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
-from .shellparse import Unparsable, parse
+from .shellparse import Unparsable, Word, parse
 
 # verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
 _VERBS = {
@@ -121,21 +121,86 @@ def _scripts(cmd, previous) -> list:
     return out
 
 
-def simple_commands(command: str, depth: int = 0, out: list | None = None) -> list:
-    """Every simple command the shell may run for `command`, nested scripts included, in order."""
+_DECLARE = {"export", "declare", "local", "readonly", "typeset"}
+
+
+def _substitute(text: str, values: dict) -> str | None:
+    """`$a$b`, `${p}ture`: the text with every variable the line set replaced; None when one is unknown
+    or something else runs at run time."""
+    if "$(" in text or "`" in text:
+        return None
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i] != "$":
+            out.append(text[i])
+            i += 1
+            continue
+        if text.startswith("${", i):
+            end = text.find("}", i)
+            name = text[i + 2:end] if end > 0 else ""
+            i = end + 1
+        else:
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            name, i = text[i + 1:j], j
+        if name not in values:
+            return None
+        out.append(values[name])
+    return "".join(out)
+
+
+def _resolve(cmd, values: dict) -> None:
+    """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold."""
+    if not values:
+        return
+    words = []
+    for word in cmd.words:
+        text = None if word.static else _substitute(word.text, values)
+        if text is None:
+            words.append(word)
+        elif word.quoted:
+            words.append(Word(text, True, True, word.glob, word.subs, 0))
+        else:  # unquoted: split into fields as the shell does
+            words += [Word(field, True, False, word.glob, [], 0) for field in text.split()]
+    cmd.words = words
+
+
+def _remember(cmd, values: dict) -> None:
+    pairs = list(cmd.assigns) if not cmd.words else []
+    if cmd.words and cmd.words[0].text in _DECLARE:
+        for word in cmd.words[1:]:
+            if "=" in word.text and not word.text.startswith("-"):
+                name, _, value = word.text.partition("=")
+                pairs.append((name, Word(value, word.static, word.quoted, word.glob, word.subs, 0)))
+    for name, value in pairs:
+        text = value.text if value.static else _substitute(value.text, values)
+        if text is None:
+            values.pop(name, None)
+        else:
+            values[name] = text
+
+
+def simple_commands(command: str, depth: int = 0, out: list | None = None, values: dict | None = None) -> list:
+    """Every simple command the shell may run for `command`, nested scripts included, in order, with
+    the variables the line itself sets read into the words that use them."""
     if out is None:
         out = []
+    if values is None:
+        values = {}
     if depth > _DEPTH:
         raise Unparsable("scripts nested too deep")
     commands, others = parse(command)
     for word in others:
         for sub in word.subs:
-            simple_commands(sub, depth + 1, out)
+            simple_commands(sub, depth + 1, out, values)
     previous = None
     for cmd in commands:
         for word in cmd.words + [w for _, w in cmd.assigns] + [w for _, w in cmd.redirs]:
             for sub in word.subs:  # a substitution runs before the command it is part of
-                simple_commands(sub, depth + 1, out)
+                simple_commands(sub, depth + 1, out, values)
+        _resolve(cmd, values)
+        _remember(cmd, values)
         if cmd.piped and previous is not None and any(fs.basename(w) == "xargs" for w in cmd.argv()):
             # `... | xargs rm`: the upstream words become arguments (as a reviewer reads it, not split again)
             cmd.words = cmd.words + previous.words[1:]
@@ -143,7 +208,7 @@ def simple_commands(command: str, depth: int = 0, out: list | None = None) -> li
         if len(out) > _MAX_COMMANDS:
             raise Unparsable("too many commands to read")
         for script in _scripts(cmd, previous):
-            simple_commands(script, depth + 1, out)
+            simple_commands(script, depth + 1, out, values)
         previous = cmd
     return out
 
@@ -216,16 +281,18 @@ def _loose_words(command: str) -> list:
 
 def writes(command: str, cwd: str, home: str = "/") -> list:
     """[((folder, path as written), deletes?, glob?)] for every path the command plainly writes."""
+    values: dict = {}
     try:
-        commands = simple_commands(command)
-    except Unparsable:  # cannot be read: it touches everything it names, as a delete would
-        return [((cwd, word), True, False) for word in _loose_words(command)]
+        commands = simple_commands(command, values=values)
+    except (Unparsable, RecursionError):  # cannot be read: it touches everything it names, as a delete would
+        return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
     out = []
     here = cwd
     for cmd in commands:
         for op, target in cmd.redirs:
             if op in _OUTPUT and not (op == ">&" and (target.text.isdigit() or target.text == "-")):
-                out.append(((here, target.text), False, target.glob))
+                text = target.text if target.static else (_substitute(target.text, values) or target.text)
+                out.append(((here, text), False, target.glob))
         words = cmd.words
         texts = [w.text for w in words]
         if texts and fs.basename(texts[0]) in _WRAPPERS:
@@ -344,17 +411,23 @@ def _python(words: list, start: int) -> str | None:
     return None
 
 
-def _guard_in(cmd) -> str | None:
-    words = cmd.argv()
-    for index, word in enumerate(words):
+def _guard_in(texts: list, statics: list, flat: str) -> str | None:
+    """`flat`: the whole line without quotes, for what only run time decides (`"$@"`, an unknown `$X`)."""
+    for index, word in enumerate(texts):
         name = fs.basename(word)
-        if name in _PROGRAMS or (not cmd.words[index].static and "pasture" in word):
-            found = _subcommand(words[index + 1:])
+        dynamic_rest = not all(statics[index + 1:])
+        if index == 0 and not statics[0]:
+            # `$X policy trust`: a program only known at run time, in a line that names ours
+            found = _subcommand(texts[1:]) if ("pasture" in word or _mentions(flat)) else None
+        elif name in _PROGRAMS or (not statics[index] and "pasture" in word):
+            found = _subcommand(texts[index + 1:]) or (_mentions(flat) if dynamic_rest else None)
         elif name.startswith(_INTERPRETERS):
-            found = _python(words, index)
+            found = _python(texts, index)
+            if found is None and dynamic_rest and ("generator" in " ".join(texts[index + 1:])):
+                found = _mentions(flat)
         elif name in _CODE_RUNNERS:
             flag = _CODE_RUNNERS[name]
-            found = _mentions(" ".join(words[index + 1:])) if flag in words[index + 1:] else None
+            found = _mentions(" ".join(texts[index + 1:])) if flag in texts[index + 1:] else None
         else:
             continue
         if found is not None:
@@ -365,13 +438,25 @@ def _guard_in(cmd) -> str | None:
 def guard_command(command: str) -> str | None:
     """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
     which the agent must not run on the user's behalf. Returns the command as the user would type it."""
+    flat = _flat(command)
     try:
         commands = simple_commands(command)
-    except Unparsable:  # cannot be read: it runs what it names
-        found = _mentions(_flat(command))
+    except (Unparsable, RecursionError):  # cannot be read: it runs what it names
+        found = _mentions(flat)
         return None if found is None else "pasture " + found
+    aliases: dict = {}
     for cmd in commands:
-        found = _guard_in(cmd)
+        texts = cmd.argv()
+        statics = [w.static for w in cmd.words]
+        if texts and texts[0] == "alias":
+            for arg in texts[1:]:
+                name, _, value = arg.partition("=")
+                aliases[name] = value.split()
+        if texts and texts[0] in aliases:  # alias expansion: what the alias stands for, then its arguments
+            expansion = aliases[texts[0]]
+            texts = expansion + texts[1:]
+            statics = [True] * len(expansion) + statics[1:]
+        found = _guard_in(texts, statics, flat)
         if found is not None:
             return found
     return None

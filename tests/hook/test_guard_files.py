@@ -113,6 +113,10 @@ ISSUE_18 = [
     "python3.12 -Im generator.entry install codex", "rm -rf .pa*", "echo .pasture | xargs rm -rf", "find . -name '.p*' -delete", "find . -delete",
     "echo x > .pastur?/policy.toml", "ln -s .pasture/policy.toml notes.txt", "pasture policy trust 'unclosed",
     "echo x > '.pasture/policy.toml", "python3 -c 'import subprocess; subprocess.run([\"pasture\", \"policy\", \"trust\"])'",
+    # variables, functions and aliases the line itself sets
+    "p=pasture; $p policy trust", "a=pas; b=ture; $a$b policy trust", "c='pasture policy trust'; eval \"$c\"",
+    "f() { pasture \"$@\"; }; f policy trust", "shopt -s expand_aliases\nalias p=pasture\np policy trust",
+    "d=.pas; e=ture; echo x > $d$e/p.toml", "d=.pasture; rm -rf \"$d\"",
 ]
 
 
@@ -146,7 +150,9 @@ def test_the_screen_never_skips_what_the_reading_would_deny(env, project, tmp_pa
     effective = load(str(project), env)
     pieces = ["pasture", "pas''ture", "$'\\x70asture'", "pa{s,}ture", "policy", "trust", "tru\\st", "install",
               ".pasture/policy.toml", ".pa*", ".clau''de/settings.json", "rm -rf", ">", "|", ";", "&&", "{", "}",
-              "cd", ".pasture", "x", "echo", "timeout 5", "sh -c", "'", '"', "$(", ")", "\\\n", "mkdir -p", "src/"]
+              "cd", ".pasture", "x", "echo", "timeout 5", "sh -c", "'", '"', "$(", ")", "\\\n", "mkdir -p", "src/",
+              "d=.pas;", "e=ture;", "$d$e", "${d}ture/p", "p=pasture;", "$p", "alias", "q=pasture", "\n", "f()",
+              "eval", '"$@"', "xargs", "find", "-delete", "-name"]
     rng = random.Random(18)
     checked = denied = 0
     for _ in range(4000):
@@ -162,7 +168,7 @@ def test_the_screen_never_skips_what_the_reading_would_deny(env, project, tmp_pa
             denied += 1
             assert builtin.screen(command, effective.files, effective.folders), command
         checked += 1
-    assert denied > 400  # the property was really exercised
+    assert denied > 300  # the property was really exercised (about 400 of the 4000 are denied)
 
 
 def test_a_symlink_to_a_guard_file_is_the_guard_file(env, project):
