@@ -1,18 +1,20 @@
 """The guard protects itself: built-in rules that deny the agent writing to pasture's own files.
 
 On in every evaluation; only the user or managed layer can switch them off (`[builtin]
-protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal), the adapter
-files `pasture install` writes (project and user scope), the user and managed policies, the trust
-store, pasture's launcher, data and cache folders. Caught: every host's file tools (Claude Write,
-Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell
-commands that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate,
-..., and a patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell).
-What each host really sends for these tools: tests/hook/file_tool_payloads/.
+protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal) and a
+`.pasture/` anywhere (one project, one layer: generator.hook.project), the adapter files `pasture
+install` writes (project and user scope), the user and managed policies, the trust store, pasture's
+launcher, data and cache folders. Caught: every host's file tools (Claude Write, Edit, MultiEdit,
+NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell commands that
+write or delete those paths or run `pasture policy trust|untrust`, `pasture install|uninstall`,
+read on the words bash will see (generator.hook.shellwrites, generator.hook.shellparse), and a
+patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell. What each
+host really sends for these tools: tests/hook/file_tool_payloads/.
 
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
-`python -c`, a build step), a path assembled at run time (variables, globs, command substitution),
-or tools that write without naming the file. The hooks' job is to make the plain ways fail loudly;
-the user layer's policy and an OS sandbox are the defence in depth.
+`python -c`, a build step), values only known at run time (the environment, a substitution's
+output), or tools that write without naming the file. The hooks' job is to make the plain ways fail
+loudly; the user layer's policy and an OS sandbox are the defence in depth.
 """
 
 from . import fs, layers

@@ -117,6 +117,10 @@ ISSUE_18 = [
     "p=pasture; $p policy trust", "a=pas; b=ture; $a$b policy trust", "c='pasture policy trust'; eval \"$c\"",
     "f() { pasture \"$@\"; }; f policy trust", "shopt -s expand_aliases\nalias p=pasture\np policy trust",
     "d=.pas; e=ture; echo x > $d$e/p.toml", "d=.pasture; rm -rf \"$d\"",
+    # more runners and places a command hides
+    "watch -n 1 'pasture policy trust'", "su -c 'pasture install' root", "flock /tmp/l -c 'pasture policy trust'",
+    "cat <(pasture policy trust)", "pushd .pasture && rm policy.toml", "bash <<< 'pasture policy trust'",
+    "sh -s <<EOF\nrm -rf .pasture\nEOF", "echo ${x:-$(pasture policy trust)}", "/usr/bin/env -u HOME pasture install",
 ]
 
 
