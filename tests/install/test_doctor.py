@@ -187,14 +187,16 @@ def test_claude_started_below_the_project_root_is_a_warning(doctor, pasture, rep
     assert _by(body, "claude-start") == []
 
 
-def test_the_project_root_is_found_upwards_by_pasture_then_git(doctor, pasture, repo: Path) -> None:
+def test_the_project_root_is_the_repository_top_level(doctor, pasture, repo: Path) -> None:
+    # one project, one layer (issue 18): a .pasture/ below the repository's top level replaces nothing
     inner = repo / "pkg" / "sub"
     inner.mkdir(parents=True)
     (repo / "pkg" / ".pasture").mkdir()
     code, body, _ = doctor("--project", str(inner))
-    assert body["root"] == str(repo / "pkg")
-    (root,) = [f for f in body["findings"] if f["check"] == "project-root"]
-    assert "holding .pasture/" in root["message"]
+    assert body["root"] == str(repo)
+    root, ignored = [f for f in body["findings"] if f["check"] == "project-root"]
+    assert "the repository's top level" in root["message"]
+    assert ignored["status"] == "warn" and f"{repo / 'pkg' / '.pasture'} is below the project root" in ignored["message"]
 
 
 def test_codex_with_a_shell_that_is_not_posix_is_off(doctor, pasture, repo: Path, private_home: Path,
