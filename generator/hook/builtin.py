@@ -32,7 +32,7 @@ GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
 # brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "{", "*", "?", "[")
+           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "clean", "{", "*", "?", "[")
 _NAMES: dict = {}
 
 
@@ -40,10 +40,11 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     """False only when no reading of the command can name a protected path or a guard command."""
     if "$'" in command or ("$" in command and "=" in command):
         return True
-    flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
-    names = _NAMES.get(id(files))
+    # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
+    flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
+    names = _NAMES.get((files, folders))
     if names is None:
-        names = _NAMES[id(files)] = _SCREEN + tuple({fs.basename(p) for p in files + folders if fs.basename(p)})
+        names = _NAMES[(files, folders)] = _SCREEN + tuple({fs.basename(p).lower() for p in files + folders if fs.basename(p)})
     for name in names:
         if name in flat:
             return True
@@ -92,6 +93,11 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors: bool) -> bool:
     if path in files or path in folders:
         return True
+    low = path.lower()  # a case-insensitive file system (macOS) writes .Claude/Settings.json as ours
+    if low != path:
+        lower = _lowered(files, folders)
+        if _hits(low, lower[0], lower[1], ancestors):
+            return True
     if "/.pasture/" in path or path.endswith("/.pasture"):
         return True  # one project, one layer: a `.pasture/` anywhere (src/.pasture/policy.toml) is ours
     for folder in folders:
@@ -101,6 +107,16 @@ def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors
         prefix = path.rstrip("/") + "/"
         return any(p.startswith(prefix) for p in files + folders)
     return False
+
+
+_LOWER: dict = {}
+
+
+def _lowered(files: tuple, folders: tuple) -> tuple:
+    found = _LOWER.get((files, folders))
+    if found is None:
+        found = _LOWER[(files, folders)] = (tuple(p.lower() for p in files), tuple(p.lower() for p in folders))
+    return found
 
 
 def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:

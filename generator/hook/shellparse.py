@@ -97,7 +97,7 @@ def continuations(text: str) -> str:
         if ch == '"':
             double = not double
         elif ch == "'" and not double:
-            ansi = i > 0 and text[i - 1] == "$"
+            ansi = i > 0 and text[i - 1] == "$" and (i < 2 or text[i - 2] != "\\")
             j = i + 1
             while j < n and text[j] != "'":
                 j += 2 if ansi and text[j] == "\\" else 1
@@ -296,7 +296,9 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
                 continue
             break
         if ch == "\\":
-            if i + 1 < n:
+            if i + 1 < n and text[i + 1] == "\n":
+                i += 2  # a continuation (continuations() removes them first; this is its backstop)
+            elif i + 1 < n:
                 buf.append(text[i + 1])
                 quoted = True
                 i += 2
@@ -324,7 +326,9 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
                 if ch == '"':
                     i += 1
                     break
-                if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\':
+                if ch == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    i += 2
+                elif ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\':
                     buf.append(text[i + 1])
                     i += 2
                 elif ch == "$":
@@ -460,9 +464,9 @@ def _lex(text: str, i: int = 0, closing: bool = False, nesting: int = 0) -> tupl
                     raise Unparsable("here-document without a delimiter")
                 delimiter = words[0]
                 tokens.append(["w", delimiter])
-                heredocs.append([delimiter.text, op == "<<-", token])
+                heredocs.append([delimiter.text, op == "<<-", token, delimiter])
             elif op == "\n" and heredocs:
-                for delimiter, strip, target in heredocs:
+                for delimiter, strip, target, word in heredocs:
                     lines = []
                     while True:
                         if i >= n:
@@ -475,6 +479,8 @@ def _lex(text: str, i: int = 0, closing: bool = False, nesting: int = 0) -> tupl
                             break
                         lines.append(line)
                     target[2] = "\n".join(lines)
+                    if not word.quoted:  # `<<EOF` expands $(...) and `...` in its body: they run
+                        word.subs = word.subs + _body_subs(target[2], nesting)
                 heredocs = []
             continue
         start = False
@@ -500,7 +506,7 @@ def _lex(text: str, i: int = 0, closing: bool = False, nesting: int = 0) -> tupl
             raise Unparsable("command too long to read")
     if closing:
         raise Unparsable("unclosed $(")
-    for delimiter, strip, target in heredocs:  # `cat <<EOF` on the last line: an empty body
+    for delimiter, strip, target, word in heredocs:  # `cat <<EOF` on the last line: an empty body
         target[2] = ""
     return tokens, i
 
@@ -520,6 +526,25 @@ def _command_start(tokens: list) -> bool:
 def _is_case_head(tokens: list) -> bool:
     """The last two tokens are `case WORD` (so a following `in` opens the patterns)."""
     return len(tokens) >= 2 and tokens[-2][0] == "w" and tokens[-2][1].text == "case" and not tokens[-2][1].quoted
+
+
+def _body_subs(body: str, depth: int) -> list:
+    """The command substitutions in an unquoted here-document's body (read as inside "...")."""
+    subs: list = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "$":
+            i, _ = _dollar(body, i, [], subs, depth)
+        elif ch == "`":
+            end = _closing_backquote(body, i + 1)
+            subs.append(_unbackquote(body[i + 1:end]))
+            i = end + 1
+        else:
+            i += 1
+    return subs
 
 
 def _is_assignment(word: Word) -> bool:

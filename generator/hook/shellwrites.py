@@ -39,7 +39,7 @@ _WRAPPERS = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time
              "timeout", "stdbuf", "setsid", "chrt", "taskset", "unbuffer", "chroot", "find", "watch", "flock",
              "strace", "ltrace", "caffeinate", "systemd-run", "unshare", "nsenter", "firejail", "bwrap", "cgexec",
              "runuser", "su", "script"}
-_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "pushd", "dd"}
+_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "pushd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
@@ -118,6 +118,22 @@ def _scripts(cmd, previous) -> list:
             rest = [w for w in words[index + 1:] if not w.startswith("-")]
             if rest:
                 out.append(" ".join(rest))
+        elif name == "env":  # env -S 'pasture policy trust' splits its string into a command
+            for at, arg in enumerate(words[index + 1:], index + 1):
+                if arg in ("-S", "--split-string") and at + 1 < len(words):
+                    out.append(" ".join(words[at + 1:]))
+                elif arg.startswith(("--split-string=", "-S")) and len(arg) > 2:
+                    out.append(arg.split("=", 1)[1] if arg.startswith("--") else arg[2:])
+        elif name in ("sudo", "doas") and any(w in ("-s", "-i", "--shell", "--login") for w in words[index + 1:]):
+            out.append(" ".join(w for w in words[index + 1:] if not w.startswith("-")))  # run by the shell
+        elif name == "ssh":  # the remote command, which may well be this machine
+            at = index + 1
+            while at < len(words) and words[at].startswith("-"):
+                at += 2 if words[at][-1] in "bcDEeFIiJLlmOopQRSWw" and len(words[at]) == 2 else 1
+            if at + 1 < len(words):
+                out.append(" ".join(words[at + 1:]))
+        elif name == "xargs" and cmd.piped:
+            out += upstream  # `echo 'pasture policy trust' | xargs -I{} sh -c '{}'`: the words become commands
     return out
 
 
@@ -279,6 +295,23 @@ def _loose_words(command: str) -> list:
     return text.split()
 
 
+_GIT_WRITES = {"rm": True, "mv": True, "clean": True, "checkout": False, "restore": False, "stash": False}
+
+
+def _git_writes(args: list, here: str) -> list:
+    """`git rm|mv|clean|checkout|restore PATH...`: the working-tree paths they remove or overwrite."""
+    index = 0
+    while index < len(args) and args[index].text.startswith("-"):
+        index += 2 if args[index].text in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    if index >= len(args) or args[index].text not in _GIT_WRITES:
+        return []
+    sub = args[index].text
+    paths = [a for a in args[index + 1:] if not a.text.startswith("-")]
+    if sub == "clean" and not paths:
+        return [((here, "."), True, False)]  # git clean -fdx takes the journal with it
+    return [((here, a.text), _GIT_WRITES[sub], a.glob) for a in paths]
+
+
 def writes(command: str, cwd: str, home: str = "/") -> list:
     """[((folder, path as written), deletes?, glob?)] for every path the command plainly writes."""
     values: dict = {}
@@ -312,6 +345,9 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             if target.startswith("~"):
                 target = home + target[1:]
             here = fs.normpath(fs.join(here, target))
+            continue
+        if verb == "git":
+            out += _git_writes(args, here)
             continue
         if verb == "dd":
             out += [((here, a.text[3:]), False, a.glob) for a in args if a.text.startswith("of=")]
@@ -414,12 +450,14 @@ def _python(words: list, start: int) -> str | None:
 def _guard_in(texts: list, statics: list, flat: str) -> str | None:
     """`flat`: the whole line without quotes, for what only run time decides (`"$@"`, an unknown `$X`)."""
     for index, word in enumerate(texts):
-        name = fs.basename(word)
+        name = fs.basename(word).lower()  # a case-insensitive file system (macOS) runs PASTURE too
         dynamic_rest = not all(statics[index + 1:])
         if index == 0 and not statics[0]:
-            # `$X policy trust`: a program only known at run time, in a line that names ours
-            found = _subcommand(texts[1:]) if ("pasture" in word or _mentions(flat)) else None
-        elif name in _PROGRAMS or (not statics[index] and "pasture" in word):
+            # a program only known at run time (`$X policy trust`, "${a[@]}"): ours, when the line names ours
+            found = _subcommand(texts[1:]) if "pasture" in word.lower() else _mentions(flat)
+            if found is None and _subcommand(texts[1:]) in ("policy trust", "policy untrust"):
+                found = _subcommand(texts[1:])
+        elif name in _PROGRAMS or (not statics[index] and "pasture" in word.lower()):
             found = _subcommand(texts[index + 1:]) or (_mentions(flat) if dynamic_rest else None)
         elif name.startswith(_INTERPRETERS):
             found = _python(texts, index)

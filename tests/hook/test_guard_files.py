@@ -121,6 +121,11 @@ ISSUE_18 = [
     "watch -n 1 'pasture policy trust'", "su -c 'pasture install' root", "flock /tmp/l -c 'pasture policy trust'",
     "cat <(pasture policy trust)", "pushd .pasture && rm policy.toml", "bash <<< 'pasture policy trust'",
     "sh -s <<EOF\nrm -rf .pasture\nEOF", "echo ${x:-$(pasture policy trust)}", "/usr/bin/env -u HOME pasture install",
+    "cat <<EOF\n$(pasture policy trust)\nEOF", "env -S 'pasture policy trust'", "sudo -s 'pasture install codex'",
+    "ssh -p 22 localhost 'pasture policy trust'", "echo 'pasture policy trust' | xargs -I{} sh -c '{}'",
+    "a=(pasture policy trust); \"${a[@]}\"", "$X policy trust", "PASTURE policy trust", "echo x > .PASTURE/policy.toml",
+    "echo {} > .Claude/Settings.json", "git checkout -- .pasture/policy.toml", "git rm -r .pasture", "git clean -fdx",
+    "echo $'\\$\\'' ; pas\\\nture policy trust",
 ]
 
 
@@ -138,6 +143,8 @@ def test_creating_a_pasture_folder_anywhere_is_a_guarded_write(env, project, pat
     "git commit -m 'docs: pasture policy trust needs a person'", "pip install requests", "npm install", "ls *.py", "find . -name '*.pasture-backup' -type f",
     "echo '{a,b}' > notes.txt", "rm -rf build dist", "find . -name '*.pyc' -delete", "grep -r 'pasture' docs",
     "pasture policy show", "python3 -m generator check", "cat src/.pasture-notes", "echo $'hello' > out.txt",
+    "git status", "git checkout -b feature", "cat <<'EOF' > notes.md\n$(pasture policy trust) is for people\nEOF",
+    "$EDITOR notes.md", "pip install --upgrade pip",
 ])
 def test_ordinary_commands_that_pass_the_screen_still_proceed(env, project, command):
     assert _claude(env, project, "Bash", {"command": command}) == "proceed"
