@@ -5,7 +5,8 @@ bash in which no program exists, so every simple command lands in `command_not_f
 which records its exact argv; generator.hook.shellparse must find the same argv lists. What is
 generated is what generator.hook.shellparse claims: quote removal ('...', "...", $'...' with its
 escapes, $"..."), backslash escapes, backslash-newline continuations (inside a word too), brace
-expansion of comma lists, comments, redirections and here-documents, VAR=value prefixes, `{ }`,
+expansion of comma lists, comments, redirections and here-documents (an unquoted one's substitutions
+run), VAR=value prefixes, `{ }`,
 `( )`, `if/then/elif/else/fi`, `for ... do ... done`, `case ... esac`, `&&`, `||`, `;`, `|`, `&`,
 newlines, and command substitution (whose commands run too; the word it produces is empty here, so
 bash drops it, and the reader marks it not static).
@@ -115,6 +116,8 @@ def _line(rng: random.Random, depth: int = 0) -> str:
         return _simple(rng, depth) + " # a comment; with | words\n"
     if depth == 0 and roll < 0.6:
         return _simple(rng, depth) + " <<'EOF'\nbody $(not run) `nor this`\nEOF\n" + _simple(rng, depth)
+    if depth == 0 and roll < 0.64:  # an unquoted delimiter: the body's substitutions run
+        return _simple(rng, depth) + f" <<EOF\nbody $( {_simple(rng, 1)}) \\$(not run)\nEOF\n" + _simple(rng, depth)
     return _simple(rng, depth)
 
 
