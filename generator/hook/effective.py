@@ -148,8 +148,7 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from . import builtin
     from .policy import PolicyError, compile_layer
-    from .trust import TrustStoreError, digest, holds, key as trust_key, parse as parse_trust, programs, \
-        read_programs, store_path
+    from .trust import TrustStoreError, digest, holds, key as trust_key, parse as parse_trust, programs, store_path
 
     notes: list[str] = []
     try:
@@ -184,10 +183,10 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
                     would_run = compile_layer(name, path, raw, root, True)
                 except PolicyError:
                     would_run = None
+                # the cache is believed only while these files are unchanged since (taken before hashing)
+                pinned_programs = tuple((p, _signature(p)) for p in (programs(would_run, root) if would_run else []))
                 why = holds(entry, path, root, layer["digest"], would_run)
                 trusted = why is None
-                # the cache is believed only while these files still hold the bytes read here
-                pinned_programs = read_programs(programs(would_run, root) if would_run else [])
         else:
             trusted = True
         try:
@@ -213,10 +212,20 @@ def build(root: str, env: dict, sources: list, trust_bytes) -> dict:
             "protected": builtin.protected(root, env), "home": layers.home(env), "programs": pinned_programs}
 
 
+def _signature(path: str):
+    """What changes whenever a file's bytes do (ctime cannot be set back by a user), without reading it."""
+    try:
+        st = fs.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def _programs_hold(data) -> bool:
-    """The programs a trusted project layer runs still hold the bytes it was compiled against."""
+    """The programs a pinned project layer runs are unchanged since it was compiled (else: rebuild,
+    and the rebuild compares their bytes with the pins)."""
     for path, want in data.get("programs", ()):
-        if _read(path) != want:
+        if _signature(path) != want:
             return False
     return True
 
