@@ -167,3 +167,18 @@ def test_a_pasture_folder_below_the_repository_root_replaces_nothing(env, repo, 
     done = subprocess.run(_pasture("policy", "check", "--project", str(repo / "src")), env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 1 and f"{planted} is below the project root {repo} and is ignored" in done.stderr
+
+
+def test_a_version_1_pin_still_trusts_a_policy_that_runs_no_program_but_not_one_that_does(env, repo, tmp_path):
+    policy = repo / ".pasture" / "policy.toml"
+    policy.write_text('[journal]\npath = "/tmp/elsewhere.sqlite3"\n')  # honoured only when trusted
+    store = Path(env["PASTURE_TRUST_STORE"])
+    store.parent.mkdir(parents=True)
+    store.write_text(json.dumps({"version": 1, "trusted": {str(policy.resolve()): trust.digest(policy.read_bytes())}}))
+    out, err = _event(env, repo)
+    assert "not trusted" not in err and "changed since" not in err
+    marker = tmp_path / "marker"
+    _gate_project(repo, marker)
+    store.write_text(json.dumps({"version": 1, "trusted": {str(policy.resolve()): trust.digest(policy.read_bytes())}}))
+    out, err = _event(env, repo)
+    assert not marker.exists() and f"its program {repo / 'gate.sh'} was never pinned" in err
