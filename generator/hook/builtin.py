@@ -44,7 +44,8 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
     names = _NAMES.get((files, folders))
     if names is None:
-        names = _NAMES[(files, folders)] = _SCREEN + tuple({fs.basename(p).lower() for p in files + folders if fs.basename(p)})
+        extra = {fs.basename(p).lower() for p in files + folders if fs.basename(p)}
+        names = _NAMES[(files, folders)] = _SCREEN + tuple(sorted(extra))
     for name in names:
         if name in flat:
             return True
