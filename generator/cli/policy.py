@@ -2,8 +2,15 @@
 
 Exit codes: `show` 0; `check` 0 every layer valid and nothing ignored, 1 valid but something needs
 the user (an untrusted or changed project layer whose gate or journal is ignored, a gate timeout
-the row deadlines will clamp), 2 a layer is invalid or unreadable; `trust`/`untrust` 0 done,
-2 refused (nothing to trust, or an invalid file: fix it first).
+the row deadlines will clamp, a `.pasture/` below the project root that is ignored), 2 a layer is
+invalid or unreadable; `trust`/`untrust` 0 done, 1 the person answered no, 2 refused (no terminal
+to ask a person on, nothing to trust, an invalid file, or a policy that resolves into another project).
+
+Trust needs a person: `trust` and `untrust` ask on the controlling terminal (/dev/tty, opened
+directly, never standard input), showing the file, its digest and what its gates will run or
+receive, and complete only on `y`. With no terminal they refuse; there is no flag, variable or
+input that answers for the person. Provisioning scripts use the user or managed layer, which need
+no trust.
 """
 
 from __future__ import annotations
@@ -80,16 +87,24 @@ def _text_of(path: str) -> str:
         return fh.read(4 * 1024 * 1024).decode("utf-8", "replace")
 
 
-def describe(root: str, env: dict) -> dict:
+def _start(project: Path | None) -> str:
+    return str((project or Path.cwd()).resolve())
+
+
+def describe(root: str, env: dict, start: str | None = None) -> dict:
     """The effective policy as data: what `show --json` prints."""
     from generator.runtime.deadline import deadline_seconds_for
     from generator.runtime.effective import load
     from generator.runtime.lifecycle import journal_for
+    from generator.runtime.project import ignored_markers
 
     effective = load(root, env)
     layers = []
     rules = []
     warnings = list(effective.notes)
+    for marker in ignored_markers(start or root):
+        warnings.append(f"{marker} is below the project root {root} and is ignored: one project, one layer "
+                        f"({root}/.pasture/policy.toml is the project's); remove it, or move what it holds there")
     for layer in effective.layers:
         entry = {"layer": layer["name"], "path": layer["path"], "status": layer["status"],
                  "digest": layer["digest"], "error": layer["error"], "ignored": list(layer["ignored"])}
@@ -140,7 +155,7 @@ def policy() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def show(project: Path | None, as_json: bool) -> None:
     """Print the effective policy: every layer, its trust state, and every rule with its layer."""
-    info = describe(_root(project), _env())
+    info = describe(_root(project), _env(), _start(project))
     if as_json:
         click.echo(json.dumps(info, indent=2, ensure_ascii=False))
         return
@@ -181,7 +196,7 @@ def show(project: Path | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def check(project: Path | None, as_json: bool) -> None:
     """Validate every layer; print each problem with its file and line and what to change."""
-    info = describe(_root(project), _env())
+    info = describe(_root(project), _env(), _start(project))
     errors = [layer["error"] for layer in info["layers"] if layer["status"] in ("invalid", "unreadable")]
     if as_json:
         click.echo(json.dumps({"ok": not errors and not info["warnings"], "errors": errors,
@@ -200,12 +215,55 @@ def check(project: Path | None, as_json: bool) -> None:
         sys.exit(EXIT_DIFF)
 
 
+NO_TERMINAL = ("error: pasture policy {verb} needs a person: it asks on the controlling terminal and there is none "
+               "here ({why}); run it yourself in a terminal, outside any agent session. Nothing changed.")
+
+
+def _ask(text: str, question: str) -> tuple[bool | None, str]:
+    """Show `text` and ask `question` on the controlling terminal, never on stdin: (answered yes?, why).
+    None: no terminal to ask on."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError as exc:
+        return None, f"/dev/tty: {exc.strerror or exc}"
+    with open(fd, "r+b", buffering=0) as tty:
+        tty.write(text.encode("utf-8", "replace") + question.encode())
+        answer = b""
+        while not answer.endswith(b"\n") and len(answer) < 64:
+            chunk = tty.read(1)
+            if not chunk:
+                break
+            answer += chunk
+    reply = answer.decode("utf-8", "replace").strip().lower()
+    return reply in ("y", "yes"), reply
+
+
+def _what_it_runs(root: str, layer: dict, entry: dict) -> list[str]:
+    from generator.runtime import trust as store
+
+    lines = []
+    for argv in store.runs(layer):
+        lines.append(f"  runs {list(argv)} in {root}, with every event's payload (tool, command, file contents) "
+                     "on its standard input, as you")
+    for path, value in sorted(entry["programs"].items()):
+        lines.append(f"  pins the program {path} ({value})")
+    if layer.get("kind") == "ai":
+        endpoint = layer["ai"].get("base_url", "the endpoint your environment configures")
+        lines.append(f"  sends every event's payload to the AI gate at {endpoint} with your API key "
+                     "($PASTURE_AI_API_KEY, $OPENROUTER_API_KEY or $OPENAI_API_KEY)")
+    if layer.get("journal"):
+        lines.append(f"  journals to {layer['journal']}")
+    return lines or ["  runs nothing and sends nothing: its rules already apply untrusted"]
+
+
 @policy.command()
 @_project_option
 def trust(project: Path | None) -> None:
-    """Trust the project's .pasture/policy.toml as it is now (its exact bytes); any later change un-trusts it."""
+    """Trust the project's .pasture/policy.toml and the programs it runs as they are now (their exact
+    bytes), after you confirm on the terminal; any later change to any of them un-trusts it."""
     from generator.runtime import trust as store
     from generator.runtime.layers import project_path
+    from generator.runtime.policy import PolicyError
 
     root = _root(project)
     path = project_path(root)
@@ -217,25 +275,66 @@ def trust(project: Path | None) -> None:
     if layer["status"] in ("invalid", "unreadable"):
         click.echo(f"error: {layer['error']}; fix it first, then trust it", err=True)
         sys.exit(EXIT_ERROR)
+    if not store.resolves_into(path, root):
+        click.echo(f"error: {path} resolves to {os.path.realpath(path)}, which belongs to another project; a policy "
+                   "is trusted only in the project it resolves into. Trust it there, or copy the file here. "
+                   "Nothing changed.", err=True)
+        sys.exit(EXIT_ERROR)
     try:
-        digest = store.trust(path, _env())
-    except (OSError, store.TrustStoreError) as exc:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        entry = store.pin(path, root, data)
+        compiled = store.compiled(path, root, data)
+    except (OSError, PolicyError) as exc:
+        click.echo(f"error: {exc}; fix it first, then trust it", err=True)
+        sys.exit(EXIT_ERROR)
+    real = os.path.realpath(path)
+    shown = data.decode("utf-8", "replace")
+    text = (f"pasture policy trust: {path}" + (f" (the file {real})" if real != path else "") + "\n"
+            f"digest {entry['policy']}\n----\n{shown}" + ("" if shown.endswith("\n") else "\n") + "----\n"
+            "once trusted, this policy:\n" + "\n".join(_what_it_runs(root, compiled, entry)) + "\n")
+    answer, why = _ask(text, "Trust it? Only a person at this terminal can answer. [y/N] ")
+    if answer is None:
+        click.echo(NO_TERMINAL.format(verb="trust", why=why), err=True)
+        sys.exit(EXIT_ERROR)
+    if not answer:
+        click.echo(f"not trusted: you answered {why!r}; nothing changed", err=True)
+        sys.exit(EXIT_DIFF)
+    try:
+        digest = store.trust(path, _env(), root, entry)
+    except (OSError, ValueError, store.TrustStoreError) as exc:
         click.echo(f"error: cannot record trust in {store.store_path(_env())}: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(f"trusted {path} ({digest}) in {store.store_path(_env())}")
     for item in layer["ignored"]:
         click.echo(f"  now enabled: {item}")
-    click.echo("  any change to the file un-trusts it again; pasture policy untrust forgets it")
+    click.echo("  any change to the file or a program it runs un-trusts it again; pasture policy untrust forgets it")
 
 
 @policy.command()
 @_project_option
 def untrust(project: Path | None) -> None:
-    """Forget the trust recorded for the project's .pasture/policy.toml."""
+    """Forget the trust recorded for the project's .pasture/policy.toml, after you confirm on the terminal."""
     from generator.runtime import trust as store
     from generator.runtime.layers import project_path
 
     path = project_path(_root(project))
+    try:
+        recorded = store.trusted_digest(path, _env())
+    except (OSError, store.TrustStoreError) as exc:
+        click.echo(f"error: cannot read {store.store_path(_env())}: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    if recorded is None:
+        click.echo(f"{path} was not trusted; nothing changed")
+        return
+    answer, why = _ask(f"pasture policy untrust: {path}\npinned as {recorded}\n"
+                       "its gates and journal setting stop running; its rules still apply\n", "Untrust it? [y/N] ")
+    if answer is None:
+        click.echo(NO_TERMINAL.format(verb="untrust", why=why), err=True)
+        sys.exit(EXIT_ERROR)
+    if not answer:
+        click.echo(f"still trusted: you answered {why!r}; nothing changed", err=True)
+        sys.exit(EXIT_DIFF)
     try:
         found = store.untrust(path, _env())
     except (OSError, store.TrustStoreError) as exc:

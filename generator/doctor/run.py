@@ -85,11 +85,17 @@ def _check_installation(inst: installations.Installation, opts: Options, start: 
 
 def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Finding]:
     findings: list[Finding] = []
-    how = ("the nearest folder above holding .pasture/" if os.path.isdir(os.path.join(root, ".pasture"))
-           else "the nearest folder above holding .git" if os.path.exists(os.path.join(root, ".git"))
-           else "no .pasture/ or .git above: the folder itself")
+    from generator.runtime.project import ignored_markers
+
+    how = ("the repository's top level, the nearest folder above holding .git" if os.path.exists(
+           os.path.join(root, ".git")) else "the nearest folder above holding .pasture/"
+           if os.path.isdir(os.path.join(root, ".pasture")) else "no .pasture/ or .git above: the folder itself")
     findings.append(Finding("project-root", "ok", f"the runtime's project root for a session started in {start}: "
                             f"{root} ({how}); policy and journal hang off it"))
+    for marker in ignored_markers(start):  # one project, one layer
+        findings.append(Finding("project-root", "warn", f"{marker} is below the project root {root} and is ignored: "
+                                f"the project layer is {root}/.pasture/policy.toml", fix=f"rm -r {marker}",
+                                where=marker))
     try:
         view = runtime_view.load(root, env)
     except Exception as exc:  # noqa: BLE001 - the runtime's own loader failed: that is the finding

@@ -94,23 +94,32 @@ def check_trust(env: Mapping[str, str]) -> list[Finding]:
         return [Finding("tamper", "off", str(exc), fix=f"rm {path}, then pasture policy trust --project <root>",
                         where=path)]
     findings = []
-    for policy, pinned in sorted(entries.items()):
-        root = os.path.dirname(os.path.dirname(policy))
+    for policy, entry in sorted(entries.items()):
+        root = entry.get("root") or os.path.dirname(os.path.dirname(policy))
         fix = (f"read {policy}, then: pasture policy trust --project {root}  (or forget it: "
                f"pasture policy untrust --project {root})")
-        if not isinstance(pinned, str):
-            continue  # another entry format (pins beyond the policy file): checked where it is made
         data = effective._read(policy)
         if data is None:
             findings.append(Finding("tamper", "warn", f"trust entry {policy}: the file is gone", fix=fix,
                                     where=policy))
-        elif isinstance(data, tuple):
+            continue
+        if isinstance(data, tuple):
             findings.append(Finding("tamper", "off", f"trust entry {policy}: the file cannot be read ({data[1]})",
                                     fix=fix, where=policy))
-        elif trust.digest(data) != pinned:
+            continue
+        if trust.digest(data) != entry["policy"]:
             findings.append(Finding("tamper", "off", f"trust entry {policy}: the file no longer has the bytes you "
                                     "trusted (changed or rewritten since): the hook treats it as untrusted", fix=fix,
                                     where=policy))
+            continue
+        try:
+            layer = trust.compiled(policy, root, data)
+        except Exception:  # noqa: BLE001 - an invalid policy pins no programs; `policy check` names the problem
+            layer = None
+        why = trust.holds(entry, policy, root, entry["policy"], layer)
+        if why is not None:
+            findings.append(Finding("tamper", "off", f"trust entry {policy}: {why}: the hook treats it as untrusted",
+                                    fix=fix, where=policy))
     if not findings and entries:
         findings.append(Finding("tamper", "ok", f"every one of the {len(entries)} trust entries in {path} matches "
                                 "its file"))

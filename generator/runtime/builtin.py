@@ -1,18 +1,20 @@
 """The guard protects itself: built-in rules that deny the agent writing to pasture's own files.
 
 On in every evaluation; only the user or managed layer can switch them off (`[builtin]
-protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal), the adapter
-files `pasture install` writes (project and user scope), the user and managed policies, the trust
-store, pasture's launcher, data and cache folders. Caught: every host's file tools (Claude Write,
-Edit, MultiEdit, NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell
-commands that plainly write or delete those paths (redirections, rm, mv, cp, tee, sed -i, truncate,
-..., and a patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell).
-What each host really sends for these tools: tests/runtime/file_tool_payloads/.
+protect_guard_files = false`). Protected: the project's `.pasture/` (policy, journal) and a
+`.pasture/` anywhere (one project, one layer: generator.runtime.project), the adapter files `pasture
+install` writes (project and user scope), the user and managed policies, the trust store, pasture's
+launcher, data and cache folders. Caught: every host's file tools (Claude Write, Edit, MultiEdit,
+NotebookEdit; Codex apply_patch; OpenCode write, edit, patch, apply_patch) and shell commands that
+write or delete those paths or run `pasture policy trust|untrust`, `pasture install|uninstall`,
+read on the words bash will see (generator.runtime.shellwrites, generator.runtime.shellparse), and a
+patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell. What each
+host really sends for these tools: tests/runtime/file_tool_payloads/.
 
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
-`python -c`, a build step), a path assembled at run time (variables, globs, command substitution),
-or tools that write without naming the file. The hooks' job is to make the plain ways fail loudly;
-the user layer's policy and an OS sandbox are the defence in depth.
+`python -c`, a build step), values only known at run time (the environment, a substitution's
+output), or tools that write without naming the file. The hooks' job is to make the plain ways fail
+loudly; the user layer's policy and an OS sandbox are the defence in depth.
 """
 
 from generator.runtime import fs, layers
@@ -24,9 +26,31 @@ REASON = ("pasture: {path} belongs to the guard (its policy, journal, hook adapt
 GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
                  "agent session. Do not run it; ask the user if the policy is in your way.")
 
-# Cheap screen before any parsing: a shell command that names none of these cannot name a protected path.
+# Cheap screen before any parsing. It is a superset of what the reading in generator.runtime.shellwrites
+# can deny, so it may only add work: it looks at the text with every quote and backslash (and
+# backslash-newline) removed, for the guard's names and the basename of every protected path, the
+# delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
+# brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator")  # `python -m generator install ...` names no file of ours
+           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "clean", "{", "*", "?", "[")
+_NAMES: dict = {}
+
+
+def screen(command: str, files: tuple, folders: tuple) -> bool:
+    """False only when no reading of the command can name a protected path or a guard command."""
+    if "$'" in command or ("$" in command and "=" in command):
+        return True
+    # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
+    flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
+    names = _NAMES.get((files, folders))
+    if names is None:
+        extra = {fs.basename(p).lower() for p in files + folders if fs.basename(p)}
+        names = _NAMES[(files, folders)] = _SCREEN + tuple(sorted(extra))
+    for name in names:
+        if name in flat:
+            return True
+    return False
+
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")
@@ -70,6 +94,13 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors: bool) -> bool:
     if path in files or path in folders:
         return True
+    low = path.lower()  # a case-insensitive file system (macOS) writes .Claude/Settings.json as ours
+    if low != path:
+        lower = _lowered(files, folders)
+        if _hits(low, lower[0], lower[1], ancestors):
+            return True
+    if "/.pasture/" in path or path.endswith("/.pasture"):
+        return True  # one project, one layer: a `.pasture/` anywhere (src/.pasture/policy.toml) is ours
     for folder in folders:
         if path.startswith(folder + "/"):
             return True
@@ -79,7 +110,35 @@ def _hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors
     return False
 
 
-def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False) -> bool:
+_LOWER: dict = {}
+
+
+def _lowered(files: tuple, folders: tuple) -> tuple:
+    found = _LOWER.get((files, folders))
+    if found is None:
+        found = _LOWER[(files, folders)] = (tuple(p.lower() for p in files), tuple(p.lower() for p in folders))
+    return found
+
+
+def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
+    from generator.runtime.shellwrites import glob_match as _match  # loaded already: only its reading finds globs
+
+    parts = [p for p in path.split("/") if p]
+    if any(_match(part, ".pasture") for part in parts):
+        return True
+    for protected in files + folders:
+        target = [p for p in protected.split("/") if p]
+        size = min(len(parts), len(target))
+        if not all(_match(a, b) for a, b in zip(parts[:size], target[:size])):
+            continue
+        if len(parts) == len(target) or (len(parts) < len(target) and ancestors) or \
+                (len(parts) > len(target) and protected in folders):
+            return True
+    return False
+
+
+def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False,
+                  glob: bool = False) -> bool:
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
@@ -87,6 +146,8 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
             target = home + target[len(variable):]
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors):
+        return True
+    if glob and _glob_hits(path, files, folders, ancestors):
         return True
     real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
     return real != path and _hits(real, files, folders, ancestors)
@@ -139,7 +200,7 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         return None
     if kind == "shell":
         command = envelope.get("command")
-        if not isinstance(command, str) or not any(word in command for word in _SCREEN):
+        if not isinstance(command, str) or not screen(command, files, folders):
             return None
         # rare path: only commands that name something like ours
         from generator.runtime.shellwrites import guard_command, writes
@@ -155,8 +216,8 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             for target in _patch_paths(command):
                 if _is_protected(target, cwd, home, files, folders):
                     return REASON.format(path=target)
-        for target, deletes in writes(command, cwd, home):
+        for target, deletes, glob in writes(command, cwd, home):
             directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes):
+            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob):
                 return REASON.format(path=name)
     return None

@@ -126,14 +126,14 @@ def load(root: str, env: dict, deadline: float | None = None) -> Effective:
     `deadline`: a time.monotonic() instant by which a compile must be done (generator.runtime.policy)."""
     key, sources, trust_bytes = sources_of(root, env)
     memo = _MEMO.get(root)
-    if memo is not None and memo[0] == key:
+    if memo is not None and memo[0] == key and _programs_hold(memo[2]):
         return memo[1]
     cache = cache_path(root, env)
     secret, problem = cache_key(env)
     data, alerts, stored = None, [], None
     if secret is not None:
         stored, problem = read_cache(cache, secret)
-        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key:
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key and _programs_hold(stored[1]):
             data = stored[1]
     if problem:
         alerts.append(f"{problem}: not believed; the policy was compiled again from its files (if you did not "
@@ -151,7 +151,7 @@ def load(root: str, env: dict, deadline: float | None = None) -> Effective:
             _store(cache, (key, data), secret)
     effective = Effective(data, from_cache, alerts)
     # the alerts are said once, by the load that found them (the OpenCode server reuses the memo)
-    _MEMO[root] = (key, Effective(data, from_cache) if alerts else effective)
+    _MEMO[root] = (key, Effective(data, from_cache) if alerts else effective, data)
     return effective
 
 
@@ -300,7 +300,8 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from generator.runtime import builtin
     from generator.runtime.policy import PolicyError, PolicyTimeout, compile_layer
-    from generator.runtime.trust import TrustStoreError, digest, key as trust_key, parse as parse_trust, store_path
+    from generator.runtime.trust import (TrustStoreError, digest, holds, key as trust_key, parse as parse_trust,
+                                         programs, store_path)
 
     notes: list[str] = []
     try:
@@ -312,6 +313,7 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
         notes.append(f"{exc}: no project policy is trusted")
     compiled = []
     incomplete = False
+    pinned_programs: tuple = ()
     for name, path, raw in sources:
         layer = {"name": name, "path": path, "status": "absent", "digest": None, "error": None, "ignored": [],
                  "rules": [], "kind": "rules", "default": "proceed", "events": None, "journal": None,
@@ -325,10 +327,20 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
             compiled.append(layer)
             continue
         layer["digest"] = digest(raw)
+        why = None
         if name == "project":
-            pinned = trusted_entries.get(trust_key(path))
-            layer["pinned"] = pinned
-            trusted = pinned == layer["digest"]
+            entry = trusted_entries.get(trust_key(path))
+            layer["pinned"] = entry["policy"] if entry else None
+            trusted = entry is not None
+            if trusted:  # the pin holds for the policy, the project it resolves into and its programs
+                try:
+                    would_run = compile_layer(name, path, raw, root, True)
+                except PolicyError:
+                    would_run = None
+                # the cache is believed only while these files are unchanged since (taken before hashing)
+                pinned_programs = tuple((p, _signature(p)) for p in (programs(would_run, root) if would_run else []))
+                why = holds(entry, path, root, layer["digest"], would_run)
+                trusted = why is None
         else:
             trusted = True
         try:
@@ -341,7 +353,8 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
             layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
         compiled.append(layer)
         if layer["status"] == "untrusted" and layer["ignored"]:
-            state = "changed since you trusted it" if layer["pinned"] else "not trusted"
+            state = why if why == "changed since you trusted it" else f"not trusted ({why})" if why else \
+                ("changed since you trusted it" if layer["pinned"] else "not trusted")
             notes.append(f"project policy {path} is {state}: ignored {'; '.join(layer['ignored'])}; its rules "
                          f"still apply. Review it, then run: pasture policy trust --project {root}")
         elif layer["ignored"]:
@@ -359,7 +372,25 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
                 retention.setdefault(rkey, value)
     return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
             "retention": retention, "incomplete": incomplete,
-            "protected": builtin.protected(root, env), "home": layers.home(env)}
+            "protected": builtin.protected(root, env), "home": layers.home(env), "programs": pinned_programs}
+
+
+def _signature(path: str):
+    """What changes whenever a file's bytes do (ctime cannot be set back by a user), without reading it."""
+    try:
+        st = fs.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _programs_hold(data) -> bool:
+    """The programs a pinned project layer runs are unchanged since it was compiled (else: rebuild,
+    and the rebuild compares their bytes with the pins)."""
+    for path, want in data.get("programs", ()):
+        if _signature(path) != want:
+            return False
+    return True
 
 
 # --- evaluation ------------------------------------------------------------------------------------

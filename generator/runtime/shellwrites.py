@@ -1,205 +1,364 @@
-"""Which paths a shell command plainly writes or deletes: redirections and the usual file verbs.
+"""What a shell command runs and writes, on the words the shell will see (generator.runtime.shellparse).
 
-Reached only for commands that name something like pasture's files (generator.runtime.builtin screens
-first). It reads the command the way a careful reviewer would, not the way a shell runs it: words
-are split with shell quoting, `cd DIR` in a command list moves the working folder for what follows,
-prefixes such as `sudo`, `env X=1`, `command` or `nohup` are looked through, and a script handed
-to a shell (`bash -c '...'`, `sh -lc "..."`, `eval '...'`) is read the same way, a few levels
-deep. Anything assembled at run time (variables other than $HOME, globs, `$(...)`) is out of
-reach, and the module's caller documents that.
+Reached only for commands the cheap screen in generator.runtime.builtin lets through. Every simple
+command of the line counts, wherever it sits: in `{ }`, `( )`, `if/for/while/case`, after `&&`,
+`||`, `;`, `|` or `&`, inside `$(...)`, backquotes or `<(...)`, in a script handed to a shell
+(`bash -c '...'`, `sh -lc "..."`, `eval '...'`, `su -c`, `script -c`, `flock -c`, `watch '...'`), a
+here-document or here-string a shell reads, or the output of an earlier command piped into a shell
+(`echo '...' | sh`) or into `xargs`, a few levels deep. `cd DIR` and `pushd DIR` move the working
+folder for what follows.
 
-Words are split by hand (`_words`), the way `shlex.shlex(posix=True, punctuation_chars=";&|()<>")`
-with `whitespace_split` splits them, token for token (tests/runtime/test_shell_words.py compares the
-two on generated commands). Measured reason: `import shlex` pulls in `re`, `enum` and `functools`,
-about 9.5 ms per event, half the hook's own cost, on every shell command that names something like
-ours (`echo pasture-probe > probe.txt` in the session benchmark, `cat settings.py`, ...).
+Guard commands (`guard_command`) are found at any position of a simple command, so every wrapper
+(`timeout 60`, `nice -n 5`, `env -i X=1`, `sudo -u u`, `nohup`, `setsid`, `stdbuf -oL`, `command`,
+`exec`, `xargs`, `find -exec`, `time`, ...) is looked through, known or not; the program is `pasture`
+or `pasture-hook` by any path, or a Python (`python`, `python3.12`, `pypy3`, any path) running
+`-m generator[.anything]`, a script or `-c` code naming the package. The subcommand is found past
+the program's own options (`pasture --root X policy trust`).
+
+Writes (`writes`) are redirections, the usual file verbs after any wrapper (rm, mv, cp, tee, sed -i,
+truncate, mkdir, ln, dd of=, find -delete, ...). A command the reader cannot follow counts as
+touching every word it names. Out of reach, and said so in docs/policy.md: values only known at run
+time (variables other than $HOME, the output of a substitution), a script file a shell runs, and a
+program that writes without naming the file.
 """
 
 from generator.runtime import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
+from generator.runtime.shellparse import Unparsable, Word, parse
 
-_SEPARATORS = {";", "&&", "||", "|", "&", "|&", "(", ")", "\n"}
-_PREFIXES = {"sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "doas", "xargs"}
 # verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
 _VERBS = {
     "rm": "all", "rmdir": "all", "unlink": "all", "shred": "all", "mv": "all", "tee": "all",
-    "truncate": "all", "touch": "all", "chmod": "all", "chown": "all", "chgrp": "all",
-    "cp": "last", "install": "last", "ln": "last", "rsync": "last", "ditto": "last",
+    "truncate": "all", "touch": "all", "chmod": "all", "chown": "all", "chgrp": "all", "mkdir": "all",
+    "ln": "all", "cp": "last", "install": "last", "rsync": "last", "ditto": "last", "mkfifo": "all", "mknod": "all",
 }
 _DELETES = {"rm", "rmdir", "unlink", "shred", "mv"}
 _IN_PLACE = {"sed", "perl", "gsed"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"}
-_KNOWN = set(_VERBS) | _IN_PLACE | _SHELLS | {"cd", "dd", "eval"}
-_DEPTH = 4  # shells inside shells: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
+_STRING_RUNNERS = {"su", "runuser", "script", "flock"}  # -c STRING runs STRING in a shell
+_WRAPPERS = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "xargs",
+             "timeout", "stdbuf", "setsid", "chrt", "taskset", "unbuffer", "chroot", "find", "watch", "flock",
+             "strace", "ltrace", "caffeinate", "systemd-run", "unshare", "nsenter", "firejail", "bwrap", "cgexec",
+             "runuser", "su", "script"}
+_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "pushd", "dd", "git"}
+_DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
+_MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
-_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "chmod": set(), "install": {"-m", "--mode", "-o", "-g"},
-           "chown": set(), "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
-           "ln": {"-t", "--target-directory"}}
+_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "install": {"-m", "--mode", "-o", "-g"},
+           "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
+           "ln": {"-t", "--target-directory"}, "mkdir": {"-m", "--mode"}, "mknod": {"-m", "--mode"},
+           "mkfifo": {"-m", "--mode"}}
+_OUTPUT = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
+GUARD_WORDS = ("trust", "install")  # in "untrust" and "uninstall" too
+_PROGRAMS = ("pasture", "pasture-hook")
+_INTERPRETERS = ("python", "pypy")
+_CODE_RUNNERS = {"perl": "-e", "ruby": "-e", "node": "-e", "deno": "eval", "php": "-r"}
 
 
-_PUNCTUATION = frozenset(";&|()<>")
-_BLANK = frozenset(" \t\r\n")  # shlex's whitespace
+def _flat(text: str) -> str:
+    """The text with every quote and backslash removed: what the loose readings below look at."""
+    return text.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
 
 
-def split_words(text: str) -> list[str]:
-    """shlex's posix split with punctuation runs as their own words; ValueError as shlex raises it."""
-    words: list[str] = []
-    token: list[str] = []
-    quoted = False  # the current word had quotes, so it is a word even if empty
-    punct = False  # the current word is a run of punctuation characters
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if punct:
-            if ch in _PUNCTUATION:
-                token.append(ch)
-                i += 1
-                continue
-            words.append("".join(token))
-            token, punct = [], False
-            if ch in _BLANK:
-                i += 1
-            continue  # anything else starts the next word
-        if ch in _BLANK:
-            if token or quoted:
-                words.append("".join(token))
-            token, quoted = [], False
-            i += 1
-        elif ch in _PUNCTUATION:
-            if token or quoted:
-                words.append("".join(token))
-            token, quoted, punct = [ch], False, True
-            i += 1
-        elif ch == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise ValueError("No closing quotation")
-            token.append(text[i + 1:end])
-            quoted = True
-            i = end + 1
-        elif ch == '"':
-            quoted = True
-            i += 1
-            while True:
-                if i >= n:
-                    raise ValueError("No closing quotation")
-                ch = text[i]
-                if ch == '"':
-                    i += 1
-                    break
-                if ch == "\\":
-                    if i + 1 >= n:
-                        raise ValueError("No escaped character")
-                    nxt = text[i + 1]
-                    token.append(nxt if nxt in '"\\' else ch + nxt)  # only \" and \\ are escapes in quotes
-                    i += 2
-                    continue
-                token.append(ch)
-                i += 1
-        elif ch == "\\":
-            if i + 1 >= n:
-                raise ValueError("No escaped character")
-            token.append(text[i + 1])
-            i += 2
-        else:
-            token.append(ch)
-            i += 1
-    if token or quoted:
-        words.append("".join(token))
-    return words
-
-
-def _words(command: str) -> list[str]:
-    try:
-        return split_words(command.replace("\n", " ; "))
-    except ValueError:  # unbalanced quotes: fall back to plain splitting, never fail open on a parse error
-        return command.replace(";", " ; ").replace("&&", " && ").replace("|", " | ").replace(">", " > ").split()
-
-
-def _split(words: list[str]) -> list[list[str]]:
-    commands: list[list[str]] = []
-    current: list[str] = []
-    for word in words:
-        if word in _SEPARATORS:
-            if current:
-                commands.append(current)
-            current = []
-        else:
-            current.append(word)
-    if current:
-        commands.append(current)
-    return commands
-
-
-def _is_redirect(word: str) -> bool:
-    stripped = word.lstrip("0123456789&")
-    return bool(stripped) and set(stripped) <= {">", "|"} and stripped[0] == ">"
-
-
-def _script(verb: str, args: list[str]) -> str | None:
-    """The script a shell runs (`bash -c SCRIPT`, `sh -ec SCRIPT`, `eval WORDS`), else None."""
-    if verb == "eval":
-        return " ".join(args)
-    if verb not in _SHELLS:
+def _shell_script(words: list, start: int):
+    """For a shell at words[start]: ("c", script) for `-c SCRIPT`, ("stdin", None) when it reads its
+    standard input, None when it runs a script file."""
+    index = start + 1
+    while index < len(words):
+        arg = words[index]
+        if arg == "--":
+            return ("stdin", None) if index + 1 >= len(words) else None
+        if arg.startswith("--"):
+            index += 1  # --norc, --login, ...
+            continue
+        if arg.startswith(("-", "+")) and len(arg) > 1:
+            if "c" in arg[1:]:
+                return ("c", words[index + 1]) if index + 1 < len(words) else None
+            if arg[1:2] == "o" or arg in ("-O", "+O"):
+                index += 1  # -o errexit: the option's value
+            index += 1
+            continue
         return None
-    for index, arg in enumerate(args):
-        if arg.startswith("--") and arg != "--":
-            continue  # --norc, --login, ...
-        if not arg.startswith("-") or arg == "--":
-            return None  # a script file: what it runs is out of reach
-        if "c" in arg[1:]:
-            return args[index + 1] if index + 1 < len(args) else None
+    return ("stdin", None)
+
+
+def _runner_script(words: list, start: int):
+    for index in range(start + 1, len(words)):
+        arg = words[index]
+        if arg in ("-c", "--command") or (arg.startswith("-") and not arg.startswith("--") and arg.endswith("c")):
+            return words[index + 1] if index + 1 < len(words) else None
+        if arg.startswith("--command="):
+            return arg[len("--command="):]
     return None
 
 
-def writes(command: str, cwd: str, home: str = "/", depth: int = 0) -> list:
-    """[((folder, path as written), deletes?)] for every path the command plainly writes."""
+def _scripts(cmd, previous) -> list:
+    """Scripts this simple command hands to a shell, wherever the shell sits among its words."""
+    words = cmd.argv()
+    out = []
+    upstream = []  # what the previous command of a pipeline writes: its words and here-documents
+    if cmd.piped and previous is not None:
+        upstream = previous.argv()[1:] + previous.stdin
+    for index, word in enumerate(words):
+        name = fs.basename(word)
+        if name in _SHELLS:
+            found = _shell_script(words, index)
+            if found is None:
+                continue
+            if found[0] == "c":
+                out.append(found[1])
+            else:
+                out += cmd.stdin + upstream
+        elif name == "eval":
+            out.append(" ".join(words[index + 1:]))
+        elif name in _STRING_RUNNERS:
+            script = _runner_script(words, index)
+            if script is not None:
+                out.append(script)
+        elif name == "watch":
+            rest = [w for w in words[index + 1:] if not w.startswith("-")]
+            if rest:
+                out.append(" ".join(rest))
+        elif name == "env":  # env -S 'pasture policy trust' splits its string into a command
+            for at, arg in enumerate(words[index + 1:], index + 1):
+                if arg in ("-S", "--split-string") and at + 1 < len(words):
+                    out.append(" ".join(words[at + 1:]))
+                elif arg.startswith(("--split-string=", "-S")) and len(arg) > 2:
+                    out.append(arg.split("=", 1)[1] if arg.startswith("--") else arg[2:])
+        elif name in ("sudo", "doas") and any(w in ("-s", "-i", "--shell", "--login") for w in words[index + 1:]):
+            out.append(" ".join(w for w in words[index + 1:] if not w.startswith("-")))  # run by the shell
+        elif name == "ssh":  # the remote command, which may well be this machine
+            at = index + 1
+            while at < len(words) and words[at].startswith("-"):
+                at += 2 if words[at][-1] in "bcDEeFIiJLlmOopQRSWw" and len(words[at]) == 2 else 1
+            if at + 1 < len(words):
+                out.append(" ".join(words[at + 1:]))
+        elif name == "xargs" and cmd.piped:
+            out += upstream  # `echo 'pasture policy trust' | xargs -I{} sh -c '{}'`: the words become commands
+    return out
+
+
+_DECLARE = {"export", "declare", "local", "readonly", "typeset"}
+
+
+def _substitute(text: str, values: dict) -> str | None:
+    """`$a$b`, `${p}ture`: the text with every variable the line set replaced; None when one is unknown
+    or something else runs at run time."""
+    if "$(" in text or "`" in text:
+        return None
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i] != "$":
+            out.append(text[i])
+            i += 1
+            continue
+        if text.startswith("${", i):
+            end = text.find("}", i)
+            name = text[i + 2:end] if end > 0 else ""
+            i = end + 1
+        else:
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            name, i = text[i + 1:j], j
+        if name not in values:
+            return None
+        out.append(values[name])
+    return "".join(out)
+
+
+def _resolve(cmd, values: dict) -> None:
+    """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold."""
+    if not values:
+        return
+    words = []
+    for word in cmd.words:
+        text = None if word.static else _substitute(word.text, values)
+        if text is None:
+            words.append(word)
+        elif word.quoted:
+            words.append(Word(text, True, True, word.glob, word.subs, 0))
+        else:  # unquoted: split into fields as the shell does
+            words += [Word(field, True, False, word.glob, [], 0) for field in text.split()]
+    cmd.words = words
+
+
+def _remember(cmd, values: dict) -> None:
+    pairs = list(cmd.assigns) if not cmd.words else []
+    if cmd.words and cmd.words[0].text in _DECLARE:
+        for word in cmd.words[1:]:
+            if "=" in word.text and not word.text.startswith("-"):
+                name, _, value = word.text.partition("=")
+                pairs.append((name, Word(value, word.static, word.quoted, word.glob, word.subs, 0)))
+    for name, value in pairs:
+        text = value.text if value.static else _substitute(value.text, values)
+        if text is None:
+            values.pop(name, None)
+        else:
+            values[name] = text
+
+
+def simple_commands(command: str, depth: int = 0, out: list | None = None, values: dict | None = None) -> list:
+    """Every simple command the shell may run for `command`, nested scripts included, in order, with
+    the variables the line itself sets read into the words that use them."""
+    if out is None:
+        out = []
+    if values is None:
+        values = {}
+    if depth > _DEPTH:
+        raise Unparsable("scripts nested too deep")
+    commands, others = parse(command)
+    for word in others:
+        for sub in word.subs:
+            simple_commands(sub, depth + 1, out, values)
+    previous = None
+    for cmd in commands:
+        for word in cmd.words + [w for _, w in cmd.assigns] + [w for _, w in cmd.redirs]:
+            for sub in word.subs:  # a substitution runs before the command it is part of
+                simple_commands(sub, depth + 1, out, values)
+        _resolve(cmd, values)
+        _remember(cmd, values)
+        if cmd.piped and previous is not None and any(fs.basename(w) == "xargs" for w in cmd.argv()):
+            # `... | xargs rm`: the upstream words become arguments (as a reviewer reads it, not split again)
+            cmd.words = cmd.words + previous.words[1:]
+        out.append(cmd)
+        if len(out) > _MAX_COMMANDS:
+            raise Unparsable("too many commands to read")
+        for script in _scripts(cmd, previous):
+            simple_commands(script, depth + 1, out, values)
+        previous = cmd
+    return out
+
+
+# --- writes ------------------------------------------------------------------------------------------
+
+# What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them.
+_GUARD_NAMES = (".pasture", "policy.toml", "journal.sqlite3", "settings.json", "settings.local.json", "hooks.json",
+                "config.toml", "trust.json", "pasture", ".claude", ".codex", ".opencode", "plugins", "plugin",
+                ".config", ".local", ".cache", "state", "share")
+
+
+def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
+    """fnmatch for one path component, as the shell globs (no `re`): * ? [...]; a leading dot must be
+    matched explicitly unless `dots` (find's -name matches it with *)."""
+    if name.startswith(".") and not pattern.startswith(".") and not dots:
+        return False
+    p, n, star, mark = 0, 0, -1, 0
+    while n < len(name):
+        if p < len(pattern) and pattern[p] == "*":
+            star, mark, p = p, n, p + 1
+            continue
+        if p < len(pattern):
+            ch = pattern[p]
+            if ch == "[":
+                end = pattern.find("]", p + 2)
+                if end > 0:
+                    body = pattern[p + 1:end]
+                    negate = body[:1] in ("!", "^")
+                    body = body[1:] if negate else body
+                    ranges = any(body[k] <= name[n] <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-")
+                    if (ranges or name[n] in body) != negate:
+                        p, n = end + 1, n + 1
+                        continue
+                elif name[n] == "[":
+                    p, n = p + 1, n + 1
+                    continue
+            elif ch == "?" or ch == name[n]:
+                p, n = p + 1, n + 1
+                continue
+        if star >= 0:
+            p, mark = star + 1, mark + 1
+            n = mark
+            continue
+        return False
+    return all(c == "*" for c in pattern[p:])
+
+
+def _find_deletes(words: list) -> list:
+    """The start folders of `find ... -delete` whose -name/-path filter could match one of ours."""
+    texts = [w.text for w in words]
+    roots = [w for w in words[1:] if not w.text.startswith(("-", "(", "!"))][:1]
+    for option in ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex"):
+        if option in texts and texts.index(option) + 1 < len(texts):
+            pattern = texts[texts.index(option) + 1]
+            if option.endswith("regex"):
+                return roots  # a regular expression: assume it can
+            tail = fs.basename(pattern) or pattern
+            if not any(glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True)
+                       for name in _GUARD_NAMES):
+                return []
+    return roots or [words[0]]
+
+def _loose_words(command: str) -> list:
+    text = _flat(command)
+    for ch in ";&|()<>`$={}":
+        text = text.replace(ch, " ")
+    return text.split()
+
+
+_GIT_WRITES = {"rm": True, "mv": True, "clean": True, "checkout": False, "restore": False, "stash": False}
+
+
+def _git_writes(args: list, here: str) -> list:
+    """`git rm|mv|clean|checkout|restore PATH...`: the working-tree paths they remove or overwrite."""
+    index = 0
+    while index < len(args) and args[index].text.startswith("-"):
+        index += 2 if args[index].text in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    if index >= len(args) or args[index].text not in _GIT_WRITES:
+        return []
+    sub = args[index].text
+    paths = [a for a in args[index + 1:] if not a.text.startswith("-")]
+    if sub == "clean" and not paths:
+        return [((here, "."), True, False)]  # git clean -fdx takes the journal with it
+    return [((here, a.text), _GIT_WRITES[sub], a.glob) for a in paths]
+
+
+def writes(command: str, cwd: str, home: str = "/") -> list:
+    """[((folder, path as written), deletes?, glob?)] for every path the command plainly writes."""
+    values: dict = {}
+    try:
+        commands = simple_commands(command, values=values)
+    except (Unparsable, RecursionError):  # cannot be read: it touches everything it names, as a delete would
+        return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
     out = []
     here = cwd
-    for words in _split(_words(command)):
-        # Redirections anywhere in the simple command: the next word is the file written.
-        plain: list[str] = []
-        skip = False
-        for index, word in enumerate(words):
-            if skip:
-                skip = False
-                continue
-            if _is_redirect(word):
-                if index + 1 < len(words) and not words[index + 1].startswith("&"):
-                    out.append(((here, words[index + 1]), False))
-                skip = True
-                continue
-            if word.startswith("<"):
-                skip = word == "<"
-                continue
-            plain.append(word)
-        while plain and "=" in plain[0] and not plain[0].startswith(("=", "-")):  # VAR=value prefixes
-            plain = plain[1:]
-        if plain and fs.basename(plain[0]) in _PREFIXES:
-            # sudo -u root rm x, env -i X=1 tee y: look through to the first word that is a known verb
-            known = next((i for i, w in enumerate(plain) if fs.basename(w) in _KNOWN), None)
-            plain = plain[known:] if known is not None else []
-        if not plain:
+    for cmd in commands:
+        for op, target in cmd.redirs:
+            if op in _OUTPUT and not (op == ">&" and (target.text.isdigit() or target.text == "-")):
+                text = target.text if target.static else (_substitute(target.text, values) or target.text)
+                out.append(((here, text), False, target.glob))
+        words = cmd.words
+        texts = [w.text for w in words]
+        if texts and fs.basename(texts[0]) in _WRAPPERS:
+            # sudo -u root rm x, timeout 5 tee y, find . -exec rm {} +: look through to the first known verb
+            if fs.basename(texts[0]) == "find" and "-delete" in texts:
+                out += [((here, w.text if w is not words[0] else "."), True, w.glob) for w in _find_deletes(words)]
+            known = next((i for i, t in enumerate(texts) if fs.basename(t) in _KNOWN), None)
+            words = words[known:] if known is not None else []
+            texts = texts[known:] if known is not None else []
+        if not words:
             continue
-        verb = fs.basename(plain[0])
-        args = plain[1:]
-        script = _script(verb, args)
-        if script is not None:
-            if depth < _DEPTH:
-                out += writes(script, here, home, depth + 1)
-            continue
-        if verb == "cd":
-            target = args[0] if args else home
+        verb = fs.basename(texts[0])
+        args = words[1:]
+        if verb in ("cd", "pushd"):
+            plain = [w.text for w in args if not w.text.startswith("-")]
+            target = plain[0] if plain else home
+            if target.startswith("~"):
+                target = home + target[1:]
             here = fs.normpath(fs.join(here, target))
             continue
+        if verb == "git":
+            out += _git_writes(args, here)
+            continue
         if verb == "dd":
-            out += [((here, a[3:]), False) for a in args if a.startswith("of=")]
+            out += [((here, a.text[3:]), False, a.glob) for a in args if a.text.startswith("of=")]
             continue
         if verb in _IN_PLACE:
-            if any(a == "-i" or a.startswith("-i") or a.startswith("--in-place") or (a.startswith("-") and "i" in a[1:]
-                   and not a.startswith("--")) for a in args):
-                positional = [a for a in args if not a.startswith("-")]
-                scripted = any(a in ("-e", "--expression", "-f", "--file") for a in args)
-                out += [((here, a), False) for a in (positional if scripted else positional[1:])]
+            texts = [a.text for a in args]
+            if any(a.startswith("-i") or a.startswith("--in-place") or (a.startswith("-") and "i" in a[1:]
+                   and not a.startswith("--")) for a in texts):
+                positional = [a for a in args if not a.text.startswith("-")]
+                scripted = any(a in ("-e", "--expression", "-f", "--file") for a in texts)
+                out += [((here, a.text), False, a.glob) for a in (positional if scripted else positional[1:])]
             continue
         mode = _VERBS.get(verb)
         if mode is None:
@@ -208,79 +367,134 @@ def writes(command: str, cwd: str, home: str = "/", depth: int = 0) -> list:
         positional = []
         skip = False
         for index, arg in enumerate(args):
+            text = arg.text
             if skip:
                 skip = False
-                if index > 0 and args[index - 1] in ("-t", "--target-directory"):
-                    out.append(((here, arg), verb in _DELETES))
+                if index > 0 and args[index - 1].text in ("-t", "--target-directory"):
+                    out.append(((here, text), verb in _DELETES, arg.glob))
                 continue
-            if arg in valued:
+            if text in valued:
                 skip = True
                 continue
-            if arg.startswith("--target-directory="):
-                out.append(((here, arg.split("=", 1)[1]), False))
+            if text.startswith("--target-directory="):
+                out.append(((here, text.split("=", 1)[1]), False, arg.glob))
                 continue
-            if arg.startswith("-") and arg != "-":
+            if text.startswith("-") and text != "-":
                 continue
             positional.append(arg)
         if verb in ("chmod", "chown", "chgrp") and positional:
             positional = positional[1:]  # the mode / owner
         if verb == "mv":  # the sources vanish from where they were; the destination is written
-            out += [((here, a), True) for a in positional[:-1]] + [((here, a), False) for a in positional[-1:]]
+            out += [((here, a.text), True, a.glob) for a in positional[:-1]]
+            out += [((here, a.text), False, a.glob) for a in positional[-1:]]
             continue
         chosen = positional if mode == "all" else positional[-1:]
-        out += [((here, a), verb in _DELETES) for a in chosen]
+        out += [((here, a.text), verb in _DELETES, a.glob) for a in chosen]
     return out
 
 
-_GUARD_COMMANDS = {("policy", "trust"), ("policy", "untrust"), ("install",), ("uninstall",)}
+# --- guard commands --------------------------------------------------------------------------------
 
-
-def _python_module(args: list[str]):
-    """(module, its arguments) for `python [options] -m MODULE ...`, else None."""
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg == "-m":
-            return (args[index + 1], args[index + 2:]) if index + 1 < len(args) else None
-        if arg.startswith("-m"):
-            return arg[2:], args[index + 1:]
-        if arg in ("-W", "-X", "--check-hash-based-pycs"):
-            index += 2  # options that take a value
-            continue
-        if not arg.startswith("-") or arg in ("-c", "-"):
-            return None  # a script, code or stdin: what it runs is out of reach
-        index += 1
+def _subcommand(rest: list) -> str | None:
+    """`policy trust` / `install` ... anywhere past the program's own options (and their values)."""
+    for word in rest:
+        if word in ("install", "uninstall"):
+            return word
+    if "policy" in rest:
+        for word in rest[rest.index("policy") + 1:]:
+            if word in ("trust", "untrust"):
+                return "policy " + word
     return None
 
 
-def guard_command(command: str, depth: int = 0) -> str | None:
+def _mentions(code: str) -> str | None:
+    """Code or a script string that names the program and a guard subcommand (`python -c '...'`)."""
+    if "pasture" not in code and "generator" not in code:
+        return None
+    for word in ("uninstall", "install", "untrust", "trust"):
+        if word in code:
+            return ("policy " + word) if "trust" in word else word
+    return None
+
+
+def _python(words: list, start: int) -> str | None:
+    """`python [options] -m generator[.x] ...`, `python path/generator/... ...`, `python -c CODE ...`."""
+    index = start + 1
+    while index < len(words):
+        arg = words[index]
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1:
+            for at, flag in enumerate(arg[1:], 2):
+                if flag not in "mcWX":
+                    continue
+                value = arg[at:] or (words[index + 1] if index + 1 < len(words) else "")
+                rest = words[index + (1 if arg[at:] else 2):]
+                if flag == "m":
+                    if value == "generator" or value.startswith("generator.") or "pasture" in value:
+                        return _subcommand(rest)
+                    return None
+                if flag == "c":
+                    return _mentions(value + " " + " ".join(rest))
+                index += 0 if arg[at:] else 1  # -W / -X take a value
+                break
+            index += 1
+            continue
+        if arg.startswith("--"):
+            index += 2 if arg == "--check-hash-based-pycs" else 1
+            continue
+        if "generator" in arg or "pasture" in arg:  # a script of the package, by path
+            return _subcommand(words[index + 1:])
+        return None
+    return None
+
+
+def _guard_in(texts: list, statics: list, flat: str) -> str | None:
+    """`flat`: the whole line without quotes, for what only run time decides (`"$@"`, an unknown `$X`)."""
+    for index, word in enumerate(texts):
+        name = fs.basename(word).lower()  # a case-insensitive file system (macOS) runs PASTURE too
+        dynamic_rest = not all(statics[index + 1:])
+        if index == 0 and not statics[0]:
+            # a program only known at run time (`$X policy trust`, "${a[@]}"): ours, when the line names ours
+            found = _subcommand(texts[1:]) if "pasture" in word.lower() else _mentions(flat)
+            if found is None and _subcommand(texts[1:]) in ("policy trust", "policy untrust"):
+                found = _subcommand(texts[1:])
+        elif name in _PROGRAMS or (not statics[index] and "pasture" in word.lower()):
+            found = _subcommand(texts[index + 1:]) or (_mentions(flat) if dynamic_rest else None)
+        elif name.startswith(_INTERPRETERS):
+            found = _python(texts, index)
+            if found is None and dynamic_rest and ("generator" in " ".join(texts[index + 1:])):
+                found = _mentions(flat)
+        elif name in _CODE_RUNNERS:
+            flag = _CODE_RUNNERS[name]
+            found = _mentions(" ".join(texts[index + 1:])) if flag in texts[index + 1:] else None
+        else:
+            continue
+        if found is not None:
+            return "pasture " + found
+    return None
+
+
+def guard_command(command: str) -> str | None:
     """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
     which the agent must not run on the user's behalf. Returns the command as the user would type it."""
-    for words in _split(_words(command)):
-        while words and "=" in words[0] and not words[0].startswith(("=", "-")):
-            words = words[1:]
-        index = 0
-        while index < len(words) and (fs.basename(words[index]) in _PREFIXES or words[index].startswith("-")):
-            index += 1  # sudo, env -i, nohup ...: the command is the first word after them
-        if index >= len(words):
-            continue
-        name = fs.basename(words[index])
-        rest = words[index + 1:]
-        script = _script(name, rest)
-        if script is not None:
-            found = guard_command(script, depth + 1) if depth < _DEPTH else None
-            if found is not None:
-                return found
-            continue
-        if name == "python" or name.startswith("python3"):
-            module = _python_module(rest)
-            if module is None or module[0] not in ("generator", "generator.entry"):
-                continue
-            rest = module[1]
-        elif name not in ("pasture", "pasture-hook"):
-            continue
-        rest = [w for w in rest if not w.startswith("-")]
-        for size in (2, 1):
-            if tuple(rest[:size]) in _GUARD_COMMANDS:
-                return "pasture " + " ".join(rest[:size])
+    flat = _flat(command)
+    try:
+        commands = simple_commands(command)
+    except (Unparsable, RecursionError):  # cannot be read: it runs what it names
+        found = _mentions(flat)
+        return None if found is None else "pasture " + found
+    aliases: dict = {}
+    for cmd in commands:
+        texts = cmd.argv()
+        statics = [w.static for w in cmd.words]
+        if texts and texts[0] == "alias":
+            for arg in texts[1:]:
+                name, _, value = arg.partition("=")
+                aliases[name] = value.split()
+        if texts and texts[0] in aliases:  # alias expansion: what the alias stands for, then its arguments
+            expansion = aliases[texts[0]]
+            texts = expansion + texts[1:]
+            statics = [True] * len(expansion) + statics[1:]
+        found = _guard_in(texts, statics, flat)
+        if found is not None:
+            return found
     return None

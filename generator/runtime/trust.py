@@ -1,10 +1,18 @@
 """The trust store: which project policy files the user pinned, by the sha256 of their exact bytes.
 
 Like `direnv allow`: a project layer is trusted only while its bytes hash to what the user pinned
-with `pasture policy trust`; any change un-trusts it. The store lives in the user's state folder
-(`$PASTURE_TRUST_STORE`, else `$XDG_STATE_HOME/pasture/trust.json`), never inside a project:
+with `pasture policy trust`, and so is every local program file its entries run (a command gate's
+`./gate.sh`, the script `python3 gate.py` runs; `programs` finds them the same way for any entry
+that runs a command): any change to any of them un-trusts it. A policy is trusted only as the file
+it resolves to, in the project it resolves into: a repository whose `.pasture/policy.toml` is a
+symlink to a policy trusted elsewhere is not trusted (and its relative programs would resolve in
+the wrong folder). The store lives in the user's state folder (`$PASTURE_TRUST_STORE`, else
+`$XDG_STATE_HOME/pasture/trust.json`), never inside a project:
 
-    {"version": 1, "trusted": {"/abs/real/path/.pasture/policy.toml": "sha256:<hex>"}}
+    {"version": 2, "trusted": {"/abs/real/path/.pasture/policy.toml":
+        {"policy": "sha256:<hex>", "root": "/abs/real/project", "programs": {"/abs/project/gate.sh": "sha256:<hex>"}}}}
+
+Version 1 entries (`"path": "sha256:<hex>"`) still read, as pinning no program and no root.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import os
 from generator.runtime import layers
 from generator.runtime.fastjson import JSONError, dumps, loads
 
-VERSION = 1
+VERSION = 2
 
 
 class TrustStoreError(PastureError):
@@ -43,9 +51,19 @@ def parse(data: bytes | None, where: str = "trust store") -> dict[str, str]:
     except (UnicodeDecodeError, JSONError) as exc:
         raise TrustStoreError(f"{where}: not JSON ({exc}); remove it and run pasture policy trust again") from None
     trusted = doc.get("trusted") if isinstance(doc, dict) else None
-    if not isinstance(trusted, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in trusted.items()):
+    if not isinstance(trusted, dict):
         raise TrustStoreError(f"{where}: not a pasture trust store; remove it and run pasture policy trust again")
-    return trusted
+    entries = {}
+    for name, value in trusted.items():
+        if isinstance(value, str):  # version 1
+            value = {"policy": value, "root": None, "programs": {}}
+        programs = value.get("programs", {}) if isinstance(value, dict) else None
+        if not (isinstance(name, str) and isinstance(value, dict) and isinstance(value.get("policy"), str)
+                and isinstance(value.get("root"), (str, type(None))) and isinstance(programs, dict)
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in programs.items())):
+            raise TrustStoreError(f"{where}: not a pasture trust store; remove it and run pasture policy trust again")
+        entries[name] = {"policy": value["policy"], "root": value.get("root"), "programs": dict(programs)}
+    return entries
 
 
 def digest(data: bytes) -> str:
@@ -59,7 +77,75 @@ def key(policy_path: str) -> str:
 
 
 def trusted_digest(policy_path: str, env: dict) -> str | None:
-    return parse(read_bytes(env), store_path(env)).get(key(policy_path))
+    entry = parse(read_bytes(env), store_path(env)).get(key(policy_path))
+    return entry["policy"] if entry else None
+
+
+def runs(layer: dict) -> list:
+    """Every argv the layer's entries run: its command gate today; any entry with a `command` list
+    (context, after, until, ...) is read the same way."""
+    out = []
+    if layer.get("kind") == "command" and layer.get("command"):
+        out.append(tuple(layer["command"]))
+    for value in layer.values():
+        for entry in value if isinstance(value, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("command"), (list, tuple)) and entry["command"]:
+                out.append(tuple(entry["command"]))
+    return out
+
+
+def programs(layer: dict, root: str) -> list:
+    """The local program files the layer's entries run, as the gate finds them (relative to the root,
+    where gates run): a program named by a path, and every argument that names an existing file (the
+    script an interpreter runs). A bare program name is looked up on PATH and is not the project's."""
+    found = []
+    for argv in runs(layer):
+        for index, word in enumerate(argv):
+            if index == 0 and "/" not in word:
+                continue
+            path = os.path.normpath(os.path.join(root, word))
+            if os.path.isfile(path) and path not in found:
+                found.append(path)
+    return found
+
+
+def read_programs(paths: list) -> tuple:
+    """((path, bytes or None), ...) as they are now."""
+    out = []
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                out.append((path, fh.read()))
+        except OSError:
+            out.append((path, None))
+    return tuple(out)
+
+
+def resolves_into(policy_path: str, root: str) -> bool:
+    """The policy file, symlinks resolved, belongs to the project at `root` (not to another one)."""
+    from generator.runtime.project import find_root
+
+    real = os.path.realpath(policy_path)
+    return os.path.realpath(find_root(os.path.dirname(real))) == os.path.realpath(root)
+
+
+def holds(entry: dict | None, policy_path: str, root: str, policy_digest: str, layer: dict | None) -> str | None:
+    """None when the pin holds for the policy as it is and the programs its entries run; else why not."""
+    if entry is None:
+        return "never trusted"
+    if not resolves_into(policy_path, root):
+        return f"it resolves to {os.path.realpath(policy_path)}, outside this project: trusted only there"
+    if entry.get("root") is not None and entry["root"] != os.path.realpath(root):
+        return f"it was trusted for the project at {entry['root']}, not this one"
+    if entry["policy"] != policy_digest:
+        return "changed since you trusted it"
+    now = {path: digest(data) if data is not None else "missing"
+           for path, data in read_programs(programs(layer, root) if layer else [])}
+    pinned = entry.get("programs", {})
+    for path, value in now.items():
+        if pinned.get(path) != value:
+            return f"its program {path} {'changed since you trusted it' if path in pinned else 'was never pinned'}"
+    return None
 
 
 def _write(entries: dict[str, str], env: dict) -> None:
@@ -77,14 +163,35 @@ def _write(entries: dict[str, str], env: dict) -> None:
     os.replace(temp, path)
 
 
-def trust(policy_path: str, env: dict) -> str:
-    """Pin the file's current bytes; returns the digest recorded."""
-    with open(policy_path, "rb") as fh:
-        pinned = digest(fh.read())
+def compiled(policy_path: str, root: str, data: bytes) -> dict:
+    """The layer as it would run once trusted (PolicyError when invalid)."""
+    from generator.runtime.policy import compile_layer
+
+    return compile_layer("project", policy_path, data, root, True)
+
+
+def pin(policy_path: str, root: str, data: bytes) -> dict:
+    """The entry that pins these policy bytes and the programs they run, as they are now."""
+    layer = compiled(policy_path, root, data)
+    return {"policy": digest(data), "root": os.path.realpath(root),
+            "programs": {path: digest(raw) if raw is not None else "missing"
+                         for path, raw in read_programs(programs(layer, root))}}
+
+
+def trust(policy_path: str, env: dict, root: str | None = None, entry: dict | None = None) -> str:
+    """Pin the file's current bytes and its programs' (or `entry`, as shown to the person); returns
+    the policy digest recorded. Refused (ValueError) for a policy that resolves into another project."""
+    if root is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(policy_path)))
+    if not resolves_into(policy_path, root):
+        raise ValueError(f"{policy_path} resolves to {os.path.realpath(policy_path)}, outside the project at {root}")
+    if entry is None:
+        with open(policy_path, "rb") as fh:
+            entry = pin(policy_path, root, fh.read())
     entries = parse(read_bytes(env), store_path(env))
-    entries[key(policy_path)] = pinned
+    entries[key(policy_path)] = entry
     _write(entries, env)
-    return pinned
+    return entry["policy"]
 
 
 def untrust(policy_path: str, env: dict) -> bool:

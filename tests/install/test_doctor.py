@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,14 +194,16 @@ def test_claude_started_below_the_project_root_is_off_unless_the_user_adapter_co
     assert _by(body, "claude-start") == []
 
 
-def test_the_project_root_is_found_upwards_by_pasture_then_git(doctor, pasture, repo: Path) -> None:
+def test_the_project_root_is_the_repository_top_level(doctor, pasture, repo: Path) -> None:
+    # one project, one layer (issue 18): a .pasture/ below the repository's top level replaces nothing
     inner = repo / "pkg" / "sub"
     inner.mkdir(parents=True)
     (repo / "pkg" / ".pasture").mkdir()
     code, body, _ = doctor("--project", str(inner))
-    assert body["root"] == str(repo / "pkg")
-    (root,) = [f for f in body["findings"] if f["check"] == "project-root"]
-    assert "holding .pasture/" in root["message"]
+    assert body["root"] == str(repo)
+    root, ignored = [f for f in body["findings"] if f["check"] == "project-root"]
+    assert "the repository's top level" in root["message"]
+    assert ignored["status"] == "warn" and f"{repo / 'pkg' / '.pasture'} is below the project root" in ignored["message"]
 
 
 def test_codex_with_a_shell_that_is_not_posix_is_off(doctor, pasture, repo: Path, private_home: Path,
@@ -231,8 +234,12 @@ def test_codex_trust_cannot_be_asked_without_codex(doctor, pasture, repo: Path, 
 
 
 def _trust(repo: Path) -> None:
-    result = CliRunner().invoke(main, ["policy", "trust", "--project", str(repo)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    # `pasture policy trust` asks a person on the controlling terminal: answer it on a real one
+    from terminal import run_at_terminal
+
+    code, shown, out, err = run_at_terminal([sys.executable, "-m", "generator.entry", "policy", "trust", "--project",
+                                             str(repo)], env=dict(os.environ), cwd=repo)
+    assert code == 0, (shown, out, err)
 
 
 def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -514,10 +514,15 @@ class Outcome:
                               cwd=cwd or self.project, env=self.env, stdin=subprocess.DEVNULL, timeout=120)
 
     def trust_project(self) -> str:
-        """``pasture policy trust --project <project>``: must succeed; returns its output."""
-        done = self.pasture("policy", "trust", "--project", str(self.project))
-        assert done.returncode == 0, f"pasture policy trust failed ({done.returncode}): {done.stdout}{done.stderr}"
-        return done.stdout
+        """``pasture policy trust --project <project>``, answered ``y`` at a real terminal the way the
+        user answers it (it asks on /dev/tty, never stdin): must succeed; returns its output."""
+        from terminal import run_at_terminal
+
+        code, shown, out, err = run_at_terminal([sys.executable, "-m", "generator.entry", "policy", "trust",
+                                                 "--project", str(self.project)], env=self.env, cwd=self.project,
+                                                timeout=120)
+        assert code == 0, f"pasture policy trust failed ({code}): {shown}{out}{err}"
+        return out
 
     def logger_requests(self, name: str) -> list[dict[str, Any]]:
         """What the logger ``name`` received during this run (see HostRun.execute ``loggers``)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.journal.db import query
-from generator.runtime.project import find_root
+from generator.runtime.project import find_root, ignored_markers
 from hookrun import call
 from repo_paths import REPO
 
@@ -31,7 +31,9 @@ def test_the_project_root_is_found_upwards_and_stops_at_the_repository(tmp_path)
     (repo / ".pasture").mkdir()
     assert find_root(str(repo / "src" / "deep")) == str(repo)
     (repo / "src" / ".pasture").mkdir()
-    assert find_root(str(repo / "src" / "deep")) == str(repo / "src")  # the nearest wins
+    # one project, one layer (issue 18): a .pasture/ below the repository's top level replaces nothing
+    assert find_root(str(repo / "src" / "deep")) == str(repo)
+    assert ignored_markers(str(repo / "src" / "deep")) == [str(repo / "src" / ".pasture")]
     # a .pasture above the repository (say in the home folder) never captures it
     (tmp_path / ".pasture").mkdir()
     other = tmp_path / "other"

@@ -94,6 +94,94 @@ def test_ordinary_work_near_guard_files_is_not_denied(env, project, tool, tool_i
     assert _claude(env, project, tool, filled) == "proceed"
 
 
+# Issue 18: every spelling the landed tree let through (one quote, a wrapper, a compound command,
+# the program's own options, the module entry point, a continuation), and a `.pasture/` anywhere.
+ISSUE_18 = [
+    "pas''ture policy trust", "$'pasture' policy trust", "$'\\x70asture' policy trust", "pasture --root . policy trust",
+    "timeout 60 pasture policy trust", "nice -n 5 pasture policy trust", "env -i PATH=/usr/bin pasture policy trust",
+    "{ pasture policy trust; }", "if true; then pasture policy trust; fi", "python3 -m generator.cli policy trust",
+    "pas\\\nture policy trust", "pasture policy tru\\\nst", "echo x > .clau''de/sett''ings.json",
+    "echo x > src/.pasture/policy.toml", "mkdir -p src/.pasture", "cp /tmp/p.toml deep/er/.pasture/policy.toml",
+    "/home/u/.local/bin/pasture policy untrust", "/x/bin/pasture policy untrust", "sudo -u root nohup pasture install claude-code",
+    "stdbuf -oL setsid pasture uninstall codex", "command exec pasture policy trust", "time pasture policy trust",
+    "true && pasture policy trust", "false || pasture policy trust", "ls; pasture policy trust &",
+    "(cd /tmp && pasture policy trust)", "for i in 1; do pasture policy trust; done",
+    "case x in x) pasture policy trust;; esac", "while true; do pasture policy trust; break; done",
+    "x=$(pasture policy trust)", "echo `pasture policy trust`", "echo 'pasture policy trust' | sh",
+    "bash <<'EOF'\npasture policy trust\nEOF", "echo policy trust | xargs pasture", "find . -exec pasture install {} +",
+    "script -qc 'pasture policy trust' /dev/null", "pa{s,}ture policy trust", "python -I -m generator policy trust",
+    "python3.12 -Im generator.entry install codex", "rm -rf .pa*", "echo .pasture | xargs rm -rf", "find . -name '.p*' -delete", "find . -delete",
+    "echo x > .pastur?/policy.toml", "ln -s .pasture/policy.toml notes.txt", "pasture policy trust 'unclosed",
+    "echo x > '.pasture/policy.toml", "python3 -c 'import subprocess; subprocess.run([\"pasture\", \"policy\", \"trust\"])'",
+    # variables, functions and aliases the line itself sets
+    "p=pasture; $p policy trust", "a=pas; b=ture; $a$b policy trust", "c='pasture policy trust'; eval \"$c\"",
+    "f() { pasture \"$@\"; }; f policy trust", "shopt -s expand_aliases\nalias p=pasture\np policy trust",
+    "d=.pas; e=ture; echo x > $d$e/p.toml", "d=.pasture; rm -rf \"$d\"",
+    # more runners and places a command hides
+    "watch -n 1 'pasture policy trust'", "su -c 'pasture install' root", "flock /tmp/l -c 'pasture policy trust'",
+    "cat <(pasture policy trust)", "pushd .pasture && rm policy.toml", "bash <<< 'pasture policy trust'",
+    "sh -s <<EOF\nrm -rf .pasture\nEOF", "echo ${x:-$(pasture policy trust)}", "/usr/bin/env -u HOME pasture install",
+    "cat <<EOF\n$(pasture policy trust)\nEOF", "env -S 'pasture policy trust'", "sudo -s 'pasture install codex'",
+    "ssh -p 22 localhost 'pasture policy trust'", "echo 'pasture policy trust' | xargs -I{} sh -c '{}'",
+    "a=(pasture policy trust); \"${a[@]}\"", "$X policy trust", "PASTURE policy trust", "echo x > .PASTURE/policy.toml",
+    "echo {} > .Claude/Settings.json", "git checkout -- .pasture/policy.toml", "git rm -r .pasture", "git clean -fdx",
+    "echo $'\\$\\'' ; pas\\\nture policy trust",
+]
+
+
+@pytest.mark.parametrize("command", ISSUE_18)
+def test_every_spelling_of_a_guard_write_or_command_is_denied(env, project, command):
+    assert _claude(env, project, "Bash", {"command": command}) == "deny"
+
+
+@pytest.mark.parametrize("path", ["src/.pasture/policy.toml", "{root}/a/b/.pasture/journal.sqlite3", "lib/.pasture"])
+def test_creating_a_pasture_folder_anywhere_is_a_guarded_write(env, project, path):
+    assert _claude(env, project, "Write", {"file_path": path.replace("{root}", str(project)), "content": "x"}) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "git commit -m 'docs: pasture policy trust needs a person'", "pip install requests", "npm install", "ls *.py", "find . -name '*.pasture-backup' -type f",
+    "echo '{a,b}' > notes.txt", "rm -rf build dist", "find . -name '*.pyc' -delete", "grep -r 'pasture' docs",
+    "pasture policy show", "python3 -m generator check", "cat src/.pasture-notes", "echo $'hello' > out.txt",
+    "git status", "git checkout -b feature", "cat <<'EOF' > notes.md\n$(pasture policy trust) is for people\nEOF",
+    "$EDITOR notes.md", "pip install --upgrade pip",
+])
+def test_ordinary_commands_that_pass_the_screen_still_proceed(env, project, command):
+    assert _claude(env, project, "Bash", {"command": command}) == "proceed"
+
+
+def test_the_screen_never_skips_what_the_reading_would_deny(env, project, tmp_path):
+    # The cheap screen may only add work: on generated commands built from the guard's names and the
+    # spellings above, whenever the full reading denies, the screen let the command through to it.
+    import random
+
+    from generator.runtime import builtin
+    from generator.runtime.effective import load
+
+    effective = load(str(project), env)
+    pieces = ["pasture", "pas''ture", "$'\\x70asture'", "pa{s,}ture", "policy", "trust", "tru\\st", "install",
+              ".pasture/policy.toml", ".pa*", ".clau''de/settings.json", "rm -rf", ">", "|", ";", "&&", "{", "}",
+              "cd", ".pasture", "x", "echo", "timeout 5", "sh -c", "'", '"', "$(", ")", "\\\n", "mkdir -p", "src/",
+              "d=.pas;", "e=ture;", "$d$e", "${d}ture/p", "p=pasture;", "$p", "alias", "q=pasture", "\n", "f()",
+              "eval", '"$@"', "xargs", "find", "-delete", "-name"]
+    rng = random.Random(18)
+    checked = denied = 0
+    for _ in range(4000):
+        command = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        envelope = {"tool_kind": "shell", "command": command, "cwd": str(project)}
+        original = builtin.screen
+        builtin.screen = lambda *a: True
+        try:
+            full = builtin.check(envelope, effective.files, effective.folders, effective.home, str(project))
+        finally:
+            builtin.screen = original
+        if full is not None:
+            denied += 1
+            assert builtin.screen(command, effective.files, effective.folders), command
+        checked += 1
+    assert denied > 300  # the property was really exercised (about 400 of the 4000 are denied)
+
+
 def test_a_symlink_to_a_guard_file_is_the_guard_file(env, project):
     (project / "innocent.txt").symlink_to(project / ".pasture" / "policy.toml")
     assert _claude(env, project, "Write", {"file_path": "innocent.txt", "content": "x"}) == "deny"

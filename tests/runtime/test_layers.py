@@ -186,7 +186,8 @@ def test_the_trust_store_pins_exact_bytes_and_lives_outside_the_project(layered)
     pinned = trust.trust(str(policy), env)
     store = Path(trust.store_path(env))
     assert project not in store.parents
-    assert json.loads(store.read_text())["trusted"] == {str(policy.resolve()): pinned}
+    assert json.loads(store.read_text())["trusted"] == {str(policy.resolve()): {
+        "policy": pinned, "root": str(project.resolve()), "programs": {}}}  # this policy runs no program
     assert trust.trusted_digest(str(policy), env) == pinned == trust.digest(policy.read_bytes())
     assert trust.untrust(str(policy), env) is True and trust.untrust(str(policy), env) is False
     assert json.loads(store.read_text())["trusted"] == {}
