@@ -14,7 +14,7 @@ machinery without changing it:
 
 Hooks: :func:`write_recorder` writes one stdlib-only recording hook script (Gemini and Copilot
 command hooks) that logs each call and can refuse the pre-tool event by exit 2 or by the host's JSON
-deny; :func:`pi_extension` writes the equivalent Pi extension.
+deny (or crash with exit 1); :func:`pi_extension` writes the equivalent Pi extension.
 """
 
 from __future__ import annotations
@@ -176,7 +176,8 @@ def run_new_host(host: str, bin_dir: Path, root: Path, script: Script, *,
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     if not result_path.exists():
-        raise RuntimeError(f"no result (runner exit {proc.returncode}):\n{log_path.read_text(errors='replace')[-4000:]}")
+        tail = log_path.read_text(errors="replace")[-4000:]
+        raise RuntimeError(f"no result (runner exit {proc.returncode}):\n{tail}")
     out = json.loads(result_path.read_text())
     if "error" in out:
         raise RuntimeError(f"host run failed: {out['error']}\n{log_path.read_text(errors='replace')[-4000:]}")
@@ -215,6 +216,9 @@ if event != block_event or mode == "observe":
 if mode == "exit2":
     sys.stderr.write(reason)
     sys.exit(2)
+if mode == "crash":
+    sys.stderr.write(reason)
+    sys.exit(1)
 if mode == "deny":
     answer = ({"decision": "deny", "reason": reason} if host == "gemini-cli"
               else {"permissionDecision": "deny", "permissionDecisionReason": reason})
@@ -275,7 +279,8 @@ def copilot_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = C
 
 def pi_extension(log: Path, mode: str, reason: str, events: tuple[str, ...] = PI_EVENTS) -> str:
     """Source of a project extension (``.pi/extensions/*.ts``) that logs every event it subscribes to
-    and, with ``mode == "block"``, answers ``tool_call`` of ``bash`` with ``{block: true, reason}``."""
+    and, with ``mode == "block"``, answers ``tool_call`` of ``bash`` with ``{block: true, reason}``
+    (``mode == "throw"``: throws ``new Error(reason)`` there instead)."""
     return f'''// pasture new-hosts recording extension (generated for a test)
 import {{ appendFileSync }} from "node:fs";
 const LOG = {json.dumps(str(log))};
@@ -292,6 +297,9 @@ export default function (pi: any) {{
       appendFileSync(LOG, JSON.stringify({{ event: name, payload: safe(event) }}) + "\\n");
       if (name === "tool_call" && MODE === "block" && event && event.toolName === "bash") {{
         return {{ block: true, reason: REASON }};
+      }}
+      if (name === "tool_call" && MODE === "throw" && event && event.toolName === "bash") {{
+        throw new Error(REASON);
       }}
       return undefined;
     }});
