@@ -14,7 +14,7 @@ machinery without changing it:
 
 Hooks: :func:`write_recorder` writes one stdlib-only recording hook script (Gemini and Copilot
 command hooks) that logs each call and can refuse the pre-tool event by exit 2 or by the host's JSON
-deny (or crash with exit 1); :func:`pi_extension` writes the equivalent Pi extension.
+deny (or crash with exit 1, or hang past its timeout); :func:`pi_extension` writes the equivalent Pi extension.
 """
 
 from __future__ import annotations
@@ -219,6 +219,11 @@ if mode == "exit2":
 if mode == "crash":
     sys.stderr.write(reason)
     sys.exit(1)
+if mode == "hang":  # outlive the hook's timeout, then refuse (too late)
+    import time
+    time.sleep(30)
+    sys.stderr.write(reason)
+    sys.exit(2)
 if mode == "deny":
     answer = ({"decision": "deny", "reason": reason} if host == "gemini-cli"
               else {"permissionDecision": "deny", "permissionDecisionReason": reason})
@@ -265,15 +270,17 @@ PI_EVENTS = ("resources_discover", "session_start", "session_before_switch", "se
              "user_bash", "input")
 
 
-def gemini_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = GEMINI_EVENTS) -> dict[str, Any]:
-    """``hooks`` for ``.gemini/settings.json``: one command hook per event (matcher-less)."""
+def gemini_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = GEMINI_EVENTS, *,
+                 timeout_s: int = 20) -> dict[str, Any]:
+    """``hooks`` for ``.gemini/settings.json``: one command hook per event (matcher-less; timeout in ms)."""
     return {"hooks": {e: [{"hooks": [{"type": "command", "name": f"pasture-{e}", "command": command_for(e),
-                                      "timeout": 20000}]}] for e in events}}
+                                      "timeout": timeout_s * 1000}]}] for e in events}}
 
 
-def copilot_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = COPILOT_EVENTS) -> dict[str, Any]:
+def copilot_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = COPILOT_EVENTS, *,
+                  timeout_s: int = 20) -> dict[str, Any]:
     """A ``.github/hooks/*.json`` file: one command hook per event."""
-    return {"version": 1, "hooks": {e: [{"type": "command", "bash": command_for(e), "timeoutSec": 20}]
+    return {"version": 1, "hooks": {e: [{"type": "command", "bash": command_for(e), "timeoutSec": timeout_s}]
                                     for e in events}}
 
 

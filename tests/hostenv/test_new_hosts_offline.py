@@ -60,12 +60,18 @@ def test_each_new_host_reports_its_pinned_version(npm_bin: Path, host: str) -> N
 # --- Gemini CLI -------------------------------------------------------------------------------
 
 
-def _gemini(npm_bin: Path, tmp_path: Path, mode: str, **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
+def _gemini(npm_bin: Path, tmp_path: Path, mode: str, *, timeout_s: int = 20, persist_trust: bool = False,
+            **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
     log = tmp_path / "run" / "hooks.jsonl"
 
     def setup(layout: RunLayout) -> None:
         recorder = write_recorder(layout.root)
-        hooks = gemini_hooks(lambda e: recorder_command(recorder, log, e, mode, "BeforeTool", REASON, "gemini-cli"))
+        hooks = gemini_hooks(lambda e: recorder_command(recorder, log, e, mode, "BeforeTool", REASON, "gemini-cli"),
+                             timeout_s=timeout_s)
+        if persist_trust:  # what the interactive trust dialog saves (docs/cli/trusted-folders.md)
+            (layout.home / ".gemini").mkdir(parents=True, exist_ok=True)
+            (layout.home / ".gemini" / "trustedFolders.json").write_text(
+                json.dumps({str(layout.project): "TRUST_FOLDER"}))
         (layout.project / ".gemini").mkdir()
         (layout.project / ".gemini" / "settings.json").write_text(json.dumps(hooks, indent=2))
 
@@ -132,6 +138,23 @@ def test_gemini_crashing_before_tool_hook_is_a_warning_and_the_tool_runs(npm_bin
     assert f"Hook system message: Warning: {REASON}" in result.stderr
 
 
+def test_gemini_hook_past_its_timeout_is_a_warning_and_the_tool_runs(npm_bin: Path, tmp_path: Path) -> None:
+    result, records = _gemini(npm_bin, tmp_path, "hang", timeout_s=3)
+    assert result.exit_code == 0, result.describe()
+    assert _probe(result).exists()
+    assert "Hook execution for BeforeTool: 0 succeeded, 1 failed (pasture-BeforeTool)" in result.stderr
+    assert Counter(r["event"] for r in records)["AfterTool"] == 1
+
+
+def test_gemini_persisted_folder_trust_loads_project_hooks(npm_bin: Path, tmp_path: Path) -> None:
+    """``~/.gemini/trustedFolders.json`` naming the project trusts it without the variable."""
+    result, records = _gemini(npm_bin, tmp_path, "exit2", trust=False, persist_trust=True)
+    assert "GEMINI_CLI_TRUST_WORKSPACE" not in result.env
+    assert result.exit_code == 0, result.describe()
+    assert not _probe(result).exists()
+    assert _gemini_tool_response(result) == {"error": f"Tool execution blocked: {REASON}"}
+
+
 def test_gemini_untrusted_workspace_refuses_loudly_with_exit_55(npm_bin: Path, tmp_path: Path) -> None:
     result, records = _gemini(npm_bin, tmp_path, "exit2", trust=False)
     assert result.exit_code == 55, result.describe()
@@ -153,13 +176,18 @@ def test_gemini_skip_trust_flag_runs_without_project_hooks(npm_bin: Path, tmp_pa
 # --- Copilot CLI ------------------------------------------------------------------------------
 
 
-def _copilot(npm_bin: Path, tmp_path: Path, mode: str, *, user_level: bool = False,
-             extra_env: dict[str, str] | None = None, **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
+def _copilot(npm_bin: Path, tmp_path: Path, mode: str, *, user_level: bool = False, timeout_s: int = 20,
+             persist_trust: bool = False, extra_env: dict[str, str] | None = None,
+             **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
     log = tmp_path / "run" / "hooks.jsonl"
 
     def setup(layout: RunLayout) -> None:
         recorder = write_recorder(layout.root)
-        hooks = copilot_hooks(lambda e: recorder_command(recorder, log, e, mode, "preToolUse", REASON, "copilot-cli"))
+        hooks = copilot_hooks(lambda e: recorder_command(recorder, log, e, mode, "preToolUse", REASON, "copilot-cli"),
+                              timeout_s=timeout_s)
+        if persist_trust:  # the config.json key the CLI keeps trusted folders in
+            (layout.home / ".copilot").mkdir(parents=True, exist_ok=True)
+            (layout.home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [str(layout.project)]}))
         if user_level:  # inline hooks in the user's settings.json (`copilot help config`)
             (layout.home / ".copilot").mkdir(parents=True)
             (layout.home / ".copilot" / "settings.json").write_text(json.dumps({"hooks": hooks["hooks"]}, indent=2))
@@ -229,6 +257,23 @@ def test_copilot_crashing_pre_tool_hook_denies_without_its_stderr(npm_bin: Path,
     assert result.exit_code == 0, result.describe()
     assert not _probe(result).exists()
     assert _copilot_tool_message(result) == 'Denied by preToolUse hook from ".github/hooks/pasture.json" (hook errored)'
+
+
+def test_copilot_pre_tool_hook_past_its_timeout_lets_the_tool_run_silently(npm_bin: Path, tmp_path: Path) -> None:
+    """Unlike a crash (denied), a timed-out preToolUse hook is ignored: fail-open, nothing said."""
+    result, records = _copilot(npm_bin, tmp_path, "hang", timeout_s=3)
+    assert result.exit_code == 0, result.describe()
+    assert _probe(result).exists()
+    assert "postToolUse" in [r["event"] for r in records]
+    assert "hook" not in (result.stdout + result.stderr).lower()
+
+
+def test_copilot_persisted_folder_trust_loads_project_hooks(npm_bin: Path, tmp_path: Path) -> None:
+    result, records = _copilot(npm_bin, tmp_path, "exit2", trust=False, persist_trust=True)
+    assert "--trust-folder" not in result.argv
+    assert result.exit_code == 0, result.describe()
+    assert not _probe(result).exists()
+    assert "preToolUse" in [r["event"] for r in records]
 
 
 def test_copilot_untrusted_folder_runs_no_project_hook_and_says_nothing(npm_bin: Path, tmp_path: Path) -> None:
