@@ -61,7 +61,7 @@ def test_each_new_host_reports_its_pinned_version(npm_bin: Path, host: str) -> N
 
 
 def _gemini(npm_bin: Path, tmp_path: Path, mode: str, *, timeout_s: int = 20, persist_trust: bool = False,
-            **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
+            user_level: bool = False, **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
     log = tmp_path / "run" / "hooks.jsonl"
 
     def setup(layout: RunLayout) -> None:
@@ -72,8 +72,9 @@ def _gemini(npm_bin: Path, tmp_path: Path, mode: str, *, timeout_s: int = 20, pe
             (layout.home / ".gemini").mkdir(parents=True, exist_ok=True)
             (layout.home / ".gemini" / "trustedFolders.json").write_text(
                 json.dumps({str(layout.project): "TRUST_FOLDER"}))
-        (layout.project / ".gemini").mkdir()
-        (layout.project / ".gemini" / "settings.json").write_text(json.dumps(hooks, indent=2))
+        folder = layout.home if user_level else layout.project  # the launcher merges its keys into the user's
+        (folder / ".gemini").mkdir(exist_ok=True)
+        (folder / ".gemini" / "settings.json").write_text(json.dumps(hooks, indent=2))
 
     result = run_new_host("gemini-cli", npm_bin, tmp_path / "run", PROBE, setup=setup, options=options)
     return result, read_records(log)
@@ -171,6 +172,16 @@ def test_gemini_skip_trust_flag_runs_without_project_hooks(npm_bin: Path, tmp_pa
     assert records == []
     assert _probe(result).exists()
     assert "hook" not in result.stderr.lower()
+
+
+def test_gemini_user_level_hooks_run_under_skip_trust(npm_bin: Path, tmp_path: Path) -> None:
+    """The same hooks in ``~/.gemini/settings.json`` are loaded in the untrusted workspace ``--skip-trust`` runs."""
+    result, records = _gemini(npm_bin, tmp_path, "exit2", trust=False, user_level=True, extra_args=["--skip-trust"])
+    assert result.exit_code == 0, result.describe()
+    assert not _probe(result).exists()
+    assert Counter(r["event"] for r in records)["BeforeTool"] == 1
+    assert _gemini_tool_response(result) == {"error": f"Tool execution blocked: {REASON}"}
+    assert "project-level hooks" not in result.stderr
 
 
 # --- Copilot CLI ------------------------------------------------------------------------------
