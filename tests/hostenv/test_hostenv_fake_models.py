@@ -241,6 +241,110 @@ def test_chat_multiple_tool_calls_in_one_turn() -> None:
     assert len({c["id"] for c in calls}) == 2
 
 
+# --- Gemini generateContent (Gemini CLI) -----------------------------------------------------
+
+GEMINI_TOOLS = [{"functionDeclarations": [
+    {"name": "run_shell_command", "description": "run", "parametersJsonSchema": {"type": "object"}},
+    {"name": "read_file", "description": "read", "parametersJsonSchema": {"type": "object"}}]}]
+
+
+def gemini_chunks(raw: bytes) -> list[dict[str, Any]]:
+    events = parse_sse(raw)
+    assert all(e.event is None for e in events)
+    return [e.json() for e in events]
+
+
+def test_gemini_streams_a_function_call_then_text_quoting_the_function_response(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    with FakeModelServer("gemini", PROBE, log_path=log) as fake:
+        url = fake.url + "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+        body = {"contents": [{"role": "user", "parts": [{"text": "Create the probe"}]}], "tools": GEMINI_TOOLS,
+                "systemInstruction": {"role": "user", "parts": [{"text": "You are an agent"}]}}
+        status, ctype, raw = post(url, body, {"x-goog-api-key": "AIza-secret"})
+        assert status == 200 and ctype.startswith("text/event-stream")
+        chunks = gemini_chunks(raw)
+        assert len(chunks) == 2
+        call = chunks[0]["candidates"][0]["content"]["parts"][0]["functionCall"]
+        assert call == {"name": "run_shell_command", "args": {"command": "echo pasture-probe > probe.txt",
+                                                              "description": "Run a shell command"}}
+        assert chunks[0]["candidates"][0]["content"]["role"] == "model"
+        assert "finishReason" not in chunks[0]["candidates"][0]
+        last = chunks[-1]
+        assert last["candidates"][0]["finishReason"] == "STOP"
+        usage = last["usageMetadata"]
+        assert usage["totalTokenCount"] == usage["promptTokenCount"] + usage["candidatesTokenCount"] > 0
+        assert {c["responseId"] for c in chunks} == {chunks[0]["responseId"]}
+
+        body["contents"] += [
+            {"role": "model", "parts": [{"functionCall": call}]},
+            {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                                                             "response": {"output": "Output: (empty)"}}}]},
+        ]
+        _, _, raw = post(url, body)
+        chunks = gemini_chunks(raw)
+        text = "".join(p.get("text", "") for c in chunks for p in c["candidates"][0]["content"]["parts"])
+        assert text == "Done: Output: (empty)"
+        assert not any("functionCall" in p for c in chunks for p in c["candidates"][0]["content"]["parts"])
+
+        # a refused call comes back as {"error": ...}: the model sees that text (turns used up: the final text)
+        body["contents"][-1]["parts"][0]["functionResponse"]["response"] = {"error": "blocked: no probe"}
+        _, _, raw = post(url, body)
+        assert (gemini_chunks(raw)[0]["candidates"][0]["content"]["parts"][0]["text"]
+                == "Done. Last tool result: blocked: no probe")
+
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries == fake.requests
+    first = entries[0]
+    assert first["path"] == "/v1beta/models/gemini-2.5-pro:streamGenerateContent" and first["query"] == "alt=sse"
+    assert first["headers"]["x-goog-api-key"] == "<redacted>" and "AIza-secret" not in log.read_text()
+    assert first["reply"]["kind"] == "turn" and first["reply"]["turn"] == 0 and first["reply"]["stream"] is True
+    assert first["reply"]["model"] == "gemini-2.5-pro"
+    assert [e["reply"]["kind"] for e in entries] == ["turn", "turn", "final"]
+
+
+def test_gemini_generate_content_json_side_queries_count_tokens_and_models() -> None:
+    script = Script.of(Turn(text="Running it.", tool_calls=(ToolCall(SHELL, {"command": "ls"}),
+                                                            ToolCall("read_file", {"file_path": "a"}))),
+                       side_text="{}")
+    with FakeModelServer("gemini", script) as fake:
+        base = fake.url + "/v1beta/models/gemini-2.5-flash"
+        # no tools: a side query (Gemini CLI's JSON-mode helper calls), answered without consuming the turn
+        status, ctype, raw = post(base + ":generateContent", {"contents": [{"role": "user", "parts": [{"text": "?"}]}]})
+        assert status == 200 and ctype == "application/json"
+        assert json.loads(raw)["candidates"][0]["content"]["parts"] == [{"text": "{}"}]
+
+        status, _, raw = post(base + ":generateContent", {"contents": [], "tools": GEMINI_TOOLS})
+        response = json.loads(raw)
+        candidate = response["candidates"][0]
+        assert candidate["finishReason"] == "STOP" and candidate["content"]["role"] == "model"
+        assert candidate["content"]["parts"] == [
+            {"text": "Running it."},
+            {"functionCall": {"name": "run_shell_command", "args": {"command": "ls",
+                                                                    "description": "Run a shell command"}}},
+            {"functionCall": {"name": "read_file", "args": {"file_path": "a"}}}]
+        assert response["usageMetadata"]["totalTokenCount"] > 0
+
+        status, _, raw = post(base + ":countTokens", {"contents": [{"role": "user", "parts": [{"text": "x"}]}]})
+        assert status == 200 and json.loads(raw)["totalTokens"] > 0
+        status, models = get(fake.url + "/v1beta/models")
+        assert status == 200 and models["models"][0]["name"].startswith("models/")
+
+        status, _, raw = post(base + ":embedContent", {})
+        assert status == 404 and json.loads(raw)["error"]["status"] == "NOT_FOUND"
+        status, _, raw = post(fake.url + "/v1beta/models/x/y:generateContent", {})
+        assert status == 404
+    assert [r["reply"].get("kind") for r in fake.requests] == [
+        "side", "turn", "count_tokens", "models", "not_found", "not_found"]
+
+
+def test_gemini_without_a_shell_tool_says_so_in_text() -> None:
+    tools = [{"functionDeclarations": [{"name": "read_file"}]}]
+    with FakeModelServer("gemini", Script.of(Turn.shell("ls"))) as fake:
+        _, _, raw = post(fake.url + "/v1beta/models/m:generateContent", {"contents": [], "tools": tools})
+    parts = json.loads(raw)["candidates"][0]["content"]["parts"]
+    assert len(parts) == 1 and "no shell tool offered (tools: ['read_file'])" in parts[0]["text"]
+
+
 # --- bounds, binding, scripts ----------------------------------------------------------------
 
 

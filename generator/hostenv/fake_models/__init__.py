@@ -1,13 +1,16 @@
 """Scripted fake model servers for running the real hosts offline (stdlib only, 127.0.0.1 only).
 
-Three wire protocols, one per host, and one for clients that call a model directly:
+Wire protocols, one per host API, and one for clients that call a model directly:
 
 =====================  =========================  =======================================
 protocol name          host                       endpoint
 =====================  =========================  =======================================
 ``anthropic``          Claude Code                ``POST /v1/messages`` (SSE or JSON)
 ``openai-responses``   Codex CLI                  ``POST /v1/responses`` (SSE or JSON)
-``openai-chat``        OpenCode                   ``POST /v1/chat/completions`` (SSE/JSON)
+``openai-chat``        OpenCode, Copilot CLI,     ``POST /v1/chat/completions`` (SSE/JSON)
+                       Pi
+``gemini``             Gemini CLI                 ``POST /v1beta/models/<m>:streamGenerateContent``
+                                                   (SSE) and ``:generateContent`` (JSON)
 ``openai-chat-replies``  the AI gate (any client)   ``POST /v1/chat/completions``, answers
                                                    from a queue (chat_replies.py)
 =====================  =========================  =======================================
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 from generator.hostenv.fake_models.anthropic import AnthropicMessages
 from generator.hostenv.fake_models.chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
+from generator.hostenv.fake_models.gemini import GeminiGenerateContent
 from generator.hostenv.fake_models.openai import OpenAIChatCompletions, OpenAIResponses
 from generator.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
 from generator.hostenv.fake_models.server import FakeModelServer, Reply, WireProtocol, protocol_for, redact_headers
@@ -50,6 +54,7 @@ __all__ = [
     "ChatReplyQueue",
     "FakeChatServer",
     "FakeModelServer",
+    "GeminiGenerateContent",
     "OpenAIChatCompletions",
     "OpenAIResponses",
     "Reply",
