@@ -49,7 +49,7 @@ def test_claude_code_started_in_a_subfolder_loads_no_project_settings(npm_bin: P
     """Host behaviour, recorded (issue 9): Claude Code (2.1.328, and 2.1.332 still) started in ``src/`` reads no
     ``<project>/.claude/settings.json``, so no project-scope hook runs and nothing can refuse: the
     probe is written in ``src/``. The user-scope adapter (next test) is what guards such sessions,
-    and ``pasture doctor`` run in ``src/`` warns and names it. If this starts failing, Claude began
+    and ``pasture doctor`` run in ``src/`` reports enforcement off there (exit 1) and names the fix. If this starts failing, Claude began
     loading project settings from a subfolder: update the note and the doctor."""
     out = _in_src(SPECS["claude-code"], npm_bin, tmp_path)
     assert out.result.exit_code == 0, out.describe()
@@ -61,7 +61,8 @@ def test_claude_code_started_in_a_subfolder_loads_no_project_settings(npm_bin: P
     out.env["PATH"] = f"{npm_bin}:{out.env['PATH']}"  # the doctor asks `claude --version`
     done = out.pasture("doctor", "--host", "claude-code", "--json", cwd=out.project / "src")
     findings = [f for f in json.loads(done.stdout)["findings"] if f["check"] == "claude-start"]
-    assert [f["status"] for f in findings] == ["warn"], done.stdout
+    assert [f["status"] for f in findings] == ["off"], done.stdout  # issue 18: never "on" where no hook runs
+    assert done.returncode == 1 and json.loads(done.stdout)["ok"] is False
     assert "pasture install claude-code --user" in findings[0]["fix"]
 
 
