@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 
 __all__ = ["CodexLauncher", "persist_hook_trust"]
 

@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 
 __all__ = ["OpenCodeLauncher", "deep_merge"]
 

@@ -16,7 +16,7 @@ Everything Claude-specific about a run lives here.
 
 from __future__ import annotations
 
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 
 __all__ = ["ClaudeCodeLauncher"]
 

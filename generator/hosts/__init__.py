@@ -11,10 +11,10 @@ host            module                                 fake wire protocol
 
 from __future__ import annotations
 
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
-from generator.hostenv.hosts.claude_code import ClaudeCodeLauncher
-from generator.hostenv.hosts.codex import CodexLauncher
-from generator.hostenv.hosts.opencode import OpenCodeLauncher
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
+from generator.hosts.claude_code import ClaudeCodeLauncher
+from generator.hosts.codex import CodexLauncher
+from generator.hosts.opencode import OpenCodeLauncher
 
 LAUNCHERS: dict[str, HostLauncher] = {
     launcher.host: launcher for launcher in (ClaudeCodeLauncher(), CodexLauncher(), OpenCodeLauncher())
