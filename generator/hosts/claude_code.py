@@ -1,6 +1,9 @@
-"""Claude Code, headless (``claude -p``) against the fake Anthropic Messages server.
+"""Claude Code: its adapter (a settings fragment for .claude/settings.json and a plugin bundle), its
+catalog (the zod schemas bundled into the CLI, parsed by generator.catalog.claude), and its offline run.
 
-Everything Claude-specific about a run lives here.
+Answers on the hook path: generator/runtime/hostwire/claude_code.py.
+
+Offline run: headless (``claude -p``) against the fake Anthropic Messages server.
 
 * **Env:** ``ANTHROPIC_BASE_URL`` = the fake (no ``/v1``), a fake ``ANTHROPIC_API_KEY``,
   ``CLAUDE_CONFIG_DIR`` inside the run's HOME, and the switches that stop non-essential traffic
@@ -17,8 +20,15 @@ Everything Claude-specific about a run lives here.
 from __future__ import annotations
 
 from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.profile.contracts import Contract
+from generator.profile.vocab import HookSurface
+from generator.render import commands
+from generator.render.artifact import Artifact, header
+from generator.render.env import render
 
-__all__ = ["ClaudeCodeLauncher"]
+__all__ = ["HOST", "PLUGIN_NAME", "ClaudeCode", "ClaudeCodeLauncher", "claude_artifacts", "hooks_table"]
+
+PLUGIN_NAME = "pasture-lifecycle"
 
 
 class ClaudeCodeLauncher(HostLauncher):
@@ -56,3 +66,58 @@ class ClaudeCodeLauncher(HostLauncher):
         if o["debug_file"]:
             argv += ["--debug-file", str(ctx.layout.root / "claude-debug.log")]
         return argv + list(o["extra_args"])
+
+
+def hooks_table(contract: Contract) -> dict:
+    """event -> matcher groups, in catalog order; every row becomes one command hook."""
+    table: dict[str, list] = {}
+    for row in contract.events:
+        group: dict = {}
+        if row.matcher is not None:
+            group["matcher"] = row.matcher
+        group["hooks"] = [commands.handler(contract, row)]
+        table[row.name] = [group]
+    return table
+
+
+def claude_artifacts(contract: Contract) -> list[Artifact]:
+    base = contract.id
+    hooks = hooks_table(contract)
+    note = header("", contract.lifecycle_file).strip()
+    settings = {"hooks": hooks}
+    plugin = {
+        "name": PLUGIN_NAME,
+        "version": str(contract.version),
+        "description": f"Pasture lifecycle hooks for Claude Code ({contract.admission.describe()}); {note}",
+    }
+    plugin_hooks = {"description": note, "hooks": hooks}
+    return [
+        Artifact(f"{base}/settings.json", render("json.j2", document=settings), contract.id),
+        Artifact(f"{base}/plugin/.claude-plugin/plugin.json", render("json.j2", document=plugin), contract.id),
+        Artifact(f"{base}/plugin/hooks/hooks.json", render("json.j2", document=plugin_hooks), contract.id),
+    ]
+
+
+class ClaudeCode:
+    name = "claude-code"
+    display_name = "Claude Code"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.CLAUDE_COMMAND_JSON,)
+    # Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
+    native_calls = frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"})
+    npm_packages: tuple[str, ...] = ("@anthropic-ai/claude-code",)
+    binary = "claude"
+    binary_flag = "--claude-bin"
+    binary_env = "PASTURE_CLAUDE_BIN"
+    catalog_reader = "claude"
+    wire = "claude_code"
+    gate_failure = "exit-2-blocks"
+    launcher: HostLauncher = ClaudeCodeLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.CLAUDE_COMMAND_JSON
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return claude_artifacts(contract)
+
+
+HOST = ClaudeCode()

@@ -68,7 +68,7 @@ def opencode_user_dir(env: Mapping[str, str]) -> Path:
 
 def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
     """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
-    from generator.render.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
+    from generator.hosts.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
 
     if project is not None:
         project = project.resolve()
