@@ -24,7 +24,6 @@ from generator.profile.contracts import Contract
 from generator.profile.vocab import HookSurface
 from generator.render import commands
 from generator.render.artifact import Artifact, header
-from generator.render.env import render
 
 __all__ = ["HOST", "PLUGIN_NAME", "ClaudeCode", "ClaudeCodeLauncher", "claude_artifacts", "hooks_table"]
 
@@ -81,6 +80,8 @@ def hooks_table(contract: Contract) -> dict:
 
 
 def claude_artifacts(contract: Contract) -> list[Artifact]:
+    from generator.render.env import render  # jinja2: only when rendering, not for the registry
+
     base = contract.id
     hooks = hooks_table(contract)
     note = header("", contract.lifecycle_file).strip()

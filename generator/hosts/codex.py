@@ -40,7 +40,6 @@ from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from generator.profile.contracts import Contract
 from generator.profile.vocab import HookSurface
 from generator.render.artifact import Artifact, header
-from generator.render.env import render
 
 __all__ = ["ACCEPTED_EVENTS", "HOST", "Codex", "CodexEventError", "CodexLauncher", "codex_artifacts",
            "persist_hook_trust"]
@@ -245,6 +244,8 @@ def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str,
 
 
 def codex_artifacts(contract: Contract) -> list[Artifact]:
+    from generator.render.env import render  # jinja2: only when rendering, not for the registry
+
     unknown = [row.name for row in contract.events if row.name not in ACCEPTED_EVENTS]
     if unknown:
         raise CodexEventError(

@@ -111,7 +111,6 @@ from generator.profile.contracts import Contract, EventRow
 from generator.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from generator.render import commands
 from generator.render.artifact import Artifact, header
-from generator.render.env import render
 
 __all__ = ["FIX", "HOST", "PLUGIN_FILE", "OpenCode", "OpenCodeLauncher", "OpenCodeRenderError", "deep_merge",
            "opencode_artifacts", "serve_argv"]
@@ -229,6 +228,8 @@ class _Hook:
 
 
 def opencode_artifacts(contract: Contract) -> list[Artifact]:
+    from generator.render.env import render  # jinja2: only when rendering, not for the registry
+
     if contract.harness is not Harness.OPENCODE:
         raise OpenCodeRenderError(f"{contract.id} is not an OpenCode contract")
     major = contract.version.major
