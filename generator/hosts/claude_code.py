@@ -104,6 +104,7 @@ class ClaudeCode:
     display_name = "Claude Code"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CLAUDE_COMMAND_JSON,)
     # Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
+    instructions_file = "CLAUDE.md"  # where the generated agent instructions go
     native_calls = frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"})
     npm_packages: tuple[str, ...] = ("@anthropic-ai/claude-code",)
     binary = "claude"

@@ -260,6 +260,7 @@ class Codex:
     name = "codex"
     display_name = "Codex CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent",
                               "request_user_input"})
     npm_packages: tuple[str, ...] = ("@openai/codex",)

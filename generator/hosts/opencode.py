@@ -346,6 +346,7 @@ class OpenCode:
     name = "opencode"
     display_name = "OpenCode"
     surfaces: tuple[HookSurface, ...] = (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"skill", "task", "question"})
     npm_packages: tuple[str, ...] = ("opencode-ai", "@opencode-ai/plugin")
     binary = "opencode"

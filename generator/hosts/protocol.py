@@ -21,6 +21,8 @@ class Host(Protocol):
     name: str
     #: what the host is called in prose (generated profile titles)
     display_name: str
+    #: the file the host reads agent instructions from (the generated instructions doc names it)
+    instructions_file: str
     #: the native hook surfaces a profile of this host may use
     surfaces: tuple[HookSurface, ...]
     #: the native call names a runtime profile may bind (the host's documented tools)

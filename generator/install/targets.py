@@ -28,7 +28,7 @@ from typing import Mapping
 
 from generator.profile.versions import HostVersion, VersionError
 
-HARNESSES = ("claude-code", "codex", "opencode")
+from generator.hosts import NAMES as HARNESSES  # noqa: F401  (re-exported: the host registry)
 
 
 class TargetError(PastureError, ValueError):

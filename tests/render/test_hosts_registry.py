@@ -13,7 +13,7 @@ from generator.runtime import hostwire
 
 import pytest
 
-PROTOCOL_ATTRIBUTES = ("name", "display_name", "surfaces", "native_calls", "npm_packages", "binary", "binary_flag",
+PROTOCOL_ATTRIBUTES = ("name", "display_name", "instructions_file", "surfaces", "native_calls", "npm_packages", "binary", "binary_flag",
                        "binary_env", "wire", "catalog_reader", "gate_failure", "launcher")
 
 
