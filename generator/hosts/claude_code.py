@@ -20,6 +20,7 @@ Offline run: headless (``claude -p``) against the fake Anthropic Messages server
 from __future__ import annotations
 
 from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.protocol import Host
 from generator.profile.contracts import Contract
 from generator.profile.vocab import HookSurface
 from generator.render import commands
@@ -122,4 +123,4 @@ class ClaudeCode:
         return claude_artifacts(contract)
 
 
-HOST = ClaudeCode()
+HOST: Host = ClaudeCode()  # mypy checks the class against the Protocol here

@@ -37,6 +37,7 @@ from typing import Any
 from generator import PastureError
 from generator.hosts.claude_code import hooks_table
 from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.protocol import Host
 from generator.profile.contracts import Contract
 from generator.profile.vocab import HookSurface
 from generator.render.artifact import Artifact, header
@@ -279,4 +280,4 @@ class Codex:
         return codex_artifacts(contract)
 
 
-HOST = Codex()
+HOST: Host = Codex()  # mypy checks the class against the Protocol here

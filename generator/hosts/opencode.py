@@ -107,6 +107,7 @@ from typing import Any
 
 from generator import PastureError
 from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.protocol import Host
 from generator.profile.contracts import Contract, EventRow
 from generator.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from generator.render import commands
@@ -364,4 +365,4 @@ class OpenCode:
         return opencode_artifacts(contract)
 
 
-HOST = OpenCode()
+HOST: Host = OpenCode()  # mypy checks the class against the Protocol here

@@ -13,8 +13,8 @@ from generator.runtime import hostwire
 
 import pytest
 
-PROTOCOL_ATTRIBUTES = ("name", "display_name", "instructions_file", "surfaces", "native_calls", "npm_packages", "binary", "binary_flag",
-                       "binary_env", "wire", "catalog_reader", "gate_failure", "launcher")
+PROTOCOL_ATTRIBUTES = ("name", "display_name", "instructions_file", "surfaces", "native_calls", "npm_packages",
+                       "binary", "binary_flag", "binary_env", "wire", "catalog_reader", "gate_failure", "launcher")
 
 
 def test_the_registry_is_the_closed_harness_vocabulary():
