@@ -201,7 +201,7 @@ def test_digest_covers_generator_sources_packaged_templates_and_version(package_
     gen, tpl = package_copy
     base = quick.inputs_digest(root, [])
     assert quick.inputs_digest(root, []) == base  # deterministic
-    (gen / "render" / "claude.py").write_text((gen / "render" / "claude.py").read_text() + "\n# edit\n")
+    (gen / "hosts" / "claude_code.py").write_text((gen / "hosts" / "claude_code.py").read_text() + "\n# edit\n")
     after_source = quick.inputs_digest(root, [])
     assert after_source != base
     (tpl / "json.j2").write_text((tpl / "json.j2").read_text() + "\n")

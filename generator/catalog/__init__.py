@@ -25,7 +25,8 @@ from generator.catalog.model import (
     load_catalog,
     project_keeps_catalogs,
 )
-from generator.catalog.packages import HostFile, host_files, package_version, provenance
+from generator.catalog.packages import HostFile, host_files, package_version, provenance, reader
+from generator.hosts import HOSTS
 
 __all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
            "load_catalog", "project_keeps_catalogs", "write_catalog"]
@@ -39,35 +40,9 @@ def extract(harness: str, version: str, *, node_modules: Path | None = None, bin
     Codex, from a bare binary when no npm install holds it). ``root``: the project, whose npm cache of
     tests/npm holds the pinned ``typescript`` that reads OpenCode's typings."""
     files: list[HostFile] = host_files(harness, node_modules) if node_modules is not None else []
-    if harness in ("claude-code", "codex"):
-        if files:
-            target = files[0].path
-        elif binary is not None:
-            target = Path(os.path.realpath(binary))
-            files = [HostFile("", version, target.name, target, "the hook schemas embedded in the binary "
-                              "(not from an npm package: no node_modules holds it)")]
-        else:
-            raise CatalogError(f"no {harness} binary found under {node_modules}")
-        if harness == "claude-code":
-            from generator.catalog import claude
-
-            names, events = claude.extract(target)
-        else:
-            from generator.catalog import codex
-
-            names, events = codex.extract(target)
-        entries = [{"name": n, "kind": "hook", **events[n]} for n in names]
-    elif harness == "opencode":
-        from generator.catalog import opencode
-
-        if node_modules is None:
-            raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
-                               "(--version installs one) or a --host-bin inside node_modules")
-        bin_file = next((f.path for f in files if f.rel == "bin/opencode"), None)
-        names, events, _modules = opencode.extract(node_modules, bin_file, root)
-        entries = [{"name": n, **events[n]} for n in names]
-    else:
+    if harness not in HOSTS:
         raise CatalogError(f"unknown harness {harness!r}")
+    files, entries = reader(harness).events(version, files, node_modules, binary, root)
     for f in files:
         if f.package and f.version.split("-")[0] != version:
             raise CatalogError(f"{f.package} in {node_modules} is version {f.version}, not {version}")

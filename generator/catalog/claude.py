@@ -13,11 +13,13 @@ from __future__ import annotations
 import bisect
 import mmap
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.jsexpr import JsSyntaxError, parse_expression
 from generator.catalog.model import CatalogError, normalize
+from generator.catalog.packages import HostFile, bundled_binary
 from generator.catalog.zod import ZodSource, calibrate
 
 _INPUT = re.compile(rb'hook_event_name:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
@@ -200,3 +202,21 @@ def _common_output(text: str, source: ZodSource, starts: list[int]) -> tuple[int
         if best is None or size > best[0]:
             best = (size, fields)
     return best
+
+
+def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
+    """The CLI binary of an npm install (a platform package, or the package's own bin/claude.exe)."""
+    nm = node_modules
+    read = "the hook input/output zod schemas and the valid-event list bundled into the CLI binary"
+    folders = sorted(p for p in (nm / "@anthropic-ai").glob("claude-code-*") if (p / "claude").is_file())
+    if folders:
+        add(folders[0], "claude", read)
+    elif (nm / "@anthropic-ai/claude-code/bin/claude.exe").is_file():
+        add(nm / "@anthropic-ai/claude-code", "bin/claude.exe", read)
+
+
+def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
+           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+    target, found = bundled_binary("claude-code", version, found, node_modules, binary)
+    names, schemas = extract(target)
+    return found, [{"name": n, "kind": "hook", **schemas[n]} for n in names]

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import mmap
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from generator.catalog.model import CatalogError, normalize
+from generator.catalog.packages import HostFile, bundled_binary
 
 _SCHEMA_START = re.compile(rb'\{\s*"\$schema"\s*:\s*"http://json-schema\.org/[^"]*"')
 _TITLE = re.compile(r"([a-z][a-z-]*)\.command\.(input|output)")
@@ -116,3 +118,20 @@ def extract(binary: Path) -> tuple[list[str], dict[str, dict[str, Any]]]:
     if not names:
         raise CatalogError("the binary embeds no *.command.input hook schema: not a Codex CLI this extractor knows")
     return names, events
+
+
+def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
+    """The CLI binary of an npm install (the vendored platform build)."""
+    for folder in sorted((node_modules / "@openai").glob("codex-*")):
+        hits = sorted(folder.glob("vendor/*/bin/codex")) or sorted(folder.glob("vendor/*/codex/codex"))
+        if hits:
+            add(folder, hits[0].relative_to(folder).as_posix(), "the *.command.input/output hook JSON Schemas "
+                "embedded in the CLI binary (codex-rs hooks/schema/generated)")
+            break
+
+
+def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
+           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+    target, found = bundled_binary("codex", version, found, node_modules, binary)
+    names, found_schemas = extract(target)
+    return found, [{"name": n, "kind": "hook", **found_schemas[n]} for n in names]

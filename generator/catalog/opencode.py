@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import mmap
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from generator.catalog import tscheck
 from generator.catalog.model import CatalogError, normalize
+from generator.catalog.packages import HostFile
 
 PLUGIN = "@opencode-ai/plugin"
 SDK = "@opencode-ai/sdk"
@@ -116,3 +118,26 @@ def extract(node_modules: Path, binary: Path | None, root: Path | None = None
             names.append(event)
             events[event] = {"kind": "bus", "input": spec, "output": {}, "sources": [module]}
     return names, events, sorted(files)
+
+
+def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
+    """The plugin and SDK typings of an npm install, and the shipped binary (for the trigger call sites)."""
+    nm = node_modules
+    for module, path in sorted(typing_files(nm).items()):
+        folder = nm / ("@opencode-ai/plugin" if module.endswith("plugin") else "@opencode-ai/sdk")
+        what = ("the Hooks interface (named hooks, input and output types)" if module.endswith("plugin")
+                else f"the bus Event union ({module})")
+        add(folder, path.relative_to(folder).as_posix(), what)
+    binaries = sorted(p for p in nm.glob("opencode-*") if (p / "bin" / "opencode").is_file())
+    if binaries:
+        add(binaries[0], "bin/opencode", 'the call sites trigger("<hook>" of each named hook in the shipped binary')
+
+
+def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
+           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+    if node_modules is None:
+        raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
+                           "(--version installs one) or a --host-bin inside node_modules")
+    bin_file = next((f.path for f in found if f.rel == "bin/opencode"), None)
+    names, schemas, _modules = extract(node_modules, bin_file, root)
+    return found, [{"name": n, **schemas[n]} for n in names]

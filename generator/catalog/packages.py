@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -23,13 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.catalog.model import CatalogError
+from generator.hosts import HOSTS
 
-#: harness -> the npm packages of one host version (all pinned to that version).
-HOST_NPM: dict[str, tuple[str, ...]] = {
-    "claude-code": ("@anthropic-ai/claude-code",),
-    "codex": ("@openai/codex",),
-    "opencode": ("opencode-ai", "@opencode-ai/plugin"),
-}
+#: harness -> the npm packages of one host version (all pinned to that version): each host's npm_packages.
+HOST_NPM: dict[str, tuple[str, ...]] = {h.name: h.npm_packages for h in HOSTS.values()}
 HOSTS_CACHE = Path(".cache") / "npm" / "hosts"
 MARKER = ".pasture-host-installed"
 
@@ -83,35 +81,28 @@ def host_files(harness: str, node_modules: Path) -> list[HostFile]:
         name, version, here = _published(folder)
         out.append(HostFile(name, version, rel, folder / rel, read, "" if here == name else here))
 
-    if harness == "claude-code":
-        folders = sorted(p for p in (nm / "@anthropic-ai").glob("claude-code-*") if (p / "claude").is_file())
-        if folders:
-            add(folders[0], "claude", "the hook input/output zod schemas and the valid-event list bundled into "
-                "the CLI binary")
-        elif (nm / "@anthropic-ai/claude-code/bin/claude.exe").is_file():
-            add(nm / "@anthropic-ai/claude-code", "bin/claude.exe", "the hook input/output zod schemas and the "
-                "valid-event list bundled into the CLI binary")
-    elif harness == "codex":
-        for folder in sorted((nm / "@openai").glob("codex-*")):
-            hits = sorted(folder.glob("vendor/*/bin/codex")) or sorted(folder.glob("vendor/*/codex/codex"))
-            if hits:
-                add(folder, hits[0].relative_to(folder).as_posix(), "the *.command.input/output hook JSON Schemas "
-                    "embedded in the CLI binary (codex-rs hooks/schema/generated)")
-                break
-    elif harness == "opencode":
-        from generator.catalog.opencode import typing_files
-
-        for module, path in sorted(typing_files(nm).items()):
-            folder = nm / ("@opencode-ai/plugin" if module.endswith("plugin") else "@opencode-ai/sdk")
-            what = ("the Hooks interface (named hooks, input and output types)" if module.endswith("plugin")
-                    else f"the bus Event union ({module})")
-            add(folder, path.relative_to(folder).as_posix(), what)
-        binaries = sorted(p for p in nm.glob("opencode-*") if (p / "bin" / "opencode").is_file())
-        if binaries:
-            add(binaries[0], "bin/opencode", 'the call sites trigger("<hook>" of each named hook in the shipped binary')
-    else:
+    if harness not in HOSTS:
         raise CatalogError(f"unknown harness {harness!r}")
+    reader(harness).files(nm, add)
     return out
+
+
+def bundled_binary(harness: str, version: str, files: list[HostFile], node_modules: Path | None,
+                   binary: Path | None) -> tuple[Path, list[HostFile]]:
+    """The CLI a command host's catalog is read from: the npm install's, else a bare binary (Claude Code
+    and Codex embed their hook schemas in it)."""
+    if files:
+        return files[0].path, files
+    if binary is not None:
+        target = Path(os.path.realpath(binary))
+        return target, [HostFile("", version, target.name, target, "the hook schemas embedded in the binary "
+                                 "(not from an npm package: no node_modules holds it)")]
+    raise CatalogError(f"no {harness} binary found under {node_modules}")
+
+
+def reader(harness: str):
+    """The module of generator.catalog that reads ``harness``'s catalog (its host's ``catalog_reader``)."""
+    return importlib.import_module(f"generator.catalog.{HOSTS[harness].catalog_reader}")
 
 
 def sha256(path: Path) -> str:
@@ -200,8 +191,7 @@ def install_host(root: Path, harness: str, version: str, *, timeout: float = 900
 
 def host_binary(harness: str, node_modules: Path) -> Path:
     """The runnable host binary of an install (node_modules/.bin/<name>)."""
-    name = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}[harness]
-    path = Path(node_modules) / ".bin" / name
+    path = Path(node_modules) / ".bin" / HOSTS[harness].binary
     if not path.exists():
         raise CatalogError(f"{path} does not exist: the install of {harness} is incomplete")
     return path

@@ -14,7 +14,7 @@ import click
 
 from generator.cli.options import EXIT_ERROR, project_root, root_option
 
-HARNESSES = ("claude-code", "codex", "opencode")
+from generator.hosts import NAMES as HARNESSES
 
 
 @click.command("bump", context_settings={"help_option_names": ["-h", "--help"]})

@@ -14,7 +14,7 @@ import click
 
 from generator.cli.options import EXIT_DIFF, EXIT_ERROR, project_root, root_option
 
-HARNESSES = ("claude-code", "codex", "opencode")
+from generator.hosts import NAMES as HARNESSES
 
 
 @click.group("catalog", context_settings={"help_option_names": ["-h", "--help"]})

@@ -17,7 +17,7 @@ import click
 
 from generator.cli.options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, load_or_exit, project_root, root_option
 
-HARNESSES = ("claude-code", "codex", "opencode")
+from generator.hosts import NAMES as HARNESSES
 
 
 # --- pasture host status ------------------------------------------------------------------------

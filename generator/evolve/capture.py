@@ -30,6 +30,7 @@ from typing import Any, Callable
 from generator.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
 from generator.hostenv.npm_tools import NpmInstallError, binary_version
 from generator.evolve.adapters import ADAPTERS, CaptureAdapter, Records
+from generator.hosts import LAUNCHERS
 from generator.evolve.scenarios import ASKED_COMMAND, ASKED_FILE, PROBE_FILE, PROMPT, Scenario, scenarios_for
 from generator.evolve.scrub import Scrubber
 
@@ -456,7 +457,7 @@ def _tail(harness: str, body: Any) -> list[Any]:
     """The input items a request appended after the model's previous answer."""
     if not isinstance(body, dict):
         return []
-    if harness == "codex":
+    if LAUNCHERS[harness].wire_protocol == "openai-responses":  # Codex: the Responses API's input items
         items = body.get("input") or []
         cut = 0
         for i, item in enumerate(items):

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.catalog import Catalog, EventSchema
+from generator.hosts import HOSTS
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
     "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
@@ -33,9 +34,6 @@ IDENTITY_FIELDS: dict[str, dict[str, str]] = {
               "request_id": "request", "message_id": "message"},
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
 }
-SURFACES = {"claude-code": "claude-command-json", "codex": "codex-strict-command-json"}
-GATE_FAILURE = {"claude-code": "exit-2-blocks", "codex": "strict-output-exit-2-blocks",
-                "opencode": "report-and-continue"}
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
     "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge",
@@ -52,9 +50,7 @@ GATE_AXES: dict[str, dict[str, str]] = {
 
 
 def surface_of(harness: str, ev: EventSchema) -> str:
-    if harness == "opencode":
-        return "opencode-catch-all-sse" if ev.kind == "bus" else "opencode-named-output"
-    return SURFACES[harness]
+    return HOSTS[harness].surface_of(ev.kind == "bus").value
 
 
 def is_pre_action(ev: EventSchema) -> bool:
@@ -107,7 +103,7 @@ def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str,
     offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or "none"
     row: dict[str, Any] = {"name": ev.name}
     if kind == "gate":
-        failure = GATE_FAILURE[harness]
+        failure = HOSTS[harness].gate_failure
         row.update(semantic="gate-consultation", surface=surface, blocking="blocking", mutation="none",
                    **GATE_AXES[surface], failure=failure)
         why = (f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "

@@ -47,6 +47,7 @@ from generator.catalog import Catalog, CatalogError, find_catalog
 from generator.profile.contracts import Contract
 from generator.profile.diagnostics import ProfileErrors
 from generator.runtime.envelope import identity_value
+from generator.hosts import HOSTS
 from generator.profile.loader import load_project
 from generator.profile.versions import HostVersion, VersionError
 from generator.profile.vocab import FailureMode
@@ -70,7 +71,7 @@ NOT_EVENTS: dict[str, dict[str, str]] = {
         "event": "the catch-all bus hook itself; the bus events it delivers are rows of their own",
     },
 }
-HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
+HOST_NAMES = {h.name: h.display_name for h in HOSTS.values()}
 
 
 class ProfileNewError(PastureError, RuntimeError):
@@ -330,11 +331,7 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
 
 
 def _surface(harness: str, bus: bool) -> str:
-    if harness == "claude-code":
-        return "claude-command-json"
-    if harness == "codex":
-        return "codex-strict-command-json"
-    return "opencode-catch-all-sse" if bus else "opencode-named-output"
+    return HOSTS[harness].surface_of(bus).value
 
 
 def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:

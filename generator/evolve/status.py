@@ -24,16 +24,14 @@ from typing import Any, Mapping
 
 from generator.profile.contracts import Contract
 from generator.hostenv import isolation_support
+from generator.hosts import HOSTS
 from generator.hostenv.npm_tools import (CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version,
                                          lockfile_digest)
 from generator.profile.versions import HostVersion, VersionError
 
 #: harness -> (binary name, flag, environment variable)
-HOST_BINARIES: dict[str, tuple[str, str, str]] = {
-    "claude-code": ("claude", "--claude-bin", "PASTURE_CLAUDE_BIN"),
-    "codex": ("codex", "--codex-bin", "PASTURE_CODEX_BIN"),
-    "opencode": ("opencode", "--opencode-bin", "PASTURE_OPENCODE_BIN"),
-}
+HOST_BINARIES: dict[str, tuple[str, str, str]] = {h.name: (h.binary, h.binary_flag, h.binary_env)
+                                                  for h in HOSTS.values()}
 
 
 @dataclass

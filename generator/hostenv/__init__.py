@@ -2,14 +2,14 @@
 
 * :mod:`.npm_tools`: install the pinned hosts from ``tests/npm/`` (``ensure_npm_tools``).
 * :mod:`.fake_models`: scripted fake model servers on 127.0.0.1, one per wire protocol.
-* :mod:`.hosts`: one launcher per host (flags, config files, env, trust settings).
+* :mod:`generator.hosts`: one launcher per host (flags, config files, env, trust settings).
 * :mod:`.runner`: one isolated headless host run (``prepare_run(...).execute(script)``).
 * :mod:`.recorder`: recording command hooks and a recording OpenCode plugin.
 * :mod:`.netns`: the network namespace the host and its fake share.
 """
 
 from generator.hostenv.fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
-from generator.hostenv.hosts import LAUNCHERS, RunLayout, launcher_for
+from generator.hosts import LAUNCHERS, RunLayout, launcher_for
 from generator.hostenv.netns import Isolation, isolation_support
 from generator.hostenv.npm_tools import (
     HOST_PACKAGES,

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from generator.hostenv.fake_models import FakeModelServer, Script
-from generator.hostenv.hosts import RunContext, RunLayout, launcher_for
+from generator.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.netns import Isolation, bring_loopback_up, isolation_support, network_interfaces, python_env
 from generator.hostenv.npm_tools import host_binary
 

@@ -38,7 +38,7 @@ _FILE = {Harness.CLAUDE_CODE: "settings.json", Harness.CODEX: "hooks.json"}
 def load_adapter(root: Path, contract_id: str) -> Adapter:
     """Load and validate one contract (raises ProfileErrors) and render its installable file."""
     (contract,) = load_project(root, [contract_id])
-    from generator.render.opencode import PLUGIN_FILE
+    from generator.hosts.opencode import PLUGIN_FILE
 
     name = _FILE.get(contract.harness, PLUGIN_FILE)
     from generator.render.project import adapter_artifacts

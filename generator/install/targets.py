@@ -28,7 +28,7 @@ from typing import Mapping
 
 from generator.profile.versions import HostVersion, VersionError
 
-HARNESSES = ("claude-code", "codex", "opencode")
+from generator.hosts import NAMES as HARNESSES  # noqa: F401  (re-exported: the host registry)
 
 
 class TargetError(PastureError, ValueError):
@@ -68,7 +68,7 @@ def opencode_user_dir(env: Mapping[str, str]) -> Path:
 
 def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
     """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
-    from generator.render.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
+    from generator.hosts.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
 
     if project is not None:
         project = project.resolve()

@@ -12,13 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from generator.hosts import HOSTS
 from generator.profile.contracts import Binding, CapabilityBinding, EventRow, IdentityField, RuntimeContract
 from generator.profile.models import AdmissionSpec, CapabilityContribution, LifecycleFile, OperationBinding, RuntimeFile
 from generator.profile.reading import ProfileFile
 from generator.profile.versions import Admission, HostVersion, VersionError
 from generator.profile.vocab import (
-    HARNESS_SURFACES,
-    NATIVE_CALLS,
     STOP_FAMILY_EVENTS,
     SURFACE_FAILURE_MODES,
     UNSUPPORTED_HARNESSES,
@@ -204,8 +203,8 @@ def resolve_rows(f: ProfileFile, root: Path, model: LifecycleFile,
             f.add(loc + ("name",), f"duplicate native name {row.name!r} (first at row {seen[row.name] + 1})",
                   "each native event appears exactly once; remove or rename one", row=label, field="name")
         seen.setdefault(row.name, i)
-        if harness is not None and row.surface not in HARNESS_SURFACES[harness]:
-            allowed = ", ".join(s.value for s in HARNESS_SURFACES[harness])
+        if harness is not None and row.surface not in HOSTS[harness.value].surfaces:
+            allowed = ", ".join(s.value for s in HOSTS[harness.value].surfaces)
             f.add(loc + ("surface",), f"surface {row.surface.value!r} is not a {harness.value} surface; "
                   f"allowed: {allowed}", f"use one of: {allowed}", row=label, field="surface")
         arms = SURFACE_FAILURE_MODES[row.surface]
@@ -319,8 +318,8 @@ def resolve_binding(f: ProfileFile, key: str, spec: OperationBinding, loc: tuple
         f.add(loc + ("arguments",), f"duplicate argument names in {list(args)!r}", "name each argument once",
               row=label, field="arguments")
     if spec.klass is RuntimeClass.NATIVE and spec.call and harness is not None:
-        if spec.call not in NATIVE_CALLS[harness]:
-            allowed_calls = ", ".join(sorted(NATIVE_CALLS[harness]))
+        if spec.call not in HOSTS[harness.value].native_calls:
+            allowed_calls = ", ".join(sorted(HOSTS[harness.value].native_calls))
             f.add(loc + ("call",), f"native call {spec.call!r} is not a documented {harness.value} tool; "
                   f"allowed: {allowed_calls}", "bind one of the allowed tools, or lower the operation as "
                   "parent-mediated, semantic-instruction or unsupported", row=label, field="call")

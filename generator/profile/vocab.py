@@ -136,12 +136,8 @@ UNSUPPORTED_HARNESSES: dict[str, str] = {
     "pi": "pi has no adapter profile: it exposes no lifecycle hook surface to generate for",
 }
 
-# The native surfaces each harness may use.
-HARNESS_SURFACES: dict[Harness, tuple[HookSurface, ...]] = {
-    Harness.CLAUDE_CODE: (HookSurface.CLAUDE_COMMAND_JSON,),
-    Harness.CODEX: (HookSurface.CODEX_STRICT_COMMAND_JSON,),
-    Harness.OPENCODE: (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE),
-}
+# The native surfaces and native calls each harness may use: each host module's ``surfaces`` and
+# ``native_calls`` (generator/hosts/<host>.py; the registry generator.hosts.HOSTS).
 
 # The failure arms each surface can declare: a host contract has no other failure behaviour.
 SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
@@ -161,15 +157,6 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
 
 # Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).
 STOP_FAMILY_EVENTS: frozenset[str] = frozenset({"Stop", "SubagentStop"})
-
-# Native call names a runtime profile may bind per harness: the documented tools of that host.
-# Claude: Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
-NATIVE_CALLS: dict[Harness, frozenset[str]] = {
-    Harness.CLAUDE_CODE: frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"}),
-    Harness.CODEX: frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent",
-                              "request_user_input"}),
-    Harness.OPENCODE: frozenset({"skill", "task", "question"}),
-}
 
 
 def members(enum: type[StrEnum]) -> str:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from generator.hosts import HOSTS
 from generator.profile.contracts import Contract
-from generator.profile.vocab import Harness, RuntimeClass
+from generator.profile.vocab import RuntimeClass
 from generator.render.artifact import Artifact, header
 from generator.render.env import render
 
-_HOST = {Harness.CLAUDE_CODE: ("Claude Code", "CLAUDE.md"), Harness.CODEX: ("Codex CLI", "AGENTS.md"),
-         Harness.OPENCODE: ("OpenCode", "AGENTS.md")}
 
 
 def _matrix_row(row) -> dict:
@@ -55,7 +54,8 @@ def _prose(text: str) -> str:
 
 
 def instructions_doc(contract: Contract) -> Artifact:
-    host, target = _HOST[contract.harness]
+    described = HOSTS[contract.harness.value]
+    host, target = described.display_name, described.instructions_file
     operations, native, unsupported = [], [], []
     for b in contract.runtime.operations:
         title = b.key.replace("_", " ")

@@ -10,13 +10,10 @@ import jinja2
 
 from generator import __version__
 from generator.profile.contracts import Contract
-from generator.profile.vocab import Harness
+from generator.hosts import HOSTS
 from generator.render.artifact import Artifact
-from generator.render.claude import claude_artifacts
-from generator.render.codex import codex_artifacts
 from generator.render.docs import events_doc, instructions_doc
 from generator.render.env import search_path, template_line, templates_of
-from generator.render.opencode import opencode_artifacts
 from generator.render.schemas import schema_artifacts
 from generator.render.tables import table_artifacts
 
@@ -35,11 +32,7 @@ def adapter_artifacts(contract: Contract, root: Path | None = None) -> list[Arti
 
 
 def _adapters(contract: Contract) -> list[Artifact]:
-    if contract.harness is Harness.CLAUDE_CODE:
-        return claude_artifacts(contract)
-    if contract.harness is Harness.CODEX:
-        return codex_artifacts(contract)
-    return opencode_artifacts(contract)
+    return HOSTS[contract.harness.value].artifacts(contract)
 
 
 def render_project(contracts: list[Contract], root: Path | None = None) -> list[Artifact]:

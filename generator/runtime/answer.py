@@ -1,11 +1,12 @@
-"""The host's exact native answer for a decision, per harness and event.
+"""The host's exact native answer for a decision, per harness and event (each host's encoding:
+generator/runtime/hostwire/<host>.py).
 
 A deny leaves here only where the row can carry it: its response capability (an evidenced deny /
 ask channel), or a blocking failure mode the profile cites (exit 2 on Claude and Codex), or, on
 OpenCode, our own generated plugin's throw. Anything else is delivered as proceed, with a note.
 """
 
-from generator.runtime.fastjson import dumps
+from generator.runtime.hostwire import wire
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
 if TYPE_CHECKING:
@@ -35,15 +36,6 @@ EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honour
 EXIT_STRICT_FAILURE = 1  # a failed strict (Codex) hook: recorded by the host, never blocking
 EXIT_PLUGIN_FAULT = 3  # the generated OpenCode plugin throws on a non-zero exit for fail-fast rows
 
-_CODEX_BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse"}
-_CLAUDE_BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse", "PostToolBatch", "ConfigChange",
-                      "PreCompact", "TaskCreated", "TaskCompleted", "TeammateIdle"}
-
-
-def _json(value: object) -> str:
-    return dumps(value) + "\n"
-
-
 def can_deny(harness: str, row: "Any") -> bool:
     # A refusal after the action already happened would tell the model a command that ran was
     # refused: only pre-action rows can deny (seen on OpenCode 1.18.33's tool.execute.after).
@@ -51,9 +43,7 @@ def can_deny(harness: str, row: "Any") -> bool:
         return False
     if row.response in ("deny", "deny+ask"):
         return True
-    if harness == "opencode":
-        return row.failure == "throw-fail-fast"
-    return row.failure in ("exit-2-blocks", "strict-output-exit-2-blocks")
+    return row.failure in wire(harness).BLOCKING_FAILURES
 
 
 def can_ask(row: "Any") -> bool:
@@ -62,34 +52,17 @@ def can_ask(row: "Any") -> bool:
 
 def proceed(harness: str, note: str = "") -> Reply:
     stderr = f"pasture: {note}\n" if note else ""
-    if harness == "opencode":
-        return Reply(0, _json({"decision": "proceed"}), stderr, "proceed")
-    return Reply(0, "", stderr, "proceed")
+    return Reply(0, wire(harness).PROCEED_STDOUT, stderr, "proceed")
 
 
 def _deny(harness: str, event: str, row: "Any", reason: str) -> Reply:
     reason = reason.strip() or "refused by pasture policy"
-    if harness == "opencode":
-        return Reply(0, _json({"decision": "deny", "reason": reason}), "", "deny")
-    if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
-        return Reply(0, _json({"hookSpecificOutput": {
-            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}), "",
-            "deny")
-    if harness == "codex" and event == "PermissionRequest" and row.response in ("deny", "deny+ask"):
-        return Reply(0, _json({"hookSpecificOutput": {
-            "hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": reason}}}), "", "deny")
-    block_json = _CODEX_BLOCK_JSON if harness == "codex" else _CLAUDE_BLOCK_JSON
-    if event in block_json:
-        return Reply(0, _json({"decision": "block", "reason": reason}), "", "deny")
-    return Reply(EXIT_BLOCK, "", reason + "\n", "deny")
+    return Reply(*wire(harness).deny(event, row, reason))
 
 
 def _ask(harness: str, event: str, reason: str) -> Reply:
     reason = reason.strip() or "pasture policy asks for confirmation"
-    if harness == "opencode":
-        return Reply(0, _json({"decision": "ask", "reason": reason}), "", "ask")
-    return Reply(0, _json({"hookSpecificOutput": {
-        "hookEventName": event, "permissionDecision": "ask", "permissionDecisionReason": reason}}), "", "ask")
+    return Reply(*wire(harness).ask(event, reason))
 
 
 def deliver(harness: str, event: str, row: "Any", decision: str, reason: str) -> Reply:

@@ -1,5 +1,7 @@
 """One normalized envelope for every host: what gates and the journal see."""
 
+from generator.runtime.hostwire import wire
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
 if TYPE_CHECKING:
     from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
@@ -35,18 +37,7 @@ def identity_value(payload: object, field: str) -> object:
 
 
 def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
-    if harness == "opencode":
-        name = _dig(payload, "input", "tool")
-        # v2 tool hooks carry input.input; v1 tool.execute.before carries output.args, and
-        # tool.execute.after carries input.args (captured on OpenCode 1.18.33).
-        args = _dig(payload, "input", "input")
-        if args is None:
-            args = _dig(payload, "output", "args")
-        if args is None:
-            args = _dig(payload, "input", "args")
-        return (name if isinstance(name, str) else None), args
-    name = _dig(payload, "tool_name")
-    return (name if isinstance(name, str) else None), _dig(payload, "tool_input")
+    return wire(harness).tool_of(payload)
 
 
 def build(harness: str, contract: str | None, host_version: str, event: str, row: "Any", payload: object) -> dict:

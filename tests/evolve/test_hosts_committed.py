@@ -10,7 +10,7 @@ from generator.evolve.captured import load_capture
 from generator.evolve.evidence import contract_evidence
 from generator.runtime.tables import resolve
 from generator.profile.loader import load_project
-from generator.render.codex import ACCEPTED_EVENTS
+from generator.hosts.codex import ACCEPTED_EVENTS
 from hosts_support import REPO
 
 #: Every contract with a capture of its own version (found, never listed by hand).

@@ -31,7 +31,7 @@ import traceback
 from pathlib import Path
 
 from generator.hostenv import FakeModelServer, Script, Turn, launcher_for
-from generator.hostenv.hosts import RunContext, RunLayout
+from generator.hosts import RunContext, RunLayout
 from generator.hostenv.netns import bring_loopback_up, network_interfaces
 from generator.hostenv.runner import base_host_env
 

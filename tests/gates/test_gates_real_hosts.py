@@ -36,7 +36,7 @@ INSIDE = Path(__file__).resolve().parent / "real_host_inside.py"
 pytestmark = pytest.mark.real_host
 
 from generator.hostenv import Turn, host_binary, isolation_support  # noqa: E402
-from generator.hostenv.hosts import RunLayout  # noqa: E402
+from generator.hosts import RunLayout  # noqa: E402
 from generator.hostenv.netns import python_env  # noqa: E402
 
 INVALID = json.dumps({"cwes": ["CWE-918"]})  # valid JSON, wrong schema

@@ -1,10 +1,10 @@
 """Standalone drivers for the three new hosts (Gemini CLI, Copilot CLI, Pi), for the offline real-host tests.
 
-The host launchers of generator/hostenv/hosts/ are being moved behind one host-module interface, so
-the new hosts' launchers live here, in test support, until that lands. They plug into the existing
+The host launchers of generator/hosts/ (one module per host) do not cover these hosts yet, so
+the new hosts' launchers live here, in test support, until each has its host module. They plug into the existing
 machinery without changing it:
 
-* a run folder is a :class:`~generator.hostenv.hosts.RunLayout` (``project/``, ``home/``, ...);
+* a run folder is a :class:`~generator.hosts.launch.RunLayout` (``project/``, ``home/``, ...);
 * the run is the runner's own inside-the-namespace half (:func:`generator.hostenv.runner._inside`),
   started as ``python <this file> --inside spec.json`` under the strongest isolation available,
   after adding these launchers to the launcher table of *that* process;
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from generator.hostenv.fake_models import Script
-from generator.hostenv.hosts import LAUNCHERS
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
+from generator.hosts import LAUNCHERS
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from generator.hostenv.netns import isolation_support, python_env
 from generator.hostenv.runner import CLEARED_ENV, DEFAULT_PROMPT, HostRunResult, base_host_env
 

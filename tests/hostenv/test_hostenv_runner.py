@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator.hostenv import Script, isolation_support, prepare_run
-from generator.hostenv.hosts import RunContext, RunLayout, launcher_for
+from generator.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.runner import CLEARED_ENV, base_host_env
 
@@ -241,7 +241,7 @@ def test_opencode_plugin_source_exports_one_function(tmp_path: Path) -> None:
 
 def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
     from generator.hostenv.fake_models import HOST_PROTOCOL
-    from generator.hostenv.hosts import LAUNCHERS
+    from generator.hosts import LAUNCHERS
     from generator.hostenv.npm_tools import HOST_PACKAGES
 
     assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)

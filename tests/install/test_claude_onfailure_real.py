@@ -2,7 +2,7 @@
 
 The notes (shared reference, claude-code-hooks.md §3.6) only carry the 2.1.295 release note: "a hook
 that can't start, times out, or exits with an unexpected code blocks the action". These runs are the
-evidence `generator.render.claude` cites for writing the key on blocking gate rows:
+evidence `generator.hosts.claude_code` cites for writing the key on blocking gate rows:
 
 * settings validation accepts the key (the hook still runs);
 * a hook whose binary is missing (exit 127) blocks the tool;

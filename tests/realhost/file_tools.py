@@ -126,7 +126,7 @@ CODEX = Session("codex", "apply_patch and the shell", (
          ("redirected.txt", "redirected\n")),
 ), options={"model_catalog": "gpt-5.5"},
     note="Codex offers apply_patch (a freeform tool) only to models whose catalog entry asks for it: the run "
-         "plays the binary's own gpt-5.5 entry (generator.hostenv.hosts.codex.catalog_entry). An "
+         "plays the binary's own gpt-5.5 entry (generator.hosts.codex.catalog_entry). An "
          "`apply_patch <<'EOF'` heredoc sent through the shell is applied by Codex as a patch too, and reaches "
          "PreToolUse as tool_name Bash.")
 

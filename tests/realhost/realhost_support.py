@@ -344,8 +344,8 @@ def _codex_config_for_install(run: HostRun) -> Path:
     """Codex's config.toml as the launcher writes it (the project trusted, plugins off, the fake
     provider at a placeholder address that nobody dials), so ``codex app-server`` sees the project
     exactly as the real run will."""
-    from generator.hostenv.hosts import launcher_for
-    from generator.hostenv.hosts.base import RunContext
+    from generator.hosts import launcher_for
+    from generator.hosts.launch import RunContext
 
     launcher = launcher_for("codex")
     ctx = RunContext(run.layout, run.binary, "http://127.0.0.1:9", "", launcher.options({"hook_trust": "none"}))

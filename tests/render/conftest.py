@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from generator.profile.loader import load_project
-from generator.render.opencode import opencode_artifacts
+from generator.hosts.opencode import opencode_artifacts
 from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded
 from opencode_support import TscBatch, npm_bin

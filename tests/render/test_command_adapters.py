@@ -11,8 +11,8 @@ import pytest
 import host_schemas
 from repo_paths import REPO, committed
 from generator.profile.loader import load_project
-from generator.render.claude import claude_artifacts
-from generator.render.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
+from generator.hosts.claude_code import claude_artifacts
+from generator.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
 
 
 

@@ -63,7 +63,7 @@ def test_markdown_keeps_table_cells_and_comments_intact(hostile):
     _, _, files = hostile
     events = files["claude-code@2.1.261/events.md"]
     row = next(line for line in events.splitlines() if line.startswith("| `PreToolUse`"))
-    assert row.count(" | ") == 8  # the hostile '|' is escaped, so the row keeps its nine cells
+    assert row.count(" | ") == 9  # the hostile "|" is escaped, so the row keeps its ten cells (answers included)
     instructions = files["claude-code@2.1.261/instructions.md"]
     assert "</script>" not in instructions and "&lt;/script&gt;" in instructions
     assert instructions.count("-->") == 1  # only our own header comment closes

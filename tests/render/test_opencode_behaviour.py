@@ -19,7 +19,7 @@ import pytest
 
 from repo_paths import REPO
 from generator.profile.loader import load_project
-from generator.render.opencode import FIX, opencode_artifacts
+from generator.hosts.opencode import FIX, opencode_artifacts
 from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 
 from behaviour_contracts import V1, V2, played  # noqa: E402 - the contracts these tests play

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from generator.profile.loader import load_project
-from generator.render.opencode import _view, opencode_artifacts
+from generator.hosts.opencode import _view, opencode_artifacts
 from injection_cases import RAW_FRAGMENTS, TARGETS, constructed, loaded
 from opencode_support import npm_bin, runtime_argv
 from repo_paths import REPO

@@ -10,7 +10,7 @@ import pytest
 from repo_paths import REPO, committed
 from generator.profile.loader import load_project
 from generator.render.artifact import header
-from generator.render.opencode import OpenCodeRenderError, opencode_artifacts
+from generator.hosts.opencode import OpenCodeRenderError, opencode_artifacts
 from generator.profile.versions import HostVersion
 
 from profiles_found import contract_ids

@@ -16,7 +16,7 @@ import pytest
 from repo_paths import REPO
 from generator.hostenv import Script, prepare_run
 from generator.profile.loader import load_project
-from generator.render.opencode import opencode_artifacts
+from generator.hosts.opencode import opencode_artifacts
 from opencode_support import npm_bin, write_stub
 
 pytestmark = pytest.mark.real_host

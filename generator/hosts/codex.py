@@ -1,6 +1,9 @@
-"""Codex CLI, headless (``codex exec``) against the fake OpenAI Responses server.
+"""Codex CLI: its adapter (hooks.json for a .codex/ layer, strict command hooks only), its catalog (the hook
+JSON Schemas embedded in the CLI, parsed by generator.catalog.codex), and its offline run.
 
-Everything Codex-specific about a run lives here.
+Answers on the hook path: generator/runtime/hostwire/codex.py.
+
+Offline run: headless (``codex exec``) against the fake OpenAI Responses server.
 
 * **Config:** ``$CODEX_HOME/config.toml`` (``CODEX_HOME`` = ``<run>/home/.codex``) names a custom
   provider ``harness`` with ``base_url = http://127.0.0.1:PORT/v1``, ``wire_api = "responses"``,
@@ -31,9 +34,31 @@ import time
 from pathlib import Path
 from typing import Any
 
-from generator.hostenv.hosts.base import FAKE_API_KEY, HostLauncher, RunContext
+from generator import PastureError
+from generator.hosts.claude_code import hooks_table
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.protocol import Host
+from generator.profile.contracts import Contract
+from generator.profile.vocab import HookSurface
+from generator.render.artifact import Artifact, header
 
-__all__ = ["CodexLauncher", "persist_hook_trust"]
+__all__ = ["ACCEPTED_EVENTS", "HOST", "Codex", "CodexEventError", "CodexLauncher", "codex_artifacts",
+           "persist_hook_trust"]
+
+# The event keys Codex's hooks.json accepts. Codex silently ignores any other key, so a typo would
+# be a hole nobody notices: refuse to generate one instead. The eleven come from HooksToml in the
+# pinned config schema (shared/schemas/codex-hooks/codex-config.schema.json); Interrupt arrived with
+# the 0.153 line (Pasture pins it at 0.153.0; observe-only, systemMessage only). The real Codex 0.171.0
+# loads exactly these twelve and nothing else of every Claude/Codex event name offered to it
+# (captures/codex@0.171.0/capture.json, catalog.host_listed: `codex app-server` hooks/list).
+ACCEPTED_EVENTS = frozenset({
+    "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart",
+    "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop", "Interrupt",
+})
+
+
+class CodexEventError(PastureError, ValueError):
+    pass
 
 
 def _toml_str(value: str) -> str:
@@ -217,3 +242,42 @@ def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str,
         for hook in hooks:
             fh.write(f"\n[hooks.state.{_toml_str(hook['key'])}]\ntrusted_hash = {_toml_str(hook['currentHash'])}\n")
     return hooks
+
+
+def codex_artifacts(contract: Contract) -> list[Artifact]:
+    from generator.render.env import render  # jinja2: only when rendering, not for the registry
+
+    unknown = [row.name for row in contract.events if row.name not in ACCEPTED_EVENTS]
+    if unknown:
+        raise CodexEventError(
+            f"{contract.lifecycle_file}: Codex would silently ignore these event keys: {', '.join(unknown)}; "
+            f"accepted: {', '.join(sorted(ACCEPTED_EVENTS))}"
+        )
+    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": hooks_table(contract)}
+    return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
+
+
+class Codex:
+    name = "codex"
+    display_name = "Codex CLI"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
+    native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent",
+                              "request_user_input"})
+    npm_packages: tuple[str, ...] = ("@openai/codex",)
+    binary = "codex"
+    binary_flag = "--codex-bin"
+    binary_env = "PASTURE_CODEX_BIN"
+    catalog_reader = "codex"
+    wire = "codex"
+    gate_failure = "strict-output-exit-2-blocks"
+    launcher: HostLauncher = CodexLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.CODEX_STRICT_COMMAND_JSON
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return codex_artifacts(contract)
+
+
+HOST: Host = Codex()  # mypy checks the class against the Protocol here

@@ -1,4 +1,6 @@
-"""OpenCode: one self-contained TypeScript plugin per contract, v1 (1.x) or v2 (2.x) by host major.
+"""OpenCode: its adapter (one self-contained TypeScript plugin per contract, v1 (1.x) or v2 (2.x) by host
+major), its catalog (the plugin and SDK typings, parsed by generator.catalog.opencode), and its offline run.
+Answers on the hook path: generator/runtime/hostwire/opencode.py.
 
 Protocol between the generated plugin and the runtime (the plugin side is
 templates/opencode/_runtime.ts.j2; the server side, and the wire format in full, is
@@ -74,19 +76,125 @@ throw from a conversation row (chat.message, chat.params, the transforms, tool.d
 ends the prompt with OpenCode's own "Unexpected server error. Check server logs for details."
 (1.18.33, before the first model call: the cause of issue 9's report), so the user would never read
 the fix; every action the model then tries is still refused, with it.
+
+Offline run: headless (``opencode run``) against the fake OpenAI Chat Completions server.
+
+* **Config:** ``<project>/opencode.json`` names a provider ``harness`` using the bundled
+  ``@ai-sdk/openai-compatible`` package with ``baseURL = http://127.0.0.1:PORT/v1`` and a fake
+  key; ``model`` and ``small_model`` are ``harness/<model>``; only that provider is enabled;
+  ``permission`` allows bash and edit; no autoupdate, no sharing. The ``config`` option is
+  deep-merged over it (e.g. ``{"permission": {"bash": "ask"}}``).
+* **Env:** ``OPENCODE_DISABLE_{AUTOUPDATE,MODELS_FETCH,LSP_DOWNLOAD,SHARE,CLAUDE_CODE,DEFAULT_PLUGINS}=1``.
+* **Startup install (obstacle O1):** at startup OpenCode npm-installs ``@opencode-ai/plugin`` into
+  every config dir (``<project>/.opencode`` and ``$XDG_CONFIG_HOME/opencode``); offline that
+  retries for ~70 s. It skips the install when ``node_modules/`` exists and ``package-lock.json``
+  already names the package, so with ``stub_plugin_install=True`` (default) both dirs get an empty
+  ``node_modules/`` and a stub lock, unless a ``package-lock.json`` is already there. Plugins must
+  then import nothing from ``@opencode-ai/plugin`` at run time (type-only imports are fine).
+* **Plugins:** local files ``<project>/.opencode/plugins/*.{js,ts}`` are auto-discovered; a test
+  writes them itself. Never pass ``--pure``: it disables local plugins too.
+* **Command:** ``opencode run --format json --print-logs --log-level <level> <prompt words...>``;
+  the prompt goes as separate words because ``run`` wraps an argument containing spaces in quotes.
 """
+
 
 from __future__ import annotations
 
-from generator import PastureError
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from generator import PastureError
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from generator.hosts.protocol import Host
 from generator.profile.contracts import Contract, EventRow
 from generator.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from generator.render import commands
 from generator.render.artifact import Artifact, header
-from generator.render.env import render
+
+__all__ = ["FIX", "HOST", "PLUGIN_FILE", "OpenCode", "OpenCodeLauncher", "OpenCodeRenderError", "deep_merge",
+           "opencode_artifacts", "serve_argv"]
+
+DEFAULT_PLUGIN_VERSION = "1.18.33"
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _opencode_version(binary: Path) -> str:
+    """The opencode-ai package version next to the binary (the plugin version it installs)."""
+    try:
+        manifest = Path(binary).parent.parent / "opencode-ai" / "package.json"
+        return str(json.loads(manifest.read_text())["version"])
+    except (OSError, KeyError, ValueError):
+        return DEFAULT_PLUGIN_VERSION
+
+
+class OpenCodeLauncher(HostLauncher):
+    host = "opencode"
+    wire_protocol = "openai-chat"
+    default_options = {
+        "model": "fake-model",
+        "config": {},
+        "log_level": "INFO",
+        "stub_plugin_install": True,
+        "extra_args": [],
+    }
+
+    def config(self, ctx: RunContext) -> dict[str, Any]:
+        model = ctx.options["model"]
+        base = {
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"harness": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Pasture fake model (127.0.0.1)",
+                "options": {"baseURL": ctx.base_url_v1, "apiKey": FAKE_API_KEY},
+                "models": {model: {"name": "Fake model", "tool_call": True}},
+            }},
+            "model": f"harness/{model}",
+            "small_model": f"harness/{model}",
+            "enabled_providers": ["harness"],
+            "permission": {"bash": "allow", "edit": "allow"},
+            "autoupdate": False,
+            "share": "disabled",
+        }
+        return deep_merge(base, ctx.options["config"])
+
+    def env(self, ctx: RunContext) -> dict[str, str]:
+        return {
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        }
+
+    def prepare(self, ctx: RunContext) -> None:
+        (ctx.layout.project / "opencode.json").write_text(json.dumps(self.config(ctx), indent=2) + "\n")
+        if ctx.options["stub_plugin_install"]:
+            version = _opencode_version(ctx.binary)
+            stub = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": version}}}}
+            for config_dir in (ctx.layout.project / ".opencode", ctx.layout.xdg_config / "opencode"):
+                (config_dir / "node_modules").mkdir(parents=True, exist_ok=True)
+                lock = config_dir / "package-lock.json"
+                if not lock.exists():
+                    lock.write_text(json.dumps(stub) + "\n")
+
+    def argv(self, ctx: RunContext) -> list[str]:
+        return [str(ctx.binary), "run", "--format", "json", "--print-logs", "--log-level",
+                ctx.options["log_level"], *list(ctx.options["extra_args"]), *ctx.prompt.split()]
+
+
+
 
 PLUGIN_FILE = "pasture-lifecycle.ts"
 PLUGIN_ID = "pasture-lifecycle"
@@ -121,6 +229,8 @@ class _Hook:
 
 
 def opencode_artifacts(contract: Contract) -> list[Artifact]:
+    from generator.render.env import render  # jinja2: only when rendering, not for the registry
+
     if contract.harness is not Harness.OPENCODE:
         raise OpenCodeRenderError(f"{contract.id} is not an OpenCode contract")
     major = contract.version.major
@@ -231,3 +341,28 @@ def _hook(row: EventRow, refusal: str, major: int) -> _Hook:
         raise OpenCodeRenderError(
             f"{row.name!r}: a 2.x hook name is <domain>.<hook> with domain one of {', '.join(V2_HOOK_DOMAINS)}")
     return _Hook(row.name, domain, hook, refusal)
+
+
+class OpenCode:
+    name = "opencode"
+    display_name = "OpenCode"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
+    native_calls = frozenset({"skill", "task", "question"})
+    npm_packages: tuple[str, ...] = ("opencode-ai", "@opencode-ai/plugin")
+    binary = "opencode"
+    binary_flag = "--opencode-bin"
+    binary_env = "PASTURE_OPENCODE_BIN"
+    catalog_reader = "opencode"
+    wire = "opencode"
+    gate_failure = "report-and-continue"
+    launcher: HostLauncher = OpenCodeLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.OPENCODE_CATCH_ALL_SSE if bus else HookSurface.OPENCODE_NAMED_OUTPUT
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return opencode_artifacts(contract)
+
+
+HOST: Host = OpenCode()  # mypy checks the class against the Protocol here
