@@ -144,6 +144,10 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
     for variable in ("$HOME", "${HOME}"):
         if target.startswith(variable):
             target = home + target[len(variable):]
+    # the shell's own folder, however it is spelled: ~+ (tilde), $PWD, /proc/self/cwd (the kernel's link)
+    for variable in ("~+", "$PWD", "${PWD}", "/proc/self/cwd", "/proc/thread-self/cwd"):
+        if target == variable or target.startswith(variable + "/"):
+            target = cwd + target[len(variable):]
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors):
         return True

@@ -43,10 +43,11 @@ _KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "pushd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
-_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "install": {"-m", "--mode", "-o", "-g"},
+_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "install": {"-m", "--mode", "-o", "-g", "-t", "--target-directory"},
            "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
            "ln": {"-t", "--target-directory"}, "mkdir": {"-m", "--mode"}, "mknod": {"-m", "--mode"},
            "mkfifo": {"-m", "--mode"}}
+_TARGETED = {"cp", "mv", "ln", "install"}  # -t DIR: the folder every source is written into
 _OUTPUT = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 GUARD_WORDS = ("trust", "install")  # in "untrust" and "uninstall" too
 _PROGRAMS = ("pasture", "pasture-hook")
@@ -154,7 +155,12 @@ def _substitute(text: str, values: dict) -> str | None:
         if text.startswith("${", i):
             end = text.find("}", i)
             name = text[i + 2:end] if end > 0 else ""
-            i = end + 1
+            i = end + 1 if end > 0 else n
+            value = _expansion(name, values)
+            if value is None:
+                return None
+            out.append(value)
+            continue
         else:
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
@@ -166,16 +172,35 @@ def _substitute(text: str, values: dict) -> str | None:
     return "".join(out)
 
 
+def _expansion(body: str, values: dict) -> str | None:
+    """`${name}`, `${a[1]}` and the default forms `${X:-word}` `${X-word}` `${X:=word}` `${X:+word}`: the
+    value the line set, else the default the line names (what an unset variable gives), else None."""
+    for op in (":-", ":=", ":+", "-", "=", "+"):
+        at = body.find(op)
+        if at > 0 and all(c.isalnum() or c in "_[]@*" for c in body[:at]):
+            name, word = body[:at], body[at + len(op):]
+            break
+    else:
+        name, word = body, None
+    if "[" in name and name.endswith("]"):
+        name = name[:name.index("[")]  # an array element: any of the elements the line set (all of them)
+    if name in values and (word is None or "+" not in op):
+        return values[name]
+    if word is None:
+        return None
+    return _substitute(word, values) if "$" in word else word
+
+
 def _resolve(cmd, values: dict) -> None:
     """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold."""
-    if not values:
+    if not values and not any("${" in w.text for w in cmd.words):
         return
     words = []
     for word in cmd.words:
         text = None if word.static else _substitute(word.text, values)
         if text is None:
             words.append(word)
-        elif word.quoted:
+        elif word.quoted and "[@]" not in word.text:  # "${a[@]}" is one word per element
             words.append(Word(text, True, True, word.glob, word.subs, 0))
         else:  # unquoted: split into fields as the shell does
             words += [Word(field, True, False, word.glob, [], 0) for field in text.split()]
@@ -249,6 +274,11 @@ def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
             continue
         if p < len(pattern):
             ch = pattern[p]
+            if ch == "[" and pattern.startswith("[:", p + 1) and pattern.find(":]", p + 3) > 0:
+                end = pattern.find("]", pattern.find(":]", p + 3) + 2)  # [[:alpha:]]: any character (a superset)
+                if end > 0:
+                    p, n = end + 1, n + 1
+                    continue
             if ch == "[":
                 end = pattern.find("]", p + 2)
                 if end > 0:
@@ -326,6 +356,8 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             if op in _OUTPUT and not (op == ">&" and (target.text.isdigit() or target.text == "-")):
                 text = target.text if target.static else (_substitute(target.text, values) or target.text)
                 out.append(((here, text), False, target.glob))
+                if not target.static and " " in text:  # an array's elements: each may be the one it is
+                    out += [((here, field), False, target.glob) for field in text.split()]
         words = cmd.words
         texts = [w.text for w in words]
         if texts and fs.basename(texts[0]) in _WRAPPERS:
@@ -369,15 +401,22 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
         for index, arg in enumerate(args):
             text = arg.text
             if skip:
-                skip = False
-                if index > 0 and args[index - 1].text in ("-t", "--target-directory"):
+                if skip == "target" or (index > 0 and args[index - 1].text in ("-t", "--target-directory")):
                     out.append(((here, text), verb in _DELETES, arg.glob))
+                skip = False
                 continue
             if text in valued:
                 skip = True
                 continue
             if text.startswith("--target-directory="):
                 out.append(((here, text.split("=", 1)[1]), False, arg.glob))
+                continue
+            if verb in _TARGETED and text.startswith("-") and not text.startswith("--") and "t" in text[1:]:
+                value = text[text.index("t", 1) + 1:]  # -rt DIR, -t.pasture, -vt DIR: the folder it writes into
+                if value:
+                    out.append(((here, value), verb in _DELETES, arg.glob))
+                else:
+                    skip = "target"  # the next word is the folder
                 continue
             if text.startswith("-") and text != "-":
                 continue
@@ -395,15 +434,23 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
 
 # --- guard commands --------------------------------------------------------------------------------
 
+def _is(word: str, name: str) -> bool:
+    """The word is `name`, or a glob the shell may expand to it (`pastur?`, `tru*`: a file of that name)."""
+    return word == name or (("*" in word or "?" in word or "[" in word) and glob_match(word, name))
+
+
 def _subcommand(rest: list) -> str | None:
     """`policy trust` / `install` ... anywhere past the program's own options (and their values)."""
     for word in rest:
-        if word in ("install", "uninstall"):
-            return word
-    if "policy" in rest:
-        for word in rest[rest.index("policy") + 1:]:
-            if word in ("trust", "untrust"):
-                return "policy " + word
+        for name in ("install", "uninstall"):
+            if _is(word, name):
+                return name
+    for at, word in enumerate(rest):
+        if _is(word, "policy"):
+            for later in rest[at + 1:]:
+                for name in ("trust", "untrust"):
+                    if _is(later, name):
+                        return "policy " + name
     return None
 
 
@@ -457,7 +504,7 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
             found = _subcommand(texts[1:]) if "pasture" in word.lower() else _mentions(flat)
             if found is None and _subcommand(texts[1:]) in ("policy trust", "policy untrust"):
                 found = _subcommand(texts[1:])
-        elif name in _PROGRAMS or (not statics[index] and "pasture" in word.lower()):
+        elif any(_is(name, program) for program in _PROGRAMS) or (not statics[index] and "pasture" in word.lower()):
             found = _subcommand(texts[index + 1:]) or (_mentions(flat) if dynamic_rest else None)
         elif name.startswith(_INTERPRETERS):
             found = _python(texts, index)
