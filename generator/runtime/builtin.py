@@ -31,6 +31,9 @@ GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the
 # backslash-newline) removed, for the guard's names and the basename of every protected path, the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
 # brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
+TOO_LONG = ("pasture: this shell command is {size} characters long and names something like the guard's files; "
+            "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file.")
+
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
            "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "clean", "{", "*", "?", "[")
 _NAMES: dict = {}
@@ -151,10 +154,26 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors):
         return True
+    if "/../" in "/" + target + "/" and _through_a_link(target, files, folders):
+        return True
     if glob and _glob_hits(path, files, folders, ancestors):
         return True
     real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
     return real != path and _hits(real, files, folders, ancestors)
+
+
+def _through_a_link(target: str, files: tuple, folders: tuple) -> bool:
+    """`s/../../.claude/settings.json`: the kernel takes `..` after following `s`, which the line may have
+    just made (`ln -s a/b s`), so where it lands is unknown: what follows the last `..` is taken as ours
+    when it starts with the last two parts (or more) of a guard file or folder."""
+    parts = [p for p in target.split("/") if p and p != "."]
+    tail = parts[len(parts) - parts[::-1].index(".."):]
+    for path in files + folders:
+        ends = [p for p in path.split("/") if p]
+        for size in range(2, min(len(tail), len(ends)) + 1):
+            if tail[:size] == ends[-size:] and (size == len(tail) or path in folders):
+                return True
+    return False
 
 
 def _patch_paths(text: str) -> list[str]:
@@ -207,7 +226,11 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         if not isinstance(command, str) or not screen(command, files, folders):
             return None
         # rare path: only commands that name something like ours
+        from generator.runtime.shellparse import MAX_TEXT
         from generator.runtime.shellwrites import guard_command, writes
+
+        if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
+            return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
 
         ran = guard_command(command)
         if ran is not None:

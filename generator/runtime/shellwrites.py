@@ -38,8 +38,16 @@ _STRING_RUNNERS = {"su", "runuser", "script", "flock"}  # -c STRING runs STRING 
 _WRAPPERS = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "xargs",
              "timeout", "stdbuf", "setsid", "chrt", "taskset", "unbuffer", "chroot", "find", "watch", "flock",
              "strace", "ltrace", "caffeinate", "systemd-run", "unshare", "nsenter", "firejail", "bwrap", "cgexec",
-             "runuser", "su", "script"}
-_KNOWN = set(_VERBS) | _IN_PLACE | {"cd", "pushd", "dd", "git"}
+             "runuser", "su", "script", "busybox", "toybox", "eatmydata", "nocache", "fakeroot", "faketime", "chronic",
+             "torsocks", "proxychains", "proxychains4", "catchsegv", "valgrind", "gosu", "su-exec", "setpriv",
+             "prlimit", "numactl", "systemd-inhibit", "dbus-run-session", "ifne", "sg", "arch", "sandbox-exec",
+             "uv", "uvx", "pipx", "poetry", "pdm", "hatch", "npx", "pnpm", "yarn", "bun", "direnv", "fakechroot"}
+_CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}  # wrappers that move the working folder
+# programs that write the file (or into the folder) an option names: curl -o F, tar -x -C DIR, unzip -d DIR
+_OUTPUT_OPTIONS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document"), "sort": ("-o", "--output"),
+                   "tar": ("-C", "--directory"), "unzip": ("-d",), "patch": ("-o", "--output"),
+}
+_KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
@@ -242,6 +250,15 @@ def simple_commands(command: str, depth: int = 0, out: list | None = None, value
                 simple_commands(sub, depth + 1, out, values)
         _resolve(cmd, values)
         _remember(cmd, values)
+        texts = cmd.argv()
+        if texts and texts[0] == "alias":
+            for arg in texts[1:]:
+                name, _, value = arg.partition("=")
+                values["alias " + name] = value
+        elif cmd.words and cmd.words[0].static and "alias " + texts[0] in values:
+            # alias expansion: the shell reads what the alias stands for, then the rest of the words
+            rest = " ".join("'" + t.replace("'", "'\\''") + "'" for t in texts[1:])
+            simple_commands(values["alias " + texts[0]] + " " + rest, depth + 1, out, values)
         if cmd.piped and previous is not None and any(fs.basename(w) == "xargs" for w in cmd.argv()):
             # `... | xargs rm`: the upstream words become arguments (as a reviewer reads it, not split again)
             cmd.words = cmd.words + previous.words[1:]
@@ -325,6 +342,42 @@ def _loose_words(command: str) -> list:
     return text.split()
 
 
+def _option_writes(texts: list, options: tuple, here: str) -> list:
+    """The values of the options that name what a program writes: `-o F`, `-sSLo F`, `-oF`, `--output=F`."""
+    out = []
+    for at, text in enumerate(texts):
+        following = texts[at + 1] if at + 1 < len(texts) else None
+        for option in options:
+            if option.startswith("--"):
+                if text == option and following is not None:
+                    out.append(((here, following), False, False))
+                elif text.startswith(option + "="):
+                    out.append(((here, text[len(option) + 1:]), False, False))
+            elif text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
+                value = text[text.index(option[1], 1) + 1:]
+                if value:
+                    out.append(((here, value), False, False))
+                elif following is not None:
+                    out.append(((here, following), False, False))
+    return out
+
+
+def _moved(texts: list) -> str | None:
+    """The folder `env -C DIR` / `env --chdir=DIR` / `sudo -D DIR` runs its command in, if any."""
+    found = None
+    for at, text in enumerate(texts):
+        options = _CHDIR.get(fs.basename(text))
+        if options is None:
+            continue
+        for later, arg in enumerate(texts[at + 1:], at + 1):
+            for option in options:
+                if arg == option and later + 1 < len(texts):
+                    found = texts[later + 1]
+                elif arg.startswith(option + ("=" if option.startswith("--") else "")) and len(arg) > len(option):
+                    found = arg[len(option):].lstrip("=")
+    return found
+
+
 _GIT_WRITES = {"rm": True, "mv": True, "clean": True, "checkout": False, "restore": False, "stash": False}
 
 
@@ -351,7 +404,10 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
         return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
     out = []
     here = cwd
+    restore = None
     for cmd in commands:
+        if restore is not None:  # `env -C DIR` moved only the command it ran
+            here, restore = restore, None
         for op, target in cmd.redirs:
             if op in _OUTPUT and not (op == ">&" and (target.text.isdigit() or target.text == "-")):
                 text = target.text if target.static else (_substitute(target.text, values) or target.text)
@@ -365,6 +421,13 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             if fs.basename(texts[0]) == "find" and "-delete" in texts:
                 out += [((here, w.text if w is not words[0] else "."), True, w.glob) for w in _find_deletes(words)]
             known = next((i for i, t in enumerate(texts) if fs.basename(t) in _KNOWN), None)
+            runs = [i for i, t in enumerate(texts) if t in ("-exec", "-execdir", "-ok", "-okdir")]
+            if fs.basename(texts[0]) == "find" and runs and known is not None and known > runs[0]:
+                # find DIR -exec rm {} +: the verb writes what find finds, everything below DIR its filter allows
+                out += [((here, w.text if w is not words[0] else "."), True, w.glob) for w in _find_deletes(words)]
+            moved = _moved(texts[:known])
+            if moved is not None:
+                restore, here = here, fs.normpath(fs.join(here, moved))
             words = words[known:] if known is not None else []
             texts = texts[known:] if known is not None else []
         if not words:
@@ -380,6 +443,12 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         if verb == "git":
             out += _git_writes(args, here)
+            continue
+        if verb in _OUTPUT_OPTIONS:
+            out += _option_writes([a.text for a in args], _OUTPUT_OPTIONS[verb], here)
+            if verb == "patch":  # patch FILE [PATCH]: the file it patches
+                plain = [a for a in args if not a.text.startswith("-")]
+                out += [((here, a.text), False, a.glob) for a in plain[:1]]
             continue
         if verb == "dd":
             out += [((here, a.text[3:]), False, a.glob) for a in args if a.text.startswith("of=")]
@@ -423,6 +492,8 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             positional.append(arg)
         if verb in ("chmod", "chown", "chgrp") and positional:
             positional = positional[1:]  # the mode / owner
+        if verb == "ln":  # a link to a folder above a guard file reaches the guard file through it
+            out += [((here, a.text), True, a.glob) for a in (positional[:-1] if len(positional) > 1 else positional)]
         if verb == "mv":  # the sources vanish from where they were; the destination is written
             out += [((here, a.text), True, a.glob) for a in positional[:-1]]
             out += [((here, a.text), False, a.glob) for a in positional[-1:]]
@@ -478,6 +549,9 @@ def _python(words: list, start: int) -> str | None:
                 if flag == "m":
                     if value == "generator" or value.startswith("generator.") or "pasture" in value:
                         return _subcommand(rest)
+                    for at, word in enumerate(rest):  # -m runpy generator ...: a module that runs ours
+                        if word == "generator" or word.startswith("generator.") or fs.basename(word) in _PROGRAMS:
+                            return _subcommand(rest[at + 1:])
                     return None
                 if flag == "c":
                     return _mentions(value + " " + " ".join(rest))
@@ -510,9 +584,9 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
             found = _python(texts, index)
             if found is None and dynamic_rest and ("generator" in " ".join(texts[index + 1:])):
                 found = _mentions(flat)
-        elif name in _CODE_RUNNERS:
-            flag = _CODE_RUNNERS[name]
-            found = _mentions(" ".join(texts[index + 1:])) if flag in texts[index + 1:] else None
+        elif name in _CODE_RUNNERS:  # perl -e/-E/-le, node --eval/-p, ruby -e, php -r: code on the line
+            found = _mentions(" ".join(texts[index + 1:])) if any(t.startswith("-") for t in texts[index + 1:]) \
+                else None
         else:
             continue
         if found is not None:
@@ -530,6 +604,7 @@ def guard_command(command: str) -> str | None:
         found = _mentions(flat)
         return None if found is None else "pasture " + found
     aliases: dict = {}
+    previous = None
     for cmd in commands:
         texts = cmd.argv()
         statics = [w.static for w in cmd.words]
@@ -542,6 +617,13 @@ def guard_command(command: str) -> str | None:
             texts = expansion + texts[1:]
             statics = [True] * len(expansion) + statics[1:]
         found = _guard_in(texts, statics, flat)
+        if found is None and any(fs.basename(t).startswith(_INTERPRETERS) or fs.basename(t) in _CODE_RUNNERS
+                                 for t in texts):
+            # `python3 - <<EOF`, `echo '...' | perl`: the code it reads on its standard input
+            fed = cmd.stdin + (previous.argv()[1:] + previous.stdin if cmd.piped and previous is not None else [])
+            found = _mentions(" ".join(fed))
+            found = None if found is None else "pasture " + found
         if found is not None:
             return found
+        previous = cmd
     return None

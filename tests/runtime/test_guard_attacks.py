@@ -55,7 +55,51 @@ ATTACKS = [
     "echo x > .pas[[:alpha:]]ure/policy.toml",
     # arrays the line sets
     "a=(.pasture); rm -rf $a", "a=(x .pasture); echo x > ${a[1]}/policy.toml",
+    # aliases the line sets, for writes too
+    "shopt -s expand_aliases\nalias w='tee .pasture/policy.toml'\necho x | w",
+    # wrappers the write reading did not know, and the ones that move the working folder
+    "busybox rm -rf .pasture", "busybox cp /tmp/x .claude/settings.json", "eatmydata rm -rf .pasture",
+    "uv run rm -rf .pasture", "env -C .pasture rm policy.toml", "env --chdir=.claude tee settings.json",
+    "sudo -D .pasture rm policy.toml",
+    # find's -exec writes what find finds; a link to the folder above a guard file reaches it
+    "find .pasture -type f -exec rm {} +", "find . -name policy.toml -exec sed -i s/deny/proceed/ {} +",
+    "ln -s .claude c && echo {} > c/settings.json",
+    # `..` after a link the line itself makes
+    "mkdir -p a/b && ln -s a/b s && echo {} > s/../../.claude/settings.json",
+    # code a Python, perl or node reads from its standard input or the line names
+    "python3 - <<'EOF'\nimport os; os.system('pasture policy trust')\nEOF",
+    "echo 'import os; os.system(\"pasture policy trust\")' | python3", "python3 -m runpy generator policy trust",
+    "perl -E 'system \"pasture policy trust\"'", "node --eval 'require(\"child_process\").execSync(\"pasture install\")'",
+    # programs that write the file an option names
+    "tar -C .pasture -xf /tmp/x.tar", "unzip -o /tmp/x.zip -d .pasture", "curl -sSLo .pasture/policy.toml http://127.0.0.1:9/x",
+    "wget -O .claude/settings.json http://127.0.0.1:9/x", "sort -o .claude/settings.json /tmp/x",
+    "patch .claude/settings.json /tmp/p.diff",
 ]
+
+
+ORDINARY = [
+    "find . -name '*.pyc' -exec rm {} +", "find . -type f -name '*.py' -exec sed -i s/a/b/ {} +", "ln -s ../lib/foo.so .",
+    "ln -sf /usr/bin/python3 venv/bin/python", "cp -r src dist", "cp -v a.txt b.txt", "install -m 755 build/app /usr/local/bin/app",
+    "echo ${HOME:-/tmp}/x > log.txt", "a=(1 2 3); echo ${a[@]} > out.txt", "env -C build make", "uv run pytest -q",
+    "find src -exec grep -l TODO {} +", "ls ~+/src", "echo {1..10} > nums.txt", "curl -sSLo out.html http://127.0.0.1:9/",
+    "curl -fsSL http://127.0.0.1:9/x | tar -xz -C vendor", "sort -u -o list.txt list.txt", "tar -czf dist.tgz src",
+    "unzip -q x.zip -d vendor", "patch -p1 < fix.diff", "cat ../README.md > x", "echo x > ../other/notes.txt",
+    "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt",
+]
+
+
+@pytest.mark.parametrize("command", ORDINARY)
+def test_ordinary_work_still_proceeds(env, project, command):
+    assert _claude(env, project, command) == "proceed"
+
+
+def test_a_command_past_the_readers_length_is_denied_at_once(env, project):
+    # 1.6 MB of words read one by one (each resolved through the file system) held the hook 9 s; ten
+    # times that outlives the host. Past the reader's bound a command naming ours is denied outright.
+    command = "rm " + " ".join("d%d/w" % i for i in range(150000)) + " .pasture"
+    code, out, err = spawn("claude-code", "PreToolUse", "2.1.332", _payload(project, command), env, timeout=30)
+    assert _decision(out) == "deny"
+    assert "characters long" in json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
 
 
 @pytest.mark.parametrize("command", ATTACKS)
