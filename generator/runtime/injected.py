@@ -27,6 +27,9 @@ NAMES = frozenset(("HOME", "PATH", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PR
 PREFIXES = ("PASTURE_", "XDG_", "SEC_AF_", "LD_", "DYLD_", "PYTHON")
 
 
+UNREAD = "*"  # injected()'s name for a settings file that exists but could not be read as JSON
+
+
 def screened(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES)
 
@@ -42,15 +45,22 @@ def injected(starts, files=None) -> dict[str, list[tuple[str, str]]]:
     for path in settings_files(starts) if files is None else files:
         try:
             data = fs.read_file(path, MAX_BYTES)[0]
+        except FileNotFoundError:
+            continue
         except OSError:
-            continue  # absent, or not a file Claude Code reads as settings either
-        if b'"env"' not in data:
+            # Present but past the cap, not a regular file, or unreadable: Claude Code may still parse
+            # it (it has no such cap), so it may set anything. UNREAD: every screened variable counts.
+            out.setdefault(UNREAD, []).append(("", path))
+            continue
+        if b'"env"' not in data and b"\\u" not in data:  # `"\u0065nv"` is the key env too
             continue
         from generator.runtime.fastjson import JSONError, loads
 
         try:
             doc = loads(data.decode("utf-8", "replace"))
         except (JSONError, RecursionError, ValueError):
+            # Nesting past Python's limit (JavaScript's JSON.parse reads it), or not JSON at all
+            out.setdefault(UNREAD, []).append(("", path))
             continue
         block = doc.get("env") if isinstance(doc, dict) else None
         if not isinstance(block, dict):
@@ -82,6 +92,8 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     if not found:
         return env, []
     dropped: dict[str, str] = {}
+    for _value, path in found.get(UNREAD, ())[:1]:
+        dropped.update((name, path) for name in env if screened(name))
     for name, values in found.items():
         current = env.get(name)
         for value, path in values:
