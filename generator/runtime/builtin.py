@@ -156,6 +156,8 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
         return True
     if "/../" in "/" + target + "/" and _through_a_link(target, files, folders):
         return True
+    if "/../" in cwd + "/" and not target.startswith("/") and _through_a_link(fs.join(cwd, target), files, folders):
+        return True  # `cd s/../..` first, then a relative path
     if glob and _glob_hits(path, files, folders, ancestors):
         return True
     real = fs.realpath(path)  # a symlink the agent made to a protected file is that file

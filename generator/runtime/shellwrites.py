@@ -439,7 +439,9 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             target = plain[0] if plain else home
             if target.startswith("~"):
                 target = home + target[1:]
-            here = fs.normpath(fs.join(here, target))
+            # `..` after a link is the kernel's to resolve: kept as written so the guard reads it as such
+            joined = fs.join(here, target)
+            here = joined if "/../" in joined + "/" else fs.normpath(joined)
             continue
         if verb == "git":
             out += _git_writes(args, here)

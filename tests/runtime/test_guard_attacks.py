@@ -66,6 +66,7 @@ ATTACKS = [
     "ln -s .claude c && echo {} > c/settings.json",
     # `..` after a link the line itself makes
     "mkdir -p a/b && ln -s a/b s && echo {} > s/../../.claude/settings.json",
+    "mkdir -p a/b && ln -s a/b s && cd s/../.. && echo {} > .claude/settings.json",
     # code a Python, perl or node reads from its standard input or the line names
     "python3 - <<'EOF'\nimport os; os.system('pasture policy trust')\nEOF",
     "echo 'import os; os.system(\"pasture policy trust\")' | python3", "python3 -m runpy generator policy trust",
@@ -84,7 +85,8 @@ ORDINARY = [
     "find src -exec grep -l TODO {} +", "ls ~+/src", "echo {1..10} > nums.txt", "curl -sSLo out.html http://127.0.0.1:9/",
     "curl -fsSL http://127.0.0.1:9/x | tar -xz -C vendor", "sort -u -o list.txt list.txt", "tar -czf dist.tgz src",
     "unzip -q x.zip -d vendor", "patch -p1 < fix.diff", "cat ../README.md > x", "echo x > ../other/notes.txt",
-    "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt",
+    "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt", "cd .. && ls > x.txt",
+    "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build",
 ]
 
 
