@@ -82,6 +82,17 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(config, "opencode", "plugin"), os.path.join(config, "pasture"), layers.state_dir(env),
         layers.data_dir(env), layers.cache_dir(env), os.path.dirname(layers.MANAGED_DEFAULT),
     ]
+    # The runtime's own code, which the launcher imports: rewriting builtin.py switches the guard off.
+    # Not where it is inside this project (a checkout of pasture the agent works on: that is its job).
+    import sys
+
+    inside = os.path.realpath(root) + os.sep
+    for name in ("generator", "pasture_contracts"):
+        where = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(where, str):
+            package = os.path.dirname(os.path.realpath(where))
+            if not (package + os.sep).startswith(inside):
+                folders.append(package)
 
     def both(paths: list[str]) -> tuple[str, ...]:
         out: list[str] = []

@@ -15,8 +15,8 @@ or `pasture-hook` by any path, or a Python (`python`, `python3.12`, `pypy3`, any
 `-m generator[.anything]`, a script or `-c` code naming the package. The subcommand is found past
 the program's own options (`pasture --root X policy trust`).
 
-Writes (`writes`) are redirections, the usual file verbs after any wrapper (rm, mv, cp, tee, sed -i,
-truncate, mkdir, ln, dd of=, find -delete, ...). A command the reader cannot follow counts as
+Writes (`writes`) are redirections, the usual file verbs after a wrapper in _WRAPPERS (rm, mv, cp, tee,
+sed -i, truncate, mkdir, ln, dd of=, find -delete, find -exec, curl -o, tar -C, ...). A command the reader cannot follow counts as
 touching every word it names. Out of reach, and said so in docs/policy.md: values only known at run
 time (variables other than $HOME, the output of a substitution), a script file a shell runs, and a
 program that writes without naming the file.

@@ -154,3 +154,15 @@ def test_an_env_block_the_screen_cannot_read_still_moves_no_root(env, tmp_path, 
     # and through the hook: the injected value is reported, never used
     code, out, err = spawn("claude-code", "PreToolUse", "2.1.332", _payload(root, "rm -rf build"), hooked)
     assert "PASTURE_POLICY" in err and "host settings" in err
+
+
+def test_the_runtimes_own_code_is_a_guard_file(env, project):
+    # The launcher imports the installed `generator` package; `sed -i` on its builtin.py proceeded and
+    # would have switched every guard off. (Not where the package is inside the project: a checkout of
+    # pasture the agent works on.)
+    import generator
+
+    package = __import__("os").path.dirname(generator.__file__)
+    assert _claude(env, project, f"sed -i 's/return REASON/return None/' {package}/runtime/builtin.py") == "deny"
+    assert _claude(env, project, f"echo x > {package}/runtime/__init__.py") == "deny"
+    assert _claude(env, project, f"cat {package}/runtime/builtin.py") == "proceed"
