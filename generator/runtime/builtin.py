@@ -162,6 +162,8 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
     for variable in ("~+", "$PWD", "${PWD}", "/proc/self/cwd", "/proc/thread-self/cwd"):
         if target == variable or target.startswith(variable + "/"):
             target = cwd + target[len(variable):]
+    if target.startswith("/proc/") and target.split("/")[3:4] == ["cwd"]:
+        target = cwd + target[len("/proc/" + target.split("/")[2] + "/cwd"):]  # /proc/$$/cwd: the shell's
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors):
         return True

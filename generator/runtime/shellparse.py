@@ -594,6 +594,7 @@ def parse(text: str) -> tuple:
     piped = False
     mode = "start"  # start | words | skip (for/select header) | case-subject | pattern | cond ([[ ]])
     case_depth = 0
+    loop: list = []  # a for/select header's words: its variable, `in`, the values
     index, count = 0, len(tokens)
     while index < count:
         kind, value = tokens[index][0], tokens[index][1]
@@ -641,6 +642,14 @@ def parse(text: str) -> tuple:
             others.append(word)
             if word.text == "do" and not word.quoted:
                 mode = "start"
+                if len(loop) > 2 and loop[1].text == "in":  # `for d in a b; do`: $d is any of a b
+                    current = Command(False)
+                    current.assigns.append((loop[0].text, Word(" ".join(w.text for w in loop[2:]), all(
+                        w.static for w in loop[2:]), True, any(w.glob for w in loop[2:]), [], 0)))
+                    commands.append(current)
+                    current = None
+            else:
+                loop.append(word)
             continue
         if mode == "case-subject":
             others.append(word)
@@ -664,6 +673,7 @@ def parse(text: str) -> tuple:
                 continue
             if reserved in ("for", "select"):
                 mode = "skip"
+                loop = []
                 continue
             if reserved == "case":
                 case_depth += 1

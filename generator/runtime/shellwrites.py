@@ -175,9 +175,15 @@ def _substitute(text: str, values: dict) -> str | None:
                 j += 1
             name, i = text[i + 1:j], j
         if name not in values:
-            return None
+            if name not in _KEPT:
+                return None
+            out.append("${" + name + "}")
+            continue
         out.append(values[name])
     return "".join(out)
+
+
+_KEPT = ("HOME", "PWD")  # kept as written: the guard reads them where a path starts (generator.runtime.builtin)
 
 
 def _expansion(body: str, values: dict) -> str | None:
@@ -190,12 +196,15 @@ def _expansion(body: str, values: dict) -> str | None:
             break
     else:
         name, word = body, None
+    if word is None and name[-1:] in ("^", ",") and name.rstrip("^,") in values:  # ${x,,} ${x^^}: its case
+        value = values[name.rstrip("^,")]
+        return value.upper() if name.endswith("^") else value.lower()
     if "[" in name and name.endswith("]"):
         name = name[:name.index("[")]  # an array element: any of the elements the line set (all of them)
     if name in values and (word is None or "+" not in op):
         return values[name]
     if word is None:
-        return None
+        return "${" + name + "}" if name in _KEPT else None
     return _substitute(word, values) if "$" in word else word
 
 
@@ -210,7 +219,9 @@ def _resolve(cmd, values: dict) -> None:
             words.append(word)
         elif word.quoted and "[@]" not in word.text:  # "${a[@]}" is one word per element
             words.append(Word(text, True, True, word.glob, word.subs, 0))
-        else:  # unquoted: split into fields as the shell does
+        else:  # unquoted: split into fields as the shell does (on the IFS the line set, too)
+            for sep in values.get("IFS", ""):
+                text = text.replace(sep, " ")
             words += [Word(field, True, False, word.glob, [], 0) for field in text.split()]
     cmd.words = words
 
@@ -222,6 +233,17 @@ def _remember(cmd, values: dict) -> None:
             if "=" in word.text and not word.text.startswith("-"):
                 name, _, value = word.text.partition("=")
                 pairs.append((name, Word(value, word.static, word.quoted, word.glob, word.subs, 0)))
+    texts = cmd.argv()
+    if texts[:2] == ["set", "--"]:  # set -- a b: $1 $2, and "$@"
+        pairs += [(str(n), w) for n, w in enumerate(cmd.words[2:], 1)]
+        pairs.append(("@", Word(" ".join(texts[2:]), all(w.static for w in cmd.words[2:]), True, False, [], 0)))
+    elif texts[:2] == ["printf", "-v"] and len(texts) > 3:  # printf -v d FORMAT [ARG]: d holds what it prints
+        value = cmd.words[4] if len(texts) > 4 and texts[3] == "%s" else cmd.words[3]
+        pairs.append((texts[2], value))
+    elif texts and texts[0] in ("read", "mapfile", "readarray") and cmd.redirs and cmd.redirs[-1][0] == "<<<":
+        names = [t for t in texts[1:] if not t.startswith("-")]
+        if names:
+            pairs.append((names[-1] if texts[0] != "read" else names[0], cmd.redirs[-1][1]))
     for name, value in pairs:
         text = value.text if value.static else _substitute(value.text, values)
         if text is None:

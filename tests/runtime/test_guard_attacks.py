@@ -55,6 +55,12 @@ ATTACKS = [
     "echo x > .pas[[:alpha:]]ure/policy.toml",
     # arrays the line sets
     "a=(.pasture); rm -rf $a", "a=(x .pasture); echo x > ${a[1]}/policy.toml",
+    # what else sets a variable on the line: IFS, set --, printf -v, read/mapfile <<<, for, case changes
+    "IFS=_; c=pasture_policy_trust; $c", "IFS=,; a=rm,-rf,.pasture; $a", "set -- .pasture; rm -rf $1",
+    "printf -v d .pasture; rm -rf $d", "read d <<< .pasture; rm -rf $d", "mapfile -t a <<< .pasture; rm -rf ${a[0]}",
+    "for d in src .pasture; do rm -rf $d; done", "x=PASTURE; ${x,,} install",
+    "c=${HOME}/.config/pasture/policy.toml; echo x > $c", "cp x \"${XDG_CONFIG_HOME:-$HOME/.config}/pasture/policy.toml\"",
+    "echo {} > /proc/$$/cwd/.claude/settings.json",
     # aliases the line sets, for writes too
     "shopt -s expand_aliases\nalias w='tee .pasture/policy.toml'\necho x | w",
     # wrappers the write reading did not know, and the ones that move the working folder
@@ -87,6 +93,7 @@ ORDINARY = [
     "unzip -q x.zip -d vendor", "patch -p1 < fix.diff", "cat ../README.md > x", "echo x > ../other/notes.txt",
     "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt", "cd .. && ls > x.txt",
     "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build",
+    "for f in *.log; do rm -f $f; done", "IFS=,; read a b <<< x,y; echo $a > out.txt", "printf -v n '%d' 3; touch f$n",
 ]
 
 
