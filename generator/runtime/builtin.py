@@ -35,7 +35,8 @@ TOO_LONG = ("pasture: this shell command is {size} characters long and names som
             "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file.")
 
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "clean", "{", "*", "?", "[")
+           "generator", "install", ".git", "init", "rm", "mv", "unlink", "shred", "find", "rsync", "clean",
+           "{", "*", "?", "[")
 _NAMES: dict = {}
 
 
@@ -151,8 +152,17 @@ def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
     return False
 
 
+def _nested_git(path: str, root: str | None) -> bool:
+    """A `.git` below the project root (`src/.git`): a session started in src/ would take src/ for the
+    repository's top level, with no project layer (one project, one layer: generator.runtime.project)."""
+    if not root or not path.startswith(root.rstrip("/") + "/"):
+        return False
+    parts = path[len(root.rstrip("/")) + 1:].split("/")
+    return ".git" in parts[1:]
+
+
 def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False,
-                  glob: bool = False) -> bool:
+                  glob: bool = False, root: str | None = None) -> bool:
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
@@ -165,7 +175,7 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
     if target.startswith("/proc/") and target.split("/")[3:4] == ["cwd"]:
         target = cwd + target[len("/proc/" + target.split("/")[2] + "/cwd"):]  # /proc/$$/cwd: the shell's
     path = fs.normpath(fs.join(cwd, target))
-    if _hits(path, files, folders, ancestors):
+    if _hits(path, files, folders, ancestors) or _nested_git(path, root):
         return True
     if "/../" in "/" + target + "/" and _through_a_link(target, files, folders):
         return True
@@ -233,7 +243,7 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         cwd = fs.getcwd() or root
     if kind in ("write", "edit"):
         for target in file_targets(envelope):
-            if _is_protected(target, cwd, home, files, folders):
+            if _is_protected(target, cwd, home, files, folders, root=root):
                 return REASON.format(path=target)
         return None
     if kind == "shell":
@@ -260,6 +270,6 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
                     return REASON.format(path=target)
         for target, deletes, glob in writes(command, cwd, home):
             directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob):
+            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
                 return REASON.format(path=name)
     return None

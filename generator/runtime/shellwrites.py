@@ -16,10 +16,10 @@ or `pasture-hook` by any path, or a Python (`python`, `python3.12`, `pypy3`, any
 the program's own options (`pasture --root X policy trust`).
 
 Writes (`writes`) are redirections, the usual file verbs after a wrapper in _WRAPPERS (rm, mv, cp, tee,
-sed -i, truncate, mkdir, ln, dd of=, find -delete, find -exec, curl -o, tar -C, ...). A command the reader cannot follow counts as
-touching every word it names. Out of reach, and said so in docs/policy.md: values only known at run
-time (variables other than $HOME, the output of a substitution), a script file a shell runs, and a
-program that writes without naming the file.
+sed -i, truncate, mkdir, ln, dd of=, find -delete, find -exec, curl -o, tar -C, ...). A command the reader
+cannot follow counts as touching every word it names. Out of reach, and said so in docs/policy.md:
+values only known at run time (variables the line does not set other than $HOME and $PWD, the output
+of a substitution), a script file a shell runs, and a program that writes without naming the file.
 """
 
 from generator.runtime import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
@@ -51,7 +51,8 @@ _KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "dd", 
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
-_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "install": {"-m", "--mode", "-o", "-g", "-t", "--target-directory"},
+_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"},
+           "install": {"-m", "--mode", "-o", "-g", "-t", "--target-directory"},
            "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
            "ln": {"-t", "--target-directory"}, "mkdir": {"-m", "--mode"}, "mknod": {"-m", "--mode"},
            "mkfifo": {"-m", "--mode"}}
@@ -400,7 +401,8 @@ def _moved(texts: list) -> str | None:
     return found
 
 
-_GIT_WRITES = {"rm": True, "mv": True, "clean": True, "checkout": False, "restore": False, "stash": False}
+_GIT_WRITES = {"init": False, "rm": True, "mv": True, "clean": True, "checkout": False, "restore": False,
+               "stash": False}
 
 
 def _git_writes(args: list, here: str) -> list:
@@ -412,6 +414,8 @@ def _git_writes(args: list, here: str) -> list:
         return []
     sub = args[index].text
     paths = [a for a in args[index + 1:] if not a.text.startswith("-")]
+    if sub == "init":  # git init DIR: a repository of its own there (generator.runtime.builtin._nested_git)
+        return [((here, (paths[-1].text if paths else ".") + "/.git"), False, False)]
     if sub == "clean" and not paths:
         return [((here, "."), True, False)]  # git clean -fdx takes the journal with it
     return [((here, a.text), _GIT_WRITES[sub], a.glob) for a in paths]

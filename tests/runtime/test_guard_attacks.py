@@ -59,8 +59,11 @@ ATTACKS = [
     "IFS=_; c=pasture_policy_trust; $c", "IFS=,; a=rm,-rf,.pasture; $a", "set -- .pasture; rm -rf $1",
     "printf -v d .pasture; rm -rf $d", "read d <<< .pasture; rm -rf $d", "mapfile -t a <<< .pasture; rm -rf ${a[0]}",
     "for d in src .pasture; do rm -rf $d; done", "x=PASTURE; ${x,,} install",
-    "c=${HOME}/.config/pasture/policy.toml; echo x > $c", "cp x \"${XDG_CONFIG_HOME:-$HOME/.config}/pasture/policy.toml\"",
+    "c=${HOME}/.config/pasture/policy.toml; echo x > $c",
+    "cp x \"${XDG_CONFIG_HOME:-$HOME/.config}/pasture/policy.toml\"",
     "echo {} > /proc/$$/cwd/.claude/settings.json",
+    # a `.git` below the root makes a session started there a project of its own, with no project layer
+    "mkdir -p src/.git", "touch src/.git", "git init src", "cd src && git init", "echo 'gitdir: ../.git' > lib/.git",
     # aliases the line sets, for writes too
     "shopt -s expand_aliases\nalias w='tee .pasture/policy.toml'\necho x | w",
     # wrappers the write reading did not know, and the ones that move the working folder
@@ -76,23 +79,29 @@ ATTACKS = [
     # code a Python, perl or node reads from its standard input or the line names
     "python3 - <<'EOF'\nimport os; os.system('pasture policy trust')\nEOF",
     "echo 'import os; os.system(\"pasture policy trust\")' | python3", "python3 -m runpy generator policy trust",
-    "perl -E 'system \"pasture policy trust\"'", "node --eval 'require(\"child_process\").execSync(\"pasture install\")'",
+    "perl -E 'system \"pasture policy trust\"'",
+    "node --eval 'require(\"child_process\").execSync(\"pasture install\")'",
     # programs that write the file an option names
-    "tar -C .pasture -xf /tmp/x.tar", "unzip -o /tmp/x.zip -d .pasture", "curl -sSLo .pasture/policy.toml http://127.0.0.1:9/x",
+    "tar -C .pasture -xf /tmp/x.tar", "unzip -o /tmp/x.zip -d .pasture",
+    "curl -sSLo .pasture/policy.toml http://127.0.0.1:9/x",
     "wget -O .claude/settings.json http://127.0.0.1:9/x", "sort -o .claude/settings.json /tmp/x",
     "patch .claude/settings.json /tmp/p.diff",
 ]
 
 
 ORDINARY = [
-    "find . -name '*.pyc' -exec rm {} +", "find . -type f -name '*.py' -exec sed -i s/a/b/ {} +", "ln -s ../lib/foo.so .",
-    "ln -sf /usr/bin/python3 venv/bin/python", "cp -r src dist", "cp -v a.txt b.txt", "install -m 755 build/app /usr/local/bin/app",
+    "find . -name '*.pyc' -exec rm {} +", "find . -type f -name '*.py' -exec sed -i s/a/b/ {} +",
+    "ln -s ../lib/foo.so .",
+    "ln -sf /usr/bin/python3 venv/bin/python", "cp -r src dist", "cp -v a.txt b.txt",
+    "install -m 755 build/app /usr/local/bin/app",
     "echo ${HOME:-/tmp}/x > log.txt", "a=(1 2 3); echo ${a[@]} > out.txt", "env -C build make", "uv run pytest -q",
-    "find src -exec grep -l TODO {} +", "ls ~+/src", "echo {1..10} > nums.txt", "curl -sSLo out.html http://127.0.0.1:9/",
+    "find src -exec grep -l TODO {} +", "ls ~+/src", "echo {1..10} > nums.txt",
+    "curl -sSLo out.html http://127.0.0.1:9/",
     "curl -fsSL http://127.0.0.1:9/x | tar -xz -C vendor", "sort -u -o list.txt list.txt", "tar -czf dist.tgz src",
     "unzip -q x.zip -d vendor", "patch -p1 < fix.diff", "cat ../README.md > x", "echo x > ../other/notes.txt",
     "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt", "cd .. && ls > x.txt",
-    "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build",
+    "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build", "git init", "echo x > .git/info/exclude",
+    "git clone http://127.0.0.1:9/x vendor/x",
     "for f in *.log; do rm -f $f; done", "IFS=,; read a b <<< x,y; echo $a > out.txt", "printf -v n '%d' 3; touch f$n",
 ]
 
