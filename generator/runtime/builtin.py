@@ -169,7 +169,7 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
         if target.startswith(variable):
             target = home + target[len(variable):]
     # the shell's own folder, however it is spelled: ~+ (tilde), $PWD, /proc/self/cwd (the kernel's link)
-    for variable in ("~+", "$PWD", "${PWD}", "/proc/self/cwd", "/proc/thread-self/cwd"):
+    for variable in ("~+", "$PWD", "${PWD}", "$(pwd)", "`pwd`", "/proc/self/cwd", "/proc/thread-self/cwd"):
         if target == variable or target.startswith(variable + "/"):
             target = cwd + target[len(variable):]
     if target.startswith("/proc/") and target.split("/")[3:4] == ["cwd"]:

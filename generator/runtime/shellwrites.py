@@ -47,7 +47,7 @@ _CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}  # wrappers that 
 _OUTPUT_OPTIONS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document"), "sort": ("-o", "--output"),
                    "tar": ("-C", "--directory"), "unzip": ("-d",), "patch": ("-o", "--output"),
 }
-_KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "dd", "git"}
+_KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "popd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
@@ -429,7 +429,8 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
     except (Unparsable, RecursionError):  # cannot be read: it touches everything it names, as a delete would
         return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
     out = []
-    here = cwd
+    here = before = cwd
+    stack: list = []  # pushd's folders
     restore = None
     for cmd in commands:
         if restore is not None:  # `env -C DIR` moved only the command it ran
@@ -460,11 +461,20 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         verb = fs.basename(texts[0])
         args = words[1:]
+        if verb == "popd":  # back to the folder the last pushd left
+            here = stack.pop() if stack else here
+            continue
         if verb in ("cd", "pushd"):
-            plain = [w.text for w in args if not w.text.startswith("-")]
+            plain = [w.text for w in args if not w.text.startswith("-") or w.text == "-"]
             target = plain[0] if plain else home
+            if target == "-":  # cd -: the folder before
+                here, before = before, here
+                continue
             if target.startswith("~"):
                 target = home + target[1:]
+            if verb == "pushd":
+                stack.append(here)
+            before = here
             # `..` after a link is the kernel's to resolve: kept as written so the guard reads it as such
             joined = fs.join(here, target)
             here = joined if "/../" in joined + "/" else fs.normpath(joined)
