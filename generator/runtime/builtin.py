@@ -268,8 +268,16 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             for target in _patch_paths(command):
                 if _is_protected(target, cwd, home, files, folders):
                     return REASON.format(path=target)
+        from generator.runtime.shellwrites import emptied
+
         for target, deletes, glob in writes(command, cwd, home):
             directory, name = target
             if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
+                return REASON.format(path=name)
+            # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
+            bare = emptied(name) if "$" in name or "`" in name else name
+            relative = name.startswith("/") or not bare.startswith("/")
+            if bare != name and bare and relative and _is_protected(bare, directory, home, files, folders,
+                                                                    ancestors=deletes, glob=glob, root=root):
                 return REASON.format(path=name)
     return None

@@ -269,7 +269,7 @@ def _dollar(text: str, i: int, buf: list, subs: list, depth: int) -> tuple:
         j = i + 1
         while j < n and text[j] in _NAME:
             j += 1
-        buf.append(text[i:j])
+        buf.append("${" + text[i + 1:j] + "}")  # braced: `$IFS'x'` must not read as the variable IFSx
         return j, True
     buf.append("$")
     return i + 1, False

@@ -30,6 +30,7 @@ _VERBS = {
     "rm": "all", "rmdir": "all", "unlink": "all", "shred": "all", "mv": "all", "tee": "all",
     "truncate": "all", "touch": "all", "chmod": "all", "chown": "all", "chgrp": "all", "mkdir": "all",
     "ln": "all", "cp": "last", "install": "last", "rsync": "last", "ditto": "last", "mkfifo": "all", "mknod": "all",
+    "sponge": "all",
 }
 _DELETES = {"rm", "rmdir", "unlink", "shred", "mv"}
 _IN_PLACE = {"sed", "perl", "gsed"}
@@ -175,6 +176,9 @@ def _substitute(text: str, values: dict) -> str | None:
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
             name, i = text[i + 1:j], j
+        if name == "IFS" and name not in values:
+            out.append(" ")  # unset: bash splits on blanks
+            continue
         if name not in values:
             if name not in _KEPT:
                 return None
@@ -205,20 +209,53 @@ def _expansion(body: str, values: dict) -> str | None:
     if name in values and (word is None or "+" not in op):
         return values[name]
     if word is None:
+        if name == "IFS":
+            return " "  # unset: bash splits on blanks (`rm${IFS}-rf${IFS}.pasture`)
         return "${" + name + "}" if name in _KEPT else None
     return _substitute(word, values) if "$" in word else word
 
 
+def emptied(text: str) -> str:
+    """The word with every run-time part it holds taken as empty (`pas${u}ture`, `pas$@ture`: what an
+    unset variable gives), for the guard to read as a name of its own too."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "`":
+            end = text.find("`", i + 1)
+            i = n if end < 0 else end + 1
+        elif ch == "$" and text.startswith("${", i):
+            end = text.find("}", i)
+            i = n if end < 0 else end + 1
+        elif ch == "$" and text.startswith("$(", i):
+            depth, j = 0, i + 1
+            while j < n:
+                depth += (text[j] == "(") - (text[j] == ")")
+                j += 1
+                if depth == 0:
+                    break
+            i = j
+        elif ch == "$" and i + 1 < n and (text[i + 1] in "@*" or text[i + 1].isalpha() or text[i + 1] == "_"):
+            j = i + 2
+            while j < n and text[i + 1] not in "@*" and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
 def _resolve(cmd, values: dict) -> None:
     """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold."""
-    if not values and not any("${" in w.text for w in cmd.words):
+    if not values and not any("${" in w.text or "IFS" in w.text for w in cmd.words if not w.static):
         return
     words = []
     for word in cmd.words:
         text = None if word.static else _substitute(word.text, values)
         if text is None:
             words.append(word)
-        elif word.quoted and "[@]" not in word.text:  # "${a[@]}" is one word per element
+        elif word.quoted and "[@]" not in word.text and "${IFS}" not in word.text:  # "${a[@]}": one per element
             words.append(Word(text, True, True, word.glob, word.subs, 0))
         else:  # unquoted: split into fields as the shell does (on the IFS the line set, too)
             for sep in values.get("IFS", ""):
@@ -611,6 +648,10 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
     for index, word in enumerate(texts):
         name = fs.basename(word).lower()  # a case-insensitive file system (macOS) runs PASTURE too
         dynamic_rest = not all(statics[index + 1:])
+        if not statics[index] and fs.basename(emptied(word)).lower() in _PROGRAMS:
+            found = _subcommand([emptied(t) for t in texts[index + 1:]])  # pas${u}ture install: u unset
+            if found is not None:
+                return "pasture " + found
         if index == 0 and not statics[0]:
             # a program only known at run time (`$X policy trust`, "${a[@]}"): ours, when the line names ours
             found = _subcommand(texts[1:]) if "pasture" in word.lower() else _mentions(flat)

@@ -67,6 +67,10 @@ ATTACKS = [
     # the folder the shell is in after cd -, popd, or as $(pwd) says
     "cd .claude && cd /tmp && cd - && tee settings.json < /tmp/x",
     "pushd .claude && pushd /tmp && popd && tee settings.json < /tmp/x", "cp x \"$(pwd)/.claude/settings.json\"",
+    # $IFS unset splits on blanks; an unset variable inside a name is empty
+    "pasture${IFS}policy${IFS}trust", "pasture$IFS'install'", "rm${IFS}-rf${IFS}.pasture",
+    "cat${IFS}x|tee${IFS}.claude/settings.json", "pas${u}ture install", "pas$@ture install", "rm -rf .pas${u}ture",
+    "echo x > .clau${u}de/settings.json", "echo x | sponge .claude/settings.json",
     # aliases the line sets, for writes too
     "shopt -s expand_aliases\nalias w='tee .pasture/policy.toml'\necho x | w",
     # wrappers the write reading did not know, and the ones that move the working folder
@@ -104,7 +108,8 @@ ORDINARY = [
     "unzip -q x.zip -d vendor", "patch -p1 < fix.diff", "cat ../README.md > x", "echo x > ../other/notes.txt",
     "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt", "cd .. && ls > x.txt",
     "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build", "git init", "echo x > .git/info/exclude",
-    "git clone http://127.0.0.1:9/x vendor/x", "cd src && cd - && ls > x.txt", "pushd src && popd && rm -rf build",
+    "git clone http://127.0.0.1:9/x vendor/x", "rm -rf $BUILD_DIR/out", "rm -rf \"$OUT\"/*", "rm -rf ${dir}",
+    "echo $(date) >> log.txt", "make install DESTDIR=$D", "cd src && cd - && ls > x.txt", "pushd src && popd && rm -rf build",
     "for f in *.log; do rm -f $f; done", "IFS=,; read a b <<< x,y; echo $a > out.txt", "printf -v n '%d' 3; touch f$n",
 ]
 
