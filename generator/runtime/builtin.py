@@ -36,7 +36,7 @@ TOO_LONG = ("pasture: this shell command is {size} characters long and names som
 
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
            "generator", "install", ".git", "init", "rm", "mv", "unlink", "shred", "find", "rsync", "clean",
-           "{", "*", "?", "[")
+           "..", "/proc/", "pwd", "~+", "{", "*", "?", "[")
 _NAMES: dict = {}
 
 
@@ -45,6 +45,8 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     if "$'" in command or ("$" in command and "=" in command):
         return True
     # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
+    if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
+        command += "\n" + _unexpanded(command)
     flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
     names = _NAMES.get((files, folders))
     if names is None:
@@ -54,6 +56,22 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
         if name in flat:
             return True
     return False
+
+
+def _unexpanded(flat: str) -> str:
+    out, i, n = [], 0, len(flat)
+    while i < n:
+        if flat[i] != "$":
+            out.append(flat[i])
+            i += 1
+        elif flat.startswith("${", i):
+            end = flat.find("}", i)
+            i = n if end < 0 else end + 1
+        else:
+            i += 1
+            while i < n and (flat[i].isalnum() or flat[i] in "_@*#?!-"):
+                i += 1
+    return "".join(out)
 
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")

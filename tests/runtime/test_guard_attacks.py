@@ -71,6 +71,7 @@ ATTACKS = [
     "pasture${IFS}policy${IFS}trust", "pasture$IFS'install'", "rm${IFS}-rf${IFS}.pasture",
     "cat${IFS}x|tee${IFS}.claude/settings.json", "pas${u}ture install", "pas$@ture install", "rm -rf .pas${u}ture",
     "echo x > .clau${u}de/settings.json", "echo x | sponge .claude/settings.json",
+    "echo x > .pas$u\"ture\"/policy.toml", "pas$u'ture' install",
     # aliases the line sets, for writes too
     "shopt -s expand_aliases\nalias w='tee .pasture/policy.toml'\necho x | w",
     # wrappers the write reading did not know, and the ones that move the working folder
@@ -109,7 +110,8 @@ ORDINARY = [
     "python3 - <<'EOF'\nprint('install done')\nEOF", "echo {a..e} > letters.txt", "cd .. && ls > x.txt",
     "cd ../other && echo x > notes.md", "cd src && cd .. && rm -rf build", "git init", "echo x > .git/info/exclude",
     "git clone http://127.0.0.1:9/x vendor/x", "rm -rf $BUILD_DIR/out", "rm -rf \"$OUT\"/*", "rm -rf ${dir}",
-    "echo $(date) >> log.txt", "make install DESTDIR=$D", "cd src && cd - && ls > x.txt", "pushd src && popd && rm -rf build",
+    "echo $(date) >> log.txt", "make install DESTDIR=$D", "cd src && cd - && ls > x.txt",
+    "pushd src && popd && rm -rf build",
     "for f in *.log; do rm -f $f; done", "IFS=,; read a b <<< x,y; echo $a > out.txt", "printf -v n '%d' 3; touch f$n",
 ]
 
@@ -215,3 +217,36 @@ def test_a_project_cannot_route_the_gates_requests(env, tmp_path, block):
     done = subprocess.run([sys.executable, "-c", code, str(root), json.dumps(block)], env=dict(env, **block),
                           capture_output=True, text=True, timeout=30)
     assert json.loads(done.stdout) == [], done.stderr
+
+
+def test_the_screen_never_skips_what_the_reading_would_deny_on_the_attack_spellings(env, project):
+    # The property of test_guard_files.py, on the pieces the attacks above are made of: the cheap screen
+    # may only add work. (It skipped `.pas$u"ture"`, and unreadable lines naming `..` or `$(pwd)/`.)
+    import random
+
+    from generator.runtime import builtin
+    from generator.runtime.effective import load
+
+    effective = load(str(project), env)
+    pieces = ["pasture", "pas${u}ture", "${IFS}", "$IFS", "policy", "trust", "install", "tru*", ".pas${u}ture",
+              ".pas$u'ture'", ".pastur{e..e}", "~+/.claude/settings.json", "$PWD", "/proc/self/cwd/",
+              ".claude/settings.json", "src/.git", "git init", "-t", "-rt", "cp", "x", "a=(", ")", "for d in", "; do",
+              "done", "IFS=_;", "set --", "$1", "$d", "rm", "-rf", "env -C", ".claude", "tee", "settings.json", "find",
+              "-exec", "{}", "+", "ln -s", "c", "c/settings.json", ">", "|", ";", "&&", "python3 -", "<<<", "'", '"',
+              "mkdir", "curl -o", "sponge", "busybox", "s/../../", "cd", "-", "popd", "pushd", "printf -v", "read",
+              "$(pwd)/", "/usr/bin/pastur?", "x=PASTURE;", "${x,,}"]
+    rng = random.Random(18)
+    denied = 0
+    original = builtin.screen
+    for _ in range(4000):
+        command = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        envelope = {"tool_kind": "shell", "command": command, "cwd": str(project)}
+        builtin.screen = lambda *a: True
+        try:
+            full = builtin.check(envelope, effective.files, effective.folders, effective.home, str(project))
+        finally:
+            builtin.screen = original
+        if full is not None:
+            denied += 1
+            assert builtin.screen(command, effective.files, effective.folders), command
+    assert denied > 300
