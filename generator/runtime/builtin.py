@@ -201,7 +201,7 @@ def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: b
         return True  # `cd s/../..` first, then a relative path
     if glob and _glob_hits(path, files, folders, ancestors):
         return True
-    real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
+    real = fs.realpath(fs.join(cwd, target))  # a symlink to a protected file is that file; `..` after it too
     return real != path and _hits(real, files, folders, ancestors)
 
 

@@ -250,3 +250,16 @@ def test_the_screen_never_skips_what_the_reading_would_deny_on_the_attack_spelli
             denied += 1
             assert builtin.screen(command, effective.files, effective.folders), command
     assert denied > 300
+
+
+def test_dot_dot_after_a_link_the_repository_ships_is_taken_where_the_kernel_takes_it(env, project):
+    # `s` -> .claude/sub: the kernel reads s/../settings.json as .claude/settings.json. The guard
+    # normalised `s/..` away first and read settings.json at the root.
+    (project / ".claude" / "sub").mkdir()
+    (project / "s").symlink_to(".claude/sub")
+    assert _claude(env, project, "echo {} > s/../settings.json") == "deny"
+    code, out, err = call("claude-code", "PreToolUse", "2.1.332",
+                          {"session_id": "s", "cwd": str(project), "tool_name": "Write", "tool_use_id": "t",
+                           "tool_input": {"file_path": f"{project}/s/../settings.json", "content": "{}"}}, env)
+    assert _decision(out) == "deny"
+    assert _claude(env, project, "echo x > s/../notes.md") == "proceed"
