@@ -16,9 +16,11 @@ import time
 
 
 def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | None = b"y\n",
-                    stdin: bytes | None = None, prompt: bytes = b"[y/N] ", timeout: float = 60) -> tuple:
+                    stdin: bytes | None = None, prompt: bytes = b"[y/N] ", timeout: float = 60,
+                    typeahead: bytes | None = None) -> tuple:
     """(exit code, what the terminal showed, stdout, stderr). `answer` is typed at the terminal once
-    `prompt` shows; `stdin` is what the command's standard input holds (else /dev/null)."""
+    `prompt` shows; `stdin` is what the command's standard input holds (else /dev/null); `typeahead`
+    is typed at once, before the command can have asked anything."""
     master, slave = os.openpty()
 
     def controlling_terminal() -> None:
@@ -29,6 +31,8 @@ def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | Non
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=controlling_terminal,
                             pass_fds=(slave,))
     os.close(slave)
+    if typeahead is not None:
+        os.write(master, typeahead)
     if stdin is not None:
         proc.stdin.write(stdin)
         proc.stdin.close()

@@ -227,6 +227,12 @@ def _ask(text: str, question: str) -> tuple[bool | None, str]:
     except OSError as exc:
         return None, f"/dev/tty: {exc.strerror or exc}"
     with open(fd, "r+b", buffering=0) as tty:
+        try:  # what was typed (or pushed in with TIOCSTI) before the question is no answer to it
+            import termios
+
+            termios.tcflush(fd, termios.TCIFLUSH)
+        except (ImportError, OSError):  # pragma: no cover - not a terminal that keeps an input queue
+            pass
         tty.write(text.encode("utf-8", "replace") + question.encode())
         answer = b""
         while not answer.endswith(b"\n") and len(answer) < 64:

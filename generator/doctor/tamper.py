@@ -41,6 +41,8 @@ def injected_by_file(start: str, root: str) -> dict[str, list[str]]:
     for name, values in injected.injected((start, root)).items():
         for _value, path in values:
             by_file.setdefault(path, [])
+            if name == injected.UNREAD:
+                name = "every root variable (the file cannot be read as JSON within 1 MiB, so any may be set)"
             if name not in by_file[path]:
                 by_file[path].append(name)
     return {path: sorted(names) for path, names in by_file.items()}

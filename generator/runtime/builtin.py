@@ -31,8 +31,12 @@ GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the
 # backslash-newline) removed, for the guard's names and the basename of every protected path, the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
 # brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
+TOO_LONG = ("pasture: this shell command is {size} characters long and names something like the guard's files; "
+            "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file.")
+
 _SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator", "install", "rm", "mv", "unlink", "shred", "find", "rsync", "clean", "{", "*", "?", "[")
+           "generator", "install", ".git", "init", "rm", "mv", "unlink", "shred", "find", "rsync", "clean",
+           "..", "/proc/", "pwd", "~+", "{", "*", "?", "[")
 _NAMES: dict = {}
 
 
@@ -41,6 +45,8 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     if "$'" in command or ("$" in command and "=" in command):
         return True
     # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
+    if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
+        command += "\n" + _unexpanded(command)
     flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
     names = _NAMES.get((files, folders))
     if names is None:
@@ -50,6 +56,22 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
         if name in flat:
             return True
     return False
+
+
+def _unexpanded(flat: str) -> str:
+    out, i, n = [], 0, len(flat)
+    while i < n:
+        if flat[i] != "$":
+            out.append(flat[i])
+            i += 1
+        elif flat.startswith("${", i):
+            end = flat.find("}", i)
+            i = n if end < 0 else end + 1
+        else:
+            i += 1
+            while i < n and (flat[i].isalnum() or flat[i] in "_@*#?!-"):
+                i += 1
+    return "".join(out)
 
 
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
@@ -79,6 +101,17 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(config, "opencode", "plugin"), os.path.join(config, "pasture"), layers.state_dir(env),
         layers.data_dir(env), layers.cache_dir(env), os.path.dirname(layers.MANAGED_DEFAULT),
     ]
+    # The runtime's own code, which the launcher imports: rewriting builtin.py switches the guard off.
+    # Not where it is inside this project (a checkout of pasture the agent works on: that is its job).
+    import sys
+
+    inside = os.path.realpath(root) + os.sep
+    for name in ("generator", "pasture_contracts"):
+        where = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(where, str):
+            package = os.path.dirname(os.path.realpath(where))
+            if not (package + os.sep).startswith(inside):
+                folders.append(package)
 
     def both(paths: list[str]) -> tuple[str, ...]:
         out: list[str] = []
@@ -137,20 +170,53 @@ def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
     return False
 
 
+def _nested_git(path: str, root: str | None) -> bool:
+    """A `.git` below the project root (`src/.git`): a session started in src/ would take src/ for the
+    repository's top level, with no project layer (one project, one layer: generator.runtime.project)."""
+    if not root or not path.startswith(root.rstrip("/") + "/"):
+        return False
+    parts = path[len(root.rstrip("/")) + 1:].split("/")
+    return ".git" in parts[1:]
+
+
 def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False,
-                  glob: bool = False) -> bool:
+                  glob: bool = False, root: str | None = None) -> bool:
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
         if target.startswith(variable):
             target = home + target[len(variable):]
+    # the shell's own folder, however it is spelled: ~+ (tilde), $PWD, /proc/self/cwd (the kernel's link)
+    for variable in ("~+", "$PWD", "${PWD}", "$(pwd)", "`pwd`", "/proc/self/cwd", "/proc/thread-self/cwd"):
+        if target == variable or target.startswith(variable + "/"):
+            target = cwd + target[len(variable):]
+    if target.startswith("/proc/") and target.split("/")[3:4] == ["cwd"]:
+        target = cwd + target[len("/proc/" + target.split("/")[2] + "/cwd"):]  # /proc/$$/cwd: the shell's
     path = fs.normpath(fs.join(cwd, target))
-    if _hits(path, files, folders, ancestors):
+    if _hits(path, files, folders, ancestors) or _nested_git(path, root):
         return True
+    if "/../" in "/" + target + "/" and _through_a_link(target, files, folders):
+        return True
+    if "/../" in cwd + "/" and not target.startswith("/") and _through_a_link(fs.join(cwd, target), files, folders):
+        return True  # `cd s/../..` first, then a relative path
     if glob and _glob_hits(path, files, folders, ancestors):
         return True
-    real = fs.realpath(path)  # a symlink the agent made to a protected file is that file
+    real = fs.realpath(fs.join(cwd, target))  # a symlink to a protected file is that file; `..` after it too
     return real != path and _hits(real, files, folders, ancestors)
+
+
+def _through_a_link(target: str, files: tuple, folders: tuple) -> bool:
+    """`s/../../.claude/settings.json`: the kernel takes `..` after following `s`, which the line may have
+    just made (`ln -s a/b s`), so where it lands is unknown: what follows the last `..` is taken as ours
+    when it starts with the last two parts (or more) of a guard file or folder."""
+    parts = [p for p in target.split("/") if p and p != "."]
+    tail = parts[len(parts) - parts[::-1].index(".."):]
+    for path in files + folders:
+        ends = [p for p in path.split("/") if p]
+        for size in range(2, min(len(tail), len(ends)) + 1):
+            if tail[:size] == ends[-size:] and (size == len(tail) or path in folders):
+                return True
+    return False
 
 
 def _patch_paths(text: str) -> list[str]:
@@ -195,7 +261,7 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         cwd = fs.getcwd() or root
     if kind in ("write", "edit"):
         for target in file_targets(envelope):
-            if _is_protected(target, cwd, home, files, folders):
+            if _is_protected(target, cwd, home, files, folders, root=root):
                 return REASON.format(path=target)
         return None
     if kind == "shell":
@@ -203,7 +269,11 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
         if not isinstance(command, str) or not screen(command, files, folders):
             return None
         # rare path: only commands that name something like ours
+        from generator.runtime.shellparse import MAX_TEXT
         from generator.runtime.shellwrites import guard_command, writes
+
+        if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
+            return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
 
         ran = guard_command(command)
         if ran is not None:
@@ -216,8 +286,16 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             for target in _patch_paths(command):
                 if _is_protected(target, cwd, home, files, folders):
                     return REASON.format(path=target)
+        from generator.runtime.shellwrites import emptied
+
         for target, deletes, glob in writes(command, cwd, home):
             directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob):
+            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
+                return REASON.format(path=name)
+            # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
+            bare = emptied(name) if "$" in name or "`" in name else name
+            relative = name.startswith("/") or not bare.startswith("/")
+            if bare != name and bare and relative and _is_protected(bare, directory, home, files, folders,
+                                                                    ancestors=deletes, glob=glob, root=root):
                 return REASON.format(path=name)
     return None

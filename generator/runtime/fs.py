@@ -156,18 +156,20 @@ def makedirs(path: str, mode: int = 0o777) -> None:
 
 def realpath(path: str, _depth: int = 0) -> str:
     """posixpath.realpath for an absolute path: every symlink resolved; missing tails kept as written."""
-    path = normpath(path)
     if _depth > 40:
-        return path  # a symlink loop: give the path as it stands
+        return normpath(path)  # a symlink loop: give the path as it stands
     done = "/"
-    parts = [p for p in path.split("/") if p]
+    parts = [p for p in path.split("/") if p and p != "."]
     for index, part in enumerate(parts):
+        if part == "..":  # after the link before it is followed, as the kernel does (`s/../x`)
+            done = dirname(done)
+            continue
         candidate = join(done, part)
         if _mode(candidate, follow=False) == _S_IFLNK:
             try:
                 target = _sys_os.readlink(candidate)
             except OSError:
-                return join(candidate, *parts[index + 1:])
+                return normpath(join(candidate, *parts[index + 1:]))
             resolved = realpath(join(done, target) if not target.startswith("/") else target, _depth + 1)
             done = resolved
         else:

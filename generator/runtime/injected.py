@@ -23,8 +23,18 @@ MAX_BYTES = 1 << 20
 # The guard's roots and what shapes the programs it runs.
 NAMES = frozenset(("HOME", "PATH", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "OPENAI_BASE_URL",
                    "OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "HARNESS_PROVIDER", "HARNESS_MODEL",
-                   "AI_MODEL", "AFORGE_BIN", "OPENCODE_SERVER", "BASH_ENV", "ENV", "SHELL", "TMPDIR"))
-PREFIXES = ("PASTURE_", "XDG_", "SEC_AF_", "LD_", "DYLD_", "PYTHON")
+                   "AI_MODEL", "AFORGE_BIN", "OPENCODE_SERVER", "BASH_ENV", "ENV", "SHELL", "TMPDIR",
+                   # where the AI gate's request (your API key) goes, and whom TLS believes on the way:
+                   # HTTPS_PROXY plus SSL_CERT_FILE let a repository read the key in the clear
+                   "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                   "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "NODE_OPTIONS",
+                   "NODE_TLS_REJECT_UNAUTHORIZED", "GITHUB_TOKEN", "GH_TOKEN"))
+PREFIXES = ("PASTURE_", "XDG_", "SEC_AF_", "LD_", "DYLD_", "PYTHON", "SSL_", "AGENTFIELD_",
+            # the judges' and the AI gate's endpoints and keys (ANTHROPIC_BASE_URL, OPENCODE_CONFIG, ...)
+            "ANTHROPIC_", "OPENAI_", "OPENROUTER_", "OPENCODE_", "CLAUDE_", "CODEX_", "AWS_", "GOOGLE_")
+
+
+UNREAD = "*"  # injected()'s name for a settings file that exists but could not be read as JSON
 
 
 def screened(name: str) -> bool:
@@ -42,15 +52,22 @@ def injected(starts, files=None) -> dict[str, list[tuple[str, str]]]:
     for path in settings_files(starts) if files is None else files:
         try:
             data = fs.read_file(path, MAX_BYTES)[0]
+        except FileNotFoundError:
+            continue
         except OSError:
-            continue  # absent, or not a file Claude Code reads as settings either
-        if b'"env"' not in data:
+            # Present but past the cap, not a regular file, or unreadable: Claude Code may still parse
+            # it (it has no such cap), so it may set anything. UNREAD: every screened variable counts.
+            out.setdefault(UNREAD, []).append(("", path))
+            continue
+        if b'"env"' not in data and b"\\u" not in data:  # `"\u0065nv"` is the key env too
             continue
         from generator.runtime.fastjson import JSONError, loads
 
         try:
             doc = loads(data.decode("utf-8", "replace"))
         except (JSONError, RecursionError, ValueError):
+            # Nesting past Python's limit (JavaScript's JSON.parse reads it), or not JSON at all
+            out.setdefault(UNREAD, []).append(("", path))
             continue
         block = doc.get("env") if isinstance(doc, dict) else None
         if not isinstance(block, dict):
@@ -82,6 +99,8 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     if not found:
         return env, []
     dropped: dict[str, str] = {}
+    for _value, path in found.get(UNREAD, ())[:1]:
+        dropped.update((name, path) for name in env if screened(name))
     for name, values in found.items():
         current = env.get(name)
         for value, path in values:

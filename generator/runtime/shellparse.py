@@ -269,7 +269,7 @@ def _dollar(text: str, i: int, buf: list, subs: list, depth: int) -> tuple:
         j = i + 1
         while j < n and text[j] in _NAME:
             j += 1
-        buf.append(text[i:j])
+        buf.append("${" + text[i + 1:j] + "}")  # braced: `$IFS'x'` must not read as the variable IFSx
         return j, True
     buf.append("$")
     return i + 1, False
@@ -380,39 +380,63 @@ def _restore(text: str) -> str:
     return text.replace(_OPEN, "{").replace(_COMMA, ",").replace(_CLOSE, "}")
 
 
+def _group(item: str):
+    """The leftmost brace group bash expands in `item`, as (open, close, commas), or None; one pass."""
+    stack: list = []
+    best = None
+    for j, ch in enumerate(item):
+        if ch == _OPEN:
+            stack.append([j])
+        elif ch == _COMMA and stack:
+            stack[-1].append(j)
+        elif ch == _CLOSE and stack:
+            group = stack.pop()
+            if (len(group) > 1 or _sequence(item[group[0] + 1:j]) is not None) and \
+                    (best is None or group[0] < best[0]):
+                best = (group[0], j, group[1:])
+    return best
+
+
+def _sequence(body: str):
+    """`a..e`, `1..3`, `x..z..2`: the words of a brace sequence expression, else None."""
+    parts = body.split("..")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and not parts[2].lstrip("-").isdigit()):
+        return None
+    step = abs(int(parts[2])) or 1 if len(parts) == 3 else 1
+    a, b = parts[0], parts[1]
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        lo, hi = ord(a), ord(b)
+        seq = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [chr(c) for c in seq][:MAX_BRACE_WORDS + 1]
+    if a.lstrip("-").isdigit() and b.lstrip("-").isdigit() and len(a) < 12 and len(b) < 12:
+        lo, hi = int(a), int(b)
+        width = max(len(a), len(b)) if (a.lstrip("-").startswith("0") or b.lstrip("-").startswith("0")) else 0
+        seq = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [str(v).zfill(width) for v in seq[:MAX_BRACE_WORDS + 1]]
+    return None
+
+
 def _brace(text: str) -> list:
-    """Brace expansion of comma lists (bash's `a{b,c}d`); `{x}` and `{1..3}` stay as written."""
+    """Brace expansion of comma lists and sequences (bash's `a{b,c}d`, `a{1..3}`); `{x}` stays as written."""
     out: list = []
     pending = [text]
     while pending:
         item = pending.pop()
-        start = item.find(_OPEN)
-        expanded = False
-        while start >= 0:
-            depth, commas, j = 0, [], start
-            while j < len(item):
-                if item[j] == _OPEN:
-                    depth += 1
-                elif item[j] == _CLOSE:
-                    depth -= 1
-                    if depth == 0:
-                        break
-                elif item[j] == _COMMA and depth == 1:
-                    commas.append(j)
-                j += 1
-            if j < len(item) and commas:
-                cuts = [start] + commas + [j]
-                head, tail = item[:start], item[j + 1:]
-                for a, b in zip(cuts, cuts[1:]):
-                    pending.append(head + item[a + 1:b] + tail)
-                expanded = True
-                break
-            start = item.find(_OPEN, start + 1)
-        if not expanded:
+        found = _group(item)
+        if found is None:
             out.append(_restore(item))
+        else:
+            start, j, commas = found
+            head, tail = item[:start], item[j + 1:]
+            if commas:
+                cuts = [start] + commas + [j]
+                parts = [item[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+            else:
+                parts = _sequence(item[start + 1:j])
+            for part in reversed(parts):
+                pending.append(head + part + tail)
         if len(out) + len(pending) > MAX_BRACE_WORDS:
             raise Unparsable("brace expansion past the bound")
-    out.reverse()
     return out
 
 
@@ -570,6 +594,7 @@ def parse(text: str) -> tuple:
     piped = False
     mode = "start"  # start | words | skip (for/select header) | case-subject | pattern | cond ([[ ]])
     case_depth = 0
+    loop: list = []  # a for/select header's words: its variable, `in`, the values
     index, count = 0, len(tokens)
     while index < count:
         kind, value = tokens[index][0], tokens[index][1]
@@ -617,6 +642,14 @@ def parse(text: str) -> tuple:
             others.append(word)
             if word.text == "do" and not word.quoted:
                 mode = "start"
+                if len(loop) > 2 and loop[1].text == "in":  # `for d in a b; do`: $d is any of a b
+                    current = Command(False)
+                    current.assigns.append((loop[0].text, Word(" ".join(w.text for w in loop[2:]), all(
+                        w.static for w in loop[2:]), True, any(w.glob for w in loop[2:]), [], 0)))
+                    commands.append(current)
+                    current = None
+            else:
+                loop.append(word)
             continue
         if mode == "case-subject":
             others.append(word)
@@ -640,6 +673,7 @@ def parse(text: str) -> tuple:
                 continue
             if reserved in ("for", "select"):
                 mode = "skip"
+                loop = []
                 continue
             if reserved == "case":
                 case_depth += 1
@@ -663,11 +697,17 @@ def parse(text: str) -> tuple:
                                                                       word.glob, word.subs, 0)))
             if word.text.endswith("=") and index < count and tokens[index][:2] == ["op", "("]:
                 index += 1  # an array `a=(x y)`: its words are values, not a subshell
+                elements = []
                 while index < count and tokens[index][:2] != ["op", ")"]:
                     if tokens[index][0] == "w":
                         others.append(tokens[index][1])
+                        elements.append(tokens[index][1])
                     index += 1
                 index += 1
+                if elements:  # `$a`, `${a[1]}`, "${a[@]}": read as any of its elements (all of them)
+                    current.assigns[-1] = (current.assigns[-1][0], Word(
+                        " ".join(e.text for e in elements), all(e.static for e in elements), True,
+                        any(e.glob for e in elements), [], 0))
             continue
         mode = "words"
         current.words.append(word)

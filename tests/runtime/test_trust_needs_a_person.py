@@ -85,6 +85,15 @@ def test_stdin_cannot_answer_for_the_person(env, repo, tmp_path):
     assert code == 1 and _store(env) == {}
 
 
+def test_what_was_typed_before_the_question_does_not_answer_it(env, repo, tmp_path):
+    # "y" already waiting in the terminal's input (type-ahead, or pushed in with TIOCSTI by a program
+    # sharing the terminal) answered the question before the person saw it; now it is discarded.
+    _gate_project(repo, tmp_path / "marker")
+    code, shown, out, err = run_at_terminal(_pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo,
+                                            answer=b"n\n", typeahead=b"y\n")
+    assert code == 1 and _store(env) == {}, (shown, out, err)
+
+
 def test_with_no_terminal_trust_and_untrust_refuse_in_one_line(env, repo, tmp_path):
     policy = _gate_project(repo, tmp_path / "marker")
     for verb in ("trust", "untrust"):
