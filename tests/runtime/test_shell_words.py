@@ -27,9 +27,10 @@ if BASH is None:  # a prerequisite of the suite, like npm: fail with what to ins
     pytest.fail("the differential shell test needs bash on PATH (apt-get install bash)", pytrace=False)
 
 RUNNER = r"""
-command_not_found_handle() { local r; printf -v r '%s\037' "$@"; printf '%s\036' "$r" >> "$LOG"; return 0; }
+command_not_found_handle() { local r; printf -v r '%s\037' "$@"; printf '%s' "$r" > "$LOGDIR/$N.$BASHPID.$RANDOM$RANDOM"; return 0; }
 PATH=/nonexistent-pasture-differential
-while IFS= read -r -d '' line; do eval "$line"; wait; printf '\035' >> "$LOG"; printf '\035' >&2; done < "$CMDS"
+N=0
+while IFS= read -r -d '' line; do eval "$line"; wait; printf '\035' >&2; N=$((N + 1)); done < "$CMDS"
 """
 
 PROGRAMS = ["pasture", "tool", "timeout", "nice", "env", "sudo", "rm", "tee", "python3", "stdbuf", "nohup"]
@@ -140,20 +141,25 @@ def _ours(text: str) -> list:
 
 
 def _bash(lines: list, tmp_path) -> list:
-    cmds, log = tmp_path / "cmds", tmp_path / "log"
+    """The argv of every simple command bash ran, per line. Each record is a file of its own (line
+    number, then the recording process): the two sides of a `|` run at once, and records appended
+    to one shared file could interleave."""
+    cmds, logdir = tmp_path / "cmds", tmp_path / "records"
     cmds.write_bytes(b"".join(line.encode() + b"\0" for line in lines))
-    log.write_bytes(b"")
-    done = subprocess.run([BASH, "--norc", "--noprofile", "-c", RUNNER], env={"LOG": str(log), "CMDS": str(cmds),
+    logdir.mkdir()
+    done = subprocess.run([BASH, "--norc", "--noprofile", "-c", RUNNER], env={"LOGDIR": str(logdir), "CMDS": str(cmds),
                                                                               "LC_ALL": "C.UTF-8"},
                           capture_output=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr.decode()
-    groups = log.read_bytes().decode("utf-8", "surrogateescape").split("\x1d")[:-1]
+    groups: list[list[tuple]] = [[] for _ in lines]
+    for record in logdir.iterdir():
+        number = int(record.name.split(".", 1)[0])
+        text = record.read_bytes().decode("utf-8", "surrogateescape")
+        groups[number].append(tuple(text.split("\x1f")[:-1]))
     errors = done.stderr.decode("utf-8", "replace").split("\x1d")[:-1]
-    assert len(groups) == len(errors) == len(lines)
+    assert len(errors) == len(lines)
     # None: bash itself rejected the line (bash 5.2 misreads an empty $'' inside $( ) when it runs it)
-    return [None if "syntax error" in error else
-            [tuple(record.split("\x1f")[:-1]) for record in group.split("\x1e")[:-1]]
-            for group, error in zip(groups, errors)]
+    return [None if "syntax error" in error else group for group, error in zip(groups, errors, strict=True)]
 
 
 def test_generated_commands_split_as_bash_splits_them(tmp_path):
