@@ -31,6 +31,7 @@ from realhost_support import (  # noqa: E402
     assert_loopback_only,
     deny_policy,
     install_adapter,
+    point_launcher_at,
     read_calls,
     write_wrapper,
     Outcome,
@@ -58,6 +59,7 @@ def _run(tmp: Path, npm_bin: Path, policy: str, event: str) -> Outcome:
     (work / "policy.toml").write_text(policy)
     journal = work / "journal.sqlite3"
     installed = install_adapter(CLAUDE, run, npm_bin)
+    point_launcher_at(installed, str(wrapper))  # installed hooks name the launcher, never $PASTURE_BIN
     for rel, text in scenario.files:
         (run.project / rel).parent.mkdir(parents=True, exist_ok=True)
         (run.project / rel).write_text(text)
