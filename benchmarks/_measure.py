@@ -47,8 +47,11 @@ class Series:
         out: dict = {"n": len(self.runs)}
         for what in ("wall", "cpu"):
             vals = self.values(what)
-            out[what] = {"median": statistics.median(vals), "p95": percentile(vals, 95), "min": min(vals),
-                         "max": max(vals)} if vals else None
+            out[what] = (
+                {"median": statistics.median(vals), "p95": percentile(vals, 95), "min": min(vals), "max": max(vals)}
+                if vals
+                else None
+            )
         rss = [r.maxrss_kib / 1024 for r in self.runs if r.maxrss_kib > 0]
         out["maxrss_mib"] = {"median": statistics.median(rss), "max": max(rss)} if rss else None
         if any(r.maxrss_kib < 0 for r in self.runs):
@@ -103,8 +106,16 @@ def _gnu_time() -> str | None:
 GNU_TIME = _gnu_time()
 
 
-def spawn(argv: Sequence[str], *, cwd: Path | None = None, env: dict | None = None, stdin: bytes | None = None,
-          stdout: IO | int = subprocess.DEVNULL, stderr: IO | int = subprocess.DEVNULL, rss: bool = False) -> Run:
+def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    stdin: bytes | None = None,
+    stdout: IO | int = subprocess.DEVNULL,
+    stderr: IO | int = subprocess.DEVNULL,
+    rss: bool = False,
+) -> Run:
     """Run argv to completion as one child; its own rusage via os.wait4 (not the RUSAGE_CHILDREN sum).
 
     Peak RSS needs care: on Linux a child's ru_maxrss starts from its parent's RSS (the forked/vforked
@@ -121,8 +132,14 @@ def spawn(argv: Sequence[str], *, cwd: Path | None = None, env: dict | None = No
         os.close(fd)
         argv = [GNU_TIME, "-q", "-f", "%M", "-o", report] + argv
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=stdout,
+        stderr=stderr,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+    )
     if stdin is not None:
         try:
             proc.stdin.write(stdin)
@@ -149,8 +166,9 @@ def run_checked(argv: Sequence[str], **kwargs) -> subprocess.CompletedProcess:
     """A set-up step (not timed): fail loudly with its output if it fails."""
     result = subprocess.run(list(argv), capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
-        raise SystemExit(f"set-up step failed ({result.returncode}): {' '.join(map(str, argv))}\n"
-                         f"{result.stdout}\n{result.stderr}")
+        raise SystemExit(
+            f"set-up step failed ({result.returncode}): {' '.join(map(str, argv))}\n{result.stdout}\n{result.stderr}"
+        )
     return result
 
 
@@ -185,8 +203,9 @@ def offline_prefix() -> list[str]:
 
 def environment() -> dict:
     try:
-        rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True).stdout.strip()
+        rev = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         rev = ""
     try:

@@ -46,8 +46,21 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _measure import (REPO, Series, console_script, environment, loadavg, ms, offline_prefix,  # noqa: E402
-                      run_checked, scratch, spawn, table, verdict, write_json)
+from _measure import (  # noqa: E402
+    REPO,
+    Series,
+    console_script,
+    environment,
+    loadavg,
+    ms,
+    offline_prefix,
+    run_checked,
+    scratch,
+    spawn,
+    table,
+    verdict,
+    write_json,
+)
 
 CHECK_TARGET_S = 0.5
 CHECK_VS_BARE_MAX = 3.0
@@ -150,7 +163,10 @@ def synthetic_lifecycle(style: str, n: int) -> str:
     if style == "claude":
         # Pinned to the version (a tag that names it), as `pasture check` requires of evidence since
         # issue 13; the synthetic rows are not in any catalog, so the project carries none.
-        head += ["sources:", f"  hooks: https://github.com/anthropics/claude-code/blob/v{contract.split('@')[1]}/CHANGELOG.md"]
+        head += [
+            "sources:",
+            f"  hooks: https://github.com/anthropics/claude-code/blob/v{contract.split('@')[1]}/CHANGELOG.md",
+        ]
         rows = [(_CLAUDE_GATE if i % 4 == 0 else _CLAUDE_OBSERVE).format(i=i) for i in range(n)]
     else:
         head += ["sources:", f"  capture-tool-execute-before-throw: {_OPENCODE_CAPTURE}/scenario.json"]
@@ -207,11 +223,19 @@ def ensure_rulesync() -> tuple[Path, Path, str]:
 
 # OpenCode v1 rows rulesync can express: its canonical event -> the native event it emits.
 _RULESYNC_OPENCODE = {
-    "tool.execute.before": "preToolUse", "tool.execute.after": "postToolUse", "session.created": "sessionStart",
-    "session.idle": "stop", "file.edited": "afterFileEdit", "permission.asked": "permissionRequest",
-    "permission.replied": "permissionDenied", "tui.toast.show": "notification", "session.compacted": "postCompact",
-    "session.error": "afterError", "file.watcher.updated": "fileChanged",
-    "experimental.session.compacting": "preCompact", "chat.message": "beforeSubmitPrompt",
+    "tool.execute.before": "preToolUse",
+    "tool.execute.after": "postToolUse",
+    "session.created": "sessionStart",
+    "session.idle": "stop",
+    "file.edited": "afterFileEdit",
+    "permission.asked": "permissionRequest",
+    "permission.replied": "permissionDenied",
+    "tui.toast.show": "notification",
+    "session.compacted": "postCompact",
+    "session.error": "afterError",
+    "file.watcher.updated": "fileChanged",
+    "experimental.session.compacting": "preCompact",
+    "chat.message": "beforeSubmitPrompt",
 }
 
 
@@ -233,6 +257,7 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
 
     doc: dict = {"version": 1, "hooks": {}}
     coverage: dict = {}
+
     def newest(harness: str, major: int | None = None) -> Path:
         def key(folder: Path) -> tuple:
             return tuple(int(x) if x.isdigit() else 0 for x in folder.name.split("@", 1)[1].split("."))
@@ -256,8 +281,10 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
         for row in contract.events:
             canonical = _RULESYNC_OPENCODE.get(row.name)
             if canonical:
-                command = (f"${{PASTURE_BIN:-pasture}} hook lifecycle --harness opencode --event {row.name} "
-                           f"--host-version {contract.version}")
+                command = (
+                    f"${{PASTURE_BIN:-pasture}} hook lifecycle --harness opencode --event {row.name} "
+                    f"--host-version {contract.version}"
+                )
                 hooks[canonical] = [{"type": "command", "command": command}]
         doc["opencode"] = {"hooks": hooks}
         coverage[contract.id] = {"rows": len(contract.events), "expressed": len(hooks)}
@@ -298,8 +325,9 @@ PROJECT_FOLDERS = ("profiles", "captures", "generated")  # captures: the evidenc
 
 def export_committed(dest: Path) -> None:
     """profiles/, captures/ and generated/ as committed at HEAD (not the work tree's edits in progress)."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", *PROJECT_FOLDERS],
-                             capture_output=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", *PROJECT_FOLDERS], capture_output=True
+    )
     if archive.returncode == 0:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
         return
@@ -354,15 +382,28 @@ def main(argv: list[str] | None = None) -> int:
     # Python's default: bytecode caches are read and, where missing or stale, written (the untimed
     # warm-up round writes them), as on any normal install. PYTHONDONTWRITEBYTECODE=1 in the calling
     # environment would make every run recompile whatever has no valid cache.
-    child_env = {k: v for k, v in os.environ.items()
-                 if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PASTURE_NO_CACHE")}
-    print(f"pasture generate/check benchmark, {env_info['date']}, git {env_info['git']}, python {env_info['python']}, "
-          f"{env_info['cpus']} CPUs, load {env_info['loadavg_start']}")
+    child_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PASTURE_NO_CACHE")
+    }
+    print(
+        f"pasture generate/check benchmark, {env_info['date']}, git {env_info['git']}, python {env_info['python']}, "
+        f"{env_info['cpus']} CPUs, load {env_info['loadavg_start']}"
+    )
     print(f"console script: {real_script}" + (f" (PATH finds {on_path})" if on_path and on_path != real_script else ""))
     print(f"every timed command runs as: {' '.join(wrap) or '(no wrapper: unshare -n unavailable)'} <command>\n")
-    results: dict = {"environment": env_info, "wrapper": wrap, "console_script": str(real_script),
-                     "targets": {"check_s": CHECK_TARGET_S, "generate_vs_rulesync_ratio_max": 1.0,
-                                 "linear_ratio_max": LINEAR_RATIO_MAX, "peak_5000_mib": PEAK_TARGET_MIB}}
+    results: dict = {
+        "environment": env_info,
+        "wrapper": wrap,
+        "console_script": str(real_script),
+        "targets": {
+            "check_s": CHECK_TARGET_S,
+            "generate_vs_rulesync_ratio_max": 1.0,
+            "linear_ratio_max": LINEAR_RATIO_MAX,
+            "peak_5000_mib": PEAK_TARGET_MIB,
+        },
+    }
     verdicts: dict[str, dict] = {}
 
     work = scratch("pasture-bench-gen-")
@@ -377,8 +418,10 @@ def main(argv: list[str] | None = None) -> int:
         drift = subprocess.run(pasture + ["--root", str(proj), "check"], capture_output=True, text=True, env=child_env)
         results["committed_tree_check_exit"] = drift.returncode
         if drift.returncode != 0:
-            print(f"note: the committed generated/ is not in sync with profiles/ (check exit {drift.returncode}); "
-                  "the copy is regenerated first so `check` is timed on a clean tree\n")
+            print(
+                f"note: the committed generated/ is not in sync with profiles/ (check exit {drift.returncode}); "
+                "the copy is regenerated first so `check` is timed on a clean tree\n"
+            )
             run_checked(pasture + ["--root", str(proj), "generate"], env=child_env)
         fresh = work / "fresh"  # generate into an empty generated/
         fresh.mkdir()
@@ -397,26 +440,57 @@ def main(argv: list[str] | None = None) -> int:
                 (peer_root / ".rulesync").mkdir(parents=True)
                 source, coverage = rulesync_source(proj)
                 (peer_root / ".rulesync" / "hooks.jsonc").write_text(json.dumps(source, indent=2) + "\n")
-                peer_argv = [str(node), str(cli), "generate", "--targets", RULESYNC_TARGETS, "--features", "hooks",
-                             "--silent"]
+                peer_argv = [
+                    str(node),
+                    str(cli),
+                    "generate",
+                    "--targets",
+                    RULESYNC_TARGETS,
+                    "--features",
+                    "hooks",
+                    "--silent",
+                ]
                 outputs = [peer_root / ".claude", peer_root / ".codex", peer_root / ".opencode"]
                 run_checked(wrap + peer_argv, cwd=peer_root)  # warm-up + correctness of the set-up
-                written = [p for p in (peer_root / ".claude" / "settings.json", peer_root / ".codex" / "hooks.json",
-                                       peer_root / ".opencode" / "plugins" / "rulesync-hooks.js") if p.is_file()]
+                written = [
+                    p
+                    for p in (
+                        peer_root / ".claude" / "settings.json",
+                        peer_root / ".codex" / "hooks.json",
+                        peer_root / ".opencode" / "plugins" / "rulesync-hooks.js",
+                    )
+                    if p.is_file()
+                ]
                 if len(written) != 3:
                     raise RuntimeError(f"rulesync wrote {written}, expected 3 files")
                 peer_out = {"files": len(written), "bytes": sum(p.stat().st_size for p in written)}
-                peer = {"version": peer_version, "argv": peer_argv, "coverage": coverage, "output": peer_out,
-                        "root": peer_root, "outputs": outputs}
-                print(f"peer: {peer_version}; hooks.jsonc covers "
-                      + ", ".join(f"{k} {v['expressed']}/{v['rows'] or '-'}" for k, v in coverage.items()))
+                peer = {
+                    "version": peer_version,
+                    "argv": peer_argv,
+                    "coverage": coverage,
+                    "output": peer_out,
+                    "root": peer_root,
+                    "outputs": outputs,
+                }
+                print(
+                    f"peer: {peer_version}; hooks.jsonc covers "
+                    + ", ".join(f"{k} {v['expressed']}/{v['rows'] or '-'}" for k, v in coverage.items())
+                )
             except Exception as exc:  # the peer is optional: say why it is missing, keep going
                 print(f"peer: not run ({exc})")
                 results["peer_error"] = str(exc)
 
-        series = {name: Series(name) for name in (
-            "python -c pass", "pasture check", "pasture check (full)", "pasture validate",
-            "pasture generate (empty generated/)", "pasture generate (up to date)")}
+        series = {
+            name: Series(name)
+            for name in (
+                "python -c pass",
+                "pasture check",
+                "pasture check (full)",
+                "pasture validate",
+                "pasture generate (empty generated/)",
+                "pasture generate (up to date)",
+            )
+        }
         if peer:
             series["rulesync generate"] = Series("rulesync generate")
             series["rulesync generate --check"] = Series("rulesync generate --check")
@@ -449,32 +523,66 @@ def main(argv: list[str] | None = None) -> int:
         bare = series["python -c pass"]
         rows = []
         for name, s in series.items():
-            rows.append([name, ms(s.median()), ms(s.p95()), ms(s.median("cpu")), ms(s.p95("cpu")),
-                         s.rss_max_text(), f"{s.median() / bare.median():.2f}x",
-                         f"{s.median('cpu') / bare.median('cpu'):.2f}x"])
-        print(f"\n1. committed contracts ({pasture_out['files']} files, {pasture_out['bytes']} bytes generated), "
-              f"{args.runs} interleaved runs each")
-        print(table(["command", "wall p50 ms", "wall p95 ms", "cpu p50 ms", "cpu p95 ms", "max RSS MiB",
-                     "wall / bare", "cpu / bare"], rows))
-        results["committed"] = {"output": pasture_out, "series": {n: s.summary() for n, s in series.items()},
-                                "raw": {n: [r.__dict__ for r in s.runs] for n, s in series.items()}}
+            rows.append(
+                [
+                    name,
+                    ms(s.median()),
+                    ms(s.p95()),
+                    ms(s.median("cpu")),
+                    ms(s.p95("cpu")),
+                    s.rss_max_text(),
+                    f"{s.median() / bare.median():.2f}x",
+                    f"{s.median('cpu') / bare.median('cpu'):.2f}x",
+                ]
+            )
+        print(
+            f"\n1. committed contracts ({pasture_out['files']} files, {pasture_out['bytes']} bytes generated), "
+            f"{args.runs} interleaved runs each"
+        )
+        print(
+            table(
+                [
+                    "command",
+                    "wall p50 ms",
+                    "wall p95 ms",
+                    "cpu p50 ms",
+                    "cpu p95 ms",
+                    "max RSS MiB",
+                    "wall / bare",
+                    "cpu / bare",
+                ],
+                rows,
+            )
+        )
+        results["committed"] = {
+            "output": pasture_out,
+            "series": {n: s.summary() for n, s in series.items()},
+            "raw": {n: [r.__dict__ for r in s.runs] for n, s in series.items()},
+        }
         check = series["pasture check"]
         ratio, cpu_ratio = check.median() / bare.median(), check.median("cpu") / bare.median("cpu")
         verdicts[f"check on an unchanged tree <= {CHECK_VS_BARE_MAX:g}x python -c pass"] = {
-            "ok": ratio <= CHECK_VS_BARE_MAX, "measured": f"{ratio:.2f}x wall ({check.median() * 1000:.1f} vs "
-            f"{bare.median() * 1000:.1f} ms), {cpu_ratio:.2f}x CPU", "cpu_ok": cpu_ratio <= CHECK_VS_BARE_MAX}
+            "ok": ratio <= CHECK_VS_BARE_MAX,
+            "measured": f"{ratio:.2f}x wall ({check.median() * 1000:.1f} vs "
+            f"{bare.median() * 1000:.1f} ms), {cpu_ratio:.2f}x CPU",
+            "cpu_ok": cpu_ratio <= CHECK_VS_BARE_MAX,
+        }
         full = series["pasture check (full)"]
         verdicts["full check < 0.5 s"] = {
-            "ok": full.median() < CHECK_TARGET_S, "measured": f"median {full.median():.3f} s wall "
-            f"(p95 {full.p95():.3f}), {full.median('cpu'):.3f} s CPU", "cpu_ok": full.median("cpu") < CHECK_TARGET_S}
+            "ok": full.median() < CHECK_TARGET_S,
+            "measured": f"median {full.median():.3f} s wall (p95 {full.p95():.3f}), {full.median('cpu'):.3f} s CPU",
+            "cpu_ok": full.median("cpu") < CHECK_TARGET_S,
+        }
         if peer:
             gen = series["pasture generate (empty generated/)"]
             rs = series["rulesync generate"]
             ratio, cpu_ratio = gen.median() / rs.median(), gen.median("cpu") / rs.median("cpu")
             verdicts["generate no slower than rulesync"] = {
-                "ok": ratio <= 1.0, "measured": f"pasture {gen.median():.3f} s vs rulesync {rs.median():.3f} s "
+                "ok": ratio <= 1.0,
+                "measured": f"pasture {gen.median():.3f} s vs rulesync {rs.median():.3f} s "
                 f"wall = {ratio:.2f}x (CPU {cpu_ratio:.2f}x); outputs: pasture {pasture_out['files']} files / "
-                f"{pasture_out['bytes']} B, rulesync {peer['output']['files']} files / {peer['output']['bytes']} B"}
+                f"{pasture_out['bytes']} B, rulesync {peer['output']['files']} files / {peer['output']['bytes']} B",
+            }
             results["peer"] = {k: v for k, v in peer.items() if k not in ("root", "outputs")}
             results["peer"]["ratio_wall"] = ratio
             results["peer"]["ratio_cpu"] = cpu_ratio
@@ -495,15 +603,21 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     clear(projects[n] / "generated")
                     # The full check (no fast path): this series measures how the work scales.
-                    gen_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"],
-                                               env=full_env))
-                    chk_s[n].runs.append(spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"],
-                                               env=full_env))
-            fails = {n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"]) for n in all_sizes
-                     if gen_s[n].summary()["exit_codes"] != [0] or chk_s[n].summary()["exit_codes"] != [0]}
+                    gen_s[n].runs.append(
+                        spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=full_env)
+                    )
+                    chk_s[n].runs.append(
+                        spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=full_env)
+                    )
+            fails = {
+                n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"])
+                for n in all_sizes
+                if gen_s[n].summary()["exit_codes"] != [0] or chk_s[n].summary()["exit_codes"] != [0]
+            }
             if fails:
-                err = subprocess.run(pasture + ["--root", str(projects[max(all_sizes)]), "check"], capture_output=True,
-                                     text=True)
+                err = subprocess.run(
+                    pasture + ["--root", str(projects[max(all_sizes)]), "check"], capture_output=True, text=True
+                )
                 raise SystemExit(f"synthetic {style} runs failed: {fails}\n{err.stdout[-2000:]}{err.stderr[-2000:]}")
             style_res: dict = {"contract": STYLES[style], "sizes": {}}
             rows = []
@@ -514,20 +628,30 @@ def main(argv: list[str] | None = None) -> int:
                     entry = s.summary()
                     if n > 1:
                         entry["per_event_ms"] = {"wall": s.median() / n * 1000, "cpu": s.median("cpu") / n * 1000}
-                        entry["marginal_per_event_ms"] = {"wall": (s.median() - base_wall) / (n - 1) * 1000,
-                                                          "cpu": (s.median("cpu") - base_cpu) / (n - 1) * 1000}
+                        entry["marginal_per_event_ms"] = {
+                            "wall": (s.median() - base_wall) / (n - 1) * 1000,
+                            "cpu": (s.median("cpu") - base_cpu) / (n - 1) * 1000,
+                        }
                     style_res["sizes"].setdefault(str(n), {})[kind] = entry
-                    rows.append([f"{kind} {n}", ms(s.median()), ms(s.median("cpu")),
-                                 f"{entry['per_event_ms']['cpu']:.3f}" if n > 1 else "-",
-                                 f"{entry['marginal_per_event_ms']['cpu']:.3f}" if n > 1 else "(fixed cost)",
-                                 s.rss_max_text()])
+                    rows.append(
+                        [
+                            f"{kind} {n}",
+                            ms(s.median()),
+                            ms(s.median("cpu")),
+                            f"{entry['per_event_ms']['cpu']:.3f}" if n > 1 else "-",
+                            f"{entry['marginal_per_event_ms']['cpu']:.3f}" if n > 1 else "(fixed cost)",
+                            s.rss_max_text(),
+                        ]
+                    )
                 lo, hi = min(n for n in all_sizes if n > 1), max(all_sizes)
                 if lo != hi:
                     m_lo = style_res["sizes"][str(lo)][kind]["marginal_per_event_ms"]
                     m_hi = style_res["sizes"][str(hi)][kind]["marginal_per_event_ms"]
                     style_res[f"{kind}_linearity"] = {
-                        "sizes": [lo, hi], "ratio_cpu": m_hi["cpu"] / m_lo["cpu"],
-                        "ratio_wall": m_hi["wall"] / m_lo["wall"]}
+                        "sizes": [lo, hi],
+                        "ratio_cpu": m_hi["cpu"] / m_lo["cpu"],
+                        "ratio_wall": m_hi["wall"] / m_lo["wall"],
+                    }
             # The same work timed inside the process (load + render + compare, imports and interpreter
             # start excluded): the marginal cost per event above the 1-event project, best of several
             # fresh processes. This is the linearity verdict's basis; the subprocess marginal above
@@ -545,32 +669,49 @@ def main(argv: list[str] | None = None) -> int:
                 best = inproc[n]
                 marginal = (best["total"] - inproc[1]["total"]) / (n - 1) * 1000
                 style_res["sizes"][str(n)]["in_process_marginal_ms_per_event"] = marginal
-                phase_rows.append([str(n)] + [f"{best[k] / n * 1000:.3f}" for k in ("load", "render", "compare")]
-                                  + [f"{marginal:.3f}"])
+                phase_rows.append(
+                    [str(n)]
+                    + [f"{best[k] / n * 1000:.3f}" for k in ("load", "render", "compare")]
+                    + [f"{marginal:.3f}"]
+                )
             lo, hi = min(n for n in all_sizes if n > 1), max(all_sizes)
             if lo != hi:
                 style_res["in_process_linearity"] = {
-                    "sizes": [lo, hi], "ratio": style_res["sizes"][str(hi)]["in_process_marginal_ms_per_event"]
-                    / style_res["sizes"][str(lo)]["in_process_marginal_ms_per_event"]}
+                    "sizes": [lo, hi],
+                    "ratio": style_res["sizes"][str(hi)]["in_process_marginal_ms_per_event"]
+                    / style_res["sizes"][str(lo)]["in_process_marginal_ms_per_event"],
+                }
             files = tree_stats(projects[max(all_sizes)] / "generated")
             style_res["largest_output"] = files
-            print(f"\n2. scaling, {style}-style synthetic {STYLES[style]} (runs per size: "
-                  f"{', '.join(f'{n}: {k}' for n, k in runs_for.items())}; medians; {max(all_sizes)} events -> "
-                  f"{files['files']} files, {files['bytes'] / 1e6:.1f} MB)")
-            print(table(["command / events", "wall ms", "cpu ms", "cpu ms/event", "marginal cpu ms/event",
-                         "max RSS MiB"], rows))
+            print(
+                f"\n2. scaling, {style}-style synthetic {STYLES[style]} (runs per size: "
+                f"{', '.join(f'{n}: {k}' for n, k in runs_for.items())}; medians; {max(all_sizes)} events -> "
+                f"{files['files']} files, {files['bytes'] / 1e6:.1f} MB)"
+            )
+            print(
+                table(
+                    ["command / events", "wall ms", "cpu ms", "cpu ms/event", "marginal cpu ms/event", "max RSS MiB"],
+                    rows,
+                )
+            )
             for kind in ("generate", "check"):
                 lin = style_res.get(f"{kind}_linearity")
                 if lin:
-                    print(f"   {kind}: marginal cost per event, {lin['sizes'][1]} vs {lin['sizes'][0]} events: "
-                          f"{lin['ratio_cpu']:.2f}x CPU, {lin['ratio_wall']:.2f}x wall")
-            print("   inside the process (CPU ms per event, best of 5 (3 at 5,000); render's fixed cost - templates, "
-                  "schemas - weighs on small sizes; marginal = above the 1-event project):")
+                    print(
+                        f"   {kind}: marginal cost per event, {lin['sizes'][1]} vs {lin['sizes'][0]} events: "
+                        f"{lin['ratio_cpu']:.2f}x CPU, {lin['ratio_wall']:.2f}x wall"
+                    )
+            print(
+                "   inside the process (CPU ms per event, best of 5 (3 at 5,000); render's fixed cost - templates, "
+                "schemas - weighs on small sizes; marginal = above the 1-event project):"
+            )
             print("   " + table(["events", "load", "render", "compare", "marginal"], phase_rows).replace("\n", "\n   "))
             lin = style_res.get("in_process_linearity")
             if lin:
-                print(f"   in-process marginal cost per event, {lin['sizes'][1]} vs {lin['sizes'][0]} events: "
-                      f"{lin['ratio']:.2f}x")
+                print(
+                    f"   in-process marginal cost per event, {lin['sizes'][1]} vs {lin['sizes'][0]} events: "
+                    f"{lin['ratio']:.2f}x"
+                )
             results["scaling"][style] = style_res
 
         if results["scaling"]:
@@ -588,13 +729,21 @@ def main(argv: list[str] | None = None) -> int:
                     got = res["sizes"][hi][kind]["maxrss_mib"] or res["sizes"][hi][kind]["maxrss_upper_bound_mib"]
                     peaks.append((got["max"], f"{style} {kind}"))
             if lin_txt:
-                verdicts[f"scaling linear (marginal cost/event {hi} vs {min(n for n in all_sizes if n > 1)} "
-                         f"<= {LINEAR_RATIO_MAX}x)"] = {
-                    "ok": lin_ok, "measured": "in-process " + ", ".join(lin_txt) + "; whole process (CPU, noisier) "
-                    + ", ".join(sub_txt)}
+                verdicts[
+                    f"scaling linear (marginal cost/event {hi} vs {min(n for n in all_sizes if n > 1)} "
+                    f"<= {LINEAR_RATIO_MAX}x)"
+                ] = {
+                    "ok": lin_ok,
+                    "measured": "in-process "
+                    + ", ".join(lin_txt)
+                    + "; whole process (CPU, noisier) "
+                    + ", ".join(sub_txt),
+                }
             peak, where = max(peaks)
             verdicts[f"peak RSS at {hi} events < {PEAK_TARGET_MIB} MiB"] = {
-                "ok": peak < PEAK_TARGET_MIB, "measured": f"{peak:.0f} MiB ({where})"}
+                "ok": peak < PEAK_TARGET_MIB,
+                "measured": f"{peak:.0f} MiB ({where})",
+            }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

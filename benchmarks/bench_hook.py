@@ -40,13 +40,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _measure import (GNU_TIME, REPO, Series, console_script, environment, loadavg, ms, scratch, spawn,  # noqa: E402
-                      table, verdict, write_json)
+from _measure import (  # noqa: E402
+    GNU_TIME,
+    REPO,
+    Series,
+    console_script,
+    environment,
+    loadavg,
+    ms,
+    scratch,
+    spawn,
+    table,
+    verdict,
+    write_json,
+)
 
-from generator.journal.db import query  # noqa: E402
 from generator.install import launcher  # noqa: E402
 from generator.install.adapter import load_adapter  # noqa: E402
 from generator.install.hooktable import with_binary  # noqa: E402
+from generator.journal.db import query  # noqa: E402
 
 RATIO_BARE_MAX, RATIO_BARE_AIM, RATIO_SITE_MAX, RSS_RATIO_MAX = 2.0, 1.5, 1.0, 1.5
 
@@ -56,21 +68,35 @@ def twenty_rules() -> str:
     rules = []
     for i in range(20):
         kind = kinds[i % len(kinds)]
-        matcher = f'command = "forbidden-{i}\\\\s+--(now|force)"' if kind == "shell" else \
-            f'file_path = "(^|/)secret-{i}\\\\.(env|key)$"'
-        rules.append(f'[[rules]]\nname = "rule-{i}"\ndecision = "{"ask" if i % 4 == 3 else "deny"}"\n'
-                     f'reason = "rule {i} says no"\ntool_kind = "{kind}"\n{matcher}\n')
-    rules.append('[[rules]]\nname = "no-rm-rf"\ndecision = "deny"\nreason = "rm -rf is not allowed here"\n'
-                 'tool_kind = "shell"\ncommand = "rm\\\\s+-rf"\n')
+        matcher = (
+            f'command = "forbidden-{i}\\\\s+--(now|force)"'
+            if kind == "shell"
+            else f'file_path = "(^|/)secret-{i}\\\\.(env|key)$"'
+        )
+        rules.append(
+            f'[[rules]]\nname = "rule-{i}"\ndecision = "{"ask" if i % 4 == 3 else "deny"}"\n'
+            f'reason = "rule {i} says no"\ntool_kind = "{kind}"\n{matcher}\n'
+        )
+    rules.append(
+        '[[rules]]\nname = "no-rm-rf"\ndecision = "deny"\nreason = "rm -rf is not allowed here"\n'
+        'tool_kind = "shell"\ncommand = "rm\\\\s+-rf"\n'
+    )
     return "\n".join(rules)
 
 
 def payload(project: Path, command: str, n: int) -> bytes:
-    return json.dumps({
-        "session_id": "bench-session-0001", "transcript_path": str(project / "transcript.jsonl"),
-        "cwd": str(project), "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": command, "description": "benchmark command"}, "tool_use_id": f"toolu_{n:06d}",
-    }).encode()
+    return json.dumps(
+        {
+            "session_id": "bench-session-0001",
+            "transcript_path": str(project / "transcript.jsonl"),
+            "cwd": str(project),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "benchmark command"},
+            "tool_use_id": f"toolu_{n:06d}",
+        }
+    ).encode()
 
 
 _JUDGE = """import json, sys
@@ -91,11 +117,19 @@ def gate_kinds(runs: int, command: str, env: dict, work: Path, python: str) -> t
         judge.write_text(f"#!{python} -IS\nKIND = {kind!r}\n" + _JUDGE)
         judge.chmod(0o755)
         policy = work / f"policy-{kind}.toml"
-        policy.write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(str(judge))}]\n' if kind == "command"
-                          else f'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = {json.dumps(str(judge))}\n')
+        policy.write_text(
+            f'[gate]\nkind = "command"\ncommand = [{json.dumps(str(judge))}]\n'
+            if kind == "command"
+            else f'[gate]\nkind = "agent"\nhost = "claude-code"\nbinary = {json.dumps(str(judge))}\n'
+        )
         envs[kind] = {**env, "PASTURE_POLICY": str(policy)}
-        out = subprocess.run(["/bin/sh", "-c", command], input=payload(project, "ls -la", 0), capture_output=True,
-                             cwd=project, env=envs[kind])
+        out = subprocess.run(
+            ["/bin/sh", "-c", command],
+            input=payload(project, "ls -la", 0),
+            capture_output=True,
+            cwd=project,
+            env=envs[kind],
+        )
         if json.loads(out.stdout or b"{}").get("hookSpecificOutput", {}).get("permissionDecision") != "deny":
             raise SystemExit(f"{kind} gate answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
     timed = {f"hook: {kind} gate, stand-in judge": Series(f"hook: {kind} gate") for kind in envs}
@@ -105,14 +139,24 @@ def gate_kinds(runs: int, command: str, env: dict, work: Path, python: str) -> t
             if i >= 3:
                 timed[name].runs.append(got)
     base = timed["hook: command gate, stand-in judge"].median()
-    rows = [[name, ms(s.median()), ms(s.p95()), f"{s.median() / base:.2f}x", ms(s.median("cpu")),
-             ",".join(map(str, s.summary()["exit_codes"]))] for name, s in timed.items()]
+    rows = [
+        [
+            name,
+            ms(s.median()),
+            ms(s.p95()),
+            f"{s.median() / base:.2f}x",
+            ms(s.median("cpu")),
+            ",".join(map(str, s.summary()["exit_codes"])),
+        ]
+        for name, s in timed.items()
+    ]
     return rows, {name: s.summary() for name, s in timed.items()}
 
 
 def newest_claude_contract() -> str:
-    folders = sorted((REPO / "profiles").glob("claude-code@*"),
-                     key=lambda p: tuple(int(x) for x in p.name.split("@")[1].split(".")))
+    folders = sorted(
+        (REPO / "profiles").glob("claude-code@*"), key=lambda p: tuple(int(x) for x in p.name.split("@")[1].split("."))
+    )
     if not folders:
         raise SystemExit("no profiles/claude-code@* contract")
     return folders[-1].name
@@ -122,8 +166,13 @@ def fsyncs_per_event(argv: list[str], body: bytes, env: dict, cwd: Path) -> int 
     strace = shutil.which("strace")
     if strace is None:
         return None
-    out = subprocess.run([strace, "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,msync"] + argv,
-                         input=body, capture_output=True, env=env, cwd=cwd)
+    out = subprocess.run(
+        [strace, "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,msync"] + argv,
+        input=body,
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+    )
     calls = 0
     for line in out.stderr.decode("utf-8", "replace").splitlines():
         parts = line.split()
@@ -135,8 +184,9 @@ def fsyncs_per_event(argv: list[str], body: bytes, env: dict, cwd: Path) -> int 
 _PROBE = "import sys; sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')"
 
 
-def modules_beyond_bare(python: str, launcher_file: Path, hook_args: list[str], body: bytes, env: dict,
-                        cwd: Path) -> list[str]:
+def modules_beyond_bare(
+    python: str, launcher_file: Path, hook_args: list[str], body: bytes, env: dict, cwd: Path
+) -> list[str]:
     """What the hook loads beyond `python -I -S -c pass`: the launcher's own code, with sys.modules
     listed when the runtime returns (the launcher itself leaves without teardown, so it cannot)."""
     bare = subprocess.run([python, "-I", "-S", "-c", _PROBE], capture_output=True, env=env, cwd=cwd)
@@ -146,8 +196,9 @@ def modules_beyond_bare(python: str, launcher_file: Path, hook_args: list[str], 
         raise SystemExit("the launcher's shape changed: update modules_beyond_bare()")
     driver = cwd / "launcher-probe.py"
     driver.write_text(text)
-    hook = subprocess.run([python, "-I", "-S", str(driver)] + hook_args, input=body, capture_output=True, env=env,
-                          cwd=cwd)
+    hook = subprocess.run(
+        [python, "-I", "-S", str(driver)] + hook_args, input=body, capture_output=True, env=env, cwd=cwd
+    )
 
     def parse(out: bytes) -> set[str]:
         for line in out.decode("utf-8", "replace").splitlines():
@@ -173,28 +224,46 @@ def main(argv: list[str] | None = None) -> int:
     (project / ".git").mkdir()
     (project / ".pasture" / "policy.toml").write_text(twenty_rules(), encoding="utf-8")
     home = work / "home"
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "XDG_DATA_HOME": str(home / "data"),
-           "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config"),
-           "XDG_STATE_HOME": str(home / "state"), "PASTURE_MANAGED_POLICY": str(work / "no-managed.toml")}
+    env = {
+        "HOME": str(home),
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "PASTURE_MANAGED_POLICY": str(work / "no-managed.toml"),
+    }
     written = launcher.ensure(env, "claude-code")
     contract = newest_claude_contract()
     generated = load_adapter(REPO, contract).hooks_document()
     installed = with_binary(generated, launcher.shell_word(written.path))
     command = installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     host_version = contract.split("@", 1)[1]
-    hook_args = ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse", "--host-version",
-                 host_version]
+    hook_args = [
+        "hook",
+        "lifecycle",
+        "--harness",
+        "claude-code",
+        "--event",
+        "PreToolUse",
+        "--host-version",
+        host_version,
+    ]
     script, _ = console_script()
     python = written.python
-    print(f"pasture hook round trip, {info['date']}, git {info['git']}, python {info['python']}, "
-          f"{info['cpus']} CPUs, load {info['loadavg_start']}")
+    print(
+        f"pasture hook round trip, {info['date']}, git {info['git']}, python {info['python']}, "
+        f"{info['cpus']} CPUs, load {info['loadavg_start']}"
+    )
     print(f"contract {contract}; launcher {written.path} (interpreter {python})\ninstalled command: {command}\n")
 
     allow, deny = "ls -la", "rm -rf build"
 
     def run_command(body: bytes, extra_env: dict | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(["/bin/sh", "-c", command], input=body, capture_output=True, cwd=project,
-                              env={**env, **(extra_env or {})})
+        return subprocess.run(
+            ["/bin/sh", "-c", command], input=body, capture_output=True, cwd=project, env={**env, **(extra_env or {})}
+        )
 
     out = run_command(payload(project, allow, 0))
     if out.returncode != 0 or out.stdout.strip():
@@ -220,32 +289,37 @@ def main(argv: list[str] | None = None) -> int:
     series = {
         "python -I -S -c pass": lambda i: spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project),
         "python -c pass": lambda i: spawn([sys.executable, "-c", "pass"], env=env, cwd=project),
-        "hook: installed command, allow": lambda i: spawn(["/bin/sh", "-c", command], env=env, cwd=project,
-                                                          stdin=payload(project, allow, i)),
-        "hook: installed command, deny": lambda i: spawn(["/bin/sh", "-c", command], env=env, cwd=project,
-                                                         stdin=payload(project, deny, i)),
+        "hook: installed command, allow": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, allow, i)
+        ),
+        "hook: installed command, deny": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, deny, i)
+        ),
         "hook: policy changed before each run": cold,
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
-            [str(script)] + hook_args, env=env, cwd=project, stdin=payload(project, allow, i))
+            [str(script)] + hook_args, env=env, cwd=project, stdin=payload(project, allow, i)
+        )
     timed = {name: Series(name) for name in series}
     for i in range(args.runs + 5):  # 5 untimed warm-up rounds
         for name, fn in series.items():
             got = fn(i)
             if i >= 5:
                 timed[name].runs.append(got)
-    hook_runs_project = sum(len(s.runs) for n, s in timed.items()
-                            if n.startswith("hook: installed") or n.startswith("hook: console")) + 5 * (
-        3 if script is not None else 2)
+    hook_runs_project = sum(
+        len(s.runs) for n, s in timed.items() if n.startswith("hook: installed") or n.startswith("hook: console")
+    ) + 5 * (3 if script is not None else 2)
     journaled = len(query(journal)) - before
 
     mem = {name: Series(name) for name in ("python -I -S -c pass", "hook: installed command, allow")}
     for i in range(args.rss_runs):
-        mem["python -I -S -c pass"].runs.append(spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project,
-                                                      rss=True))
-        mem["hook: installed command, allow"].runs.append(spawn(["/bin/sh", "-c", command], env=env, cwd=project,
-                                                                stdin=payload(project, allow, i), rss=True))
+        mem["python -I -S -c pass"].runs.append(
+            spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project, rss=True)
+        )
+        mem["hook: installed command, allow"].runs.append(
+            spawn(["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, allow, i), rss=True)
+        )
 
     def rss(name: str) -> float | None:
         got = mem[name].rss_mib() if name in mem else None
@@ -259,35 +333,56 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name, s in timed.items():
         own = rss(name)
-        rows.append([name, ms(s.median()), ms(s.p95()), f"{s.median() / bare.median():.2f}x",
-                     f"{s.median() / site.median():.2f}x", ms(s.median("cpu")),
-                     f"{own:.1f}" if own else "", ",".join(map(str, s.summary()["exit_codes"]))])
+        rows.append(
+            [
+                name,
+                ms(s.median()),
+                ms(s.p95()),
+                f"{s.median() / bare.median():.2f}x",
+                f"{s.median() / site.median():.2f}x",
+                ms(s.median("cpu")),
+                f"{own:.1f}" if own else "",
+                ",".join(map(str, s.summary()["exit_codes"])),
+            ]
+        )
     print(f"\n{args.runs} interleaved runs each (medians; RSS: {args.rss_runs} separate runs under GNU time)")
-    print(table(["command", "p50 ms", "p95 ms", "vs -I -S", "vs -c pass", "cpu p50 ms", "peak RSS MiB", "exit"],
-                rows))
+    print(table(["command", "p50 ms", "p95 ms", "vs -I -S", "vs -c pass", "cpu p50 ms", "peak RSS MiB", "exit"], rows))
     primary = timed["hook: installed command, allow"]
     r_bare = primary.median() / bare.median()
     r_site = primary.median() / site.median()
-    r_rss = (rss("hook: installed command, allow") / rss("python -I -S -c pass")) if GNU_TIME and rss(
-        "python -I -S -c pass") else None
+    r_rss = (
+        (rss("hook: installed command, allow") / rss("python -I -S -c pass"))
+        if GNU_TIME and rss("python -I -S -c pass")
+        else None
+    )
     if gate_rows:
         print(f"\ngate kinds, {args.gate_runs} interleaved runs each (info: the same stand-in judge process for both)")
         print(table(["command", "p50 ms", "p95 ms", "vs command gate", "cpu p50 ms", "exit"], gate_rows))
     print(f"\nmodules the hook loads beyond a bare `python -I -S`: {len(extra)}: {', '.join(extra)}")
     verdicts = {
         f"installed command p50 <= {RATIO_BARE_MAX}x python -I -S -c pass (aim {RATIO_BARE_AIM}x)": (
-            r_bare <= RATIO_BARE_MAX, f"{r_bare:.2f}x ({primary.median() * 1000:.1f} vs {bare.median() * 1000:.1f} ms)"
-            + (" (the aim holds too)" if r_bare <= RATIO_BARE_AIM else "")),
+            r_bare <= RATIO_BARE_MAX,
+            f"{r_bare:.2f}x ({primary.median() * 1000:.1f} vs {bare.median() * 1000:.1f} ms)"
+            + (" (the aim holds too)" if r_bare <= RATIO_BARE_AIM else ""),
+        ),
         f"installed command p50 <= {RATIO_SITE_MAX}x python -c pass": (
-            r_site <= RATIO_SITE_MAX, f"{r_site:.2f}x ({site.median() * 1000:.1f} ms)"),
+            r_site <= RATIO_SITE_MAX,
+            f"{r_site:.2f}x ({site.median() * 1000:.1f} ms)",
+        ),
         f"peak RSS <= {RSS_RATIO_MAX}x the bare interpreter's": (
             r_rss is not None and r_rss <= RSS_RATIO_MAX,
             f"{r_rss:.2f}x ({rss('hook: installed command, allow'):.1f} vs {rss('python -I -S -c pass'):.1f} MiB)"
-            if r_rss else "not measured (GNU time missing)"),
+            if r_rss
+            else "not measured (GNU time missing)",
+        ),
         "no fsync/fdatasync per event on the hook path": (
-            fsyncs == 0, "not measured (strace missing)" if fsyncs is None else f"{fsyncs} call(s)"),
-        "every hook run in the project journaled": (journaled == hook_runs_project,
-                                                   f"{journaled} of {hook_runs_project}"),
+            fsyncs == 0,
+            "not measured (strace missing)" if fsyncs is None else f"{fsyncs} call(s)",
+        ),
+        "every hook run in the project journaled": (
+            journaled == hook_runs_project,
+            f"{journaled} of {hook_runs_project}",
+        ),
     }
     print("\ntargets")
     for name, (ok, measured) in verdicts.items():
@@ -296,16 +391,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  info  a policy edit costs one slow event (tomllib, re, compile, cache write): {cold_ratio:.2f}x bare")
     end = loadavg()
     print(f"load average at the end: {end}")
-    write_json(args.out, {
-        "environment": info, "loadavg_end": end, "contract": contract, "command": command,
-        "series": {n: s.summary() for n, s in timed.items()},
-        "ratios": {n: {"vs_bare": s.median() / bare.median(), "vs_site": s.median() / site.median()}
-                   for n, s in timed.items()},
-        "gate_kinds": gate_series,
-        "peak_rss_mib": {n: rss(n) for n in mem}, "fsyncs_per_event": fsyncs, "modules_beyond_bare": extra,
-        "journal": {"rows": journaled, "runs": hook_runs_project},
-        "verdicts": {n: {"ok": ok, "measured": m} for n, (ok, m) in verdicts.items()},
-    })
+    write_json(
+        args.out,
+        {
+            "environment": info,
+            "loadavg_end": end,
+            "contract": contract,
+            "command": command,
+            "series": {n: s.summary() for n, s in timed.items()},
+            "ratios": {
+                n: {"vs_bare": s.median() / bare.median(), "vs_site": s.median() / site.median()}
+                for n, s in timed.items()
+            },
+            "gate_kinds": gate_series,
+            "peak_rss_mib": {n: rss(n) for n in mem},
+            "fsyncs_per_event": fsyncs,
+            "modules_beyond_bare": extra,
+            "journal": {"rows": journaled, "runs": hook_runs_project},
+            "verdicts": {n: {"ok": ok, "measured": m} for n, (ok, m) in verdicts.items()},
+        },
+    )
     shutil.rmtree(work, ignore_errors=True)
     return 0 if all(ok for ok, _ in verdicts.values()) else 1
 

@@ -45,26 +45,57 @@ def synthetic_spool(path: Path, n: int) -> int:
             harness = HARNESSES[i % 3]
             decision = DECISIONS[i % len(DECISIONS)]
             session = f"session-{i % 997:04d}"
-            envelope = {"harness": harness, "contract": f"{harness}@1.0.0", "host_version": "1.0.0",
-                        "event": "PreToolUse", "semantic": "gate-consultation",
-                        "identities": {"session": session, "tool-call": f"toolu_{i:09d}"},
-                        "cwd": "/home/dev/projects/pasture-bench", "tool_name": "Bash", "tool_kind": "shell",
-                        "command": f"git status --short && ls -la src/module_{i % 50}/ | head -n 40",
-                        "tool_input": {"command": f"git status --short && ls -la src/module_{i % 50}/ | head -n 40",
-                                       "description": "Show the working tree state and the files of one module "
-                                                      "before editing it; a typical shell tool call",
-                                       "timeout": 120000},
-                        "transcript_path": f"/home/dev/.claude/projects/pasture-bench/{session}.jsonl",
-                        "payload_keys": ["session_id", "transcript_path", "cwd", "permission_mode",
-                                         "hook_event_name", "tool_name", "tool_input", "tool_use_id"]}
-            record = {"at": _at(base + i), "harness": harness, "contract": envelope["contract"],
-                      "host_version": "1.0.0", "event": "PreToolUse", "semantic": "gate-consultation",
-                      "session": session, "tool_name": "Bash", "decision": decision,
-                      "answer": "deny" if decision == "deny" else "proceed",
-                      "layer": "project" if decision in ("deny", "ask") else None,
-                      "rule": f"rule-{i % 20}" if decision in ("deny", "ask") else None, "gate": "rules:default",
-                      "reason": "no policy rule matched", "failure": None, "runtime_ms": 2.345, "cpu_ms": 21.5,
-                      "detail": None, "envelope": envelope, "uid": f"{base + i}000000000-4242-{i + 1}"}
+            envelope = {
+                "harness": harness,
+                "contract": f"{harness}@1.0.0",
+                "host_version": "1.0.0",
+                "event": "PreToolUse",
+                "semantic": "gate-consultation",
+                "identities": {"session": session, "tool-call": f"toolu_{i:09d}"},
+                "cwd": "/home/dev/projects/pasture-bench",
+                "tool_name": "Bash",
+                "tool_kind": "shell",
+                "command": f"git status --short && ls -la src/module_{i % 50}/ | head -n 40",
+                "tool_input": {
+                    "command": f"git status --short && ls -la src/module_{i % 50}/ | head -n 40",
+                    "description": "Show the working tree state and the files of one module "
+                    "before editing it; a typical shell tool call",
+                    "timeout": 120000,
+                },
+                "transcript_path": f"/home/dev/.claude/projects/pasture-bench/{session}.jsonl",
+                "payload_keys": [
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "permission_mode",
+                    "hook_event_name",
+                    "tool_name",
+                    "tool_input",
+                    "tool_use_id",
+                ],
+            }
+            record = {
+                "at": _at(base + i),
+                "harness": harness,
+                "contract": envelope["contract"],
+                "host_version": "1.0.0",
+                "event": "PreToolUse",
+                "semantic": "gate-consultation",
+                "session": session,
+                "tool_name": "Bash",
+                "decision": decision,
+                "answer": "deny" if decision == "deny" else "proceed",
+                "layer": "project" if decision in ("deny", "ask") else None,
+                "rule": f"rule-{i % 20}" if decision in ("deny", "ask") else None,
+                "gate": "rules:default",
+                "reason": "no policy rule matched",
+                "failure": None,
+                "runtime_ms": 2.345,
+                "cpu_ms": 21.5,
+                "detail": None,
+                "envelope": envelope,
+                "uid": f"{base + i}000000000-4242-{i + 1}",
+            }
             chunk.append(_record_line(record))
             if len(chunk) >= 5000:
                 fh.write(b"".join(chunk))
@@ -116,10 +147,15 @@ def policy(n: int, edit: int = 0) -> str:
     rules = []
     for i in range(n):
         kind = kinds[i % len(kinds)]
-        matcher = f'command = "forbidden-{i}\\\\s+--(now|force)"' if kind == "shell" else \
-            f'file_path = "(^|/)secret-{i}\\\\.(env|key)$"'
-        rules.append(f'[[rules]]\nname = "rule-{i}"\ndecision = "{"ask" if i % 4 == 3 else "deny"}"\n'
-                     f'reason = "rule {i} says no"\ntool_kind = "{kind}"\n{matcher}\n')
+        matcher = (
+            f'command = "forbidden-{i}\\\\s+--(now|force)"'
+            if kind == "shell"
+            else f'file_path = "(^|/)secret-{i}\\\\.(env|key)$"'
+        )
+        rules.append(
+            f'[[rules]]\nname = "rule-{i}"\ndecision = "{"ask" if i % 4 == 3 else "deny"}"\n'
+            f'reason = "rule {i} says no"\ntool_kind = "{kind}"\n{matcher}\n'
+        )
     return "\n".join(rules) + f"\n# edit {edit}\n"
 
 
@@ -135,19 +171,22 @@ def bench_journal(sizes, runs, work: Path, env: dict, pasture: list[str], result
         first.runs.append(spawn(pasture + ["journal", "--journal", str(journal), "--limit", "10"], env=env, rss=True))
         if first.runs[-1].rc != 0:
             raise SystemExit(f"ingest of {n} failed rc={first.runs[-1].rc}")
-        check = __import__("subprocess").run(pasture + ["journal", "--journal", str(journal), "--count"], env=env,
-                                             capture_output=True, text=True)
+        check = __import__("subprocess").run(
+            pasture + ["journal", "--journal", str(journal), "--count"], env=env, capture_output=True, text=True
+        )
         counted = int(check.stdout.strip() or 0)
         series = {
             "python -c pass": lambda: spawn(base, env=env),
-            "journal --limit 10": lambda: spawn(pasture + ["journal", "--journal", str(journal), "--limit", "10"],
-                                                env=env),
-            "journal --count --decision deny --harness codex": lambda: spawn(
-                pasture + ["journal", "--journal", str(journal), "--count", "--decision", "deny", "--harness",
-                           "codex"], env=env),
-            "journal --session S --limit 10": lambda: spawn(
-                pasture + ["journal", "--journal", str(journal), "--session", "session-0007", "--limit", "10"],
-                env=env),
+            "journal --limit 10": lambda journal=journal: spawn(
+                pasture + ["journal", "--journal", str(journal), "--limit", "10"], env=env
+            ),
+            "journal --count --decision deny --harness codex": lambda journal=journal: spawn(
+                pasture + ["journal", "--journal", str(journal), "--count", "--decision", "deny", "--harness", "codex"],
+                env=env,
+            ),
+            "journal --session S --limit 10": lambda journal=journal: spawn(
+                pasture + ["journal", "--journal", str(journal), "--session", "session-0007", "--limit", "10"], env=env
+            ),
         }
         timed = {name: Series(name) for name in series}
         for i in range(runs + 2):
@@ -155,52 +194,116 @@ def bench_journal(sizes, runs, work: Path, env: dict, pasture: list[str], result
                 got = fn()
                 if i >= 2:
                     timed[name].runs.append(got)
-        rss = {name: spawn(argv, env=env, rss=True) for name, argv in (
-            ("python -c pass", base),
-            ("journal --limit 10", pasture + ["journal", "--journal", str(journal), "--limit", "10"]))}
+        rss = {
+            name: spawn(argv, env=env, rss=True)
+            for name, argv in (
+                ("python -c pass", base),
+                ("journal --limit 10", pasture + ["journal", "--journal", str(journal), "--limit", "10"]),
+            )
+        }
         exports = {}
         for fmt in ("jsonl", "csv"):
-            exports[fmt] = spawn(pasture + ["journal", "export", "--journal", str(journal), "--format", fmt,
-                                            "-o", "/dev/null"], env=env, rss=True)
+            exports[fmt] = spawn(
+                pasture + ["journal", "export", "--journal", str(journal), "--format", fmt, "-o", "/dev/null"],
+                env=env,
+                rss=True,
+            )
         if n <= 100_000:
             sink = _Sink()
             sink.start()
-            exports["otlp"] = spawn(pasture + ["journal", "export", "--journal", str(journal), "--otlp", sink.url],
-                                    env=env, rss=True)
+            exports["otlp"] = spawn(
+                pasture + ["journal", "export", "--journal", str(journal), "--otlp", sink.url], env=env, rss=True
+            )
             sink.server.shutdown()
         pass_cpu = timed["python -c pass"].median("cpu")
-        row = {"events": n, "counted": counted, "spool_mib": size / 2**20,
-               "db_mib": journal.stat().st_size / 2**20,
-               "ingest": {"cpu": first.runs[0].cpu, "wall": first.runs[0].wall,
-                          "maxrss_mib": first.runs[0].maxrss_kib / 1024},
-               "series": {k: v.summary() for k, v in timed.items()},
-               "rss_mib": {k: v.maxrss_kib / 1024 for k, v in rss.items()},
-               "export": {k: {"cpu": v.cpu, "wall": v.wall, "rc": v.rc, "maxrss_mib": v.maxrss_kib / 1024,
-                              "records_per_s_wall": n / v.wall if v.wall else None} for k, v in exports.items()}}
+        row = {
+            "events": n,
+            "counted": counted,
+            "spool_mib": size / 2**20,
+            "db_mib": journal.stat().st_size / 2**20,
+            "ingest": {
+                "cpu": first.runs[0].cpu,
+                "wall": first.runs[0].wall,
+                "maxrss_mib": first.runs[0].maxrss_kib / 1024,
+            },
+            "series": {k: v.summary() for k, v in timed.items()},
+            "rss_mib": {k: v.maxrss_kib / 1024 for k, v in rss.items()},
+            "export": {
+                k: {
+                    "cpu": v.cpu,
+                    "wall": v.wall,
+                    "rc": v.rc,
+                    "maxrss_mib": v.maxrss_kib / 1024,
+                    "records_per_s_wall": n / v.wall if v.wall else None,
+                }
+                for k, v in exports.items()
+            },
+        }
         results.setdefault("journal", []).append(row)
         mark = len(lines)
         q = timed["journal --limit 10"].median("cpu")
         c = timed["journal --count --decision deny --harness codex"].median("cpu")
         s = timed["journal --session S --limit 10"].median("cpu")
-        lines.append(f"\n{n:,} events: spool {size / 2**20:.0f} MiB -> database {row['db_mib']:.0f} MiB, "
-                     f"{counted:,} journaled")
-        lines.append(table(["measure", "CPU s", "wall s", "peak RSS MiB", "x python -c pass CPU"], [
-            ["python -c pass", f"{pass_cpu:.3f}", f"{timed['python -c pass'].median():.3f}",
-             f"{rss['python -c pass'].maxrss_kib / 1024:.0f}", "1.00"],
-            ["first read (ingest)", f"{first.runs[0].cpu:.2f}", f"{first.runs[0].wall:.2f}",
-             f"{first.runs[0].maxrss_kib / 1024:.0f}", f"{first.runs[0].cpu / pass_cpu:.1f}"],
-            ["journal --limit 10", f"{q:.3f}", f"{timed['journal --limit 10'].median():.3f}",
-             f"{rss['journal --limit 10'].maxrss_kib / 1024:.0f}", f"{q / pass_cpu:.2f}"],
-            ["--count --decision deny --harness codex", f"{c:.3f}",
-             f"{timed['journal --count --decision deny --harness codex'].median():.3f}", "-", f"{c / pass_cpu:.2f}"],
-            ["--session S --limit 10", f"{s:.3f}", f"{timed['journal --session S --limit 10'].median():.3f}", "-",
-             f"{s / pass_cpu:.2f}"],
-            *[[f"export {k}", f"{v.cpu:.2f}", f"{v.wall:.2f}", f"{v.maxrss_kib / 1024:.0f}",
-               f"{n / v.wall:,.0f} records/s"] for k, v in exports.items()],
-        ]))
+        lines.append(
+            f"\n{n:,} events: spool {size / 2**20:.0f} MiB -> database {row['db_mib']:.0f} MiB, {counted:,} journaled"
+        )
+        lines.append(
+            table(
+                ["measure", "CPU s", "wall s", "peak RSS MiB", "x python -c pass CPU"],
+                [
+                    [
+                        "python -c pass",
+                        f"{pass_cpu:.3f}",
+                        f"{timed['python -c pass'].median():.3f}",
+                        f"{rss['python -c pass'].maxrss_kib / 1024:.0f}",
+                        "1.00",
+                    ],
+                    [
+                        "first read (ingest)",
+                        f"{first.runs[0].cpu:.2f}",
+                        f"{first.runs[0].wall:.2f}",
+                        f"{first.runs[0].maxrss_kib / 1024:.0f}",
+                        f"{first.runs[0].cpu / pass_cpu:.1f}",
+                    ],
+                    [
+                        "journal --limit 10",
+                        f"{q:.3f}",
+                        f"{timed['journal --limit 10'].median():.3f}",
+                        f"{rss['journal --limit 10'].maxrss_kib / 1024:.0f}",
+                        f"{q / pass_cpu:.2f}",
+                    ],
+                    [
+                        "--count --decision deny --harness codex",
+                        f"{c:.3f}",
+                        f"{timed['journal --count --decision deny --harness codex'].median():.3f}",
+                        "-",
+                        f"{c / pass_cpu:.2f}",
+                    ],
+                    [
+                        "--session S --limit 10",
+                        f"{s:.3f}",
+                        f"{timed['journal --session S --limit 10'].median():.3f}",
+                        "-",
+                        f"{s / pass_cpu:.2f}",
+                    ],
+                    *[
+                        [
+                            f"export {k}",
+                            f"{v.cpu:.2f}",
+                            f"{v.wall:.2f}",
+                            f"{v.maxrss_kib / 1024:.0f}",
+                            f"{n / v.wall:,.0f} records/s",
+                        ]
+                        for k, v in exports.items()
+                    ],
+                ],
+            )
+        )
         lines.append(f"  {verdict(counted == n)}  every event journaled ({counted:,} of {n:,})")
-        lines.append(f"  {verdict(q / pass_cpu <= QUERY_RATIO_MAX)}  --limit 10 <= {QUERY_RATIO_MAX:g}x python -c pass "
-                     f"CPU: {q / pass_cpu:.2f}x")
+        lines.append(
+            f"  {verdict(q / pass_cpu <= QUERY_RATIO_MAX)}  --limit 10 <= {QUERY_RATIO_MAX:g}x python -c pass "
+            f"CPU: {q / pass_cpu:.2f}x"
+        )
         lines.append(f"  {verdict(c <= COUNT_CPU_MAX)}  filtered count <= {COUNT_CPU_MAX:g} s CPU: {c:.3f} s")
         lines.append(f"  {verdict(all(v.rc == 0 for v in exports.values()))}  exports exit 0")
         for line in lines[mark:]:
@@ -214,10 +317,29 @@ def bench_compile(counts, runs, work: Path, env: dict, lines: list, results: dic
     project = work / "compile"
     (project / ".pasture").mkdir(parents=True)
     (project / ".git").mkdir()
-    argv = [sys.executable, "-m", "generator", "hook", "lifecycle", "--harness", "claude-code", "--event",
-            "PreToolUse", "--host-version", "2.1.328"]
-    body = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": "ls -la"}, "tool_use_id": "t"}).encode()
+    argv = [
+        sys.executable,
+        "-m",
+        "generator",
+        "hook",
+        "lifecycle",
+        "--harness",
+        "claude-code",
+        "--event",
+        "PreToolUse",
+        "--host-version",
+        "2.1.328",
+    ]
+    body = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls -la"},
+            "tool_use_id": "t",
+        }
+    ).encode()
     deadline = deadline_seconds_for(60)
     env = dict(env, PASTURE_CACHE_DIR=str(work / "policy-cache"))
     rows = []
@@ -245,28 +367,65 @@ def bench_compile(counts, runs, work: Path, env: dict, lines: list, results: dic
             spawn(argv, env=env, cwd=project, stdin=body)  # re-warm
         ratio = first.median("cpu") / steady.median("cpu")
         fresh_ratio = fresh.median("cpu") / steady.median("cpu")
-        rows.append([f"{n:,}", f"{steady.median('cpu'):.3f}", f"{first.median('cpu'):.3f}",
-                     f"{first.median():.3f}", f"{ratio:.2f}", f"{fresh.median('cpu'):.3f}", f"{fresh.median():.3f}",
-                     f"{fresh_ratio:.2f}"])
-        results.setdefault("compile", []).append({"rules": n, "steady": steady.summary(), "first": first.summary(),
-                                                  "fresh": fresh.summary(), "ratio_cpu": ratio,
-                                                  "fresh_ratio_cpu": fresh_ratio,
-                                                  "rc": sorted({r.rc for r in first.runs + fresh.runs})})
-    lines.append("\npolicy compile: the first event after an edit (cache miss; the edit here is a comment, so every"
-                 "\npattern is reused) and the first event with no earlier compile (every pattern new), against a"
-                 "\nsteady event")
-    lines.append(table(["rules", "steady CPU s", "edit CPU s", "edit wall s", "edit/steady", "new CPU s",
-                        "new wall s", "new/steady"], rows))
+        rows.append(
+            [
+                f"{n:,}",
+                f"{steady.median('cpu'):.3f}",
+                f"{first.median('cpu'):.3f}",
+                f"{first.median():.3f}",
+                f"{ratio:.2f}",
+                f"{fresh.median('cpu'):.3f}",
+                f"{fresh.median():.3f}",
+                f"{fresh_ratio:.2f}",
+            ]
+        )
+        results.setdefault("compile", []).append(
+            {
+                "rules": n,
+                "steady": steady.summary(),
+                "first": first.summary(),
+                "fresh": fresh.summary(),
+                "ratio_cpu": ratio,
+                "fresh_ratio_cpu": fresh_ratio,
+                "rc": sorted({r.rc for r in first.runs + fresh.runs}),
+            }
+        )
+    lines.append(
+        "\npolicy compile: the first event after an edit (cache miss; the edit here is a comment, so every"
+        "\npattern is reused) and the first event with no earlier compile (every pattern new), against a"
+        "\nsteady event"
+    )
+    lines.append(
+        table(
+            [
+                "rules",
+                "steady CPU s",
+                "edit CPU s",
+                "edit wall s",
+                "edit/steady",
+                "new CPU s",
+                "new wall s",
+                "new/steady",
+            ],
+            rows,
+        )
+    )
     by = {r["rules"]: r for r in results["compile"]}
     if 2000 in by:
-        lines.append(f"  {verdict(by[2000]['ratio_cpu'] <= COMPILE_RATIO_MAX)}  2,000 rules: first event after an "
-                     f"edit <= {COMPILE_RATIO_MAX:g}x steady: {by[2000]['ratio_cpu']:.2f}x")
-        lines.append(f"  {verdict(by[2000]['fresh_ratio_cpu'] <= COMPILE_RATIO_MAX)}  2,000 rules, every pattern new: "
-                     f"<= {COMPILE_RATIO_MAX:g}x steady: {by[2000]['fresh_ratio_cpu']:.2f}x")
+        lines.append(
+            f"  {verdict(by[2000]['ratio_cpu'] <= COMPILE_RATIO_MAX)}  2,000 rules: first event after an "
+            f"edit <= {COMPILE_RATIO_MAX:g}x steady: {by[2000]['ratio_cpu']:.2f}x"
+        )
+        lines.append(
+            f"  {verdict(by[2000]['fresh_ratio_cpu'] <= COMPILE_RATIO_MAX)}  2,000 rules, every pattern new: "
+            f"<= {COMPILE_RATIO_MAX:g}x steady: {by[2000]['fresh_ratio_cpu']:.2f}x"
+        )
     if 20000 in by:
         wall = max(by[20000]["first"]["wall"]["max"], by[20000]["fresh"]["wall"]["max"])
-        lines.append(f"  {verdict(wall < deadline and by[20000]['rc'] == [0])}  20,000 rules compile within the "
-                     f"deadline of a 60 s row ({deadline:g} s): {wall:.2f} s wall at most")
+        lines.append(
+            f"  {verdict(wall < deadline and by[20000]['rc'] == [0])}  20,000 rules compile within the "
+            f"deadline of a 60 s row ({deadline:g} s): {wall:.2f} s wall at most"
+        )
     for line in lines[mark:]:
         print(line)
 
@@ -283,20 +442,27 @@ def main(argv=None) -> int:
     info = environment()
     work = scratch("pasture-bench-journal-")
     home = work / "home"
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-           "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config"),
-           "XDG_STATE_HOME": str(home / "state"), "XDG_DATA_HOME": str(home / "data"),
-           "PASTURE_MANAGED_POLICY": str(work / "no-managed.toml")}
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "PASTURE_MANAGED_POLICY": str(work / "no-managed.toml"),
+    }
     script = shutil.which("pasture", path=str(Path(sys.executable).parent))
     pasture = [script] if script else [sys.executable, "-m", "generator"]
-    print(f"pasture journal and compile, {info['date']}, git {info['git']}, python {info['python']}, "
-          f"{info['cpus']} CPUs, load {info['loadavg_start']}; pasture = {' '.join(pasture)}")
+    print(
+        f"pasture journal and compile, {info['date']}, git {info['git']}, python {info['python']}, "
+        f"{info['cpus']} CPUs, load {info['loadavg_start']}; pasture = {' '.join(pasture)}"
+    )
     results: dict = {"environment": info}
     lines: list[str] = []
     try:
         if not args.skip_journal:
-            bench_journal([int(s) for s in args.sizes.split(",") if s], args.runs, work, env, pasture, results,
-                          lines)
+            bench_journal([int(s) for s in args.sizes.split(",") if s], args.runs, work, env, pasture, results, lines)
         if not args.skip_compile:
             bench_compile([int(s) for s in args.rules.split(",") if s], args.runs, work, env, lines, results)
     finally:

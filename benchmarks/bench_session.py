@@ -63,9 +63,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "realhost"))
+import realhost_support as rh  # noqa: E402  (the real-host tests' installer, recorder and readers)
 from _measure import REPO, console_script, environment, loadavg, scratch, table, verdict, write_json  # noqa: E402
 
-import realhost_support as rh  # noqa: E402  (the real-host tests' installer, recorder and readers)
 from generator.hostenv import ensure_npm_tools, prepare_run  # noqa: E402
 
 RATIO_MAX = 1.10
@@ -84,8 +84,15 @@ def policy(tools_only: bool) -> str:
     if tools_only:
         lines.append('events = ["tool.execute.before", "PreToolUse"]')
     for i in range(20):
-        lines += ["", "[[rules]]", f'name = "bench-rule-{i:02d}"', 'decision = "deny"',
-                  f'reason = "bench rule {i}"', 'tool_kind = "shell"', f'command = "forbidden-{i:02d}\\\\b"']
+        lines += [
+            "",
+            "[[rules]]",
+            f'name = "bench-rule-{i:02d}"',
+            'decision = "deny"',
+            f'reason = "bench rule {i}"',
+            'tool_kind = "shell"',
+            f'command = "forbidden-{i:02d}\\\\b"',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -170,9 +177,15 @@ def session(host: str, arm: str, root: Path, npm_bin: Path, pasture: Path) -> di
         (run.project / rh.PROBE_FILE).unlink(missing_ok=True)
     before = Counter(r["event"] for r in _journal(journal)) if arm == "pasture" else Counter()
     result = _execute(host, arm, run, options, env)
-    out = {"wall": result.wall_time, "exit_code": result.exit_code, "timed_out": result.timed_out,
-           "isolation": result.isolation, "interfaces": result.extra.get("interfaces"),
-           "probe": (run.project / rh.PROBE_FILE).exists(), "root": str(run.root)}
+    out = {
+        "wall": result.wall_time,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "isolation": result.isolation,
+        "interfaces": result.extra.get("interfaces"),
+        "probe": (run.project / rh.PROBE_FILE).exists(),
+        "root": str(run.root),
+    }
     if first is not None:
         out["first_session"] = {"wall": first.wall_time, "exit_code": first.exit_code, "timed_out": first.timed_out}
     if host == "opencode" and arm != "none":
@@ -214,10 +227,15 @@ def _opencode_counts(spec, starts: Path, record: Path, journal: Path) -> dict:
     journaled = Counter(r["event"] for r in _journal(journal))
     lost = {e: n - journaled.get(e, 0) for e, n in received.items() if n > journaled.get(e, 0)}
     extra = {e: n - received.get(e, 0) for e, n in journaled.items() if n > received.get(e, 0)}
-    return {"processes": sum(line.startswith("start") for line in lines),
-            "runtime_exits": [line.split()[-1] for line in lines if line.startswith("end")],
-            "received": sum(received.values()), "journaled": sum(journaled.values()),
-            "lost": sum(lost.values()), "lost_by_event": lost, "unexpected_by_event": extra}
+    return {
+        "processes": sum(line.startswith("start") for line in lines),
+        "runtime_exits": [line.split()[-1] for line in lines if line.startswith("end")],
+        "received": sum(received.values()),
+        "journaled": sum(journaled.values()),
+        "lost": sum(lost.values()),
+        "lost_by_event": lost,
+        "unexpected_by_event": extra,
+    }
 
 
 def _median(runs: list[dict], key: str = "wall") -> float:
@@ -234,55 +252,91 @@ def report(host: str, runs: dict[str, list[dict]]) -> tuple[str, list[dict]]:
     rows = []
     for arm, series in runs.items():
         walls = [r["wall"] for r in series]
-        row = [arm, len(series), f"{_median(series):.2f}", f"{min(walls):.2f}", f"{max(walls):.2f}",
-               f"{_median(series) / _median(runs[base]):.2f}x"]
+        row = [
+            arm,
+            len(series),
+            f"{_median(series):.2f}",
+            f"{min(walls):.2f}",
+            f"{max(walls):.2f}",
+            f"{_median(series) / _median(runs[base]):.2f}x",
+        ]
         if host != "opencode":
             row.append(f"{_median(series) / _median(runs['true']):.2f}x")
         extra = ""
         if host == "opencode" and arm != "none":
-            extra = (f"processes {max(r['processes'] for r in series)} max; lost "
-                     f"{sum(r['lost'] for r in series)} of {sum(r['received'] for r in series)}")
+            extra = (
+                f"processes {max(r['processes'] for r in series)} max; lost "
+                f"{sum(r['lost'] for r in series)} of {sum(r['received'] for r in series)}"
+            )
         elif arm == "pasture":
             extra = f"hook processes {statistics.median(r['hook_processes'] for r in series):.0f} (journal rows)"
         if host != "opencode":
             row += [f"{_first(series):.2f}", f"{_first(series) / _first(runs['true']):.2f}x"]
         rows.append(row + [extra])
-    headers = (["arm", "n", "wall p50 s", "min", "max", "vs none"]
-               + (["vs true", "first session p50 s", "first vs true"] if host != "opencode" else []) + [""])
+    headers = (
+        ["arm", "n", "wall p50 s", "min", "max", "vs none"]
+        + (["vs true", "first session p50 s", "first vs true"] if host != "opencode" else [])
+        + [""]
+    )
     text = table(headers, rows)
     targets = []
     if host == "opencode":
         for arm in ("pasture", "pasture, tools"):
             ratio = _median(runs[arm]) / _median(runs["none"])
-            targets.append({"target": f"OpenCode wall, {arm} / none <= {RATIO_MAX:.2f}x", "measured": f"{ratio:.2f}x",
-                            "ok": ratio <= RATIO_MAX})
+            targets.append(
+                {
+                    "target": f"OpenCode wall, {arm} / none <= {RATIO_MAX:.2f}x",
+                    "measured": f"{ratio:.2f}x",
+                    "ok": ratio <= RATIO_MAX,
+                }
+            )
         plugin_runs = runs["pasture"] + runs["pasture, tools"]
         most = max(r["processes"] for r in plugin_runs)
-        targets.append({"target": f"OpenCode pasture processes per session <= {MAX_PROCESSES}",
-                        "measured": f"{most} at most ({sorted({r['processes'] for r in plugin_runs})})",
-                        "ok": 1 <= most <= MAX_PROCESSES})
+        targets.append(
+            {
+                "target": f"OpenCode pasture processes per session <= {MAX_PROCESSES}",
+                "measured": f"{most} at most ({sorted({r['processes'] for r in plugin_runs})})",
+                "ok": 1 <= most <= MAX_PROCESSES,
+            }
+        )
         lost = sum(r["lost"] for r in plugin_runs)
         extra = sum(sum(r["unexpected_by_event"].values()) for r in plugin_runs)
-        targets.append({"target": "OpenCode events lost after the host exits = 0 (journal vs recording, every run)",
-                        "measured": f"{lost} lost, {extra} unexpected, of {sum(r['received'] for r in plugin_runs)}",
-                        "ok": lost == 0 and extra == 0})
+        targets.append(
+            {
+                "target": "OpenCode events lost after the host exits = 0 (journal vs recording, every run)",
+                "measured": f"{lost} lost, {extra} unexpected, of {sum(r['received'] for r in plugin_runs)}",
+                "ok": lost == 0 and extra == 0,
+            }
+        )
     else:
         name = {"claude-code": "Claude Code", "codex": "Codex"}[host]
         ratio = _median(runs["pasture"]) / _median(runs[judged])
-        targets.append({"target": f"{name} wall, pasture / every event hooked to `true` <= {RATIO_MAX:.2f}x",
-                        "measured": f"{ratio:.2f}x (vs no hooks: "
-                                    f"{_median(runs['pasture']) / _median(runs['none']):.2f}x)",
-                        "ok": ratio <= RATIO_MAX})
+        targets.append(
+            {
+                "target": f"{name} wall, pasture / every event hooked to `true` <= {RATIO_MAX:.2f}x",
+                "measured": f"{ratio:.2f}x (vs no hooks: {_median(runs['pasture']) / _median(runs['none']):.2f}x)",
+                "ok": ratio <= RATIO_MAX,
+            }
+        )
         # Not an issue target: where the remaining cost sits. The floor arm is what any Python hook
         # costs; if it alone is above the target, no Python command hook can meet it.
         first = _first(runs["pasture"]) / _first(runs[judged])
-        targets.append({"target": f"{name} first session in a project (cold policy cache), pasture / `true` (info)",
-                        "measured": f"{first:.2f}x", "ok": None})
+        targets.append(
+            {
+                "target": f"{name} first session in a project (cold policy cache), pasture / `true` (info)",
+                "measured": f"{first:.2f}x",
+                "ok": None,
+            }
+        )
         floor = _median(runs["python -I -S"]) / _median(runs[judged])
-        targets.append({"target": f"{name} floor: every event hooked to `python -I -S -c pass`, / `true` (info)",
-                        "measured": f"{floor:.2f}x; pasture / floor "
-                                    f"{_median(runs['pasture']) / _median(runs['python -I -S']):.2f}x",
-                        "ok": None})
+        targets.append(
+            {
+                "target": f"{name} floor: every event hooked to `python -I -S -c pass`, / `true` (info)",
+                "measured": f"{floor:.2f}x; pasture / floor "
+                f"{_median(runs['pasture']) / _median(runs['python -I -S']):.2f}x",
+                "ok": None,
+            }
+        )
     return text, targets
 
 
@@ -320,22 +374,30 @@ def main(argv: list[str] | None = None) -> int:
     npm_bin = ensure_npm_tools(REPO)
     folder = scratch("pasture-bench-session-")
     document: dict = {"environment": info, "hosts": {}}
-    print(f"bench_session: {info['date']} git {info['git']}, {info['cpus']} CPUs, load {info['loadavg_start']}, "
-          f"{args.runs} runs per arm, interleaved")
+    print(
+        f"bench_session: {info['date']} git {info['git']}, {info['cpus']} CPUs, load {info['loadavg_start']}, "
+        f"{args.runs} runs per arm, interleaved"
+    )
     all_targets = []
     try:
         for host in hosts:
             runs: dict[str, list[dict]] = {arm: [] for arm in ARMS[host]}
             for n in range(args.runs):
                 order = list(ARMS[host])
-                order = order[n % len(order):] + order[:n % len(order)]
+                order = order[n % len(order) :] + order[: n % len(order)]
                 for arm in order:
                     out = session(host, arm, folder / f"{host}-{n}-{arm.replace(', ', '-')}", npm_bin, pasture)
                     check(host, arm, out)
                     runs[arm].append(out)
-                    print(f"  {host:11} run {n + 1}/{args.runs} {arm:15} {out['wall']:6.2f} s"
-                          + (f"  processes {out['processes']}, lost {out['lost']} of {out['received']}"
-                             if "processes" in out else ""), flush=True)
+                    print(
+                        f"  {host:11} run {n + 1}/{args.runs} {arm:15} {out['wall']:6.2f} s"
+                        + (
+                            f"  processes {out['processes']}, lost {out['lost']} of {out['received']}"
+                            if "processes" in out
+                            else ""
+                        ),
+                        flush=True,
+                    )
             text, targets = report(host, runs)
             print(f"\n{host} {rh.SPECS[host].version} (host process wall time, seconds)\n{text}\n")
             document["hosts"][host] = {"version": rh.SPECS[host].version, "runs": runs, "targets": targets}

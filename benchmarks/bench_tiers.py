@@ -64,8 +64,9 @@ def main() -> int:
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "machine": platform.machine(),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                                 text=True).stdout.strip(),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip(),
     }
     print(f"{machine['date']}  {machine['cores']} cores  Python {machine['python']}  commit {machine['commit']}")
     results = {}
@@ -75,8 +76,10 @@ def main() -> int:
         if tier == "fast":
             judged = "  PASS" if result["wall_s"] <= FAST_TARGET_S else "  FAIL"
             judged += f" (target {FAST_TARGET_S:.0f} s wall)"
-        print(f"{tier:<11} wall {result['wall_s']:>7.1f} s  cpu {result['cpu_s']:>7.1f} s  exit {result['exit']}  "
-              f"load {result['loadavg_before'][0]:.1f}->{result['loadavg_after'][0]:.1f}  {result['summary']}{judged}")
+        print(
+            f"{tier:<11} wall {result['wall_s']:>7.1f} s  cpu {result['cpu_s']:>7.1f} s  exit {result['exit']}  "
+            f"load {result['loadavg_before'][0]:.1f}->{result['loadavg_after'][0]:.1f}  {result['summary']}{judged}"
+        )
     if args.out:
         args.out.write_text(json.dumps({"machine": machine, "tiers": results}, indent=2) + "\n")
     return 0

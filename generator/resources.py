@@ -17,9 +17,10 @@ path and the fast ``pasture check`` may use it.
 
 from __future__ import annotations
 
-from generator import PastureError
 import importlib.util
 import os
+
+from generator import PastureError
 
 TEMPLATES = "generator.templates"
 PROFILES = "generator.profiles"
@@ -41,8 +42,10 @@ def package_folder(name: str) -> str:
         spec = None
     locations = list(spec.submodule_search_locations or ()) if spec is not None else []
     if not locations or not os.path.isdir(locations[0]):
-        raise MissingResource(f"the installed pasture has no {name} package; reinstall it "
-                              "(pip install --force-reinstall pasture-generator)")
+        raise MissingResource(
+            f"the installed pasture has no {name} package; reinstall it "
+            "(pip install --force-reinstall pasture-generator)"
+        )
     return locations[0]
 
 

@@ -15,9 +15,17 @@ import termios
 import time
 
 
-def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | None = b"y\n",
-                    stdin: bytes | None = None, prompt: bytes = b"[y/N] ", timeout: float = 60,
-                    typeahead: bytes | None = None) -> tuple:
+def run_at_terminal(
+    argv: list[str],
+    *,
+    env: dict,
+    cwd=None,
+    answer: bytes | None = b"y\n",
+    stdin: bytes | None = None,
+    prompt: bytes = b"[y/N] ",
+    timeout: float = 60,
+    typeahead: bytes | None = None,
+) -> tuple:
     """(exit code, what the terminal showed, stdout, stderr). `answer` is typed at the terminal once
     `prompt` shows; `stdin` is what the command's standard input holds (else /dev/null); `typeahead`
     is typed at once, before the command can have asked anything."""
@@ -27,9 +35,16 @@ def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | Non
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
 
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=controlling_terminal,
-                            pass_fds=(slave,))
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=controlling_terminal,
+        pass_fds=(slave,),
+    )
     os.close(slave)
     if typeahead is not None:
         os.write(master, typeahead)
@@ -51,8 +66,11 @@ def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | Non
             if not typed and prompt in shown:
                 os.write(master, answer)
                 typed = True
-        out, err = proc.communicate(timeout=max(1.0, end - time.monotonic())) if stdin is None else \
-            (proc.stdout.read(), proc.stderr.read())
+        out, err = (
+            proc.communicate(timeout=max(1.0, end - time.monotonic()))
+            if stdin is None
+            else (proc.stdout.read(), proc.stderr.read())
+        )
         while select.select([master], [], [], 0.05)[0]:  # what it showed just before it exited
             try:
                 chunk = os.read(master, 65536)
@@ -66,5 +84,9 @@ def run_at_terminal(argv: list[str], *, env: dict, cwd=None, answer: bytes | Non
             proc.kill()
             proc.wait()
         os.close(master)
-    return proc.returncode, shown.decode("utf-8", "replace"), out.decode("utf-8", "replace"), \
-        err.decode("utf-8", "replace")
+    return (
+        proc.returncode,
+        shown.decode("utf-8", "replace"),
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+    )

@@ -50,25 +50,35 @@ def _catalog_event(contract_id: str, event: str) -> dict:
 
 # --- 1. the schema and the mutation mode say which forms exist --------------------------------------
 
+
 def test_candidates_follow_the_catalog_schema(contracts):
     claude = contracts["claude-code@2.1.332"]
     pre = _catalog_event(claude.id, "PreToolUse")
     assert candidates(Harness.CLAUDE_CODE, claude.row("PreToolUse"), pre["output"], pre["input"]) == [
-        ("allow", W_ALLOW), ("rewrite", W_UPDATED_INPUT), ("context", W_CONTEXT)]
+        ("allow", W_ALLOW),
+        ("rewrite", W_UPDATED_INPUT),
+        ("context", W_CONTEXT),
+    ]
     perm = _catalog_event(claude.id, "PermissionRequest")
     assert candidates(Harness.CLAUDE_CODE, claude.row("PermissionRequest"), perm["output"], perm["input"]) == [
-        ("allow", W_BEHAVIOR_ALLOW)]
+        ("allow", W_BEHAVIOR_ALLOW)
+    ]
     codex = contracts["codex@0.171.0"]
     stop = _catalog_event(codex.id, "Stop")
-    assert candidates(Harness.CODEX, codex.row("Stop"), stop["output"], stop["input"]) == [
-        ("continue", W_BLOCK_REASON)]
+    assert candidates(Harness.CODEX, codex.row("Stop"), stop["output"], stop["input"]) == [("continue", W_BLOCK_REASON)]
     post = _catalog_event(codex.id, "PostToolUse")
     assert candidates(Harness.CODEX, codex.row("PostToolUse"), post["output"], post["input"]) == [
-        ("context", W_CONTEXT), ("feedback", W_BLOCK_REASON)]
+        ("context", W_CONTEXT),
+        ("feedback", W_BLOCK_REASON),
+    ]
     oc = contracts["opencode@1.18.33"]
-    expected = {"tool.execute.before": [("rewrite", W_OC_SET_ARG), ("rewrite", W_OC_NEW_ARGS)],
-                "tool.execute.after": [("feedback", W_OC_OUTPUT)], "permission.ask": [("allow", W_OC_STATUS)],
-                "experimental.chat.system.transform": [("context", W_OC_SYSTEM)], "chat.params": []}
+    expected = {
+        "tool.execute.before": [("rewrite", W_OC_SET_ARG), ("rewrite", W_OC_NEW_ARGS)],
+        "tool.execute.after": [("feedback", W_OC_OUTPUT)],
+        "permission.ask": [("allow", W_OC_STATUS)],
+        "experimental.chat.system.transform": [("context", W_OC_SYSTEM)],
+        "chat.params": [],
+    }
     for event, forms in expected.items():
         schema = _catalog_event(oc.id, event)
         assert candidates(Harness.OPENCODE, oc.row(event), schema["output"], schema["input"]) == forms, event
@@ -91,42 +101,74 @@ def test_feedback_only_after_a_tool_and_continue_only_at_a_stop(contracts):
     assert candidates(Harness.CLAUDE_CODE, claude.row("PermissionDenied"), denied["output"], denied["input"]) == []
     start = _catalog_event(claude.id, "SessionStart")
     assert candidates(Harness.CLAUDE_CODE, claude.row("SessionStart"), start["output"], start["input"]) == [
-        ("context", W_CONTEXT)]
+        ("context", W_CONTEXT)
+    ]
     assert candidates(Harness.CLAUDE_CODE, claude.row("Stop"), None) == []  # no catalog entry: nothing
 
 
 # --- 2. the failure-evidence rule, applied to answers ------------------------------------------------
 
-def _answer_capture(root: Path, contract_id: str, name: str, *, event: str, capability: str, wire: str,
-                    honoured: bool, version: str | None = None, harness: str | None = None) -> str:
+
+def _answer_capture(
+    root: Path,
+    contract_id: str,
+    name: str,
+    *,
+    event: str,
+    capability: str,
+    wire: str,
+    honoured: bool,
+    version: str | None = None,
+    harness: str | None = None,
+) -> str:
     folder = root / "captures" / contract_id / name
     folder.mkdir(parents=True)
     h, _, v = contract_id.partition("@")
-    doc = {"capture_format": 1, "generated_by": "pasture capture", "harness": harness or h,
-           "host_version": version or v, "scenario": name,
-           "answer": {"capability": capability, "event": event, "wire": wire},
-           "result": {"honoured": honoured}}
+    doc = {
+        "capture_format": 1,
+        "generated_by": "pasture capture",
+        "harness": harness or h,
+        "host_version": version or v,
+        "scenario": name,
+        "answer": {"capability": capability, "event": event, "wire": wire},
+        "result": {"honoured": honoured},
+    }
     (folder / "scenario.json").write_text(json.dumps(doc))
     return f"captures/{contract_id}/{name}/scenario.json"
 
 
 def _forms(root: Path, contract, event: str):
     schema = _catalog_event(contract.id, event)
-    return row_answers(contract.harness, contract.version, contract.row(event), schema["output"],
-                       read_answer_captures(root, contract.id), schema["input"])
+    return row_answers(
+        contract.harness,
+        contract.version,
+        contract.row(event),
+        schema["output"],
+        read_answer_captures(root, contract.id),
+        schema["input"],
+    )
 
 
 def test_a_schema_form_without_an_honouring_capture_is_not_offered(tmp_path, contracts):
     contract = contracts["claude-code@2.1.332"]
     forms = _forms(tmp_path, contract, "PostToolUse")
     assert [(f.capability, f.wire, f.offered) for f in forms] == [
-        ("context", W_CONTEXT, False), ("feedback", W_BLOCK_REASON, False)]
+        ("context", W_CONTEXT, False),
+        ("feedback", W_BLOCK_REASON, False),
+    ]
 
 
 def test_an_honouring_capture_of_that_version_offers_it(tmp_path, contracts):
     contract = contracts["claude-code@2.1.332"]
-    path = _answer_capture(tmp_path, contract.id, "post-tool-use-feedback", event="PostToolUse",
-                           capability="feedback", wire=W_BLOCK_REASON, honoured=True)
+    path = _answer_capture(
+        tmp_path,
+        contract.id,
+        "post-tool-use-feedback",
+        event="PostToolUse",
+        capability="feedback",
+        wire=W_BLOCK_REASON,
+        honoured=True,
+    )
     forms = {f.capability: f for f in _forms(tmp_path, contract, "PostToolUse")}
     assert forms["feedback"].offered and forms["feedback"].evidence == path
     assert not forms["context"].offered
@@ -134,8 +176,15 @@ def test_an_honouring_capture_of_that_version_offers_it(tmp_path, contracts):
 
 def test_a_capture_that_shows_it_not_honoured_is_kept_as_tried(tmp_path, contracts):
     contract = contracts["codex@0.171.0"]
-    path = _answer_capture(tmp_path, contract.id, "pre-tool-use-allow", event="PreToolUse", capability="allow",
-                           wire=W_ALLOW, honoured=False)
+    path = _answer_capture(
+        tmp_path,
+        contract.id,
+        "pre-tool-use-allow",
+        event="PreToolUse",
+        capability="allow",
+        wire=W_ALLOW,
+        honoured=False,
+    )
     allow = next(f for f in _forms(tmp_path, contract, "PreToolUse") if f.capability == "allow")
     assert not allow.offered and allow.tried == (path,)
 
@@ -143,21 +192,58 @@ def test_a_capture_that_shows_it_not_honoured_is_kept_as_tried(tmp_path, contrac
 def test_a_capture_of_another_version_does_not_count(tmp_path, contracts):
     contract = contracts["claude-code@2.1.332"]
     # the same scenario in the folder of another version, and a copy of it relabelled into ours
-    _answer_capture(tmp_path, "claude-code@2.1.328", "post-tool-use-feedback", event="PostToolUse",
-                    capability="feedback", wire=W_BLOCK_REASON, honoured=True)
-    _answer_capture(tmp_path, contract.id, "copied", event="PostToolUse", capability="feedback",
-                    wire=W_BLOCK_REASON, honoured=True, version="2.1.328")
-    _answer_capture(tmp_path, contract.id, "other-host", event="PostToolUse", capability="feedback",
-                    wire=W_BLOCK_REASON, honoured=True, harness="codex")
+    _answer_capture(
+        tmp_path,
+        "claude-code@2.1.328",
+        "post-tool-use-feedback",
+        event="PostToolUse",
+        capability="feedback",
+        wire=W_BLOCK_REASON,
+        honoured=True,
+    )
+    _answer_capture(
+        tmp_path,
+        contract.id,
+        "copied",
+        event="PostToolUse",
+        capability="feedback",
+        wire=W_BLOCK_REASON,
+        honoured=True,
+        version="2.1.328",
+    )
+    _answer_capture(
+        tmp_path,
+        contract.id,
+        "other-host",
+        event="PostToolUse",
+        capability="feedback",
+        wire=W_BLOCK_REASON,
+        honoured=True,
+        harness="codex",
+    )
     assert not any(f.offered for f in _forms(tmp_path, contract, "PostToolUse"))
 
 
 def test_a_capture_of_another_event_or_wire_form_does_not_count(tmp_path, contracts):
     contract = contracts["claude-code@2.1.332"]
-    _answer_capture(tmp_path, contract.id, "a", event="PostToolUseFailure", capability="feedback",
-                    wire=W_BLOCK_REASON, honoured=True)
-    _answer_capture(tmp_path, contract.id, "b", event="PostToolUse", capability="context",
-                    wire="hookSpecificOutput.updatedToolOutput", honoured=True)
+    _answer_capture(
+        tmp_path,
+        contract.id,
+        "a",
+        event="PostToolUseFailure",
+        capability="feedback",
+        wire=W_BLOCK_REASON,
+        honoured=True,
+    )
+    _answer_capture(
+        tmp_path,
+        contract.id,
+        "b",
+        event="PostToolUse",
+        capability="context",
+        wire="hookSpecificOutput.updatedToolOutput",
+        honoured=True,
+    )
     assert not any(f.offered for f in _forms(tmp_path, contract, "PostToolUse"))
 
 
@@ -177,17 +263,30 @@ def test_the_loader_offers_exactly_what_the_committed_captures_show(tmp_path):
 
 #: What the committed captures show per pinned contract: (event, capability) -> honoured.
 HONOURED = {
-    "claude-code@2.1.332": {("PreToolUse", "rewrite"): True, ("PreToolUse", "allow"): True,
-                            ("PermissionRequest", "allow"): True, ("SessionStart", "context"): True,
-                            ("UserPromptSubmit", "context"): True, ("PostToolUse", "feedback"): True,
-                            ("Stop", "continue"): True},
-    "codex@0.171.0": {("PreToolUse", "rewrite"): True, ("PreToolUse", "allow"): False,
-                      ("PermissionRequest", "allow"): True, ("SessionStart", "context"): True,
-                      ("UserPromptSubmit", "context"): True, ("PostToolUse", "feedback"): True,
-                      ("Stop", "continue"): True},
-    "opencode@1.18.33": {("tool.execute.before", "rewrite"): True, ("permission.ask", "allow"): False,
-                         ("experimental.chat.system.transform", "context"): True,
-                         ("tool.execute.after", "feedback"): True},
+    "claude-code@2.1.332": {
+        ("PreToolUse", "rewrite"): True,
+        ("PreToolUse", "allow"): True,
+        ("PermissionRequest", "allow"): True,
+        ("SessionStart", "context"): True,
+        ("UserPromptSubmit", "context"): True,
+        ("PostToolUse", "feedback"): True,
+        ("Stop", "continue"): True,
+    },
+    "codex@0.171.0": {
+        ("PreToolUse", "rewrite"): True,
+        ("PreToolUse", "allow"): False,
+        ("PermissionRequest", "allow"): True,
+        ("SessionStart", "context"): True,
+        ("UserPromptSubmit", "context"): True,
+        ("PostToolUse", "feedback"): True,
+        ("Stop", "continue"): True,
+    },
+    "opencode@1.18.33": {
+        ("tool.execute.before", "rewrite"): True,
+        ("permission.ask", "allow"): False,
+        ("experimental.chat.system.transform", "context"): True,
+        ("tool.execute.after", "feedback"): True,
+    },
 }
 
 
@@ -210,7 +309,8 @@ def test_opencode_offers_the_in_place_rewrite_only(contracts):
     forms = {f.wire: f for f in contracts["opencode@1.18.33"].row("tool.execute.before").answers}
     assert forms[W_OC_SET_ARG].offered
     assert not forms[W_OC_NEW_ARGS].offered and forms[W_OC_NEW_ARGS].tried == (
-        "captures/opencode@1.18.33/tool-execute-before-new-args/scenario.json",)
+        "captures/opencode@1.18.33/tool-execute-before-new-args/scenario.json",
+    )
 
 
 def test_older_versions_offer_nothing_without_captures_of_their_own(contracts):
@@ -220,6 +320,7 @@ def test_older_versions_offer_nothing_without_captures_of_their_own(contracts):
 
 
 # --- 3. rendered: tables, event matrix, explain ----------------------------------------------------
+
 
 @pytest.mark.parametrize("contract_id", PINNED)
 def test_the_committed_tables_carry_the_offered_answers(contracts, contract_id):
@@ -234,18 +335,19 @@ def test_the_committed_tables_carry_the_offered_answers(contracts, contract_id):
         sys.path.remove(str(REPO / "generated" / "python"))
     for row in contracts[contract_id].events:
         assert module.ROWS[row.name].answers == row.offered_answers, row.name
-    assert all(isinstance(cap, str) and isinstance(wire, str)
-               for r in module.ROWS.values() for cap, wire in r.answers)
+    assert all(isinstance(cap, str) and isinstance(wire, str) for r in module.ROWS.values() for cap, wire in r.answers)
 
 
 def test_the_claude_table_rows_are_these_bytes():
     text = committed("python/pasture_contracts/claude_code_2_1_332.py")
-    assert ('        response="deny+ask",\n'
-            '        timeout=60,\n'
-            '        answers=(\n'
-            '            ("allow", "hookSpecificOutput.permissionDecision=allow"),\n'
-            '            ("rewrite", "hookSpecificOutput.updatedInput+permissionDecision=allow"),\n'
-            '        ),\n') in text
+    assert (
+        '        response="deny+ask",\n'
+        "        timeout=60,\n"
+        "        answers=(\n"
+        '            ("allow", "hookSpecificOutput.permissionDecision=allow"),\n'
+        '            ("rewrite", "hookSpecificOutput.updatedInput+permissionDecision=allow"),\n'
+        "        ),\n"
+    ) in text
     assert '        answers=(("continue", "decision=block+reason"),),\n' in text
 
 
@@ -257,23 +359,29 @@ def test_the_event_matrix_doc_is_the_committed_one(contracts, contract_id):
 
 def test_the_event_matrix_names_each_form_and_what_showed_it(contracts):
     text = events_doc(contracts["codex@0.171.0"]).text
-    assert ("| `PreToolUse` | allow | `hookSpecificOutput.permissionDecision=allow` | no | tried, NOT honoured: "
-            "captures/codex@0.171.0/pre-tool-use-allow/scenario.json |") in text
-    assert ("| `PermissionRequest` | allow | `hookSpecificOutput.decision.behavior=allow` | yes | honoured: "
-            "captures/codex@0.171.0/permission-request-allow/scenario.json |") in text
+    assert (
+        "| `PreToolUse` | allow | `hookSpecificOutput.permissionDecision=allow` | no | tried, NOT honoured: "
+        "captures/codex@0.171.0/pre-tool-use-allow/scenario.json |"
+    ) in text
+    assert (
+        "| `PermissionRequest` | allow | `hookSpecificOutput.decision.behavior=allow` | yes | honoured: "
+        "captures/codex@0.171.0/permission-request-allow/scenario.json |"
+    ) in text
     assert "| `SubagentStop` | continue | `decision=block+reason` | no | no capture of 0.171.0 tried it |" in text
 
 
 def test_explain_shows_the_matrix_per_row(contracts):
     contract = contracts["codex@0.171.0"]
     text = explain(contract, contract.row("PreToolUse"))
-    assert ("answers: rewrite (hookSpecificOutput.updatedInput+permissionDecision=allow)\n"
-            "  allow by hookSpecificOutput.permissionDecision=allow: not offered; tried and NOT honoured in "
-            "captures/codex@0.171.0/pre-tool-use-allow/scenario.json\n"
-            "  rewrite by hookSpecificOutput.updatedInput+permissionDecision=allow: offered; honoured in "
-            "captures/codex@0.171.0/pre-tool-use-rewrite/scenario.json\n"
-            "  context by hookSpecificOutput.additionalContext: not offered; the schema allows it, but no capture "
-            "of 0.171.0 shows it honoured\n") in text
+    assert (
+        "answers: rewrite (hookSpecificOutput.updatedInput+permissionDecision=allow)\n"
+        "  allow by hookSpecificOutput.permissionDecision=allow: not offered; tried and NOT honoured in "
+        "captures/codex@0.171.0/pre-tool-use-allow/scenario.json\n"
+        "  rewrite by hookSpecificOutput.updatedInput+permissionDecision=allow: offered; honoured in "
+        "captures/codex@0.171.0/pre-tool-use-rewrite/scenario.json\n"
+        "  context by hookSpecificOutput.additionalContext: not offered; the schema allows it, but no capture "
+        "of 0.171.0 shows it honoured\n"
+    ) in text
     oc = contracts["opencode@1.18.33"]
     text = explain(oc, oc.row("session.idle"))
     assert "answers: none (the output schema in this version's catalog" in text
@@ -282,9 +390,11 @@ def test_explain_shows_the_matrix_per_row(contracts):
 def test_explain_on_the_command_line(cli):
     result = cli("--root", str(REPO), "explain", "claude-code@2.1.332", "Stop")
     assert result.exit_code == 0
-    assert ("answers: continue (decision=block+reason)\n"
-            "  context by hookSpecificOutput.additionalContext: not offered; the schema allows it, but no capture "
-            "of 2.1.332 shows it honoured\n"
-            "  continue by decision=block+reason: offered; honoured in "
-            "captures/claude-code@2.1.332/stop-block-continue/scenario.json\n") in result.stdout
+    assert (
+        "answers: continue (decision=block+reason)\n"
+        "  context by hookSpecificOutput.additionalContext: not offered; the schema allows it, but no capture "
+        "of 2.1.332 shows it honoured\n"
+        "  continue by decision=block+reason: offered; honoured in "
+        "captures/claude-code@2.1.332/stop-block-continue/scenario.json\n"
+    ) in result.stdout
     assert str(HostVersion.parse("2.1.332")) in result.stdout

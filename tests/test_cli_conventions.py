@@ -10,16 +10,21 @@ import subprocess
 import sys
 
 import pytest
-
-from generator import __version__
-from generator.cli import main
 from profile_fixture import write_project
 from repo_paths import REPO
 
+from generator import __version__
+from generator.cli import main
+
 
 def pasture(*args: str, env: dict | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, input=stdin,
-                          timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        capture_output=True,
+        input=stdin,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_version_everywhere_agrees():
@@ -47,22 +52,42 @@ def test_hook_lifecycle_help_reaches_click_through_the_console_script():
 
 def test_hook_through_python_m_generator_denies(tmp_path):
     policy = tmp_path / "policy.toml"
-    policy.write_text('[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\n'
-                      'command = "probe"\n')
-    payload = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-               "tool_input": {"command": "cat probe"}, "cwd": str(tmp_path)}
-    done = pasture("hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse", "--host-version",
-                   "2.1.328", stdin=json.dumps(payload).encode(),
-                   env={"PASTURE_POLICY": str(policy), "PASTURE_JOURNAL": str(tmp_path / "j.sqlite3")})
+    policy.write_text(
+        '[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\ncommand = "probe"\n'
+    )
+    payload = {
+        "session_id": "s",
+        "tool_use_id": "t",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat probe"},
+        "cwd": str(tmp_path),
+    }
+    done = pasture(
+        "hook",
+        "lifecycle",
+        "--harness",
+        "claude-code",
+        "--event",
+        "PreToolUse",
+        "--host-version",
+        "2.1.328",
+        stdin=json.dumps(payload).encode(),
+        env={"PASTURE_POLICY": str(policy), "PASTURE_JOURNAL": str(tmp_path / "j.sqlite3")},
+    )
     assert b'"permissionDecision": "deny"' in done.stdout, done
 
 
 def test_shell_completion_is_clicks():
     script = pasture(env={"_PASTURE_COMPLETE": "bash_source"})
     assert script.returncode == 0 and b"_pasture_completion" in script.stdout
-    done = subprocess.run([sys.executable, "-m", "generator"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "_PASTURE_COMPLETE": "bash_complete", "COMP_WORDS": "pasture ge",
-                               "COMP_CWORD": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "generator"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "_PASTURE_COMPLETE": "bash_complete", "COMP_WORDS": "pasture ge", "COMP_CWORD": "1"},
+    )
     assert "plain,generate" in done.stdout.splitlines()
 
 
@@ -118,14 +143,24 @@ def test_the_click_hook_command_runs_the_same_runtime(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     policy = tmp_path / "policy.toml"
-    policy.write_text('[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\n'
-                      'command = "probe"\n')
+    policy.write_text(
+        '[[rules]]\nname = "x"\ndecision = "deny"\nreason = "no"\ntool_kind = "shell"\ncommand = "probe"\n'
+    )
     monkeypatch.setenv("PASTURE_POLICY", str(policy))
     monkeypatch.setenv("PASTURE_JOURNAL", str(tmp_path / "j.sqlite3"))
-    payload = {"session_id": "s", "tool_use_id": "t", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-               "tool_input": {"command": "cat probe"}, "cwd": str(tmp_path)}
-    result = CliRunner().invoke(main, ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse",
-                                       "--host-version", "2.1.328"], input=json.dumps(payload))
+    payload = {
+        "session_id": "s",
+        "tool_use_id": "t",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat probe"},
+        "cwd": str(tmp_path),
+    }
+    result = CliRunner().invoke(
+        main,
+        ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse", "--host-version", "2.1.328"],
+        input=json.dumps(payload),
+    )
     assert result.exit_code == 0 and '"permissionDecision": "deny"' in result.stdout, result.output
 
 

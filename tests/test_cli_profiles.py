@@ -6,9 +6,8 @@ import json
 
 import jsonschema
 import yaml
-
-from repo_paths import REPO
 from profile_fixture import write_project
+from repo_paths import REPO
 
 
 def test_explain_states_declared_and_effective_failure(cli):
@@ -22,8 +21,10 @@ def test_explain_states_declared_and_effective_failure(cli):
 def test_explain_cited_row(cli):
     result = cli("--root", str(REPO), "explain", "claude-code@2.1.261", "PreToolUse")
     assert "failure: declared exit-2-blocks, effective exit-2-blocks" in result.stdout
-    assert ("why: the blocking exit code is cited: captures/claude-code@2.1.261/pre-tool-use-exit-2/scenario.json"
-            in result.stdout)
+    assert (
+        "why: the blocking exit code is cited: captures/claude-code@2.1.261/pre-tool-use-exit-2/scenario.json"
+        in result.stdout
+    )
     assert "response capability: deny+ask" in result.stdout
 
 
@@ -77,7 +78,8 @@ def test_schema_describes_and_accepts_the_committed_profiles(cli):
         for path in sorted((REPO / "profiles").glob(f"*/{kind}.yaml")):
             jsonschema.validate(yaml.safe_load(path.read_text()), schema)
             assert path.read_text().startswith(
-                f"# yaml-language-server: $schema=../../generated/schema/{kind}.schema.json\n")
+                f"# yaml-language-server: $schema=../../generated/schema/{kind}.schema.json\n"
+            )
 
 
 def test_schema_rejects_an_unknown_vocabulary_member(cli):

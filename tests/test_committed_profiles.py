@@ -11,8 +11,8 @@ import json
 
 import pytest
 import yaml
-
 from repo_paths import REPO
+
 from generator.catalog import find_catalog
 from generator.evolve.captured import load_capture
 from generator.evolve.derive import classify

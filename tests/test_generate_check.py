@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
 
@@ -92,8 +91,11 @@ def test_check_never_writes(tmp_path, cli):
 
 def test_dry_run_shows_changes_and_writes_nothing(project, cli):
     before = tree(project)
-    write_project(project, LIFECYCLE, RUNTIME.replace(
-        "reason: no bounded decision tool is bound", "reason: not bound on this contract"))
+    write_project(
+        project,
+        LIFECYCLE,
+        RUNTIME.replace("reason: no bounded decision tool is bound", "reason: not bound on this contract"),
+    )
     result = cli("--root", str(project), "generate", "--dry-run")
     assert result.exit_code == 0
     assert "modified: generated/claude-code@2.1.261/instructions.md" in result.stdout
@@ -149,10 +151,17 @@ def test_output_is_identical_across_hash_seeds(tmp_path):
         root = tmp_path / f"seed-{seed}"
         write_project(root)
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        subprocess.run([sys.executable, "-m", "generator.cli", "--root", str(root), "generate"], env=env,
-                       check=True, capture_output=True)
-        digests.add(hashlib.sha256(json.dumps(
-            {k: v.decode() for k, v in tree(root).items()}, sort_keys=True).encode()).hexdigest())
+        subprocess.run(
+            [sys.executable, "-m", "generator.cli", "--root", str(root), "generate"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        digests.add(
+            hashlib.sha256(
+                json.dumps({k: v.decode() for k, v in tree(root).items()}, sort_keys=True).encode()
+            ).hexdigest()
+        )
     assert len(digests) == 1
 
 

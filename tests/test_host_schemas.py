@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-
 from host_schemas import FOLDER
 
 EXPECTED = {

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from profile_fixture import CONTRACT, LIFECYCLE, write_project
 
 from generator.profile import yamlsrc
-from profile_fixture import CONTRACT, LIFECYCLE, write_project
 
 LIFE = f"profiles/{CONTRACT}/lifecycle.yaml"
 
@@ -53,8 +53,10 @@ CASES = {
     "deep nesting": (lambda: LIFECYCLE + "deep: " + "[" * 200 + "]" * 200 + "\n", "nesting deeper than 64"),
     # libyaml >= the one in PyYAML 6.0.4 stops at its own depth limit ("nesting depth"); older ones
     # parse it and our own limit refuses it: either way, refused with file:line.
-    "deeper than libyaml allows": (lambda: LIFECYCLE + "deep: " + "[" * 5000 + "]" * 5000 + "\n",
-                                   ("nesting depth", "nesting deeper than 64")),
+    "deeper than libyaml allows": (
+        lambda: LIFECYCLE + "deep: " + "[" * 5000 + "]" * 5000 + "\n",
+        ("nesting depth", "nesting deeper than 64"),
+    ),
     "oversize": (oversize, "a profile may hold at most"),
 }
 
@@ -75,8 +77,9 @@ def generated_project(tmp_path_factory) -> Path:
     """A valid project with its generated/ written once; each test works on a copy."""
     root = tmp_path_factory.mktemp("generated-project")
     write_project(root)
-    done = subprocess.run([sys.executable, "-m", "generator", "--root", str(root), "generate"], capture_output=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "--root", str(root), "generate"], capture_output=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return root
 
@@ -124,15 +127,22 @@ def test_refused_before_any_value_is_built(case, monkeypatch):
 def test_fresh_project_gets_no_generated_folder(tmp_path):
     write_project(tmp_path)
     (tmp_path / LIFE).write_text(billion_laughs()[0], encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "generator", "--root", str(tmp_path), "generate"],
-                          capture_output=True, text=True, timeout=60, preexec_fn=_limited)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "--root", str(tmp_path), "generate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limited,
+    )
     assert done.returncode == 2 and not (tmp_path / "generated").exists()
 
 
 def test_ordinary_anchors_and_merge_keys_still_load():
-    text = ("defaults: &d {required: true, kind: session}\n"
-            "ids: &ids [{<<: *d, field: session_id}, {<<: *d, field: turn_id}]\n"
-            + "".join(f"row{i}: {{identities: *ids, defaults: *d}}\n" for i in range(200)))
+    text = (
+        "defaults: &d {required: true, kind: session}\n"
+        "ids: &ids [{<<: *d, field: session_id}, {<<: *d, field: turn_id}]\n"
+        + "".join(f"row{i}: {{identities: *ids, defaults: *d}}\n" for i in range(200))
+    )
     src = yamlsrc.load(Path("x.yaml"), text)
     assert src.data["row199"]["identities"][1] == {"required": True, "kind": "session", "field": "turn_id"}
 

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from profile_fixture import LIFECYCLE, write_project
+from repo_paths import REPO
 
 from generator import resources
 from generator.check import quick
-from profile_fixture import LIFECYCLE, write_project
-from repo_paths import REPO
 
 PROBE = r"""
 import json, sys
@@ -36,8 +36,13 @@ print("\n@@" + json.dumps({"code": code or 0, "fast": "click" not in sys.modules
 
 def run(*args: str, env: dict | None = None) -> tuple[int, bool, str]:
     """(exit code, whether the fast path answered, stdout) of `pasture ARGS...`."""
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
     out, _, tail = done.stdout.rpartition("\n@@")
     if not tail:
         raise AssertionError(f"pasture {' '.join(args)} died: {done.stderr}")
@@ -98,21 +103,39 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 EDITS = {
     # generated/: any byte, an extra file, a missing file, the manifest itself
-    "generated file": (lambda r: _edit(r / "generated/claude-code@2.1.261/settings.json", '"timeout": 60',
-                                       '"timeout": 61'), 1),
+    "generated file": (
+        lambda r: _edit(r / "generated/claude-code@2.1.261/settings.json", '"timeout": 60', '"timeout": 61'),
+        1,
+    ),
     "extra generated file": (lambda r: (r / "generated/claude-code@2.1.261/extra.json").write_text("{}\n"), 1),
     "missing generated file": (lambda r: (r / "generated/claude-code@2.1.261/events.md").unlink(), 1),
     "extra file in a hidden folder": (
-        lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""), 1),
-    "manifest": (lambda r: _edit(r / "generated/manifest.json", '"generator": "pasture"',
-                                 '"generator":  "pasture"'), 1),
-    "generated python table": (lambda r: (r / "generated/python/pasture_contracts/_row.py").write_text(
-        (r / "generated/python/pasture_contracts/_row.py").read_text() + "# tampered\n"), 1),
+        lambda r: (r / "generated/.git").mkdir() or (r / "generated/.git/x").write_text(""),
+        1,
+    ),
+    "manifest": (
+        lambda r: _edit(r / "generated/manifest.json", '"generator": "pasture"', '"generator":  "pasture"'),
+        1,
+    ),
+    "generated python table": (
+        lambda r: (r / "generated/python/pasture_contracts/_row.py").write_text(
+            (r / "generated/python/pasture_contracts/_row.py").read_text() + "# tampered\n"
+        ),
+        1,
+    ),
     # inputs
-    "profile": (lambda r: _edit(r / "profiles/claude-code@2.1.261/lifecycle.yaml", "  - name: PreToolUse\n",
-                                "  - name: PreToolUse\n    timeout: 61\n"), 1),
-    "invalid profile": (lambda r: _edit(r / "profiles/claude-code@2.1.261/lifecycle.yaml", "floor: 2.1.261",
-                                        "floor: two"), 2),
+    "profile": (
+        lambda r: _edit(
+            r / "profiles/claude-code@2.1.261/lifecycle.yaml",
+            "  - name: PreToolUse\n",
+            "  - name: PreToolUse\n    timeout: 61\n",
+        ),
+        1,
+    ),
+    "invalid profile": (
+        lambda r: _edit(r / "profiles/claude-code@2.1.261/lifecycle.yaml", "floor: 2.1.261", "floor: two"),
+        2,
+    ),
     "cited file removed": (lambda r: (r / "docs/hook-notes.md").unlink(), 2),
     "template override": (lambda r: _override(r, "json.j2", lambda t: t + "\n"), 1),
 }
@@ -277,29 +300,64 @@ def _capture(root: Path, contract: str, scenario: str) -> Path:
 
 # Each breaks one blocking claim's (or deny channel's) evidence; the full check exits 1 (2 for a missing file).
 EVIDENCE_MUTATIONS = {
-    "blocking claim cites another host version's capture": (lambda r: _edit(
-        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
-        "capture-pre-tool-use-exit-2: captures/claude-code@2.1.328/"), 1),
-    "blocking claim cites another host's capture": (lambda r: _edit(
-        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
-        f"capture-pre-tool-use-exit-2: captures/{CODEX}/"), 1),
-    "blocking claim cites an unpinned URL": (lambda r: _edit(
-        _profile(r, CODEX), f"capture-stop-exit-2: captures/{CODEX}/stop-exit-2/scenario.json",
-        "capture-stop-exit-2: https://github.com/openai/codex/blob/main/codex-rs/hooks/src/events/stop.rs"), 1),
-    "cited capture whose refusal did not hold": (lambda r: _edit(
-        _capture(r, CLAUDE, "pre-tool-use-exit-2"), '"refusal_held": true', '"refusal_held": false'), 1),
-    "cited capture refuses another event": (lambda r: _edit(
-        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
-        f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/stop-exit-2/"), 1),
-    "cited capture has another channel": (lambda r: _edit(
-        _profile(r, CLAUDE), f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
-        f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-json-deny/"), 1),
-    "deny channel cites an exit-2 capture": (lambda r: _edit(
-        _profile(r, CODEX), f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-json-deny/",
-        f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-exit-2/"), 1),
-    "cited capture's host version is not a version": (lambda r: _edit(
-        _capture(r, CLAUDE, "stop-exit-2"), f'"host_version": "{CLAUDE.split("@")[1]}"', '"host_version": "latest"'),
-        1),
+    "blocking claim cites another host version's capture": (
+        lambda r: _edit(
+            _profile(r, CLAUDE),
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
+            "capture-pre-tool-use-exit-2: captures/claude-code@2.1.328/",
+        ),
+        1,
+    ),
+    "blocking claim cites another host's capture": (
+        lambda r: _edit(
+            _profile(r, CLAUDE),
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/",
+            f"capture-pre-tool-use-exit-2: captures/{CODEX}/",
+        ),
+        1,
+    ),
+    "blocking claim cites an unpinned URL": (
+        lambda r: _edit(
+            _profile(r, CODEX),
+            f"capture-stop-exit-2: captures/{CODEX}/stop-exit-2/scenario.json",
+            "capture-stop-exit-2: https://github.com/openai/codex/blob/main/codex-rs/hooks/src/events/stop.rs",
+        ),
+        1,
+    ),
+    "cited capture whose refusal did not hold": (
+        lambda r: _edit(_capture(r, CLAUDE, "pre-tool-use-exit-2"), '"refusal_held": true', '"refusal_held": false'),
+        1,
+    ),
+    "cited capture refuses another event": (
+        lambda r: _edit(
+            _profile(r, CLAUDE),
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/stop-exit-2/",
+        ),
+        1,
+    ),
+    "cited capture has another channel": (
+        lambda r: _edit(
+            _profile(r, CLAUDE),
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-exit-2/",
+            f"capture-pre-tool-use-exit-2: captures/{CLAUDE}/pre-tool-use-json-deny/",
+        ),
+        1,
+    ),
+    "deny channel cites an exit-2 capture": (
+        lambda r: _edit(
+            _profile(r, CODEX),
+            f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-json-deny/",
+            f"capture-pre-tool-use-json-deny: captures/{CODEX}/pre-tool-use-exit-2/",
+        ),
+        1,
+    ),
+    "cited capture's host version is not a version": (
+        lambda r: _edit(
+            _capture(r, CLAUDE, "stop-exit-2"), f'"host_version": "{CLAUDE.split("@")[1]}"', '"host_version": "latest"'
+        ),
+        1,
+    ),
     "cited capture removed": (lambda r: _capture(r, CODEX, "stop-exit-2").unlink(), 2),
 }
 
@@ -380,8 +438,13 @@ def test_a_forged_verdict_is_reported_and_replaced_by_the_full_checks(evidenced,
     record = _record(tmp_path)
     doc = json.loads(record.read_text())
     record.write_text(json.dumps(doc | {"mac": "f" * 64}))
-    done = subprocess.run([sys.executable, "-c", PROBE, "check", "--root", str(evidenced)], capture_output=True,
-                          text=True, timeout=120, env=dict(os.environ))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "check", "--root", str(evidenced)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
     assert "does not verify against your state key" in done.stderr
     assert json.loads(done.stdout.rpartition("\n@@")[2]) == {"code": 0, "fast": False}
     assert run("check", "--root", str(evidenced))[:2] == (0, True)  # the full check signed a new record

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
+from profile_fixture import write_project
 
 from generator.render import env as template_env
 from generator.resources import templates_folder
-from profile_fixture import write_project
 
 DOCS = "docs/events.md.j2"
 
@@ -109,8 +109,15 @@ def _refused(project: Path, cli, before: dict, *needles: str) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("statement", ['{% include "leak.j2" %}', '{% import "leak.j2" as leak %}',
-                                       '{% from "leak.j2" import x %}', '{% extends "leak.j2" %}'])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        '{% include "leak.j2" %}',
+        '{% import "leak.j2" as leak %}',
+        '{% from "leak.j2" import x %}',
+        '{% extends "leak.j2" %}',
+    ],
+)
 def test_an_override_cannot_load_a_symlink_that_leaves_templates(project, cli, outside, statement):
     before = _tree(project)
     path = _override(project, "json.j2", "{# first line #}\n" + statement + "\n")
@@ -154,28 +161,49 @@ def test_a_link_that_stays_inside_templates_is_fine(project, cli):
 
 BOUNDED = {
     # a loop nest no sandbox hook runs in: only the deadline stops it
-    "nested loops": ('{% set x = range(100000)|list %}{% for a in x %}{% for b in x %}{% endfor %}{% endfor %}',
-                     "took longer than 0.5 s"),
-    "nested loops calling range": ('{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}',
-                                   "took longer than 0.5 s"),
+    "nested loops": (
+        "{% set x = range(100000)|list %}{% for a in x %}{% for b in x %}{% endfor %}{% endfor %}",
+        "took longer than 0.5 s",
+    ),
+    "nested loops calling range": (
+        "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+        "took longer than 0.5 s",
+    ),
     "huge string multiply": ('{{ "a" * 10000000000 }}', "repeating a value 10000000000 times"),
     "huge list multiply": ('{{ ["a"] * 10000000000 }}', "repeating a value 10000000000 times"),
-    "doubling with ~": ('{% set ns = namespace(s="ab") %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}'
-                        '{% endfor %}{{ ns.s|length }}', "larger than"),
-    "doubling with +": ('{% set ns = namespace(s="ab") %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}'
-                        '{% endfor %}{{ ns.s|length }}', "larger than"),
-    "doubling with join": ('{% set ns = namespace(s="ab") %}{% for i in range(40) %}'
-                           '{% set ns.s = ns.s.join([ns.s, ns.s]) %}{% endfor %}{{ ns.s|length }}', "larger than"),
-    "replace that multiplies": ('{% set ns = namespace(s="ab") %}{% for i in range(40) %}'
-                                '{% set ns.s = ns.s|replace("a", ns.s) %}{% endfor %}{{ ns.s|length }}', "larger than"),
-    "a list that keeps growing": ('{% set l = [] %}{% set item = "x" * 100000 %}{% for i in range(100000) %}'
-                                  '{{ l.append(item) or "" }}{% endfor %}', "calling append would be larger than"),
-    "huge power": ('{{ 2 ** 100000000 }}', "too large a number"),
+    "doubling with ~": (
+        '{% set ns = namespace(s="ab") %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}'
+        "{% endfor %}{{ ns.s|length }}",
+        "larger than",
+    ),
+    "doubling with +": (
+        '{% set ns = namespace(s="ab") %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}'
+        "{% endfor %}{{ ns.s|length }}",
+        "larger than",
+    ),
+    "doubling with join": (
+        '{% set ns = namespace(s="ab") %}{% for i in range(40) %}'
+        "{% set ns.s = ns.s.join([ns.s, ns.s]) %}{% endfor %}{{ ns.s|length }}",
+        "larger than",
+    ),
+    "replace that multiplies": (
+        '{% set ns = namespace(s="ab") %}{% for i in range(40) %}'
+        '{% set ns.s = ns.s|replace("a", ns.s) %}{% endfor %}{{ ns.s|length }}',
+        "larger than",
+    ),
+    "a list that keeps growing": (
+        '{% set l = [] %}{% set item = "x" * 100000 %}{% for i in range(100000) %}'
+        '{{ l.append(item) or "" }}{% endfor %}',
+        "calling append would be larger than",
+    ),
+    "huge power": ("{{ 2 ** 100000000 }}", "too large a number"),
     "huge printf width": ('{{ "%09999999999d" % 1 }}', "width or precision that large"),
-    "huge range": ('{{ range(10000000000)|length }}', "calling range got the number 10000000000"),
-    "long range": ('{{ range(-4000000, 4000000)|length }}', "range() would be larger than"),
-    "output too large": ('{% for a in range(100000) %}{% for b in range(100000) %}xxxxxxxxxxxxxxxxxxxx'
-                         '{% endfor %}{% endfor %}', "renders more than"),
+    "huge range": ("{{ range(10000000000)|length }}", "calling range got the number 10000000000"),
+    "long range": ("{{ range(-4000000, 4000000)|length }}", "range() would be larger than"),
+    "output too large": (
+        "{% for a in range(100000) %}{% for b in range(100000) %}xxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}",
+        "renders more than",
+    ),
     # what the explicit bounds let through (one builtin call, bounded inputs, a huge result) meets
     # the memory backstop
     "memory": ('{{ ("\t" * 300).expandtabs(4000000)|length }}', "more than 512 MiB of memory"),

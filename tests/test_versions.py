@@ -9,8 +9,14 @@ from hypothesis import strategies as st
 from generator.profile.versions import Admission, HostVersion, VersionError, compare_precedence
 
 SPEC_ORDER = [
-    "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
-    "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0",
+    "1.0.0-alpha",
+    "1.0.0-alpha.1",
+    "1.0.0-alpha.beta",
+    "1.0.0-beta",
+    "1.0.0-beta.2",
+    "1.0.0-beta.11",
+    "1.0.0-rc.1",
+    "1.0.0",
 ]
 
 numbers = st.integers(min_value=0, max_value=10**6)
@@ -77,8 +83,24 @@ def test_padded_versions_are_rejected(text, pad):
         HostVersion.parse(text + pad)
 
 
-@pytest.mark.parametrize("garbage", ["1", "1.2", "01.2.3", "1.02.3", "1.2.3-", "1.2.3-01", "1.2.3+", "1.2.3-a..b",
-                                     "latest", "vv1.2.3", "1.2.3.4", "1.2.3-a+b+c", "１.2.3"])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        "1",
+        "1.2",
+        "01.2.3",
+        "1.02.3",
+        "1.2.3-",
+        "1.2.3-01",
+        "1.2.3+",
+        "1.2.3-a..b",
+        "latest",
+        "vv1.2.3",
+        "1.2.3.4",
+        "1.2.3-a+b+c",
+        "１.2.3",
+    ],
+)
 def test_garbage_is_rejected_with_a_message(garbage):
     with pytest.raises(VersionError, match="is not a semantic version"):
         HostVersion.parse(garbage)
@@ -104,8 +126,10 @@ def test_admission_descriptions():
     assert Admission.exactly(v("0.153.0")).describe() == "exactly 0.153.0"
     assert Admission.floor(v("2.1.261")).describe() == "at or above 2.1.261"
     assert Admission.between(v("1.18.0"), v("1.18.33")).describe() == "from 1.18.0 through 1.18.33"
-    assert (Admission.between(v("2.0.0-rc.1"), v("2.0.20"), True).describe()
-            == "from 2.0.0-rc.1 through 2.0.20 including prereleases")
+    assert (
+        Admission.between(v("2.0.0-rc.1"), v("2.0.20"), True).describe()
+        == "from 2.0.0-rc.1 through 2.0.20 including prereleases"
+    )
 
 
 def test_range_prerelease_policy_is_explicit():

@@ -32,8 +32,11 @@ def fix_lock(lock: dict) -> dict:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pasture-bench-relock-") as tmp:
         shutil.copy2(HERE / "package.json", Path(tmp) / "package.json")
-        subprocess.run(["npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
-                       cwd=tmp, check=True)
+        subprocess.run(
+            ["npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
+            cwd=tmp,
+            check=True,
+        )
         lock = json.loads((Path(tmp) / "package-lock.json").read_text())
     text = json.dumps(fix_lock(lock), indent=2) + "\n"
     if "http://" in text or "https://" in text:

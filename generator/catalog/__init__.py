@@ -28,14 +28,30 @@ from generator.catalog.model import (
 from generator.catalog.packages import HostFile, host_files, package_version, provenance, reader
 from generator.hosts import HOSTS
 
-__all__ = ["CATALOG_FILE", "Catalog", "CatalogError", "EventSchema", "catalog_path", "extract", "find_catalog",
-           "load_catalog", "project_keeps_catalogs", "write_catalog"]
+__all__ = [
+    "CATALOG_FILE",
+    "Catalog",
+    "CatalogError",
+    "EventSchema",
+    "catalog_path",
+    "extract",
+    "find_catalog",
+    "load_catalog",
+    "project_keeps_catalogs",
+    "write_catalog",
+]
 
 HOW_TO_REFRESH = "pasture catalog extract {harness} --version {version}"
 
 
-def extract(harness: str, version: str, *, node_modules: Path | None = None, binary: Path | None = None,
-            root: Path | None = None) -> dict[str, Any]:
+def extract(
+    harness: str,
+    version: str,
+    *,
+    node_modules: Path | None = None,
+    binary: Path | None = None,
+    root: Path | None = None,
+) -> dict[str, Any]:
     """The catalog document of ``harness`` ``version`` from its installed packages (or, for Claude Code and
     Codex, from a bare binary when no npm install holds it). ``root``: the project, whose npm cache of
     tests/npm holds the pinned ``typescript`` that reads OpenCode's typings."""

@@ -24,7 +24,7 @@ from generator.catalog.zod import ZodSource, calibrate
 
 _INPUT = re.compile(rb'hook_event_name:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
 _OUTPUT = re.compile(rb'hookEventName:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
-_VALID = re.compile(rb'Valid events: \$\{([A-Za-z_$][\w$]*)\.join\(')
+_VALID = re.compile(rb"Valid events: \$\{([A-Za-z_$][\w$]*)\.join\(")
 _ANY_LAZY_DEF = r"(?<![\w$.])[A-Za-z_$][\w$]*=([A-Za-z_$][\w$]*)\(\(\)=>"
 
 
@@ -61,7 +61,7 @@ def _event_list(data: mmap.mmap) -> list[str]:
         if best is None:
             continue
         start = best + len(name) + 1
-        text = data[start:start + 20_000].decode("latin-1")
+        text = data[start : start + 20_000].decode("latin-1")
         try:
             node, _ = parse_expression(text, 0)
         except JsSyntaxError:
@@ -69,8 +69,9 @@ def _event_list(data: mmap.mmap) -> list[str]:
         if node.kind == "array" and node.children and all(c.kind == "str" for c in node.children):
             lists.append([c.value for c in node.children])
     if not lists:
-        raise CatalogError("the binary holds no 'Valid events' list of hook events: not a Claude Code CLI this "
-                           "extractor knows")
+        raise CatalogError(
+            "the binary holds no 'Valid events' list of hook events: not a Claude Code CLI this extractor knows"
+        )
     first = lists[0]
     if any(set(other) != set(first) for other in lists[1:]):
         raise CatalogError("the binary holds two different 'Valid events' lists; refusing to guess")
@@ -133,7 +134,7 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
             if not low <= pos < high:
                 continue
             at = pos - low
-            if text[at - 1:at] != "{" or text[at - 2:at - 1] != "(":
+            if text[at - 1 : at] != "{" or text[at - 2 : at - 1] != "(":
                 continue
             j = at - 2
             while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_$"):
@@ -157,8 +158,12 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
     common = max(commons, key=lambda c: c[0])[1]
 
     types: dict[str, str] = {}
-    for event, field, kind in (("PreToolUse", "session_id", "string"), ("Stop", "stop_hook_active", "boolean"),
-                               ("PostToolUse", "duration_ms", "number"), ("PreToolUse", "tool_input", "unknown")):
+    for event, field, kind in (
+        ("PreToolUse", "session_id", "string"),
+        ("Stop", "stop_hook_active", "boolean"),
+        ("PostToolUse", "duration_ms", "number"),
+        ("PreToolUse", "tool_input", "unknown"),
+    ):
         ctors: set[str] = set()
         _collect_ctors(found_inputs.get(event, {}), field, ctors)
         for ctor in ctors:
@@ -166,9 +171,11 @@ def _extract(data: mmap.mmap) -> tuple[list[str], dict[str, dict[str, Any]]]:
 
     missing = [name for name in names if name not in found_inputs]
     if missing:  # an empty input would make `validate` blame a profile's correct identity fields
-        raise CatalogError(f"the binary lists the hook event(s) {', '.join(missing)} but holds no input schema for "
-                           "them (an object whose hook_event_name is that literal): not a layout this extractor "
-                           "knows; nothing is guessed")
+        raise CatalogError(
+            f"the binary lists the hook event(s) {', '.join(missing)} but holds no input schema for "
+            "them (an object whose hook_event_name is that literal): not a layout this extractor "
+            "knows; nothing is guessed"
+        )
     events: dict[str, dict[str, Any]] = {}
     for name in names:
         tree = calibrate(found_inputs[name], types)
@@ -215,8 +222,9 @@ def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
         add(nm / "@anthropic-ai/claude-code", "bin/claude.exe", read)
 
 
-def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
-           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+def events(
+    version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None, root: Path | None
+) -> tuple[list[HostFile], list[dict[str, Any]]]:
     target, found = bundled_binary("claude-code", version, found, node_modules, binary)
     names, schemas = extract(target)
     return found, [{"name": n, "kind": "hook", **schemas[n]} for n in names]

@@ -81,7 +81,7 @@ def schemas(binary: Path) -> dict[str, dict[str, Any]]:
         data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             for m in _SCHEMA_START.finditer(data):
-                chunk = data[m.start():m.start() + 400_000].decode("utf-8", errors="replace")
+                chunk = data[m.start() : m.start() + 400_000].decode("utf-8", errors="replace")
                 try:
                     doc, _ = decoder.raw_decode(chunk)
                 except ValueError:
@@ -125,13 +125,18 @@ def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
     for folder in sorted((node_modules / "@openai").glob("codex-*")):
         hits = sorted(folder.glob("vendor/*/bin/codex")) or sorted(folder.glob("vendor/*/codex/codex"))
         if hits:
-            add(folder, hits[0].relative_to(folder).as_posix(), "the *.command.input/output hook JSON Schemas "
-                "embedded in the CLI binary (codex-rs hooks/schema/generated)")
+            add(
+                folder,
+                hits[0].relative_to(folder).as_posix(),
+                "the *.command.input/output hook JSON Schemas "
+                "embedded in the CLI binary (codex-rs hooks/schema/generated)",
+            )
             break
 
 
-def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
-           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+def events(
+    version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None, root: Path | None
+) -> tuple[list[HostFile], list[dict[str, Any]]]:
     target, found = bundled_binary("codex", version, found, node_modules, binary)
     names, found_schemas = extract(target)
     return found, [{"name": n, "kind": "hook", **found_schemas[n]} for n in names]

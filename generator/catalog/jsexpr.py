@@ -13,10 +13,11 @@ turn into "this definition was not understood".
 
 from __future__ import annotations
 
-from generator import PastureError
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from generator import PastureError
 
 __all__ = ["JsSyntaxError", "Node", "parse_expression", "skip_balanced"]
 
@@ -41,23 +42,122 @@ OPAQUE = "opaque"
 
 _IDENT = re.compile(r"[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*")
 _NUMBER = re.compile(
-    r"0[xX][0-9a-fA-F_]+n?|0[bB][01_]+n?|0[oO][0-7_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?")
-_PUNCT = sorted([
-    ">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
-    "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
-    "|=", "^=", "**", "<<", ">>",
-    "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "!", "~",
-    "?", ":", "=", ".", "@", "#",
-], key=len, reverse=True)
+    r"0[xX][0-9a-fA-F_]+n?|0[bB][01_]+n?|0[oO][0-7_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?n?"
+)
+_PUNCT = sorted(
+    [
+        ">>>=",
+        "...",
+        "===",
+        "!==",
+        "**=",
+        "<<=",
+        ">>=",
+        ">>>",
+        "&&=",
+        "||=",
+        "??=",
+        "=>",
+        "==",
+        "!=",
+        "<=",
+        ">=",
+        "&&",
+        "||",
+        "??",
+        "?.",
+        "++",
+        "--",
+        "+=",
+        "-=",
+        "*=",
+        "/=",
+        "%=",
+        "&=",
+        "|=",
+        "^=",
+        "**",
+        "<<",
+        ">>",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ";",
+        ",",
+        "<",
+        ">",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "&",
+        "|",
+        "^",
+        "!",
+        "~",
+        "?",
+        ":",
+        "=",
+        ".",
+        "@",
+        "#",
+    ],
+    key=len,
+    reverse=True,
+)
 _KEYWORD_OPS = {"typeof", "void", "delete", "await", "new"}
 _BINARY_WORDS = {"instanceof", "in"}
 # After these tokens a '/' starts a regex literal, not a division.
-_REGEX_AFTER = set("(,=:[!&|?{};~+-*%<>^") | {"=>", "return", "typeof", "void", "case", "in", "of", "delete",
-                                              "&&", "||", "??", "==", "===", "!=", "!==", "<=", ">=", "..."}
+_REGEX_AFTER = set("(,=:[!&|?{};~+-*%<>^") | {
+    "=>",
+    "return",
+    "typeof",
+    "void",
+    "case",
+    "in",
+    "of",
+    "delete",
+    "&&",
+    "||",
+    "??",
+    "==",
+    "===",
+    "!=",
+    "!==",
+    "<=",
+    ">=",
+    "...",
+}
 _BINARY_PREC = {
-    "??": 1, "||": 2, "&&": 3, "|": 4, "^": 5, "&": 6, "==": 7, "!=": 7, "===": 7, "!==": 7,
-    "<": 8, ">": 8, "<=": 8, ">=": 8, "instanceof": 8, "in": 8, "<<": 9, ">>": 9, ">>>": 9,
-    "+": 10, "-": 10, "*": 11, "/": 11, "%": 11, "**": 12,
+    "??": 1,
+    "||": 2,
+    "&&": 3,
+    "|": 4,
+    "^": 5,
+    "&": 6,
+    "==": 7,
+    "!=": 7,
+    "===": 7,
+    "!==": 7,
+    "<": 8,
+    ">": 8,
+    "<=": 8,
+    ">=": 8,
+    "instanceof": 8,
+    "in": 8,
+    "<<": 9,
+    ">>": 9,
+    ">>>": 9,
+    "+": 10,
+    "-": 10,
+    "*": 11,
+    "/": 11,
+    "%": 11,
+    "**": 12,
 }
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "**=", "<<=", ">>=", ">>>=", "&&=", "||=", "??="}
 
@@ -117,7 +217,7 @@ class _Lexer:
                 tok = _Tok("str", value, i, end)
             elif c == "`":
                 end = _skip_template(text, i, self.limit)
-                tok = _Tok("template", text[i + 1:end - 1], i, end)
+                tok = _Tok("template", text[i + 1 : end - 1], i, end)
             elif c == "/" and self._regex_allowed() and not text.startswith("//", i) and not text.startswith("/*", i):
                 end = _skip_regex(text, i, self.limit)
                 tok = _Tok("regex", text[i:end], i, end)
@@ -155,13 +255,13 @@ def _read_string(text: str, i: int, limit: int) -> tuple[int, str]:
                 j += 2
             elif nxt == "u" and text.startswith("{", j + 2):
                 k = text.index("}", j + 3)
-                out.append(chr(int(text[j + 3:k], 16)))
+                out.append(chr(int(text[j + 3 : k], 16)))
                 j = k + 1
             elif nxt == "u":
-                out.append(chr(int(text[j + 2:j + 6], 16)))
+                out.append(chr(int(text[j + 2 : j + 6], 16)))
                 j += 6
             elif nxt == "x":
-                out.append(chr(int(text[j + 2:j + 4], 16)))
+                out.append(chr(int(text[j + 2 : j + 4], 16)))
                 j += 4
             elif nxt == "\n":
                 j += 2
@@ -345,7 +445,7 @@ class _Parser:
                 if name.kind != "ident":
                     raise JsSyntaxError(f"expected a property name at {name.start}")
                 node = Node("member", name.value, [node], node.pos)
-            elif self.at("[") :
+            elif self.at("["):
                 self.advance()
                 key = self.expression()
                 self.expect("]")
@@ -389,8 +489,15 @@ class _Parser:
         body_start = self.tok.start
         end = skip_balanced(self.text, body_start, self.lex.limit)
         self._resync(end)
-        return Node("func", name, [Node(OPAQUE, self.text[params_start + 1:params_end - 1], [], params_start),
-                                   Node(OPAQUE, self.text[body_start:end], [], body_start)], start)
+        return Node(
+            "func",
+            name,
+            [
+                Node(OPAQUE, self.text[params_start + 1 : params_end - 1], [], params_start),
+                Node(OPAQUE, self.text[body_start:end], [], body_start),
+            ],
+            start,
+        )
 
     def primary(self) -> Node:
         t = self.tok
@@ -410,7 +517,7 @@ class _Parser:
             if t.value == "function":
                 self.advance()
                 return self._function(t.start)
-            if t.value == "async" and self.lex.text[self.tok.end:self.tok.end + 1] in (" ", "("):
+            if t.value == "async" and self.lex.text[self.tok.end : self.tok.end + 1] in (" ", "("):
                 self.advance()
                 if self.at_word("function"):
                     self.advance()
@@ -445,7 +552,7 @@ class _Parser:
         after = _Lexer(self.text, close, self.lex.limit)
         nxt = after.next()
         if nxt.kind == "punct" and nxt.value == "=>":
-            params = self.text[open_pos + 1:close - 1]
+            params = self.text[open_pos + 1 : close - 1]
             self._resync(close)
             self.expect("=>")
             return self._arrow_body(start, [Node(OPAQUE, params, [], open_pos)])
@@ -493,8 +600,12 @@ class _Parser:
                     self.expect("]")
                 else:
                     raise JsSyntaxError(f"unexpected {key_tok.value!r} in an object literal at {key_tok.start}")
-                if key_tok.kind == "ident" and key_tok.value in ("get", "set", "async") and self.tok.kind in (
-                        "ident", "str") and not self.at(":"):
+                if (
+                    key_tok.kind == "ident"
+                    and key_tok.value in ("get", "set", "async")
+                    and self.tok.kind in ("ident", "str")
+                    and not self.at(":")
+                ):
                     key = self.advance().value
                 if self.at(":"):
                     self.advance()

@@ -25,12 +25,13 @@ Descriptions are never copied: a catalog records structure only.
 
 from __future__ import annotations
 
-from generator import PastureError
 import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
+
+from generator import PastureError
 
 CATALOG_FORMAT = 1
 CATALOG_FILE = "catalog.json"
@@ -59,7 +60,7 @@ def _values(spec: dict[str, Any], path: str) -> Iterable[tuple[str, Any]]:
         for name, sub in sorted((variant.get("fields") or {}).items()):
             yield from _values(sub, f"{path}.{name}" if path else name)
     of = spec.get("of")
-    for sub in (of if isinstance(of, list) else [of] if of else []):
+    for sub in of if isinstance(of, list) else [of] if of else []:
         if isinstance(sub, dict):
             yield from _values(sub, path)
 
@@ -81,8 +82,9 @@ class EventSchema:
         return {k: v for k, v in out.items() if v}
 
 
-def _reach(spec_fields: dict[str, Any], prefix: tuple[str, ...], depth: int, out: dict[tuple[str, ...], bool],
-           required: bool) -> None:
+def _reach(
+    spec_fields: dict[str, Any], prefix: tuple[str, ...], depth: int, out: dict[tuple[str, ...], bool], required: bool
+) -> None:
     for name, spec in spec_fields.items():
         path = prefix + (name,)
         req = required and bool(spec.get("required"))
@@ -104,9 +106,13 @@ class Catalog:
         for entry in doc.get("events") or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise CatalogError(f"{path or 'catalog'}: an event entry without a name")
-            self._events[entry["name"]] = EventSchema(entry["name"], entry.get("kind", "hook"),
-                                                      entry.get("input") or {}, entry.get("output") or {},
-                                                      entry.get("host_calls"))
+            self._events[entry["name"]] = EventSchema(
+                entry["name"],
+                entry.get("kind", "hook"),
+                entry.get("input") or {},
+                entry.get("output") or {},
+                entry.get("host_calls"),
+            )
 
     @property
     def names(self) -> list[str]:
@@ -146,8 +152,11 @@ class Catalog:
 
         if self.harness == "opencode" and schema.kind == "bus":
             for path, req in paths.items():
-                if len(path) == 1 or path[:1] == ("properties",) and (len(path) == 2 or (
-                        len(path) == 3 and path[1] == "info")):
+                if (
+                    len(path) == 1
+                    or path[:1] == ("properties",)
+                    and (len(path) == 2 or (len(path) == 3 and path[1] == "info"))
+                ):
                     put(path[-1], req)
         else:
             for path, req in paths.items():
@@ -171,8 +180,7 @@ class Catalog:
     def specific_ids(self, event: str) -> list[str]:
         """Identifier-like fields this event carries beyond the ones (nearly) every event has."""
         common = self.common_fields()
-        return sorted(n for n in self.identity_fields(event)
-                      if n.endswith(("_id", "ID", "Id")) and n not in common)
+        return sorted(n for n in self.identity_fields(event) if n.endswith(("_id", "ID", "Id")) and n not in common)
 
     def nearest_field(self, event: str, name: str) -> str | None:
         """The field an author most likely meant: the same letters ignoring case, else the one
@@ -234,8 +242,9 @@ def normalize(tree: dict[str, Any], depth: int = 4) -> dict[str, Any]:
         elif members and all(m.get("kind") == "object" for m in members):
             spec["type"] = "object-union"
             if depth > 0:
-                spec["variants"] = [{"fields": {k: normalize(v, depth - 1) for k, v in sorted(m["fields"].items())}}
-                                    for m in members]
+                spec["variants"] = [
+                    {"fields": {k: normalize(v, depth - 1) for k, v in sorted(m["fields"].items())}} for m in members
+                ]
         else:
             spec["type"] = "union"
             if depth > 0:

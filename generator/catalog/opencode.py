@@ -63,8 +63,9 @@ def call_sites(binary: Path, names: list[str]) -> dict[str, int]:
     return counts
 
 
-def extract(node_modules: Path, binary: Path | None, root: Path | None = None
-            ) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
+def extract(
+    node_modules: Path, binary: Path | None, root: Path | None = None
+) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
     """(event names, events, the modules read) from an install holding the plugin and SDK packages.
 
     Every file of :data:`_MODULE_FILES` must be there (a missing one is a changed layout, named).
@@ -72,10 +73,18 @@ def extract(node_modules: Path, binary: Path | None, root: Path | None = None
     files = typing_files(node_modules)
     for module, (package, rel) in _MODULE_FILES.items():
         if module not in files:
-            raise CatalogError(f"no {module} typings under {node_modules}: {package}/{rel} is missing (has the "
-                               "package layout changed?)")
-    answer = tscheck.resolve(node_modules, files[PLUGIN], {m: files[m] for m in (f"{SDK}/v2", SDK)},
-                             skip=sorted(NOT_EVENTS), depth=_DEPTH, root=root)
+            raise CatalogError(
+                f"no {module} typings under {node_modules}: {package}/{rel} is missing (has the "
+                "package layout changed?)"
+            )
+    answer = tscheck.resolve(
+        node_modules,
+        files[PLUGIN],
+        {m: files[m] for m in (f"{SDK}/v2", SDK)},
+        skip=sorted(NOT_EVENTS),
+        depth=_DEPTH,
+        root=root,
+    )
     names: list[str] = []
     events: dict[str, dict[str, Any]] = {}
     for hook in answer["hooks"]:
@@ -86,8 +95,10 @@ def extract(node_modules: Path, binary: Path | None, root: Path | None = None
         input_tree, output_tree = params
         for what, tree in (("input", input_tree), ("output", output_tree)):
             if tree.get("kind") != "object":
-                raise CatalogError(f"{files[PLUGIN]}: Hooks[{name!r}] takes an {what} that is not an object "
-                                   f"({tree.get('type') or tree.get('kind')})")
+                raise CatalogError(
+                    f"{files[PLUGIN]}: Hooks[{name!r}] takes an {what} that is not an object "
+                    f"({tree.get('type') or tree.get('kind')})"
+                )
         names.append(name)
         events[name] = {
             "kind": "hook",
@@ -125,19 +136,25 @@ def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
     nm = node_modules
     for module, path in sorted(typing_files(nm).items()):
         folder = nm / ("@opencode-ai/plugin" if module.endswith("plugin") else "@opencode-ai/sdk")
-        what = ("the Hooks interface (named hooks, input and output types)" if module.endswith("plugin")
-                else f"the bus Event union ({module})")
+        what = (
+            "the Hooks interface (named hooks, input and output types)"
+            if module.endswith("plugin")
+            else f"the bus Event union ({module})"
+        )
         add(folder, path.relative_to(folder).as_posix(), what)
     binaries = sorted(p for p in nm.glob("opencode-*") if (p / "bin" / "opencode").is_file())
     if binaries:
         add(binaries[0], "bin/opencode", 'the call sites trigger("<hook>" of each named hook in the shipped binary')
 
 
-def events(version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None,
-           root: Path | None) -> tuple[list[HostFile], list[dict[str, Any]]]:
+def events(
+    version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None, root: Path | None
+) -> tuple[list[HostFile], list[dict[str, Any]]]:
     if node_modules is None:
-        raise CatalogError("OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
-                           "(--version installs one) or a --host-bin inside node_modules")
+        raise CatalogError(
+            "OpenCode's catalog is read from its plugin and SDK typings: give an npm install "
+            "(--version installs one) or a --host-bin inside node_modules"
+        )
     bin_file = next((f.path for f in found if f.rel == "bin/opencode"), None)
     names, schemas, _modules = extract(node_modules, bin_file, root)
     return found, [{"name": n, **schemas[n]} for n in names]

@@ -87,16 +87,24 @@ def host_files(harness: str, node_modules: Path) -> list[HostFile]:
     return out
 
 
-def bundled_binary(harness: str, version: str, files: list[HostFile], node_modules: Path | None,
-                   binary: Path | None) -> tuple[Path, list[HostFile]]:
+def bundled_binary(
+    harness: str, version: str, files: list[HostFile], node_modules: Path | None, binary: Path | None
+) -> tuple[Path, list[HostFile]]:
     """The CLI a command host's catalog is read from: the npm install's, else a bare binary (Claude Code
     and Codex embed their hook schemas in it)."""
     if files:
         return files[0].path, files
     if binary is not None:
         target = Path(os.path.realpath(binary))
-        return target, [HostFile("", version, target.name, target, "the hook schemas embedded in the binary "
-                                 "(not from an npm package: no node_modules holds it)")]
+        return target, [
+            HostFile(
+                "",
+                version,
+                target.name,
+                target,
+                "the hook schemas embedded in the binary (not from an npm package: no node_modules holds it)",
+            )
+        ]
     raise CatalogError(f"no {harness} binary found under {node_modules}")
 
 
@@ -114,8 +122,17 @@ def sha256(path: Path) -> str:
 
 
 def provenance(files: list[HostFile]) -> list[dict[str, str]]:
-    return [{"package": f.package, "version": f.version, "file": f.rel, "sha256": sha256(f.path), "read": f.read,
-             **({"installed_as": f.installed_as} if f.installed_as else {})} for f in files]
+    return [
+        {
+            "package": f.package,
+            "version": f.version,
+            "file": f.rel,
+            "sha256": sha256(f.path),
+            "read": f.read,
+            **({"installed_as": f.installed_as} if f.installed_as else {}),
+        }
+        for f in files
+    ]
 
 
 def npm_latest(package: str, timeout: float = 60.0) -> str:
@@ -123,8 +140,14 @@ def npm_latest(package: str, timeout: float = 60.0) -> str:
     if shutil.which("npm") is None:
         raise CatalogError("npm is not on PATH: cannot ask the registry for the newest version")
     try:
-        proc = subprocess.run(["npm", "view", package, "version"], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            ["npm", "view", package, "version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise CatalogError(f"npm view {package} version did not answer within {timeout:g}s") from None
     version = proc.stdout.strip().splitlines()[-1].strip() if proc.stdout.strip() else ""
@@ -154,26 +177,47 @@ def install_host(root: Path, harness: str, version: str, *, timeout: float = 900
             stage = Path(tempfile.mkdtemp(prefix=f".{harness}@{version}.staging-", dir=cache))
             try:
                 deps = {p: version for p in HOST_NPM[harness]}
-                (stage / "package.json").write_text(json.dumps(
-                    {"name": "pasture-host", "version": "0.0.0", "private": True, "dependencies": deps}, indent=2))
+                (stage / "package.json").write_text(
+                    json.dumps(
+                        {"name": "pasture-host", "version": "0.0.0", "private": True, "dependencies": deps}, indent=2
+                    )
+                )
                 say(f"  npm install {' '.join(f'{p}@{v}' for p, v in deps.items())} (into {final})")
                 argv = ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
                 try:
-                    proc = subprocess.run(argv, cwd=stage, capture_output=True, text=True, timeout=timeout,
-                                          stdin=subprocess.DEVNULL, check=False)
+                    proc = subprocess.run(
+                        argv,
+                        cwd=stage,
+                        capture_output=True,
+                        text=True,
+                        timeout=timeout,
+                        stdin=subprocess.DEVNULL,
+                        check=False,
+                    )
                 except subprocess.TimeoutExpired:
                     raise CatalogError(f"npm install timed out after {timeout:g}s") from None
                 if proc.returncode != 0:
-                    raise CatalogError(f"npm install of {harness} {version} failed (exit {proc.returncode}):\n"
-                                       f"{(proc.stdout + proc.stderr).strip()[-1500:]}")
+                    raise CatalogError(
+                        f"npm install of {harness} {version} failed (exit {proc.returncode}):\n"
+                        f"{(proc.stdout + proc.stderr).strip()[-1500:]}"
+                    )
                 for package, step in POSTINSTALL_STEPS:
                     folder = stage / "node_modules" / package
                     if package in HOST_NPM[harness] and folder.is_dir():
-                        run = subprocess.run(list(step), cwd=folder, capture_output=True, text=True, timeout=300,
-                                             stdin=subprocess.DEVNULL, check=False)
+                        run = subprocess.run(
+                            list(step),
+                            cwd=folder,
+                            capture_output=True,
+                            text=True,
+                            timeout=300,
+                            stdin=subprocess.DEVNULL,
+                            check=False,
+                        )
                         if run.returncode != 0:
-                            raise CatalogError(f"{' '.join(step)} in {package} failed (exit {run.returncode}): "
-                                               f"{(run.stdout + run.stderr).strip()[-800:]}")
+                            raise CatalogError(
+                                f"{' '.join(step)} in {package} failed (exit {run.returncode}): "
+                                f"{(run.stdout + run.stderr).strip()[-800:]}"
+                            )
                 found = package_version(stage / "node_modules", HOST_NPM[harness][0])
                 if found != version:
                     raise CatalogError(f"npm installed {HOST_NPM[harness][0]} {found}, not {version}")

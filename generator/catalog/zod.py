@@ -29,10 +29,46 @@ from typing import Any
 from generator.catalog.jsexpr import JsSyntaxError, Node, parse_expression
 
 _PASSTHROUGH_METHODS = {
-    "describe", "int", "min", "max", "length", "regex", "refine", "superRefine", "transform", "brand", "readonly",
-    "pipe", "passthrough", "strict", "strip", "nonempty", "positive", "nonnegative", "negative", "url", "uuid",
-    "email", "datetime", "trim", "toLowerCase", "toUpperCase", "startsWith", "endsWith", "gte", "lte", "gt", "lt",
-    "finite", "safe", "multipleOf", "meta", "check", "overwrite", "loose", "catchall",
+    "describe",
+    "int",
+    "min",
+    "max",
+    "length",
+    "regex",
+    "refine",
+    "superRefine",
+    "transform",
+    "brand",
+    "readonly",
+    "pipe",
+    "passthrough",
+    "strict",
+    "strip",
+    "nonempty",
+    "positive",
+    "nonnegative",
+    "negative",
+    "url",
+    "uuid",
+    "email",
+    "datetime",
+    "trim",
+    "toLowerCase",
+    "toUpperCase",
+    "startsWith",
+    "endsWith",
+    "gte",
+    "lte",
+    "gt",
+    "lt",
+    "finite",
+    "safe",
+    "multipleOf",
+    "meta",
+    "check",
+    "overwrite",
+    "loose",
+    "catchall",
 }
 _OPTIONAL_METHODS = {"optional", "default", "catch", "prefault"}
 _MERGE_METHODS = {"and", "merge", "extend", "safeExtend"}
@@ -88,7 +124,7 @@ class ZodSource:
             node, end = parse_expression(self.text, m.end())
         except JsSyntaxError:
             return None
-        if self.text[end:end + 1] not in ("}", ";"):
+        if self.text[end : end + 1] not in ("}", ";"):
             return None
         params = [p for p in m.group(1).split(",") if p]
         return params, node
@@ -231,8 +267,11 @@ class ZodSource:
         if method == "nullish":
             return {**base, "optional": True, "nullable": True}
         if method in _MERGE_METHODS and args:
-            other: dict[str, Any] = (self.evaluate(args[0], env) if args[0].kind != "object"
-                                     else {"kind": "object", "fields": self._fields(args[0], env)})
+            other: dict[str, Any] = (
+                self.evaluate(args[0], env)
+                if args[0].kind != "object"
+                else {"kind": "object", "fields": self._fields(args[0], env)}
+            )
             if base.get("kind") == "object" and other.get("kind") == "object":
                 merged = {**base, "fields": {**base["fields"], **other["fields"]}}
                 return merged

@@ -69,9 +69,14 @@ def compare(root: Path, artifacts: list[Artifact], scope: set[str] | None = None
         if current != artifact.text:
             drift.modified.append(path)
             before = (current or "<not UTF-8 text>\n").splitlines(keepends=True)
-            drift.diffs[path] = "".join(difflib.unified_diff(
-                before, artifact.text.splitlines(keepends=True),
-                fromfile=f"a/{GENERATED}/{path}", tofile=f"b/{GENERATED}/{path}"))
+            drift.diffs[path] = "".join(
+                difflib.unified_diff(
+                    before,
+                    artifact.text.splitlines(keepends=True),
+                    fromfile=f"a/{GENERATED}/{path}",
+                    tofile=f"b/{GENERATED}/{path}",
+                )
+            )
     for path in sorted(disk):
         if path not in every and (scope is None or path.split("/", 1)[0] in scope):
             drift.extra.append(path)

@@ -32,9 +32,7 @@ import json
 import os
 import sys
 
-from generator import __version__
-from generator import resources
-from generator import statekey
+from generator import __version__, resources, statekey
 
 GENERATED = "generated"
 MANIFEST = "manifest.json"
@@ -45,6 +43,7 @@ _SKIP_DIRS = {"__pycache__"}
 
 
 # --- the digest -------------------------------------------------------------------------------------
+
 
 def _read_regular(path: str, cap: int | None = None, follow: bool = True) -> bytes:
     """A file's bytes, regular files only (a FIFO or device must not hang the check: OSError)."""
@@ -151,6 +150,7 @@ def inputs_digest(root: str, cited: list[str]) -> str:
 
 # --- generated/ against its manifest ----------------------------------------------------------------
 
+
 def _generated_matches(root: str, manifest: dict) -> bool:
     """Every file under generated/ is listed with its sha256 (CRLF read as LF), nothing missing or extra."""
     out = os.path.join(root, GENERATED)
@@ -170,6 +170,7 @@ def _generated_matches(root: str, manifest: dict) -> bool:
 
 
 # --- the record -------------------------------------------------------------------------------------
+
 
 def _cache_file(root: str) -> str | None:
     if os.environ.get("PASTURE_NO_CACHE"):
@@ -196,8 +197,12 @@ def remember(root, cited: list[str], before: str | None, manifest: bytes) -> Non
     try:
         if not all(os.path.exists(os.path.join(root, rel)) for rel in cited):
             return
-        record = {"root": os.path.realpath(root), "inputs": _with_cited(before, root, cited),
-                  "cited": sorted(set(cited)), "manifest": hashlib.sha256(manifest).hexdigest()}
+        record = {
+            "root": os.path.realpath(root),
+            "inputs": _with_cited(before, root, cited),
+            "cited": sorted(set(cited)),
+            "manifest": hashlib.sha256(manifest).hexdigest(),
+        }
         mac = statekey.sign(_signed(record), _PURPOSE)
         if mac is None:
             return  # no usable key: an unsigned record would be believed by nobody
@@ -259,6 +264,7 @@ def verified(root: str) -> int | None:
 
 # --- the command line -------------------------------------------------------------------------------
 
+
 def _parse(argv: list[str]) -> tuple[str | None, bool] | None:
     """(--root, --json) of `[--root DIR] check [--root DIR] [--json]`; None for anything else."""
     root: str | None = None
@@ -291,16 +297,26 @@ def main(argv: list[str]) -> int | None:
     try:
         count = verified(root)
     except Forged as exc:
-        sys.stderr.write(f"note: the recorded check verdict {exc} does not verify against your "
-                         "state key (forged, or signed with an older key); running the full check.\n")
+        sys.stderr.write(
+            f"note: the recorded check verdict {exc} does not verify against your "
+            "state key (forged, or signed with an older key); running the full check.\n"
+        )
         count = None
     if count is None:
         return None
     if as_json:
-        doc = {"ok": True, "clean": True, "missing": [], "extra": [], "modified": [], "files": count, "diffs": {},
-               "evidence": [],
-               "templates": list(resources.template_folders(root)),
-               "overridden_templates": resources.overridden_templates(root)}
+        doc = {
+            "ok": True,
+            "clean": True,
+            "missing": [],
+            "extra": [],
+            "modified": [],
+            "files": count,
+            "diffs": {},
+            "evidence": [],
+            "templates": list(resources.template_folders(root)),
+            "overridden_templates": resources.overridden_templates(root),
+        }
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(f"generated/ matches the profiles ({count} files); every cited evidence holds.\n")

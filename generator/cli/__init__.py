@@ -51,9 +51,17 @@ def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
     """Validate every profile; print every problem, not only the first."""
     contracts = load_or_exit(project_root(ctx, root), as_json)
     if as_json:
-        click.echo(json.dumps({"ok": True, "contracts": [
-            {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
-        ]}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "contracts": [
+                        {"id": c.id, "admission": c.admission.describe(), "events": len(c.events)} for c in contracts
+                    ],
+                },
+                indent=2,
+            )
+        )
         return
     from generator.catalog import catalog_path, project_keeps_catalogs
 
@@ -62,8 +70,15 @@ def validate(ctx: click.Context, root: Path | None, as_json: bool) -> None:
     for c in contracts:
         blocking = sum(1 for r in c.events if r.failure.blocks)
         catalog = catalog_path(project, c.harness.value, str(c.version))
-        closed = "" if not keeps else (f"; closed against {catalog.relative_to(project).as_posix()}"
-                                       if catalog.is_file() else "; no host catalog (catalog_unavailable)")
+        closed = (
+            ""
+            if not keeps
+            else (
+                f"; closed against {catalog.relative_to(project).as_posix()}"
+                if catalog.is_file()
+                else "; no host catalog (catalog_unavailable)"
+            )
+        )
         click.echo(f"{c.id}: {len(c.events)} events, {blocking} blocking; admits {c.admission.describe()}{closed}")
     click.echo(f"{len(contracts)} contract(s) valid.")
 
@@ -84,13 +99,19 @@ def explain(ctx: click.Context, root: Path | None, contract: str, event: str) ->
     row = found.row(event)
     if row is None:
         names = ", ".join(r.name for r in found.events)
-        raise click.UsageError(f"{contract} declares no event {event!r} (names are exact and case-sensitive); "
-                               f"its events: {names}")
+        raise click.UsageError(
+            f"{contract} declares no event {event!r} (names are exact and case-sensitive); its events: {names}"
+        )
     click.echo(render(found, row), nl=False)
 
 
-def _render_or_exit(root: Path, contract_ids: tuple[str, ...], as_json: bool = False, cited: set[str] | None = None,
-                    loaded: list | None = None):
+def _render_or_exit(
+    root: Path,
+    contract_ids: tuple[str, ...],
+    as_json: bool = False,
+    cited: set[str] | None = None,
+    loaded: list | None = None,
+):
     """Every artifact of every contract; `loaded` (a list) receives the contracts the render used."""
     from generator.render.project import RenderError, render_project
 
@@ -119,13 +140,27 @@ def _templates_note(root: Path) -> dict:
 
 
 def _drift_json(drift, **extra) -> str:
-    return json.dumps({"ok": True, "clean": drift.clean, "missing": drift.missing, "extra": drift.extra,
-                       "modified": drift.modified, **extra}, indent=2, ensure_ascii=False)
+    return json.dumps(
+        {
+            "ok": True,
+            "clean": drift.clean,
+            "missing": drift.missing,
+            "extra": drift.extra,
+            "modified": drift.modified,
+            **extra,
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 _contract_option = click.option(
-    "--contract", "contract_ids", multiple=True, metavar="ID",
-    help="limit the work to this contract (repeatable); project-wide files are refreshed too")
+    "--contract",
+    "contract_ids",
+    multiple=True,
+    metavar="ID",
+    help="limit the work to this contract (repeatable); project-wide files are refreshed too",
+)
 _json_option = click.option("--json", "as_json", is_flag=True, help="machine-readable output (one JSON object)")
 
 
@@ -135,8 +170,9 @@ _json_option = click.option("--json", "as_json", is_flag=True, help="machine-rea
 @click.option("--dry-run", is_flag=True, help="show what would change; write nothing")
 @_json_option
 @click.pass_context
-def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], dry_run: bool,
-             as_json: bool) -> None:
+def generate(
+    ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], dry_run: bool, as_json: bool
+) -> None:
     """Render every artifact into generated/ (all-or-nothing)."""
     from generator.check.drift import compare, write
     from generator.check.quick import stamp
@@ -153,21 +189,31 @@ def generate(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
         if drift.clean:
             _remember_if_evidence_holds(project, cited, before, artifacts, contracts)
         if as_json:
-            click.echo(_drift_json(drift, dry_run=dry_run, written=[], removed=[],
-                                   diffs={p: drift.diffs[p] for p in drift.modified}, **note))
+            click.echo(
+                _drift_json(
+                    drift,
+                    dry_run=dry_run,
+                    written=[],
+                    removed=[],
+                    diffs={p: drift.diffs[p] for p in drift.modified},
+                    **note,
+                )
+            )
         elif drift.clean:
             click.echo("generated/ is up to date.")
         else:
             click.echo(drift.report(with_diff=True), nl=False)
-            click.echo(f"would write {len(written)} file(s) and remove {len(drift.extra)}; nothing was written "
-                       "(--dry-run).")
+            click.echo(
+                f"would write {len(written)} file(s) and remove {len(drift.extra)}; nothing was written (--dry-run)."
+            )
         return
     try:
         write(project, artifacts, drift)
     except OSError as exc:
         if as_json:
-            click.echo(json.dumps({"ok": False, "error": f"cannot write generated/: {exc}", "written": False},
-                                  indent=2))
+            click.echo(
+                json.dumps({"ok": False, "error": f"cannot write generated/: {exc}", "written": False}, indent=2)
+            )
         else:
             click.echo(f"error: cannot write generated/: {exc}; nothing was changed.", err=True)
         sys.exit(EXIT_ERROR)
@@ -192,9 +238,9 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     user's cache folder), the digest of everything the result depends on; the next check with
     nothing changed only re-hashes and skips rendering (PASTURE_NO_CACHE=1 turns that off).
     """
-    from generator.evolve.evidence import evidence_problems
     from generator.check.drift import compare
     from generator.check.quick import stamp
+    from generator.evolve.evidence import evidence_problems
 
     project = project_root(ctx, root)
     before = None if contract_ids else stamp(project)
@@ -208,8 +254,15 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     if clean:
         _remember_clean(project, cited, before, artifacts)
     if as_json:
-        click.echo(_drift_json(drift, files=len(artifacts), diffs={p: drift.diffs[p] for p in drift.modified},
-                               evidence=evidence, **_templates_note(project)))
+        click.echo(
+            _drift_json(
+                drift,
+                files=len(artifacts),
+                diffs={p: drift.diffs[p] for p in drift.modified},
+                evidence=evidence,
+                **_templates_note(project),
+            )
+        )
         if not clean:
             sys.exit(EXIT_DIFF)
         return
@@ -222,8 +275,11 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     for problem in evidence:
         click.echo(f"evidence: {problem}", err=True)
     if evidence:
-        click.echo(f"{len(evidence)} evidence problem(s): see `pasture evidence`; cite a capture of the contract's "
-                   "own version (pasture capture) or a source pinned to it.", err=True)
+        click.echo(
+            f"{len(evidence)} evidence problem(s): see `pasture evidence`; cite a capture of the contract's "
+            "own version (pasture capture) or a source pinned to it.",
+            err=True,
+        )
     sys.exit(EXIT_DIFF)
 
 
@@ -246,8 +302,7 @@ def _remember_clean(project: Path, cited: set[str], before: str | None, artifact
 
     manifest = next(a for a in artifacts if a.path == MANIFEST)
     # profiles/ and captures/ are hashed whole; only citations elsewhere need naming.
-    quick.remember(project, [c for c in cited if not c.startswith(("profiles/", "captures/"))], before,
-                        manifest.data)
+    quick.remember(project, [c for c in cited if not c.startswith(("profiles/", "captures/"))], before, manifest.data)
 
 
 @main.command()
@@ -267,9 +322,9 @@ from generator.doctor.command import doctor  # noqa: E402
 
 main.add_command(doctor)
 
+from generator.cli.hook import hook  # noqa: E402
 from generator.cli.host import capture, diff, evidence, host, profile  # noqa: E402
 from generator.cli.policy import policy  # noqa: E402
-from generator.cli.hook import hook  # noqa: E402
 
 main.add_command(host)
 main.add_command(capture)

@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from generator.cli.options import EXIT_DIFF, EXIT_ERROR, project_root, root_option
-
 from generator.hosts import NAMES as HARNESSES
 
 
@@ -22,8 +21,9 @@ def catalog() -> None:
     """Host catalogs: each host version's own definition of its lifecycle events."""
 
 
-def resolve_install(project: Path, harness: str, version: str | None, host_bin: Path | None,
-                    say) -> tuple[str, Path | None, Path | None]:
+def resolve_install(
+    project: Path, harness: str, version: str | None, host_bin: Path | None, say
+) -> tuple[str, Path | None, Path | None]:
     """(version, node_modules, binary) for the host to read, installing ``version`` from npm if asked."""
     from generator.catalog import CatalogError, installed_version
     from generator.catalog.packages import install_host, node_modules_of
@@ -38,8 +38,10 @@ def resolve_install(project: Path, harness: str, version: str | None, host_bin: 
         found = st.candidates(harness, project, None, os.environ)
         if not found:
             name, flag, var = st.HOST_BINARIES[harness]
-            raise CatalogError(f"no {harness} binary found (looked at ${var}, PATH for '{name}' and the npm cache); "
-                               "pass --host-bin PATH or --version VERSION")
+            raise CatalogError(
+                f"no {harness} binary found (looked at ${var}, PATH for '{name}' and the npm cache); "
+                "pass --host-bin PATH or --version VERSION"
+            )
         host_bin = found[0][0]
         say(f"using {host_bin} (found by {found[0][1]})")
     node_modules = node_modules_of(host_bin)
@@ -55,14 +57,24 @@ def resolve_install(project: Path, harness: str, version: str | None, host_bin: 
 @catalog.command("extract")
 @root_option
 @click.argument("harness", type=click.Choice(HARNESSES))
-@click.option("--host-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="read the host installed at this binary (default: as `pasture host status` finds it)")
-@click.option("--version", "version", default=None, metavar="VERSION",
-              help="install this host version from npm into .cache/npm/hosts/ and read it")
+@click.option(
+    "--host-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="read the host installed at this binary (default: as `pasture host status` finds it)",
+)
+@click.option(
+    "--version",
+    "version",
+    default=None,
+    metavar="VERSION",
+    help="install this host version from npm into .cache/npm/hosts/ and read it",
+)
 @click.option("--check", "check_only", is_flag=True, help="write nothing; exit 1 if the committed catalog differs")
 @click.pass_context
-def extract(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, version: str | None,
-            check_only: bool) -> None:
+def extract(
+    ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, version: str | None, check_only: bool
+) -> None:
     """Read HARNESS's event catalog from the files its own packages ship; write
     captures/<harness>@<version>/catalog.json.
 
@@ -90,8 +102,11 @@ def extract(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
         if current == dump(doc):
             click.echo(f"{rel} is up to date ({len(doc['events'])} events).")
             return
-        click.echo(f"{rel} {'differs from' if current else 'is missing; expected'} what {harness} {found_version} "
-                   "ships: run `pasture catalog extract` and commit it.", err=True)
+        click.echo(
+            f"{rel} {'differs from' if current else 'is missing; expected'} what {harness} {found_version} "
+            "ships: run `pasture catalog extract` and commit it.",
+            err=True,
+        )
         sys.exit(EXIT_DIFF)
     if current == dump(doc):
         click.echo(f"{rel} is up to date ({len(doc['events'])} events).")
@@ -102,8 +117,10 @@ def extract(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
         kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
     click.echo(f"wrote {rel}: {len(doc['events'])} events ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})")
     for source in doc["sources"]:
-        click.echo(f"  from {source['package'] or '(binary)'} {source['version']} {source['file']} "
-                   f"sha256 {source['sha256'][:16]}...")
+        click.echo(
+            f"  from {source['package'] or '(binary)'} {source['version']} {source['file']} "
+            f"sha256 {source['sha256'][:16]}..."
+        )
 
 
 @catalog.command("show")

@@ -17,8 +17,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "journal": ("pasture journal --decision deny --limit 20", "pasture journal --since 7d --count"),
     "journal prune": ("pasture journal prune",),
     "journal torn": ("pasture journal torn",),
-    "journal export": ("pasture journal export --format csv > journal.csv",
-                       "pasture journal export --otlp http://127.0.0.1:4318"),
+    "journal export": (
+        "pasture journal export --format csv > journal.csv",
+        "pasture journal export --otlp http://127.0.0.1:4318",
+    ),
     "schema": ("pasture schema lifecycle > lifecycle.schema.json",),
     "install": ("pasture install claude-code --project .", "pasture install codex --user"),
     "uninstall": ("pasture uninstall opencode --project .",),
@@ -38,7 +40,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "policy untrust": ("pasture policy untrust --project ~/src/app",),
     "hook": ("pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),
     "hook lifecycle": (
-        "pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),
+        "pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",
+    ),
     "hook serve": ("pasture hook serve --harness opencode --host-version 1.18.33",),
     "catalog": ("pasture catalog extract opencode --check",),
     "catalog extract": ("pasture catalog extract claude-code --check",),

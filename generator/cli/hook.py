@@ -25,8 +25,9 @@ def hook() -> None:
     """
 
 
-@hook.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                                "help_option_names": ["-h", "--help"]})
+@hook.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]}
+)
 @click.pass_context
 def lifecycle(ctx: click.Context) -> None:
     """Answer one host lifecycle event: payload JSON on stdin, the host's native answer out.
@@ -42,8 +43,9 @@ def lifecycle(ctx: click.Context) -> None:
     sys.exit(hook_main(list(ctx.args)))
 
 
-@hook.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                                "help_option_names": ["-h", "--help"]})
+@hook.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]}
+)
 @click.pass_context
 def serve(ctx: click.Context) -> None:
     """Run one long-lived runtime for an in-process plugin host (OpenCode): JSON lines both ways.

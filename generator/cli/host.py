@@ -16,11 +16,10 @@ from pathlib import Path
 import click
 
 from generator.cli.options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, load_or_exit, project_root, root_option
-
 from generator.hosts import NAMES as HARNESSES
 
-
 # --- pasture host status ------------------------------------------------------------------------
+
 
 @click.group("host", context_settings={"help_option_names": ["-h", "--help"]})
 def host() -> None:
@@ -29,18 +28,40 @@ def host() -> None:
 
 @host.command("status")
 @root_option
-@click.option("--claude-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="a Claude Code binary to report (also $PASTURE_CLAUDE_BIN)")
-@click.option("--codex-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="a Codex CLI binary to report (also $PASTURE_CODEX_BIN)")
-@click.option("--opencode-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="an OpenCode binary to report (also $PASTURE_OPENCODE_BIN)")
-@click.option("--latest", is_flag=True,
-              help="also ask npm for each host's newest version; exit 1 if one is newer than every profile")
+@click.option(
+    "--claude-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="a Claude Code binary to report (also $PASTURE_CLAUDE_BIN)",
+)
+@click.option(
+    "--codex-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="a Codex CLI binary to report (also $PASTURE_CODEX_BIN)",
+)
+@click.option(
+    "--opencode-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="an OpenCode binary to report (also $PASTURE_OPENCODE_BIN)",
+)
+@click.option(
+    "--latest",
+    is_flag=True,
+    help="also ask npm for each host's newest version; exit 1 if one is newer than every profile",
+)
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.pass_context
-def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex_bin: Path | None,
-           opencode_bin: Path | None, latest: bool, as_json: bool) -> None:
+def status(
+    ctx: click.Context,
+    root: Path | None,
+    claude_bin: Path | None,
+    codex_bin: Path | None,
+    opencode_bin: Path | None,
+    latest: bool,
+    as_json: bool,
+) -> None:
     """Find installed host CLIs, read their versions, and name the pinned contract each resolves to.
 
     Looks at the flags, then $PASTURE_<HOST>_BIN, then PATH, then the project's npm cache of the
@@ -84,23 +105,50 @@ def status(ctx: click.Context, root: Path | None, claude_bin: Path | None, codex
 
 # --- pasture capture ----------------------------------------------------------------------------
 
+
 @click.command("capture", context_settings={"help_option_names": ["-h", "--help"]})
 @root_option
 @click.argument("harness", type=click.Choice(HARNESSES))
-@click.option("--host-bin", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="the host binary to run (default: as `pasture host status` finds it)")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="captures folder (default: <root>/captures); writes <out>/<harness>@<version>/")
-@click.option("--timeout", type=click.FloatRange(min=5), default=120.0, show_default=True,
-              help="seconds each host run may take")
-@click.option("--no-isolation", is_flag=True,
-              help="run even where no loopback-only network namespace can be made (per-host offline settings only)")
-@click.option("--scenario", "only", multiple=True, metavar="NAME",
-              help="run only this scenario (repeatable) and merge it into the existing capture of the version, "
-                   "keeping every other scenario as it is")
+@click.option(
+    "--host-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="the host binary to run (default: as `pasture host status` finds it)",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="captures folder (default: <root>/captures); writes <out>/<harness>@<version>/",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=5), default=120.0, show_default=True, help="seconds each host run may take"
+)
+@click.option(
+    "--no-isolation",
+    is_flag=True,
+    help="run even where no loopback-only network namespace can be made (per-host offline settings only)",
+)
+@click.option(
+    "--scenario",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="run only this scenario (repeatable) and merge it into the existing capture of the version, "
+    "keeping every other scenario as it is",
+)
 @click.pass_context
-def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path | None, out: Path | None,
-            timeout: float, no_isolation: bool, only: tuple[str, ...]) -> None:
+def capture(
+    ctx: click.Context,
+    root: Path | None,
+    harness: str,
+    host_bin: Path | None,
+    out: Path | None,
+    timeout: float,
+    no_isolation: bool,
+    only: tuple[str, ...],
+) -> None:
     """Run the REAL host headless and offline through scripted scenarios; record what its hooks saw.
 
     The host runs in a throwaway project and HOME inside a network namespace, against a fake model
@@ -121,16 +169,26 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
         found = st.candidates(harness, project, None, os.environ)
         if not found:
             name, flag, var = st.HOST_BINARIES[harness]
-            click.echo(f"error: no {harness} binary found (looked at ${var}, PATH for '{name}' and the npm "
-                       f"cache); pass --host-bin PATH. Nothing was written.", err=True)
+            click.echo(
+                f"error: no {harness} binary found (looked at ${var}, PATH for '{name}' and the npm "
+                f"cache); pass --host-bin PATH. Nothing was written.",
+                err=True,
+            )
             sys.exit(EXIT_ERROR)
         host_bin = found[0][0]
         click.echo(f"using {host_bin} (found by {found[0][1]})", err=True)
     destination = (out or project / "captures").resolve()
     try:
-        summary = run_capture(harness, host_bin, destination, repo_root=project, timeout=timeout,
-                              say=lambda m: click.echo(m, err=True), allow_no_isolation=no_isolation,
-                              only=tuple(dict.fromkeys(only)))
+        summary = run_capture(
+            harness,
+            host_bin,
+            destination,
+            repo_root=project,
+            timeout=timeout,
+            say=lambda m: click.echo(m, err=True),
+            allow_no_isolation=no_isolation,
+            only=tuple(dict.fromkeys(only)),
+        )
     except CaptureError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
@@ -139,12 +197,16 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
     for s in summary.scenarios:
         if s["refused_event"]:
             verdict = "held" if s["refusal_held"] else "DID NOT HOLD"
-            click.echo(f"  {s['name']}: {s['channel']} refusal of {s['refused_event']} {verdict} "
-                       f"(probe file {s['probe_file']}); {len(s['events_seen'])} event(s) seen")
+            click.echo(
+                f"  {s['name']}: {s['channel']} refusal of {s['refused_event']} {verdict} "
+                f"(probe file {s['probe_file']}); {len(s['events_seen'])} event(s) seen"
+            )
         elif "answer" in s:
             verdict = "honoured" if s["honoured"] else "NOT honoured"
-            click.echo(f"  {s['name']}: {s['answer']['capability']} by {s['answer']['event']} "
-                       f"({s['answer']['wire']}) {verdict}; {len(s['events_seen'])} event(s) seen")
+            click.echo(
+                f"  {s['name']}: {s['answer']['capability']} by {s['answer']['event']} "
+                f"({s['answer']['wire']}) {verdict}; {len(s['events_seen'])} event(s) seen"
+            )
         else:
             click.echo(f"  {s['name']}: probe file {s['probe_file']}; {len(s['events_seen'])} event(s) seen")
     if summary.catalog:
@@ -152,6 +214,7 @@ def capture(ctx: click.Context, root: Path | None, harness: str, host_bin: Path 
 
 
 # --- pasture profile new ------------------------------------------------------------------------
+
 
 @click.group("profile", context_settings={"help_option_names": ["-h", "--help"]})
 def profile() -> None:
@@ -163,13 +226,26 @@ def profile() -> None:
 @click.argument("harness", type=click.Choice(HARNESSES))
 @click.argument("version")
 @click.option("--from", "base", required=True, metavar="CONTRACT", help="the contract to start from")
-@click.option("--capture", "capture_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="the committed capture (default: <root>/captures/<harness>@<version>)")
+@click.option(
+    "--capture",
+    "capture_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="the committed capture (default: <root>/captures/<harness>@<version>)",
+)
 @click.option("--force", is_flag=True, help="replace an existing profiles/<harness>@<version>/")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @click.pass_context
-def profile_new(ctx: click.Context, root: Path | None, harness: str, version: str, base: str,
-                capture_dir: Path | None, force: bool, as_json: bool) -> None:
+def profile_new(
+    ctx: click.Context,
+    root: Path | None,
+    harness: str,
+    version: str,
+    base: str,
+    capture_dir: Path | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Write profiles/<HARNESS>@<VERSION>/ from the --from contract and a capture of that version.
 
     Events the capture saw that the contract lacks become observation rows; events never seen are
@@ -194,8 +270,13 @@ def profile_new(ctx: click.Context, root: Path | None, harness: str, version: st
 @profile.command("sync")
 @root_option
 @click.argument("contract")
-@click.option("--catalog-unavailable", "unavailable", default=None, metavar="REASON",
-              help="for a version no catalog can be extracted for: why (written to the profile)")
+@click.option(
+    "--catalog-unavailable",
+    "unavailable",
+    default=None,
+    metavar="REASON",
+    help="for a version no catalog can be extracted for: why (written to the profile)",
+)
 @click.pass_context
 def profile_sync(ctx: click.Context, root: Path | None, contract: str, unavailable: str | None) -> None:
     """Bring profiles/CONTRACT/ in line with its host catalog and the capture of its own version.
@@ -217,6 +298,7 @@ def profile_sync(ctx: click.Context, root: Path | None, contract: str, unavailab
 
 
 # --- pasture evidence ---------------------------------------------------------------------------
+
 
 @click.command("evidence", context_settings={"help_option_names": ["-h", "--help"]})
 @root_option
@@ -246,6 +328,7 @@ def evidence(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...
 
 
 # --- pasture diff -------------------------------------------------------------------------------
+
 
 @click.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
 @root_option

@@ -11,8 +11,10 @@ import click
 
 from generator.cli.options import EXIT_ERROR
 
-JOURNAL_HELP = ("journal file (default: $PASTURE_JOURNAL, else the policy's [journal] path, else "
-                ".pasture/journal.sqlite3 under the project root found from --root or the current folder)")
+JOURNAL_HELP = (
+    "journal file (default: $PASTURE_JOURNAL, else the policy's [journal] path, else "
+    ".pasture/journal.sqlite3 under the project root found from --root or the current folder)"
+)
 
 
 def _time(ctx, param, value):
@@ -29,19 +31,33 @@ def _time(ctx, param, value):
 def _where(func):
     """--root, --journal and the filters every journal command shares."""
     options = [
-        click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="project root (default: found from the current folder)"),
-        click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help=JOURNAL_HELP),
+        click.option(
+            "--root",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="project root (default: found from the current folder)",
+        ),
+        click.option(
+            "--journal",
+            "journal_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help=JOURNAL_HELP,
+        ),
         click.option("--session", default=None, help="only this native session id"),
         click.option("--event", default=None, help="only this native event name"),
         click.option("--decision", default=None, help="only this decision (proceed, deny, ask, observe, none)"),
         click.option("--harness", default=None, help="only this harness (claude-code, codex, opencode)"),
-        click.option("--layer", default=None, help="only decisions of this policy layer (managed, user, project, "
-                                                   "builtin)"),
+        click.option(
+            "--layer", default=None, help="only decisions of this policy layer (managed, user, project, builtin)"
+        ),
         click.option("--rule", default=None, help="only decisions of this rule (its name)"),
-        click.option("--since", default=None, callback=_time,
-                     help="only from this time on (ISO 8601 UTC, e.g. 2026-12-01T10:00:00Z, or an age: 7d, 12h)"),
+        click.option(
+            "--since",
+            default=None,
+            callback=_time,
+            help="only from this time on (ISO 8601 UTC, e.g. 2026-12-01T10:00:00Z, or an age: 7d, 12h)",
+        ),
         click.option("--until", default=None, callback=_time, help="only before this time (same forms)"),
     ]
     for option in reversed(options):
@@ -97,14 +113,27 @@ def journal(ctx: click.Context, root, journal_path, limit, as_json, as_count, **
 
 
 @journal.command()
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="project root (default: found from the current folder)")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help=JOURNAL_HELP)
-@click.option("--keep-days", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="delete records older than this many days (default: the policy's [journal] keep_days)")
-@click.option("--max-mb", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="delete the oldest records until the data fits (default: the policy's [journal] max_mb)")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="project root (default: found from the current folder)",
+)
+@click.option(
+    "--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help=JOURNAL_HELP
+)
+@click.option(
+    "--keep-days",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="delete records older than this many days (default: the policy's [journal] keep_days)",
+)
+@click.option(
+    "--max-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="delete the oldest records until the data fits (default: the policy's [journal] max_mb)",
+)
 def prune(root, journal_path, keep_days, max_mb) -> None:
     """Apply retention now; the deletion is itself journaled (event journal.prune)."""
     import sqlite3
@@ -118,8 +147,11 @@ def prune(root, journal_path, keep_days, max_mb) -> None:
     if max_mb is not None:
         retention["max_mb"] = max_mb
     if not retention:
-        click.echo("no retention set: give --keep-days or --max-mb, or set [journal] keep_days / max_mb in the "
-                   "user or managed policy (pasture policy show names the layers)", err=True)
+        click.echo(
+            "no retention set: give --keep-days or --max-mb, or set [journal] keep_days / max_mb in the "
+            "user or managed policy (pasture policy show names the layers)",
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     try:
         if os.path.exists(path) or os.path.exists(path + ".spool") or os.path.exists(path + ".spool.ingest"):
@@ -136,10 +168,15 @@ def prune(root, journal_path, keep_days, max_mb) -> None:
 
 
 @journal.command()
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="project root (default: found from the current folder)")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help=JOURNAL_HELP)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="project root (default: found from the current folder)",
+)
+@click.option(
+    "--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help=JOURNAL_HELP
+)
 @click.option("--json", "as_json", is_flag=True, help="JSON lines, the kept bytes as latin-1 text")
 def torn(root, journal_path, as_json) -> None:
     """List the spool lines that were not journal records (torn, garbage or forged), with their offset."""
@@ -165,13 +202,25 @@ def torn(root, journal_path, as_json) -> None:
             for ident, spool, offset, length, found, reason, data in journaldb.torn_lines(conn):
                 n += 1
                 if as_json:
-                    click.echo(json.dumps({"id": ident, "spool": spool, "offset": offset, "length": length,
-                                           "found_at": found, "reason": reason,
-                                           "data": (data or b"").decode("latin-1")}))
+                    click.echo(
+                        json.dumps(
+                            {
+                                "id": ident,
+                                "spool": spool,
+                                "offset": offset,
+                                "length": length,
+                                "found_at": found,
+                                "reason": reason,
+                                "data": (data or b"").decode("latin-1"),
+                            }
+                        )
+                    )
                 else:
                     shown = printable((data or b"")[:120].decode("latin-1"))
-                    click.echo(f"{ident:>5} {found} byte {offset} ({length} bytes) of spool {spool}: "
-                               f"{printable(reason)}: {shown}")
+                    click.echo(
+                        f"{ident:>5} {found} byte {offset} ({length} bytes) of spool {spool}: "
+                        f"{printable(reason)}: {shown}"
+                    )
         finally:
             conn.close()
     except (OSError, sqlite3.Error) as exc:
@@ -183,14 +232,29 @@ def torn(root, journal_path, as_json) -> None:
 
 @journal.command()
 @_where
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
-              help="write every matching record to stdout (or --output) as JSON lines or CSV")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="with --format: write to this file instead of stdout")
-@click.option("--otlp", "otlp", default=None, metavar="URL",
-              help="send every record not sent to URL before as OpenTelemetry log records over OTLP/HTTP "
-                   "(e.g. http://127.0.0.1:4318/v1/logs; 'env': the OTEL_EXPORTER_OTLP_[LOGS_]ENDPOINT); "
-                   "needs pip install 'pasture-generator[otlp]'")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv"]),
+    default=None,
+    help="write every matching record to stdout (or --output) as JSON lines or CSV",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="with --format: write to this file instead of stdout",
+)
+@click.option(
+    "--otlp",
+    "otlp",
+    default=None,
+    metavar="URL",
+    help="send every record not sent to URL before as OpenTelemetry log records over OTLP/HTTP "
+    "(e.g. http://127.0.0.1:4318/v1/logs; 'env': the OTEL_EXPORTER_OTLP_[LOGS_]ENDPOINT); "
+    "needs pip install 'pasture-generator[otlp]'",
+)
 @click.option("--batch", type=click.IntRange(min=1, max=100000), default=512, help="OTLP: records per request")
 def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
     """Export the journal: --format jsonl|csv (the matching records), or --otlp URL (each record once: a

@@ -13,7 +13,10 @@ EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
 
 def root_option(func):
     return click.option(
-        "--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
+        "--root",
+        "root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
         help="project root holding profiles/, templates/, generated/, captures/ (default: current directory)",
     )(func)
 
@@ -25,8 +28,9 @@ def project_root(ctx: click.Context, root: Path | None) -> Path:
     return Path(root or group_root or Path.cwd()).resolve()
 
 
-def load_or_exit(root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written.",
-                 cited: set[str] | None = None):
+def load_or_exit(
+    root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written.", cited: set[str] | None = None
+):
     """Every validated contract, or every profile problem printed and exit 2 (``cited`` collects the
     repository paths citations resolved to)."""
     from generator.profile.diagnostics import ProfileErrors

@@ -30,9 +30,13 @@ _GATE_TIMEOUT = 60
 
 
 def _project_option(func):
-    return click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), default=None,
-                        help="a folder of the project (default: the current folder); the root is found upwards "
-                             "the way git finds .git")(func)
+    return click.option(
+        "--project",
+        "project",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="a folder of the project (default: the current folder); the root is found upwards the way git finds .git",
+    )(func)
 
 
 def _root(project: Path | None) -> str:
@@ -68,8 +72,9 @@ def _never_matching(path: str, rule: dict) -> list[str]:
         line = lines.key(key, rule["line"]) or rule["line"]
         dead = sum(1 for k, _, _ in found if k == key) == len(rule["lists"][key])
         effect = ", so this rule never applies" if dead else f" (only the rule's other {key} values can)"
-        out.append(f"{path}:{line}: rule {rule['name']!r}: {key} value {value!r} can never match{effect}; "
-                   f"write {should}")
+        out.append(
+            f"{path}:{line}: rule {rule['name']!r}: {key} value {value!r} can never match{effect}; write {should}"
+        )
     return out
 
 
@@ -103,17 +108,28 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
     rules = []
     warnings = list(effective.notes)
     for marker in ignored_markers(start or root):
-        warnings.append(f"{marker} is below the project root {root} and is ignored: one project, one layer "
-                        f"({root}/.pasture/policy.toml is the project's); remove it, or move what it holds there")
+        warnings.append(
+            f"{marker} is below the project root {root} and is ignored: one project, one layer "
+            f"({root}/.pasture/policy.toml is the project's); remove it, or move what it holds there"
+        )
     for layer in effective.layers:
-        entry = {"layer": layer["name"], "path": layer["path"], "status": layer["status"],
-                 "digest": layer["digest"], "error": layer["error"], "ignored": list(layer["ignored"])}
+        entry = {
+            "layer": layer["name"],
+            "path": layer["path"],
+            "status": layer["status"],
+            "digest": layer["digest"],
+            "error": layer["error"],
+            "ignored": list(layer["ignored"]),
+        }
         if layer["name"] == "project" and layer["status"] != "absent":
             entry["pinned"] = layer.get("pinned")
         if layer["status"] in ("trusted", "untrusted"):
-            entry["gate"] = {"kind": layer["kind"], "default": layer["default"],
-                             "events": list(layer["events"]) if layer["events"] else None,
-                             "timeout": layer["timeout"]}
+            entry["gate"] = {
+                "kind": layer["kind"],
+                "default": layer["default"],
+                "events": list(layer["events"]) if layer["events"] else None,
+                "timeout": layer["timeout"],
+            }
             settings = layer.get(layer["kind"])  # a running kind's settings sit under its name (runtime.gatekinds)
             if layer["kind"] == "command":
                 entry["gate"]["command"] = list(settings)
@@ -122,21 +138,34 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
             if layer.get("journal"):
                 entry["journal"] = layer["journal"]
             if layer["kind"] != "rules" and layer["timeout"] > deadline_seconds_for(_GATE_TIMEOUT):
-                warnings.append(f"{layer['path']}: [gate] timeout {layer['timeout']:g}s is longer than a gate row "
-                                f"may take ({deadline_seconds_for(_GATE_TIMEOUT):g}s of the host's "
-                                f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
-                                "gets the row's failure mode")
+                warnings.append(
+                    f"{layer['path']}: [gate] timeout {layer['timeout']:g}s is longer than a gate row "
+                    f"may take ({deadline_seconds_for(_GATE_TIMEOUT):g}s of the host's "
+                    f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
+                    "gets the row's failure mode"
+                )
             for rule in layer["rules"]:
                 warnings += _never_matching(layer["path"], rule)
-                rules.append({"layer": layer["name"], "trust": layer["status"], "name": rule["name"],
-                              "decision": rule["decision"], "reason": rule["reason"],
-                              "line": rule["line"], "match": _matchers(rule)})
+                rules.append(
+                    {
+                        "layer": layer["name"],
+                        "trust": layer["status"],
+                        "name": rule["name"],
+                        "decision": rule["decision"],
+                        "reason": rule["reason"],
+                        "line": rule["line"],
+                        "match": _matchers(rule),
+                    }
+                )
         layers.append(entry)
     return {
         "root": root,
         "layers": layers,
-        "builtin": {"protect_guard_files": effective.protect, "files": list(effective.files),
-                    "folders": list(effective.folders)},
+        "builtin": {
+            "protect_guard_files": effective.protect,
+            "files": list(effective.files),
+            "folders": list(effective.folders),
+        },
         "rules": rules,
         "journal": journal_for(root, env),
         **({"retention": dict(effective.retention)} if effective.retention else {}),
@@ -199,8 +228,13 @@ def check(project: Path | None, as_json: bool) -> None:
     info = describe(_root(project), _env(), _start(project))
     errors = [layer["error"] for layer in info["layers"] if layer["status"] in ("invalid", "unreadable")]
     if as_json:
-        click.echo(json.dumps({"ok": not errors and not info["warnings"], "errors": errors,
-                               "warnings": info["warnings"]}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"ok": not errors and not info["warnings"], "errors": errors, "warnings": info["warnings"]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         for error in errors:
             click.echo(f"error: {error}", err=True)
@@ -215,8 +249,10 @@ def check(project: Path | None, as_json: bool) -> None:
         sys.exit(EXIT_DIFF)
 
 
-NO_TERMINAL = ("error: pasture policy {verb} needs a person: it asks on the controlling terminal and there is none "
-               "here ({why}); run it yourself in a terminal, outside any agent session. Nothing changed.")
+NO_TERMINAL = (
+    "error: pasture policy {verb} needs a person: it asks on the controlling terminal and there is none "
+    "here ({why}); run it yourself in a terminal, outside any agent session. Nothing changed."
+)
 
 
 def _ask(text: str, question: str) -> tuple[bool | None, str]:
@@ -249,14 +285,18 @@ def _what_it_runs(root: str, layer: dict, entry: dict) -> list[str]:
 
     lines = []
     for argv in store.runs(layer):
-        lines.append(f"  runs {list(argv)} in {root}, with every event's payload (tool, command, file contents) "
-                     "on its standard input, as you")
+        lines.append(
+            f"  runs {list(argv)} in {root}, with every event's payload (tool, command, file contents) "
+            "on its standard input, as you"
+        )
     for path, value in sorted(entry["programs"].items()):
         lines.append(f"  pins the program {path} ({value})")
     if layer.get("kind") == "ai":
         endpoint = layer["ai"].get("base_url", "the endpoint your environment configures")
-        lines.append(f"  sends every event's payload to the AI gate at {endpoint} with your API key "
-                     "($PASTURE_AI_API_KEY, $OPENROUTER_API_KEY or $OPENAI_API_KEY)")
+        lines.append(
+            f"  sends every event's payload to the AI gate at {endpoint} with your API key "
+            "($PASTURE_AI_API_KEY, $OPENROUTER_API_KEY or $OPENAI_API_KEY)"
+        )
     if layer.get("journal"):
         lines.append(f"  journals to {layer['journal']}")
     return lines or ["  runs nothing and sends nothing: its rules already apply untrusted"]
@@ -282,9 +322,12 @@ def trust(project: Path | None) -> None:
         click.echo(f"error: {layer['error']}; fix it first, then trust it", err=True)
         sys.exit(EXIT_ERROR)
     if not store.resolves_into(path, root):
-        click.echo(f"error: {path} resolves to {os.path.realpath(path)}, which belongs to another project; a policy "
-                   "is trusted only in the project it resolves into. Trust it there, or copy the file here. "
-                   "Nothing changed.", err=True)
+        click.echo(
+            f"error: {path} resolves to {os.path.realpath(path)}, which belongs to another project; a policy "
+            "is trusted only in the project it resolves into. Trust it there, or copy the file here. "
+            "Nothing changed.",
+            err=True,
+        )
         sys.exit(EXIT_ERROR)
     try:
         with open(path, "rb") as fh:
@@ -296,9 +339,11 @@ def trust(project: Path | None) -> None:
         sys.exit(EXIT_ERROR)
     real = os.path.realpath(path)
     shown = data.decode("utf-8", "replace")
-    text = (f"pasture policy trust: {path}" + (f" (the file {real})" if real != path else "") + "\n"
-            f"digest {entry['policy']}\n----\n{shown}" + ("" if shown.endswith("\n") else "\n") + "----\n"
-            "once trusted, this policy:\n" + "\n".join(_what_it_runs(root, compiled, entry)) + "\n")
+    text = (
+        f"pasture policy trust: {path}" + (f" (the file {real})" if real != path else "") + "\n"
+        f"digest {entry['policy']}\n----\n{shown}" + ("" if shown.endswith("\n") else "\n") + "----\n"
+        "once trusted, this policy:\n" + "\n".join(_what_it_runs(root, compiled, entry)) + "\n"
+    )
     answer, why = _ask(text, "Trust it? Only a person at this terminal can answer. [y/N] ")
     if answer is None:
         click.echo(NO_TERMINAL.format(verb="trust", why=why), err=True)
@@ -333,8 +378,11 @@ def untrust(project: Path | None) -> None:
     if recorded is None:
         click.echo(f"{path} was not trusted; nothing changed")
         return
-    answer, why = _ask(f"pasture policy untrust: {path}\npinned as {recorded}\n"
-                       "its gates and journal setting stop running; its rules still apply\n", "Untrust it? [y/N] ")
+    answer, why = _ask(
+        f"pasture policy untrust: {path}\npinned as {recorded}\n"
+        "its gates and journal setting stop running; its rules still apply\n",
+        "Untrust it? [y/N] ",
+    )
     if answer is None:
         click.echo(NO_TERMINAL.format(verb="untrust", why=why), err=True)
         sys.exit(EXIT_ERROR)

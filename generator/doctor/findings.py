@@ -8,10 +8,11 @@ the action in words.
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from generator import PastureError
 
 EXIT_LIVE, EXIT_OFF, EXIT_ERROR = 0, 1, 2
 STATUSES = ("ok", "warn", "off")
@@ -38,8 +39,14 @@ class Finding:
         assert self.status == "ok" or self.fix, f"finding without a fix: {self.message}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"check": self.check, "host": self.host, "status": self.status, "message": self.message,
-                "fix": self.fix, "where": self.where}
+        return {
+            "check": self.check,
+            "host": self.host,
+            "status": self.status,
+            "message": self.message,
+            "fix": self.fix,
+            "where": self.where,
+        }
 
 
 @dataclass
@@ -58,13 +65,22 @@ class Report:
         return EXIT_OFF if any(f.status == "off" for f in self.findings) else EXIT_LIVE
 
     def as_json(self) -> dict[str, Any]:
-        return {"ok": self.exit_code == EXIT_LIVE, "exit_code": self.exit_code, "scope": self.scope,
-                "start": self.start, "root": self.root, "not_installed": list(self.absent),
-                "findings": [f.as_json() for f in self.findings]}
+        return {
+            "ok": self.exit_code == EXIT_LIVE,
+            "exit_code": self.exit_code,
+            "scope": self.scope,
+            "start": self.start,
+            "root": self.root,
+            "not_installed": list(self.absent),
+            "findings": [f.as_json() for f in self.findings],
+        }
 
     def render_text(self) -> str:
-        where = f"project {self.root}" + (f" (asked from {self.start})" if self.start and self.start != self.root
-                                          else "") if self.scope == "project" else "user scope"
+        where = (
+            f"project {self.root}" + (f" (asked from {self.start})" if self.start and self.start != self.root else "")
+            if self.scope == "project"
+            else "user scope"
+        )
         lines = [f"pasture doctor: {where}"]
         for f in self.findings:
             host = f.host or "project"
@@ -80,8 +96,10 @@ class Report:
             lines.append(f"enforcement is NOT fully on here: {len(off)} finding(s) marked off; each names its fix.")
         elif unconfirmed:  # whether the host runs our hooks at all could not be asked: never "on"
             hosts = ", ".join(sorted({f.host or "project" for f in unconfirmed}))
-            lines.append(f"enforcement is NOT confirmed here: whether {hosts} runs pasture's hooks could not be "
-                         "checked; each warning names its fix.")
+            lines.append(
+                f"enforcement is NOT confirmed here: whether {hosts} runs pasture's hooks could not be "
+                "checked; each warning names its fix."
+            )
         else:
             lines.append("enforcement is on here" + (f" ({len(warn)} warning(s))." if warn else "."))
         return "\n".join(lines) + "\n"

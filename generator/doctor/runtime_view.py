@@ -53,13 +53,21 @@ def load(root: str, env: Mapping[str, str]) -> View:
     from generator.runtime.lifecycle import journal_for
 
     state = load_effective(root, dict(env))
-    layers = [Layer(layer["name"], layer.get("path"), layer["status"], layer.get("error"),
-                    tuple(layer.get("ignored") or ())) for layer in state.layers]
+    layers = [
+        Layer(layer["name"], layer.get("path"), layer["status"], layer.get("error"), tuple(layer.get("ignored") or ()))
+        for layer in state.layers
+    ]
     # a layer with a gate to run (generator.runtime.gatekinds): its settings sit under the kind's name
-    gates = [Gate(layer["name"], layer["kind"], tuple(layer.get("command") or ()),
-                  dict(layer[layer["kind"]]) if isinstance(layer.get(layer["kind"]), dict) else {})
-             for layer in state.layers
-             if layer["status"] in ("trusted", "untrusted") and layer.get("kind", "rules") != "rules"]
+    gates = [
+        Gate(
+            layer["name"],
+            layer["kind"],
+            tuple(layer.get("command") or ()),
+            dict(layer[layer["kind"]]) if isinstance(layer.get(layer["kind"]), dict) else {},
+        )
+        for layer in state.layers
+        if layer["status"] in ("trusted", "untrusted") and layer.get("kind", "rules") != "rules"
+    ]
     return View(root, layers, journal_for(root, dict(env)), gates, list(state.notes))
 
 
@@ -114,8 +122,10 @@ def agent_reachable(settings: Mapping[str, Any], root: str) -> tuple[bool, str]:
     found = find_binary(dict(settings), root)
     if found:
         return True, f"host {settings['host']} at {found}"
-    return False, (f"host {settings['host']} is not installed ({settings.get('binary') or 'not on PATH'}); install it "
-                   f"({INSTALL[settings['host']]}) or set [gate] binary")
+    return False, (
+        f"host {settings['host']} is not installed ({settings.get('binary') or 'not on PATH'}); install it "
+        f"({INSTALL[settings['host']]}) or set [gate] binary"
+    )
 
 
 def _first_set(field_name: str, env: Mapping[str, str]) -> str | None:

@@ -80,8 +80,11 @@ def _covers(denied: Path, target: Path) -> bool:
 
 def claude(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
     home = Path(env.get("HOME") or Path.home())
-    files = ([project / ".claude" / "settings.local.json", project / ".claude" / "settings.json"]
-             if project is not None else []) + [claude_user_dir(env) / "settings.json"]
+    files = (
+        [project / ".claude" / "settings.local.json", project / ".claude" / "settings.json"]
+        if project is not None
+        else []
+    ) + [claude_user_dir(env) / "settings.json"]
     enabled, said_by, denied = None, None, []
     for path in files:
         box = _sandbox(_json(path))
@@ -100,20 +103,44 @@ def claude(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
     if not enabled:
         state = f"off ({said_by} sets sandbox.enabled = false)" if said_by else "not enabled in any settings file"
         add = ', "filesystem": {"denyWrite": [' + deny_entry + "]}" if deny_entry else ""
-        return [Finding("sandbox", "warn", f"Claude Code's OS sandbox is {state}: a program the agent writes and "
-                        "runs can change the guard's files (its policy, trust store, journal) where no hook sees it",
-                        "claude-code", fix=f'add "sandbox": {{"enabled": true{add}}} to {where} (or turn it on with '
-                                           "/sandbox in Claude Code)", where=str(where))]
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Claude Code's OS sandbox is {state}: a program the agent writes and "
+                "runs can change the guard's files (its policy, trust store, journal) where no hook sees it",
+                "claude-code",
+                fix=f'add "sandbox": {{"enabled": true{add}}} to {where} (or turn it on with /sandbox in Claude Code)',
+                where=str(where),
+            )
+        ]
     if pasture_dir is not None and not any(_covers(d, pasture_dir) for d in denied):
-        return [Finding("sandbox", "warn", f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust "
-                        f"store and pasture's state cannot be written by the agent's commands, but {pasture_dir} is "
-                        "inside the folder they may write", "claude-code",
-                        fix=f'add {deny_entry} to "sandbox": {{"filesystem": {{"denyWrite": [...]}}}} in {where}',
-                        where=str(where))]
-    what = f"and {pasture_dir} is in sandbox.filesystem.denyWrite" if pasture_dir is not None else \
-        "(a project's .pasture/ is writable unless its settings deny it)"
-    return [Finding("sandbox", "ok", f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust store "
-                    f"and pasture's state cannot be written by the agent's commands, {what}", "claude-code")]
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust "
+                f"store and pasture's state cannot be written by the agent's commands, but {pasture_dir} is "
+                "inside the folder they may write",
+                "claude-code",
+                fix=f'add {deny_entry} to "sandbox": {{"filesystem": {{"denyWrite": [...]}}}} in {where}',
+                where=str(where),
+            )
+        ]
+    what = (
+        f"and {pasture_dir} is in sandbox.filesystem.denyWrite"
+        if pasture_dir is not None
+        else "(a project's .pasture/ is writable unless its settings deny it)"
+    )
+    return [
+        Finding(
+            "sandbox",
+            "ok",
+            f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust store "
+            f"and pasture's state cannot be written by the agent's commands, {what}",
+            "claude-code",
+        )
+    ]
 
 
 def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
@@ -132,24 +159,59 @@ def codex(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
     chosen = profiles.get(profile) if isinstance(profile, str) else None
     if isinstance(chosen, dict) and "sandbox_mode" in chosen:
         mode, where = chosen["sandbox_mode"], f"profiles.{profile}.sandbox_mode"
-    fix = f'set sandbox_mode = "workspace-write" in {config} (and do not start codex with --sandbox ' \
-          "danger-full-access or --dangerously-bypass-approvals-and-sandbox)"
+    fix = (
+        f'set sandbox_mode = "workspace-write" in {config} (and do not start codex with --sandbox '
+        "danger-full-access or --dangerously-bypass-approvals-and-sandbox)"
+    )
     inside = f"{project / '.pasture'}" if project is not None else "a project's .pasture/"
     if mode == "read-only":
-        return [Finding("sandbox", "ok", f"Codex's OS sandbox is read-only ({config}: {where}): the agent's commands "
-                        "cannot change the guard's files", "codex")]
+        return [
+            Finding(
+                "sandbox",
+                "ok",
+                f"Codex's OS sandbox is read-only ({config}: {where}): the agent's commands "
+                "cannot change the guard's files",
+                "codex",
+            )
+        ]
     if mode == "workspace-write":
-        return [Finding("sandbox", "warn", f"Codex's OS sandbox is workspace-write ({config}: {where}): the user's "
-                        "policy, the trust store and pasture's state cannot be written by the agent's commands, but "
-                        f"{inside} is inside the workspace they may write (only the hooks guard it)", "codex",
-                        fix="keep the rules that must hold in the user layer (~/.config/pasture/policy.toml or "
-                            "$PASTURE_POLICY), which the sandbox keeps the agent's commands from writing", where=str(config))]
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Codex's OS sandbox is workspace-write ({config}: {where}): the user's "
+                "policy, the trust store and pasture's state cannot be written by the agent's commands, but "
+                f"{inside} is inside the workspace they may write (only the hooks guard it)",
+                "codex",
+                fix="keep the rules that must hold in the user layer (~/.config/pasture/policy.toml or "
+                "$PASTURE_POLICY), which the sandbox keeps the agent's commands from writing",
+                where=str(config),
+            )
+        ]
     if not isinstance(mode, str):
-        return [Finding("sandbox", "warn", f"Codex's sandbox_mode is not set in {config}: Codex picks read-only until "
-                        "a folder is trusted and workspace-write once it is (a trusted project's .pasture/ stays "
-                        "writable), and a command-line flag can switch it off", "codex", fix=fix, where=str(config))]
-    return [Finding("sandbox", "warn", f"Codex's OS sandbox is {mode} ({config}: {where}): nothing keeps a program "
-                    "the agent writes and runs from changing the guard's files", "codex", fix=fix, where=str(config))]
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Codex's sandbox_mode is not set in {config}: Codex picks read-only until "
+                "a folder is trusted and workspace-write once it is (a trusted project's .pasture/ stays "
+                "writable), and a command-line flag can switch it off",
+                "codex",
+                fix=fix,
+                where=str(config),
+            )
+        ]
+    return [
+        Finding(
+            "sandbox",
+            "warn",
+            f"Codex's OS sandbox is {mode} ({config}: {where}): nothing keeps a program "
+            "the agent writes and runs from changing the guard's files",
+            "codex",
+            fix=fix,
+            where=str(config),
+        )
+    ]
 
 
 def claude_deny_rules(settings: Path, project: Path | None, env: Mapping[str, str]) -> list[Finding]:
@@ -163,11 +225,26 @@ def claude_deny_rules(settings: Path, project: Path | None, env: Mapping[str, st
     missing = [rule for rule in rules_for(project, env)[0] if rule not in have]
     scope = f"--project {project}" if project is not None else "--user"
     if missing:
-        return [Finding("host-deny", "warn", f"{settings} lacks {len(missing)} of the permissions.deny rules that make "
-                        f"Claude Code itself refuse its file tools on the guard's files (e.g. {missing[0]})",
-                        "claude-code", fix=f"pasture install claude-code {scope}", where=str(settings))]
-    return [Finding("host-deny", "ok", f"{settings}: Claude Code's own permissions.deny rules cover the guard's files",
-                    "claude-code", where=str(settings))]
+        return [
+            Finding(
+                "host-deny",
+                "warn",
+                f"{settings} lacks {len(missing)} of the permissions.deny rules that make "
+                f"Claude Code itself refuse its file tools on the guard's files (e.g. {missing[0]})",
+                "claude-code",
+                fix=f"pasture install claude-code {scope}",
+                where=str(settings),
+            )
+        ]
+    return [
+        Finding(
+            "host-deny",
+            "ok",
+            f"{settings}: Claude Code's own permissions.deny rules cover the guard's files",
+            "claude-code",
+            where=str(settings),
+        )
+    ]
 
 
 def check(harness: str, project: Path | None, env: Mapping[str, str], installs=()) -> list[Finding]:

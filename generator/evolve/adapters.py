@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
+from generator.evolve.scenarios import Scenario
 from generator.hostenv import HostRun, install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.recorder import OPENCODE_RECORDED_HOOKS
-from generator.evolve.scenarios import Scenario
 
 CATALOG_PROBE = "PastureCatalogProbe"
 #: Claude Code / Codex events whose JSON refusal is hookSpecificOutput.permissionDecision (as their
@@ -117,17 +117,27 @@ class _CommandHookAdapter(CaptureAdapter):
             kwargs: dict[str, Any] = {}
             if scenario is not None and scenario.refused_event == event:
                 mode = {"exit-2": "exit2", "json-deny": "deny", "json-ask": "ask"}[scenario.channel or ""]
-                kwargs = {"reason": scenario.reason(), "block_event": event,
-                          # PreToolUse answers with permissionDecision by default (recorder)
-                          "permission_decision": (mode in ("deny", "ask") and event != "PreToolUse"
-                                                  and event in PERMISSION_DECISION_EVENTS)}
+                kwargs = {
+                    "reason": scenario.reason(),
+                    "block_event": event,
+                    # PreToolUse answers with permissionDecision by default (recorder)
+                    "permission_decision": (
+                        mode in ("deny", "ask") and event != "PreToolUse" and event in PERMISSION_DECISION_EVENTS
+                    ),
+                }
             answer = scenario.answer if scenario is not None else None
             if scenario is not None and answer is not None and answer.event == event:
                 # the answer document stays in a file: some hosts show the model the hook's command line
                 answer_file = run.root / f"answer-{event}.json"
                 answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
-                mode, kwargs = "answer", {"answer_file": answer_file, "answer_times": answer.times,
-                                          "merge_tool_input": answer.merge_tool_input}
+                mode, kwargs = (
+                    "answer",
+                    {
+                        "answer_file": answer_file,
+                        "answer_times": answer.times,
+                        "merge_tool_input": answer.merge_tool_input,
+                    },
+                )
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
             table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
         return {"hooks": table}
@@ -146,8 +156,11 @@ class _CommandHookAdapter(CaptureAdapter):
     def records(self, run: HostRun) -> Records:
         out = Records()
         for record in read_records(run.root / self.log_name):
-            out.calls.append(HookRecord(record["event"], record.get("payload"),
-                                        {"cwd": record.get("cwd"), "env": record.get("env", {})}))
+            out.calls.append(
+                HookRecord(
+                    record["event"], record.get("payload"), {"cwd": record.get("cwd"), "env": record.get("env", {})}
+                )
+            )
         return out
 
 
@@ -177,8 +190,10 @@ class ClaudeCodeAdapter(_CommandHookAdapter):
         return [name.strip() for name in match.group(1).split(",") if name.strip()]
 
     def catalog_method(self) -> str:
-        return (f"settings.json registered the unknown hook event {CATALOG_PROBE}; the host's debug log "
-                "listed its valid events")
+        return (
+            f"settings.json registered the unknown hook event {CATALOG_PROBE}; the host's debug log "
+            "listed its valid events"
+        )
 
 
 class CodexAdapter(_CommandHookAdapter):
@@ -209,8 +224,10 @@ class CodexAdapter(_CommandHookAdapter):
         return names
 
     def catalog_method(self) -> str:
-        return ("hooks.json registered every event name the Claude Code and Codex profiles know plus "
-                f"{CATALOG_PROBE}; codex app-server hooks/list named the ones this Codex loaded")
+        return (
+            "hooks.json registered every event name the Claude Code and Codex profiles know plus "
+            f"{CATALOG_PROBE}; codex app-server hooks/list named the ones this Codex loaded"
+        )
 
 
 class OpenCodeAdapter(CaptureAdapter):
@@ -229,8 +246,14 @@ class OpenCodeAdapter(CaptureAdapter):
         answers = None
         if scenario.answer is not None:
             answers = {scenario.answer.event: scenario.answer.filled(scenario.marker or "")}
-        source = opencode_recorder_plugin(run.root / self.log_name, block_tool=block, reason=scenario.reason(),
-                                          hooks=events, discover=True, answers=answers)
+        source = opencode_recorder_plugin(
+            run.root / self.log_name,
+            block_tool=block,
+            reason=scenario.reason(),
+            hooks=events,
+            discover=True,
+            answers=answers,
+        )
         (plugins / "pasture-capture.js").write_text(source)
 
     def records(self, run: HostRun) -> Records:
@@ -251,8 +274,10 @@ class OpenCodeAdapter(CaptureAdapter):
         return out
 
     def catalog_method(self) -> str:
-        return ("the recording plugin's hooks object is a Proxy that records every hook name the host looks "
-                "up; bus events arrive through the catch-all event hook")
+        return (
+            "the recording plugin's hooks object is a Proxy that records every hook name the host looks "
+            "up; bus events arrive through the catch-all event hook"
+        )
 
 
 ADAPTERS: dict[str, CaptureAdapter] = {a.harness: a for a in (ClaudeCodeAdapter(), CodexAdapter(), OpenCodeAdapter())}

@@ -19,7 +19,6 @@ Steps, each all-or-nothing, in this order (a failing step stops the bump and say
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from generator import PastureError
 from generator.catalog import Catalog, CatalogError, catalog_path, find_catalog, write_catalog
 from generator.catalog import extract as extract_catalog
 from generator.catalog.packages import HOST_NPM, host_binary, install_host, npm_latest
@@ -78,8 +78,14 @@ def pin_test_hosts(root: Path, harness: str, version: str, say: Callable[[str], 
     manifest.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if relock.is_file():
         say(f"  relocking tests/npm ({package} {old} -> {version})")
-        proc = subprocess.run([sys.executable, str(relock)], cwd=manifest.parent, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [sys.executable, str(relock)],
+            cwd=manifest.parent,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         if proc.returncode != 0:
             deps[package] = old
             manifest.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
@@ -91,17 +97,26 @@ def pin_test_hosts(root: Path, harness: str, version: str, say: Callable[[str], 
     return f"tests/npm pins {package} {version} (was {old}); package-lock.json relocked"
 
 
-def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation: bool = False, force: bool = False,
-         pin_tests: bool = True, timeout: float = 120.0, say: Callable[[str], None] = lambda _m: None) -> BumpResult:
-    from generator.profile.diagnostics import ProfileErrors
+def bump(
+    root: Path,
+    harness: str,
+    to: str | None = None,
+    *,
+    allow_no_isolation: bool = False,
+    force: bool = False,
+    pin_tests: bool = True,
+    timeout: float = 120.0,
+    say: Callable[[str], None] = lambda _m: None,
+) -> BumpResult:
     from generator.check.drift import compare, write
-    from generator.profile.loader import load_project
-    from generator.render.project import RenderError, render_project
     from generator.evolve import review
     from generator.evolve.capture import CaptureError, capture, require_isolation
     from generator.evolve.captured import load_capture
     from generator.evolve.profile_new import ProfileNewError, new_profile
     from generator.evolve.status import closest_contract
+    from generator.profile.diagnostics import ProfileErrors
+    from generator.profile.loader import load_project
+    from generator.render.project import RenderError, render_project
 
     root = Path(root).resolve()
     if harness not in HOST_NPM:
@@ -113,8 +128,9 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     try:
         contracts = load_project(root)
     except ProfileErrors as exc:
-        raise BumpError("the committed profiles do not validate; fix them first:\n"
-                        + "\n".join(p.render() for p in exc.problems)) from None
+        raise BumpError(
+            "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
+        ) from None
     new_id = f"{harness}@{version}"
     if any(c.id == new_id for c in contracts) and not force:
         raise BumpError(f"profiles/{new_id} exists already; pass --force to derive it again")
@@ -122,8 +138,10 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     if not others:
         raise BumpError(f"no {harness} contract to start from")
     if others[-1].version >= HostVersion.parse(version):
-        raise BumpError(f"{version} is not newer than every {harness} contract (the newest is {others[-1].id}); "
-                        "a bump pins a new version (`pasture profile new` derives any other)")
+        raise BumpError(
+            f"{version} is not newer than every {harness} contract (the newest is {others[-1].id}); "
+            "a bump pins a new version (`pasture profile new` derives any other)"
+        )
     base = closest_contract(others, harness, version)
     assert base is not None
     steps.append(f"version {version}" + ("" if to else " (npm latest)") + f"; previous contract {base.id}")
@@ -145,8 +163,16 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
     binary = _step("install", lambda: host_binary(harness, node_modules))
     say(f"  capture: running {binary.relative_to(root).as_posix()} offline")
     try:
-        summary = capture(harness, binary, root / "captures", repo_root=root, timeout=timeout, say=say,
-                          allow_no_isolation=allow_no_isolation, catalog=catalog)
+        summary = capture(
+            harness,
+            binary,
+            root / "captures",
+            repo_root=root,
+            timeout=timeout,
+            say=say,
+            allow_no_isolation=allow_no_isolation,
+            catalog=catalog,
+        )
     except CaptureError as exc:
         raise BumpError(f"capture: {exc}") from None
     steps.append(f"captured {len(summary.scenarios)} scenarios into captures/{new_id}/")
@@ -179,8 +205,9 @@ def bump(root: Path, harness: str, to: str | None = None, *, allow_no_isolation:
         old_cat: Catalog | None = find_catalog(root, harness, str(base.version))
     except CatalogError:
         old_cat = None
-    rep = review.build(old, new, old_cat, catalog, old_cap, load_capture(root / "captures" / new_id), report,
-                       {"steps": steps})
+    rep = review.build(
+        old, new, old_cat, catalog, old_cap, load_capture(root / "captures" / new_id), report, {"steps": steps}
+    )
     report_path = catalog_path(root, harness, version).parent / "bump-report.md"
     review.write(report_path, rep)
     return BumpResult(harness, version, base.id, report_path, rep, steps)

@@ -17,7 +17,6 @@ hook fired raises :class:`CaptureError` and leaves nothing behind.
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 import os
 import shutil
@@ -27,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from generator.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
-from generator.hostenv.npm_tools import NpmInstallError, binary_version
+from generator import PastureError
 from generator.evolve.adapters import ADAPTERS, CaptureAdapter, Records
-from generator.hosts import LAUNCHERS
 from generator.evolve.scenarios import ASKED_COMMAND, ASKED_FILE, PROBE_FILE, PROMPT, Scenario, scenarios_for
 from generator.evolve.scrub import Scrubber
+from generator.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from generator.hostenv.npm_tools import NpmInstallError, binary_version
+from generator.hosts import LAUNCHERS
 
 CAPTURE_FORMAT = 1
 _SAFE_NAME = __import__("re").compile(r"[A-Za-z][A-Za-z0-9._-]*")
@@ -73,15 +73,26 @@ def require_isolation(allow_none: bool) -> str:
     unless the caller explicitly accepts running on the per-host offline settings alone."""
     iso = isolation_support()
     if not iso.private_network and not allow_none:
-        raise CaptureError(f"no loopback-only network namespace can be made here ({iso.note}); a real host is "
-                           "not run without one. Run where `unshare --net` works (root, or user namespaces), or "
-                           "pass --no-isolation to rely on the per-host offline settings alone. Nothing was written.")
+        raise CaptureError(
+            f"no loopback-only network namespace can be made here ({iso.note}); a real host is "
+            "not run without one. Run where `unshare --net` works (root, or user namespaces), or "
+            "pass --no-isolation to rely on the per-host offline settings alone. Nothing was written."
+        )
     return iso.mode
 
 
-def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: float = 120.0,
-            say: Callable[[str], None] = lambda _m: None, allow_no_isolation: bool = False,
-            catalog: Any = None, only: tuple[str, ...] = ()) -> CaptureSummary:
+def capture(
+    harness: str,
+    binary: Path,
+    out: Path,
+    *,
+    repo_root: Path,
+    timeout: float = 120.0,
+    say: Callable[[str], None] = lambda _m: None,
+    allow_no_isolation: bool = False,
+    catalog: Any = None,
+    only: tuple[str, ...] = (),
+) -> CaptureSummary:
     """Run every scenario of ``harness`` with the host at ``binary``; write ``out/<harness>@<version>``.
 
     ``catalog`` (the host version's :class:`~generator.catalog.Catalog`, when known) adds the
@@ -138,20 +149,25 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
         planned = scenarios_for(harness, host_listed or catalog_names(catalog))
         unknown = sorted(set(only) - {s.name for s in planned})
         if unknown:
-            raise CaptureError(f"no scenario {', '.join(unknown)} for {harness} {version}; choose from "
-                               f"{', '.join(s.name for s in planned)}; nothing was written")
+            raise CaptureError(
+                f"no scenario {', '.join(unknown)} for {harness} {version}; choose from "
+                f"{', '.join(s.name for s in planned)}; nothing was written"
+            )
         kept = {} if previous is None else {s["name"]: s for s in previous["scenarios"]}
         if previous is not None:
-            lookups = [*previous["catalog"].get("looked_up", []),
-                       *previous["catalog"].get("other_plugin_fields_read", [])]
+            lookups = [
+                *previous["catalog"].get("looked_up", []),
+                *previous["catalog"].get("other_plugin_fields_read", []),
+            ]
         for scenario in planned:
             if only and scenario.name not in only:
                 if scenario.name in kept:
                     summaries.append(kept[scenario.name])
                 continue
             say(f"  scenario {scenario.name}")
-            summary, seen_lookups = _scenario(adapter, scenario, binary, version, runs / scenario.name, stage,
-                                              registered, timeout, repo_root)
+            summary, seen_lookups = _scenario(
+                adapter, scenario, binary, version, runs / scenario.name, stage, registered, timeout, repo_root
+            )
             summaries.append(summary)
             lookups += [name for name in seen_lookups if name not in lookups]
         seen = sorted({e for s in summaries for e in s["events_seen"]})
@@ -182,8 +198,13 @@ def capture(harness: str, binary: Path, out: Path, *, repo_root: Path, timeout: 
             document["catalog"]["other_plugin_fields_read"] = sorted(n for n in lookups if "." not in n)
         (stage / "capture.json").write_text(dump_json(document), encoding="utf-8")
         _replace(stage, final)
-        return CaptureSummary(harness, version, final, summaries,
-                              document["catalog"]["host_listed"] or document["catalog"].get("looked_up"))
+        return CaptureSummary(
+            harness,
+            version,
+            final,
+            summaries,
+            document["catalog"]["host_listed"] or document["catalog"].get("looked_up"),
+        )
     finally:
         shutil.rmtree(runs, ignore_errors=True)
         if stage.exists():
@@ -198,14 +219,21 @@ def _previous(final: Path, harness: str, version: str, only: tuple[str, ...]) ->
     try:
         doc = json.loads(head.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise CaptureError(f"--scenario merges into an existing capture, but {head} cannot be read ({exc}); "
-                           "run a full capture first; nothing was written") from None
-    if (not isinstance(doc, dict) or not isinstance(doc.get("catalog"), dict)
-            or not isinstance(doc["catalog"].get("registered"), list) or not isinstance(doc.get("scenarios"), list)
-            or (doc.get("capture_format"), doc.get("harness"), doc.get("host_version"))
-            != (CAPTURE_FORMAT, harness, version)):
-        raise CaptureError(f"{head} is not a format-{CAPTURE_FORMAT} capture of {harness} {version}; nothing was "
-                           "written")
+        raise CaptureError(
+            f"--scenario merges into an existing capture, but {head} cannot be read ({exc}); "
+            "run a full capture first; nothing was written"
+        ) from None
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("catalog"), dict)
+        or not isinstance(doc["catalog"].get("registered"), list)
+        or not isinstance(doc.get("scenarios"), list)
+        or (doc.get("capture_format"), doc.get("harness"), doc.get("host_version"))
+        != (CAPTURE_FORMAT, harness, version)
+    ):
+        raise CaptureError(
+            f"{head} is not a format-{CAPTURE_FORMAT} capture of {harness} {version}; nothing was written"
+        )
     return doc
 
 
@@ -237,19 +265,30 @@ def _replace(stage: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _execute(run, adapter: CaptureAdapter, script: Script, timeout: float, label: str,
-             prompt: str = PROMPT, options: tuple[tuple[str, Any], ...] = ()) -> HostRunResult:
+def _execute(
+    run,
+    adapter: CaptureAdapter,
+    script: Script,
+    timeout: float,
+    label: str,
+    prompt: str = PROMPT,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> HostRunResult:
     try:
         result = run.execute(script, prompt, timeout=timeout, options={**adapter.options, **_plain(dict(options))})
     except RuntimeError as exc:
         raise CaptureError(f"{adapter.harness} run '{label}' failed: {exc}; nothing was written") from None
     if result.timed_out:
-        raise CaptureError(f"{adapter.harness} timed out after {timeout:g}s in '{label}' (host exit "
-                           f"{result.exit_code}); nothing was written.\nstderr tail:\n{result.stderr[-1500:]}")
+        raise CaptureError(
+            f"{adapter.harness} timed out after {timeout:g}s in '{label}' (host exit "
+            f"{result.exit_code}); nothing was written.\nstderr tail:\n{result.stderr[-1500:]}"
+        )
     outside = [r for r in result.requests if not str(r.get("headers", {}).get("host", "")).startswith("127.0.0.1:")]
     if outside:
-        raise CaptureError(f"{adapter.harness} '{label}': a request reached the fake under another host name "
-                           f"({outside[0].get('headers', {}).get('host')!r}); nothing was written")
+        raise CaptureError(
+            f"{adapter.harness} '{label}': a request reached the fake under another host name "
+            f"({outside[0].get('headers', {}).get('host')!r}); nothing was written"
+        )
     return result
 
 
@@ -258,8 +297,17 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version: str, root: Path, stage: Path,
-              registered: list[str], timeout: float, repo_root: Path) -> tuple[dict[str, Any], list[str]]:
+def _scenario(
+    adapter: CaptureAdapter,
+    scenario: Scenario,
+    binary: Path,
+    version: str,
+    root: Path,
+    stage: Path,
+    registered: list[str],
+    timeout: float,
+    repo_root: Path,
+) -> tuple[dict[str, Any], list[str]]:
     harness = adapter.harness
     run = prepare_run(harness, binary, root)
     adapter.install(run, scenario, registered)
@@ -267,13 +315,15 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
         path = run.project / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    result = _execute(run, adapter, scenario.script, timeout, scenario.name, scenario.prompt or PROMPT,
-                      scenario.options)
+    result = _execute(
+        run, adapter, scenario.script, timeout, scenario.name, scenario.prompt or PROMPT, scenario.options
+    )
     records = adapter.records(run)
     if not records.calls:
         raise CaptureError(
             f"{harness} '{scenario.name}': no hook fired, so the capture adapter was not loaded; nothing was "
-            f"written.\n{result.describe()[-2500:]}")
+            f"written.\n{result.describe()[-2500:]}"
+        )
     probe = (run.project / PROBE_FILE).exists()
     scrubber = Scrubber(run.root, host_binary=binary, repo_root=repo_root)
     folder = stage / scenario.name
@@ -359,8 +409,9 @@ def _scenario(adapter: CaptureAdapter, scenario: Scenario, binary: Path, version
     return summary, records.lookups
 
 
-def _honoured(scenario: Scenario, project: Path, result: HostRunResult, model: dict[str, Any],
-              by_event: dict[str, list[Any]]) -> dict[str, Any]:
+def _honoured(
+    scenario: Scenario, project: Path, result: HostRunResult, model: dict[str, Any], by_event: dict[str, list[Any]]
+) -> dict[str, Any]:
     """Whether the host honoured the scenario's answer, and what showed it (see scenarios.py)."""
     answer = scenario.answer
     assert answer is not None
@@ -378,41 +429,65 @@ def _honoured(scenario: Scenario, project: Path, result: HostRunResult, model: d
         out["asked_file"] = "present" if asked else "absent"
         # the history the model is sent next: does it still show the command it asked for?
         out["next_request_shows_asked_command"] = len(bodies) > 1 and ASKED_COMMAND in json.dumps(bodies[1])
-        shown = (f"{PROBE_FILE} present and {ASKED_FILE} absent: the rewritten command ran, not the one asked"
-                 if ok else f"{PROBE_FILE} {'present' if probe else 'absent'}, {ASKED_FILE} "
-                 f"{'present' if asked else 'absent'}: the rewrite did not replace the command the model asked for")
+        shown = (
+            f"{PROBE_FILE} present and {ASKED_FILE} absent: the rewritten command ran, not the one asked"
+            if ok
+            else f"{PROBE_FILE} {'present' if probe else 'absent'}, {ASKED_FILE} "
+            f"{'present' if asked else 'absent'}: the rewrite did not replace the command the model asked for"
+        )
     elif answer.capability == "allow":
         ok = probe
-        shown = (f"{PROBE_FILE} present: the call ran without a prompt (without the answer, control "
-                 f"'{scenario.control}' shows it is not run)" if ok else
-                 f"{PROBE_FILE} absent: the call still needed an approval nobody could give")
+        shown = (
+            f"{PROBE_FILE} present: the call ran without a prompt (without the answer, control "
+            f"'{scenario.control}' shows it is not run)"
+            if ok
+            else f"{PROBE_FILE} absent: the call still needed an approval nobody could give"
+        )
     elif answer.capability == "context":
         ok = 1 in with_marker
         out["marker_excerpt"] = _excerpt(bodies[0] if bodies else None, mark)
-        shown = ("the marker text is in the first request the model received" if ok else
-                 "the marker text is not in the first request the model received")
+        shown = (
+            "the marker text is in the first request the model received"
+            if ok
+            else "the marker text is not in the first request the model received"
+        )
     elif answer.capability == "feedback":
         ok = mark in told_next
-        shown = ("the marker reason is in what the next request added after the tool call" if ok else
-                 "the marker reason is not in what the next request added after the tool call")
+        shown = (
+            "the marker reason is in what the next request added after the tool call"
+            if ok
+            else "the marker reason is not in what the next request added after the tool call"
+        )
     else:  # continue
         again = mark in told_next
         ok = again and probe and calls == answer.times + 1
-        shown = (f"the next request holds the reason, the next turn wrote {PROBE_FILE}, and the host stopped by "
-                 f"itself after {answer.times} continuations ({calls} {answer.event} calls)" if ok else
-                 f"reason in the next request: {'yes' if again else 'no'}; {PROBE_FILE} "
-                 f"{'present' if probe else 'absent'}; {calls} {answer.event} calls (continuing {answer.times} "
-                 f"times means {answer.times + 1})")
+        shown = (
+            f"the next request holds the reason, the next turn wrote {PROBE_FILE}, and the host stopped by "
+            f"itself after {answer.times} continuations ({calls} {answer.event} calls)"
+            if ok
+            else f"reason in the next request: {'yes' if again else 'no'}; {PROBE_FILE} "
+            f"{'present' if probe else 'absent'}; {calls} {answer.event} calls (continuing {answer.times} "
+            f"times means {answer.times + 1})"
+        )
     out.update(honoured=ok, honoured_shown_by=shown)
-    return {"answer": {"capability": answer.capability, "event": answer.event, "wire": answer.wire,
-                       "sent": answer.filled(mark), "times": answer.times, "marker": mark}, "result": out}
+    return {
+        "answer": {
+            "capability": answer.capability,
+            "event": answer.event,
+            "wire": answer.wire,
+            "sent": answer.filled(mark),
+            "times": answer.times,
+            "marker": mark,
+        },
+        "result": out,
+    }
 
 
 def _excerpt(body: Any, mark: str, width: int = 160) -> str | None:
     """The marker with up to ``width`` characters either side, from the string of ``body`` holding it."""
     if isinstance(body, str):
         at = body.find(mark)
-        return None if at < 0 else body[max(0, at - width):at + len(mark) + width]
+        return None if at < 0 else body[max(0, at - width) : at + len(mark) + width]
     values = body.values() if isinstance(body, dict) else body if isinstance(body, list) else ()
     for value in values:
         found = _excerpt(value, mark, width)
@@ -431,27 +506,44 @@ def _order(records: Records) -> dict[str, list[str]]:
 
 def _effect(scenario: Scenario, probe: bool, asked: bool = False) -> str:
     if scenario.answer is not None and scenario.answer.capability == "rewrite":
-        return ("the rewritten command ran: the probe file was written" if probe and not asked else
-                "the command the model asked for ran, not the rewrite" if asked else
-                "neither the rewritten nor the asked command wrote its file")
+        return (
+            "the rewritten command ran: the probe file was written"
+            if probe and not asked
+            else "the command the model asked for ran, not the rewrite"
+            if asked
+            else "neither the rewritten nor the asked command wrote its file"
+        )
     if scenario.answer is not None and scenario.answer.capability == "continue":
-        return ("the host went on after the answered stop and wrote the probe file" if probe else
-                "the host stopped anyway: no probe file was written")
+        return (
+            "the host went on after the answered stop and wrote the probe file"
+            if probe
+            else "the host stopped anyway: no probe file was written"
+        )
     if not scenario.refuses:
         if scenario.files:
-            return ("the project's own command ran: the probe file was written" if probe else
-                    "the project's own command did NOT run: no probe file")
+            return (
+                "the project's own command ran: the probe file was written"
+                if probe
+                else "the project's own command did NOT run: no probe file"
+            )
         if scenario.script.turns and scenario.script.turns[0].tool_calls:
             return "the tool ran: the probe file was written" if probe else "the tool did NOT run: no probe file"
         return "no tool was called; the host stopped"
     if scenario.held_means_probe:
-        return ("the host went on after the refused stop and wrote the probe file" if probe else
-                "the host stopped anyway: no probe file was written")
-    return ("the refused action never took effect: no probe file" if not probe else
-            "the refused action took effect anyway: the probe file was written")
+        return (
+            "the host went on after the refused stop and wrote the probe file"
+            if probe
+            else "the host stopped anyway: no probe file was written"
+        )
+    return (
+        "the refused action never took effect: no probe file"
+        if not probe
+        else "the refused action took effect anyway: the probe file was written"
+    )
 
 
 # --- the fake model's side ---------------------------------------------------------------------
+
 
 def _tail(harness: str, body: Any) -> list[Any]:
     """The input items a request appended after the model's previous answer."""
@@ -461,8 +553,9 @@ def _tail(harness: str, body: Any) -> list[Any]:
         items = body.get("input") or []
         cut = 0
         for i, item in enumerate(items):
-            if isinstance(item, dict) and (item.get("type") in ("function_call", "reasoning")
-                                           or item.get("role") == "assistant"):
+            if isinstance(item, dict) and (
+                item.get("type") in ("function_call", "reasoning") or item.get("role") == "assistant"
+            ):
                 cut = i + 1
         return list(items[cut:])
     messages = body.get("messages") or []
@@ -520,6 +613,8 @@ def _model_side(harness: str, result: HostRunResult, with_prompt: bool = False) 
         if first and with_prompt:
             entry["prompt_text"] = _last_block_text(_tail(harness, request.get("body")))
         main.append(entry)
-    return {"main_requests": main, "side_requests": side,
-            "note": "told: what each main request after the first added after the model's previous answer"}
-
+    return {
+        "main_requests": main,
+        "side_requests": side,
+        "note": "told: what each main request after the first added after the model's previous answer",
+    }

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator import PastureError
 from generator.evolve.capture import CAPTURE_FORMAT
 
 

@@ -28,19 +28,38 @@ from generator.catalog import Catalog, EventSchema
 from generator.hosts import HOSTS
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
-                    "request_id": "request", "message_id": "message", "elicitation_id": "request"},
-    "codex": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
-              "request_id": "request", "message_id": "message"},
+    "claude-code": {
+        "session_id": "session",
+        "turn_id": "turn",
+        "tool_use_id": "tool-call",
+        "agent_id": "agent",
+        "request_id": "request",
+        "message_id": "message",
+        "elicitation_id": "request",
+    },
+    "codex": {
+        "session_id": "session",
+        "turn_id": "turn",
+        "tool_use_id": "tool-call",
+        "agent_id": "agent",
+        "request_id": "request",
+        "message_id": "message",
+    },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
 }
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
-    "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge",
-                                  "failure": "strict-hook-failure"},
+    "codex-strict-command-json": {
+        "order": "concurrent-native",
+        "reconciliation": "no-adapter-merge",
+        "failure": "strict-hook-failure",
+    },
     "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},
-    "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "none",
-                              "failure": "report-and-continue"},
+    "opencode-named-output": {
+        "order": "sequential-load-order",
+        "reconciliation": "none",
+        "failure": "report-and-continue",
+    },
 }
 GATE_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"},
@@ -76,8 +95,9 @@ def classify(harness: str, ev: EventSchema) -> str:
     return "gate" if is_pre_action(ev) and offered else "observation"
 
 
-def catalog_identities(harness: str, cat: Catalog, event: str, *,
-                       only_required_or_specific: bool) -> list[dict[str, Any]]:
+def catalog_identities(
+    harness: str, cat: Catalog, event: str, *, only_required_or_specific: bool
+) -> list[dict[str, Any]]:
     fields = cat.identity_fields(event)
     common = cat.common_fields()
     out: list[dict[str, Any]] = []
@@ -94,8 +114,9 @@ def catalog_identities(harness: str, cat: Catalog, event: str, *,
     return sorted(out, key=lambda i: order.get(i["kind"], 9))
 
 
-def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str,
-                     source: str) -> tuple[dict[str, Any], str]:
+def row_from_catalog(
+    harness: str, cat: Catalog, ev: EventSchema, version: str, source: str
+) -> tuple[dict[str, Any], str]:
     """A new row for ``ev`` and its classification ('gate' or 'observation')."""
     surface = surface_of(harness, ev)
     kind = classify(harness, ev) if surface != "opencode-catch-all-sse" else "observation"
@@ -104,23 +125,37 @@ def row_from_catalog(harness: str, cat: Catalog, ev: EventSchema, version: str,
     row: dict[str, Any] = {"name": ev.name}
     if kind == "gate":
         failure = HOSTS[harness].gate_failure
-        row.update(semantic="gate-consultation", surface=surface, blocking="blocking", mutation="none",
-                   **GATE_AXES[surface], failure=failure)
-        why = (f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "
-               "so a gate consultation. Its blocking waits for evidence: ")
+        row.update(
+            semantic="gate-consultation",
+            surface=surface,
+            blocking="blocking",
+            mutation="none",
+            **GATE_AXES[surface],
+            failure=failure,
+        )
+        why = (
+            f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "
+            "so a gate consultation. Its blocking waits for evidence: "
+        )
         if harness == "opencode":
-            why += ("report-and-continue unless a capture of this version shows a throw from it holding (then "
-                    "throw-fail-fast citing it).")
+            why += (
+                "report-and-continue unless a capture of this version shows a throw from it holding (then "
+                "throw-fail-fast citing it)."
+            )
         else:
-            why += (f"{failure} blocks only with a citation of a capture of this version in which the refusal held "
-                    "(until then it runs report-and-continue).")
+            why += (
+                f"{failure} blocks only with a citation of a capture of this version in which the refusal held "
+                "(until then it runs report-and-continue)."
+            )
         pre_action = True
     else:
         axes = OBSERVATION_AXES[surface]
         row.update(semantic="observation", surface=surface, blocking="nonblocking", mutation="none", **axes)
-        why = (f"Host catalog {version} ({source}): "
-               + ("a bus event of the SDK Event union" if ev.kind == "bus" else f"its output offers {offered}")
-               + "; an observation row (never blocking) until someone documents what it can do.")
+        why = (
+            f"Host catalog {version} ({source}): "
+            + ("a bus event of the SDK Event union" if ev.kind == "bus" else f"its output offers {offered}")
+            + "; an observation row (never blocking) until someone documents what it can do."
+        )
         pre_action = False
     row.update(identities=identities, unresolved=[], stop_loop="not-applicable", pre_action=pre_action)
     if harness != "opencode" and ("tool_name" in cat.identity_fields(ev.name)):
@@ -165,8 +200,10 @@ def correct_row(harness: str, cat: Catalog, row: dict[str, Any], version: str, s
         declared_kinds.add(ident["kind"])
         if ident["kind"] in (row.get("unresolved") or []):
             row["unresolved"] = [k for k in row["unresolved"] if k != ident["kind"]]
-        changes.append(f"{ident['field']} added ({ident['kind']}, {'required' if ident['required'] else 'optional'}"
-                       ": in the input schema)")
+        changes.append(
+            f"{ident['field']} added ({ident['kind']}, {'required' if ident['required'] else 'optional'}"
+            ": in the input schema)"
+        )
     order = {"session": 0, "turn": 1, "tool-call": 2, "agent": 3, "request": 4, "message": 5}
     row["identities"] = sorted(kept, key=lambda i: order.get(i["kind"], 9))
     if changes:
@@ -191,23 +228,30 @@ def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: s
     row["failure"] = "report-and-continue"
     if never_called:
         row["blocking"] = "nonblocking"
-        sentence = (f"Host catalog {version} ({source}): the shipped binary has no call site for {row['name']} "
-                    "(host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking.")
+        sentence = (
+            f"Host catalog {version} ({source}): the shipped binary has no call site for {row['name']} "
+            "(host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking."
+        )
     elif ev is None:
-        sentence = (f"No capture of {version} shows a throw from {row['name']} holding (and no catalog shows the "
-                    "host calling it); declared report-and-continue until one does (then throw-fail-fast citing "
-                    "it), so it does not count as blocking.")
+        sentence = (
+            f"No capture of {version} shows a throw from {row['name']} holding (and no catalog shows the "
+            "host calling it); declared report-and-continue until one does (then throw-fail-fast citing "
+            "it), so it does not count as blocking."
+        )
     else:
         calls = f"{ev.host_calls} call site(s) in the shipped binary" if ev.host_calls else "in the typings"
-        sentence = (f"Host catalog {version} ({source}): {calls}, but no capture shows a throw from "
-                    f"{row['name']} holding; declared report-and-continue until one does (then throw-fail-fast "
-                    "citing it), so it does not count as blocking.")
+        sentence = (
+            f"Host catalog {version} ({source}): {calls}, but no capture shows a throw from "
+            f"{row['name']} holding; declared report-and-continue until one does (then throw-fail-fast "
+            "citing it), so it does not count as blocking."
+        )
     _add(row, sentence)
     return sentence
 
 
-def catalog_additions(harness: str, cat: Catalog, known: set[str], excluded: set[str], version: str,
-                      source: str) -> list[tuple[dict[str, Any], str, EventSchema]]:
+def catalog_additions(
+    harness: str, cat: Catalog, known: set[str], excluded: set[str], version: str, source: str
+) -> list[tuple[dict[str, Any], str, EventSchema]]:
     """A new row (with its classification and catalog entry) for every catalog event not yet known."""
     out = []
     for name in cat.names:

@@ -45,9 +45,20 @@ def _row_changes(a: EventRow, b: EventRow) -> list[dict[str, Any]]:
 
 
 def _binding(b: Binding) -> dict[str, Any]:
-    return {k: v for k, v in (("class", b.klass.value), ("call", b.call), ("arguments", list(b.arguments)),
-                              ("result", b.result), ("context", b.context), ("mediator", b.mediator),
-                              ("instruction", b.instruction), ("reason", b.reason)) if v}
+    return {
+        k: v
+        for k, v in (
+            ("class", b.klass.value),
+            ("call", b.call),
+            ("arguments", list(b.arguments)),
+            ("result", b.result),
+            ("context", b.context),
+            ("mediator", b.mediator),
+            ("instruction", b.instruction),
+            ("reason", b.reason),
+        )
+        if v
+    }
 
 
 def diff_contracts(a: Contract, b: Contract) -> dict[str, Any]:
@@ -66,25 +77,32 @@ def diff_contracts(a: Contract, b: Contract) -> dict[str, Any]:
     by_a, by_b = {r.name: r for r in a.events}, {r.name: r for r in b.events}  # Contract.row, never None here
     gained = [n for n in names_b if by_b[n].failure.blocks and (n not in by_a or not by_a[n].failure.blocks)]
     lost = [n for n in names_a if by_a[n].failure.blocks and (n not in by_b or not by_b[n].failure.blocks)]
-    deny_gained = [n for n in names_b if by_b[n].response.allows_deny
-                   and (n not in by_a or not by_a[n].response.allows_deny)]
-    deny_lost = [n for n in names_a if by_a[n].response.allows_deny
-                 and (n not in by_b or not by_b[n].response.allows_deny)]
+    deny_gained = [
+        n for n in names_b if by_b[n].response.allows_deny and (n not in by_a or not by_a[n].response.allows_deny)
+    ]
+    deny_lost = [
+        n for n in names_a if by_a[n].response.allows_deny and (n not in by_b or not by_b[n].response.allows_deny)
+    ]
     runtime: list[dict[str, Any]] = []
     ops_a = {x.key: _binding(x) for x in a.runtime.operations + a.runtime.effects}
     ops_b = {x.key: _binding(x) for x in b.runtime.operations + b.runtime.effects}
     for key in list(ops_a) + [k for k in ops_b if k not in ops_a]:
         if ops_a.get(key) != ops_b.get(key):
             runtime.append({"operation": key, "from": ops_a.get(key), "to": ops_b.get(key)})
-    caps_a = {c.binding.key: (c.requested, c.supports_from, c.supports_through, _binding(c.binding))
-              for c in a.runtime.capabilities}
-    caps_b = {c.binding.key: (c.requested, c.supports_from, c.supports_through, _binding(c.binding))
-              for c in b.runtime.capabilities}
+    caps_a = {
+        c.binding.key: (c.requested, c.supports_from, c.supports_through, _binding(c.binding))
+        for c in a.runtime.capabilities
+    }
+    caps_b = {
+        c.binding.key: (c.requested, c.supports_from, c.supports_through, _binding(c.binding))
+        for c in b.runtime.capabilities
+    }
     for key in list(caps_a) + [k for k in caps_b if k not in caps_a]:
         if caps_a.get(key) != caps_b.get(key):
             runtime.append({"capability": key, "changed": True})
     out: dict[str, Any] = {
-        "from": a.id, "to": b.id,
+        "from": a.id,
+        "to": b.id,
         "harness_changed": a.harness is not b.harness,
         "admission": {"from": a.admission.describe(), "to": b.admission.describe()},
         "events": {"from": len(names_a), "to": len(names_b), "added": added, "removed": removed},
@@ -93,8 +111,7 @@ def diff_contracts(a: Contract, b: Contract) -> dict[str, Any]:
         "rows": rows,
         "runtime": runtime,
     }
-    out["identical"] = not (added or removed or rows or runtime or out["harness_changed"]
-                            or a.admission != b.admission)
+    out["identical"] = not (added or removed or rows or runtime or out["harness_changed"] or a.admission != b.admission)
     return out
 
 
@@ -111,28 +128,40 @@ def render_text(d: dict[str, Any], a: Contract, b: Contract) -> str:
     if d["harness_changed"]:
         lines.append(f"harness: {a.harness.value} -> {b.harness.value} (different hosts: most rows differ)")
     adm = d["admission"]
-    lines.append(f"admission: {adm['from']} -> {adm['to']}" if adm["from"] != adm["to"] else
-                 f"admission: {adm['to']} (unchanged)")
+    lines.append(
+        f"admission: {adm['from']} -> {adm['to']}"
+        if adm["from"] != adm["to"]
+        else f"admission: {adm['to']} (unchanged)"
+    )
     ev = d["events"]
     lines.append(f"events: {ev['from']} -> {ev['to']} (+{len(ev['added'])} -{len(ev['removed'])})")
     for name in ev["added"]:
         row = b.row(name)
         assert row is not None  # an added name is one of b's events
-        lines.append(f"  + {name}: {row.semantic.value}, {row.failure.value}"
-                     + (f" (declared {row.declared_failure.value})" if row.demoted else ""))
+        lines.append(
+            f"  + {name}: {row.semantic.value}, {row.failure.value}"
+            + (f" (declared {row.declared_failure.value})" if row.demoted else "")
+        )
     for name in ev["removed"]:
         row = a.row(name)
         assert row is not None  # a removed name is one of a's events
         lines.append(f"  - {name}: was {row.semantic.value}, {row.failure.value}")
     blk = d["blocking"]
-    lines.append("blocking gained: " + (", ".join(blk["gained"]) or "none")
-                 + "  (a gate's denial or a failure now stops the host)" * bool(blk["gained"]))
-    lines.append("blocking lost: " + (", ".join(blk["lost"]) or "none")
-                 + "  (a denial or failure now only reports; the host proceeds)" * bool(blk["lost"]))
+    lines.append(
+        "blocking gained: "
+        + (", ".join(blk["gained"]) or "none")
+        + "  (a gate's denial or a failure now stops the host)" * bool(blk["gained"])
+    )
+    lines.append(
+        "blocking lost: "
+        + (", ".join(blk["lost"]) or "none")
+        + "  (a denial or failure now only reports; the host proceeds)" * bool(blk["lost"])
+    )
     deny = d["deny_channel"]
     if deny["gained"] or deny["lost"]:
-        lines.append(f"deny channel gained: {', '.join(deny['gained']) or 'none'}; "
-                     f"lost: {', '.join(deny['lost']) or 'none'}")
+        lines.append(
+            f"deny channel gained: {', '.join(deny['gained']) or 'none'}; lost: {', '.join(deny['lost']) or 'none'}"
+        )
     substantive = [r for r in d["rows"] if any(c["axis"] != "note" for c in r["changes"])]
     notes_only = [r["event"] for r in d["rows"] if r not in substantive]
     if substantive:

@@ -27,8 +27,11 @@ from generator.profile.contracts import Contract, EventRow, has_evidence
 from generator.profile.versions import HostVersion, VersionError
 from generator.profile.vocab import FailureMode
 
-_CHANNEL_FOR = {FailureMode.EXIT_2_BLOCKS: "exit-2", FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS: "exit-2",
-                FailureMode.THROW_FAIL_FAST: "throw"}
+_CHANNEL_FOR = {
+    FailureMode.EXIT_2_BLOCKS: "exit-2",
+    FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS: "exit-2",
+    FailureMode.THROW_FAIL_FAST: "throw",
+}
 
 
 def classify(root: Path, contract: Contract, row: EventRow, citation: str, channel: str | None) -> dict[str, Any]:
@@ -37,8 +40,10 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
     if citation.startswith(("https://", "http://")):
         out["kind"] = "documentation"
         if not pinned_to(citation, str(contract.version)):
-            out["problem"] = (f"the URL is not pinned to {contract.version}: cite a capture of {contract.id} or a "
-                              f"source at a tag or path that names {contract.version}")
+            out["problem"] = (
+                f"the URL is not pinned to {contract.version}: cite a capture of {contract.id} or a "
+                f"source at a tag or path that names {contract.version}"
+            )
         return out
     path = Path(root) / citation
     if path.name != "scenario.json" or "captures" not in Path(citation).parts:
@@ -56,17 +61,24 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
         out["problem"] = f"cannot read the capture: {exc}"
         return out
     result = doc.get("result", {})
-    out.update(scenario=doc.get("scenario"), host_version=doc.get("host_version"), channel=doc.get("channel"),
-               refused_event=doc.get("refused_event"), refusal_held=result.get("refusal_held"),
-               effect=result.get("effect"))
+    out.update(
+        scenario=doc.get("scenario"),
+        host_version=doc.get("host_version"),
+        channel=doc.get("channel"),
+        refused_event=doc.get("refused_event"),
+        refusal_held=result.get("refusal_held"),
+        effect=result.get("effect"),
+    )
     problems = []
     if doc.get("harness") != contract.harness.value:
         problems.append(f"it captures {doc.get('harness')}, not {contract.harness.value}")
     try:
         captured = HostVersion.parse(str(doc.get("host_version")))
         if captured != contract.version:
-            problems.append(f"it captures host version {doc.get('host_version')}, not {contract.version} (the "
-                            f"version of {contract.id})")
+            problems.append(
+                f"it captures host version {doc.get('host_version')}, not {contract.version} (the "
+                f"version of {contract.id})"
+            )
     except VersionError:
         problems.append(f"its host version {doc.get('host_version')!r} is not a version")
     if doc.get("refused_event") != row.name:
@@ -100,32 +112,50 @@ def contract_evidence(root: Path, contract: Contract) -> dict[str, Any]:
             if has_evidence(row.evidence):
                 entry["evidence"] = classify(root, contract, row, row.evidence, _CHANNEL_FOR.get(row.failure))
             elif row.failure is FailureMode.THROW_FAIL_FAST:
-                entry["evidence"] = {"citation": None, "kind": "own plugin", "problem": None,
-                                     "why": "pasture's own plugin throws; no host claim to cite"}
+                entry["evidence"] = {
+                    "citation": None,
+                    "kind": "own plugin",
+                    "problem": None,
+                    "why": "pasture's own plugin throws; no host claim to cite",
+                }
             blocking.append(entry)
         elif row.demoted:
             demoted.append({"event": row.name, "declared": row.declared_failure.value, "effective": row.failure.value})
         if row.response.allows_deny:
-            resp: dict[str, Any] = {"event": row.name, "capability": row.response.value,
-                                    "deny": classify(root, contract, row, row.deny_evidence, "json-deny")}
+            resp: dict[str, Any] = {
+                "event": row.name,
+                "capability": row.response.value,
+                "deny": classify(root, contract, row, row.deny_evidence, "json-deny"),
+            }
             if row.response.allows_ask:
                 resp["ask"] = classify(root, contract, row, row.ask_evidence, "json-ask")
             responses.append(resp)
-    problems = [f"{e['event']}: {e['evidence']['citation']}: {e['evidence']['problem']}" for e in blocking
-                if e.get("evidence", {}).get("problem")]
+    problems = [
+        f"{e['event']}: {e['evidence']['citation']}: {e['evidence']['problem']}"
+        for e in blocking
+        if e.get("evidence", {}).get("problem")
+    ]
     for r in responses:
         for side in ("deny", "ask"):
             if side in r and r[side]["problem"]:
                 problems.append(f"{r['event']} {side}: {r[side]['citation']}: {r[side]['problem']}")
-    return {"contract": contract.id, "admission": contract.admission.describe(), "blocking": blocking,
-            "demoted": demoted, "responses": responses, "problems": problems}
+    return {
+        "contract": contract.id,
+        "admission": contract.admission.describe(),
+        "blocking": blocking,
+        "demoted": demoted,
+        "responses": responses,
+        "problems": problems,
+    }
 
 
 def _describe(ev: dict[str, Any]) -> str:
     if ev.get("kind") == "capture":
         held = "held" if ev.get("refusal_held") else "did NOT hold"
-        text = (f"capture {ev['citation']} ({ev.get('scenario')}: {ev.get('channel')} refusal of "
-                f"{ev.get('refused_event')} {held} on {ev.get('host_version')})")
+        text = (
+            f"capture {ev['citation']} ({ev.get('scenario')}: {ev.get('channel')} refusal of "
+            f"{ev.get('refused_event')} {held} on {ev.get('host_version')})"
+        )
     elif ev.get("kind") == "own plugin":
         text = f"{ev['why']}"
     else:
@@ -148,11 +178,13 @@ def render_text(reports: list[dict[str, Any]]) -> str:
             for r in rep["responses"]:
                 lines.append(f"    {r['event']} {r['capability']}: deny on {_describe(r['deny'])}")
                 if "ask" in r:
-                    lines.append(f"    {' ' * len(r['event'])} {' ' * len(r['capability'])}  ask on "
-                                 f"{_describe(r['ask'])}")
+                    lines.append(
+                        f"    {' ' * len(r['event'])} {' ' * len(r['capability'])}  ask on {_describe(r['ask'])}"
+                    )
         if rep["demoted"]:
-            lines.append(f"  demoted for lack of evidence ({len(rep['demoted'])}; "
-                         f"they run {rep['demoted'][0]['effective']}):")
+            lines.append(
+                f"  demoted for lack of evidence ({len(rep['demoted'])}; they run {rep['demoted'][0]['effective']}):"
+            )
             for d in rep["demoted"]:
                 lines.append(f"    {d['event']} (declared {d['declared']})")
         else:

@@ -31,10 +31,9 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 
 from __future__ import annotations
 
-from generator import PastureError
 import copy
-import re
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -43,31 +42,44 @@ from typing import Any
 
 import yaml
 
+from generator import PastureError
 from generator.catalog import Catalog, CatalogError, find_catalog
-from generator.profile.contracts import Contract
-from generator.profile.diagnostics import ProfileErrors
-from generator.runtime.envelope import identity_value
-from generator.hosts import HOSTS
-from generator.profile.loader import load_project
-from generator.profile.versions import HostVersion, VersionError
-from generator.profile.vocab import FailureMode
 from generator.evolve.captured import Capture, ScenarioCapture, load_capture
 from generator.evolve.derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
 from generator.evolve.evidence import pinned_to
 from generator.evolve.yamlout import lifecycle_text
+from generator.hosts import HOSTS
+from generator.profile.contracts import Contract
+from generator.profile.diagnostics import ProfileErrors
+from generator.profile.loader import load_project
+from generator.profile.versions import HostVersion, VersionError
+from generator.profile.vocab import FailureMode
+from generator.runtime.envelope import identity_value
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
-                    "request_id": "request", "message_id": "message"},
-    "codex": {"session_id": "session", "turn_id": "turn", "tool_use_id": "tool-call", "agent_id": "agent",
-              "request_id": "request", "message_id": "message"},
+    "claude-code": {
+        "session_id": "session",
+        "turn_id": "turn",
+        "tool_use_id": "tool-call",
+        "agent_id": "agent",
+        "request_id": "request",
+        "message_id": "message",
+    },
+    "codex": {
+        "session_id": "session",
+        "turn_id": "turn",
+        "tool_use_id": "tool-call",
+        "agent_id": "agent",
+        "request_id": "request",
+        "message_id": "message",
+    },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
 }
 #: Hooks a capture sees that are not lifecycle events, and why they never become rows.
 NOT_EVENTS: dict[str, dict[str, str]] = {
     "opencode": {
         "config": "the plugin configuration hook, not a lifecycle event; its payload is the whole config, "
-                  "provider API keys included, which must never reach the journal",
+        "provider API keys included, which must never reach the journal",
         "event": "the catch-all bus hook itself; the bus events it delivers are rows of their own",
     },
 }
@@ -113,8 +125,9 @@ class NewProfileReport:
         lines += block("identity changes", self.identities)
         lines += block("blocking claims proven by this capture", self.proven)
         lines += block("blocking claims carried on the previous citation (not exercised)", self.carried)
-        lines += block("evidence removed (a refusal did not hold, or the citation is not evidence for this version)",
-                       self.removed)
+        lines += block(
+            "evidence removed (a refusal did not hold, or the citation is not evidence for this version)", self.removed
+        )
         if self.skipped:
             lines += block("seen but not lifecycle events (no row)", self.skipped)
         for w in self.warnings:
@@ -166,8 +179,16 @@ def drop_paragraphs_of(row: dict[str, Any], version: str, kinds: tuple[str, ...]
         row.pop("note")
 
 
-def new_profile(root: Path, harness: str, version: str, base_id: str, capture_dir: Path | None = None,
-                *, force: bool = False, catalog: Catalog | None = None) -> NewProfileReport:
+def new_profile(
+    root: Path,
+    harness: str,
+    version: str,
+    base_id: str,
+    capture_dir: Path | None = None,
+    *,
+    force: bool = False,
+    catalog: Catalog | None = None,
+) -> NewProfileReport:
     root = Path(root).resolve()
     try:
         HostVersion.parse(version)
@@ -177,8 +198,9 @@ def new_profile(root: Path, harness: str, version: str, base_id: str, capture_di
     try:
         contracts = {c.id: c for c in load_project(root)}
     except ProfileErrors as exc:
-        raise ProfileNewError("the committed profiles do not validate; fix them first:\n"
-                              + "\n".join(p.render() for p in exc.problems)) from None
+        raise ProfileNewError(
+            "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
+        ) from None
     base = contracts.get(base_id)
     if base is None:
         raise ProfileNewError(f"no contract {base_id!r}; known: {', '.join(sorted(contracts))}")
@@ -190,13 +212,16 @@ def new_profile(root: Path, harness: str, version: str, base_id: str, capture_di
     capture_dir = Path(capture_dir) if capture_dir is not None else root / "captures" / new_id
     capture_dir = capture_dir if capture_dir.is_absolute() else (Path.cwd() / capture_dir)
     if not capture_dir.is_dir():
-        raise ProfileNewError(f"no capture at {capture_dir}: run `pasture capture {harness}` with the {version} "
-                              "binary first (and commit it)")
+        raise ProfileNewError(
+            f"no capture at {capture_dir}: run `pasture capture {harness}` with the {version} "
+            "binary first (and commit it)"
+        )
     try:
         capture_dir.resolve().relative_to(root)
     except ValueError:
-        raise ProfileNewError(f"{capture_dir} is outside the project: evidence can only cite a capture committed "
-                              "in this repository") from None
+        raise ProfileNewError(
+            f"{capture_dir} is outside the project: evidence can only cite a capture committed in this repository"
+        ) from None
     try:
         cap = load_capture(capture_dir)
     except ValueError as exc:
@@ -215,13 +240,17 @@ def new_profile(root: Path, harness: str, version: str, base_id: str, capture_di
     catalog_rel = _rel(catalog.path, root) if catalog is not None and catalog.path else None
     header = [
         f"{HOST_NAMES[harness]} {version} lifecycle contract, written by `pasture profile new` from {base.id}, "
-        f"the capture {report.capture}/" + (f" and the host catalog {catalog_rel}" if catalog_rel else "")
+        f"the capture {report.capture}/"
+        + (f" and the host catalog {catalog_rel}" if catalog_rel else "")
         + " (then reviewed).",
-        (f"Rows are {base.id}'s, in its order, less events the catalog no longer names, plus every catalog event "
-         f"{base.id} lacks, classified from the catalog (a pre-action event whose output offers a decision is a "
-         "gate whose blocking waits for evidence)." if catalog_rel else
-         f"Rows are {base.id}'s, in its order, then events the capture saw that {base.id} lacks, as observation "
-         "rows.")
+        (
+            f"Rows are {base.id}'s, in its order, less events the catalog no longer names, plus every catalog event "
+            f"{base.id} lacks, classified from the catalog (a pre-action event whose output offers a decision is a "
+            "gate whose blocking waits for evidence)."
+            if catalog_rel
+            else f"Rows are {base.id}'s, in its order, then events the capture saw that {base.id} lacks, "
+            "as observation rows."
+        )
         + f" Blocking evidence cites this capture's scenario.json where a scenario refused that event on {version} "
         "and the refusal held; no citation is carried from an older version (see each note).",
     ]
@@ -232,8 +261,16 @@ def new_profile(root: Path, harness: str, version: str, base_id: str, capture_di
     return report
 
 
-def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str, Any], cap: Capture,
-          report: NewProfileReport, catalog: Catalog | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def _rows(
+    root: Path,
+    harness: str,
+    version: str,
+    base: Contract,
+    raw: dict[str, Any],
+    cap: Capture,
+    report: NewProfileReport,
+    catalog: Catalog | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     capture_rel = report.capture
     host_listed = cap.host_listed
     seen = set(cap.events_seen())
@@ -265,15 +302,20 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
             sentence = f"not seen in {capture_rel} (no scenario triggers it on {version})."
             if host_listed is not None and name not in host_listed:
                 report.not_in_host_catalog.append(name)
-                sentence += (f" The host's own event list does not name it ({version}); a hook registered for it "
-                             "would be ignored. Kept for review.")
+                sentence += (
+                    f" The host's own event list does not name it ({version}); a hook registered for it "
+                    "would be ignored. Kept for review."
+                )
             _paragraph(row, f"Capture {version}: {sentence}")
         else:
             _identities(harness, row, payloads, bus, version, report, allowed=allowed)
         _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
         _prune(root, row, {**base_sources, **cited}, version, report)
-        if harness == "opencode" and catalog is not None and demote_uncited_throw(row, catalog.event(name), version,
-                                                                                  source):
+        if (
+            harness == "opencode"
+            and catalog is not None
+            and demote_uncited_throw(row, catalog.event(name), version, source)
+        ):
             report.removed.append(f"{name}: throw-fail-fast without evidence declared report-and-continue")
         rows.append(row)
 
@@ -285,13 +327,23 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
             payloads = [p for _s, p in cap.payloads(name)]
             if payloads:
                 row["note"] += f" Seen {len(payloads)} time(s) in {capture_rel}."
-                _identities(harness, row, payloads, ev.kind == "bus", version, report, new_row=True,
-                            allowed=set(catalog.identity_fields(name)))
+                _identities(
+                    harness,
+                    row,
+                    payloads,
+                    ev.kind == "bus",
+                    version,
+                    report,
+                    new_row=True,
+                    allowed=set(catalog.identity_fields(name)),
+                )
             else:
                 row["note"] += f" Not triggered by any scenario of {capture_rel}."
             _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
-            report.added.append(f"{name}: {kind}" + (" (blocking waits for evidence)" if kind == "gate" and not
-                                                      row.get("evidence") else ""))
+            report.added.append(
+                f"{name}: {kind}"
+                + (" (blocking waits for evidence)" if kind == "gate" and not row.get("evidence") else "")
+            )
             if kind == "gate":
                 report.gates.append(name)
             insert_row(rows, row)
@@ -307,10 +359,15 @@ def _rows(root: Path, harness: str, version: str, base: Contract, raw: dict[str,
         surface = _surface(harness, bus)
         row = _observation_row(base, name, surface)
         payloads = [p for _s, p in cap.payloads(name)]
-        where = (f"seen {len(payloads)} time(s) in {capture_rel}" if payloads else
-                 f"listed by the host itself but not triggered by any scenario of {capture_rel}")
-        row["note"] = (f"Capture {version}: not in {base.id}; {where}. Added by `pasture profile new` as an "
-                       "observation row (never blocking) until someone documents what it can do.")
+        where = (
+            f"seen {len(payloads)} time(s) in {capture_rel}"
+            if payloads
+            else f"listed by the host itself but not triggered by any scenario of {capture_rel}"
+        )
+        row["note"] = (
+            f"Capture {version}: not in {base.id}; {where}. Added by `pasture profile new` as an "
+            "observation row (never blocking) until someone documents what it can do."
+        )
         if payloads:
             _identities(harness, row, payloads, bus, version, report, new_row=True)
         report.added.append(name)
@@ -335,20 +392,47 @@ def _surface(harness: str, bus: bool) -> str:
 
 
 def _observation_row(base: Contract, name: str, surface: str) -> dict[str, Any]:
-    template = next((r for r in base.events if r.surface.value == surface and r.semantic.value == "observation"
-                     and not r.failure.blocks), None)
+    template = next(
+        (
+            r
+            for r in base.events
+            if r.surface.value == surface and r.semantic.value == "observation" and not r.failure.blocks
+        ),
+        None,
+    )
     axes = dict(OBSERVATION_AXES[surface])
     if template is not None:
-        axes = {"order": template.order.value, "reconciliation": template.reconciliation.value,
-                "failure": template.declared_failure.value}
-    return {"name": name, "semantic": "observation", "surface": surface, "blocking": "nonblocking",
-            "mutation": "none", "order": axes["order"], "reconciliation": axes["reconciliation"],
-            "failure": axes["failure"], "identities": [], "unresolved": [], "stop_loop": "not-applicable",
-            "pre_action": False}
+        axes = {
+            "order": template.order.value,
+            "reconciliation": template.reconciliation.value,
+            "failure": template.declared_failure.value,
+        }
+    return {
+        "name": name,
+        "semantic": "observation",
+        "surface": surface,
+        "blocking": "nonblocking",
+        "mutation": "none",
+        "order": axes["order"],
+        "reconciliation": axes["reconciliation"],
+        "failure": axes["failure"],
+        "identities": [],
+        "unresolved": [],
+        "stop_loop": "not-applicable",
+        "pre_action": False,
+    }
 
 
-def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: bool, version: str,
-                report: NewProfileReport, new_row: bool = False, allowed: set[str] | None = None) -> None:
+def _identities(
+    harness: str,
+    row: dict[str, Any],
+    payloads: list[Any],
+    bus: bool,
+    version: str,
+    report: NewProfileReport,
+    new_row: bool = False,
+    allowed: set[str] | None = None,
+) -> None:
     shaped = [_shape(harness, row["name"], p, bus) for p in payloads]
     n = len(shaped)
     if not n:
@@ -358,10 +442,13 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
         present = sum(1 for p in shaped if identity_value(p, ident["field"]) is not None)
         if present < n and ident["required"]:
             ident["required"] = False
-            sentences.append(f"{ident['field']} was absent from {n - present} of {n} captured payloads, so it is "
-                             "optional here (it was required)")
-            report.identities.append(f"{row['name']}: {ident['field']} required -> optional (absent from "
-                                     f"{n - present} of {n} payloads)")
+            sentences.append(
+                f"{ident['field']} was absent from {n - present} of {n} captured payloads, so it is "
+                "optional here (it was required)"
+            )
+            report.identities.append(
+                f"{row['name']}: {ident['field']} required -> optional (absent from {n - present} of {n} payloads)"
+            )
         elif present == 0:
             sentences.append(f"the optional {ident['field']} was absent from all {n} captured payloads")
     declared_kinds = {i["kind"] for i in row.get("identities") or []}
@@ -384,16 +471,26 @@ def _identities(harness: str, row: dict[str, Any], payloads: list[Any], bus: boo
             added.append(f"{field_name} ({kind}; in {present} of {n})")
         report.identities.append(f"{row['name']}: + {field_name} ({kind}, optional; in {present} of {n} payloads)")
     if added:
-        sentences.append(f"added as optional identities, seen in the captured payloads: {', '.join(added)} "
-                         "(one capture cannot show that a field is always there)")
+        sentences.append(
+            f"added as optional identities, seen in the captured payloads: {', '.join(added)} "
+            "(one capture cannot show that a field is always there)"
+        )
     if sentences and not new_row:
         _paragraph(row, f"Capture {version}: " + "; ".join(sentences) + ".")
     elif sentences:
         row["note"] = f"{row.get('note', '')} Identities: {'; '.join(sentences)}.".strip()
 
 
-def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Capture, cite, version: str,
-              base: Contract, report: NewProfileReport) -> None:
+def _evidence(
+    root: Path,
+    row: dict[str, Any],
+    declared: FailureMode,
+    cap: Capture,
+    cite,
+    version: str,
+    base: Contract,
+    report: NewProfileReport,
+) -> None:
     name = row["name"]
 
     def _rel_s(scenario: ScenarioCapture) -> str:
@@ -414,65 +511,90 @@ def _evidence(root: Path, row: dict[str, Any], declared: FailureMode, cap: Captu
         held, failed = outcome("exit-2")
         if failed is not None:
             row.pop("evidence", None)
-            _paragraph(row, f"Capture {version}: {_rel_s(failed)} shows an exit-2 refusal of {name} NOT holding "
-                       f"on {version}; evidence removed, so the row runs report-and-continue.")
+            _paragraph(
+                row,
+                f"Capture {version}: {_rel_s(failed)} shows an exit-2 refusal of {name} NOT holding "
+                f"on {version}; evidence removed, so the row runs report-and-continue.",
+            )
             report.removed.append(f"{name}: exit 2 did not hold ({_rel_s(failed)})")
         elif held is not None and (ref := cite(held)) is not None:
             row["evidence"] = ref
-            _paragraph(row, f"Capture {version}: exit 2 refused {name} and the refusal held ({_rel_s(held)}: "
-                       f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it."
-                       + _told(held))
+            _paragraph(
+                row,
+                f"Capture {version}: exit 2 refused {name} and the refusal held ({_rel_s(held)}: "
+                f"{held.doc.get('result', {}).get('effect')}); this row's blocking claim cites it." + _told(held),
+            )
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
 
     elif declared is FailureMode.THROW_FAIL_FAST or (
-            row.get("surface") == "opencode-named-output" and row.get("semantic") == "gate-consultation"):
+        row.get("surface") == "opencode-named-output" and row.get("semantic") == "gate-consultation"
+    ):
         held, failed = outcome("throw")
         if failed is not None:
             row["failure"] = "report-and-continue"
             row.pop("evidence", None)
-            _paragraph(row, f"Capture {version}: {_rel_s(failed)} shows a throw from {name} NOT refusing on "
-                       f"{version}; declared report-and-continue instead of throw-fail-fast.")
+            _paragraph(
+                row,
+                f"Capture {version}: {_rel_s(failed)} shows a throw from {name} NOT refusing on "
+                f"{version}; declared report-and-continue instead of throw-fail-fast.",
+            )
             report.removed.append(f"{name}: a throw did not hold ({_rel_s(failed)})")
         elif held is not None and (ref := cite(held)) is not None:
             row["evidence"] = ref
             row["failure"] = "throw-fail-fast"
             row["blocking"] = "blocking"
-            _paragraph(row, f"Capture {version}: a throw from {name} refused the call and the refusal held "
-                       f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')}); throw-fail-fast cites it."
-                       + _told(held))
+            _paragraph(
+                row,
+                f"Capture {version}: a throw from {name} refused the call and the refusal held "
+                f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')}); throw-fail-fast cites it."
+                + _told(held),
+            )
             report.proven.append(f"{name}: throw held ({_rel_s(held)})")
     elif any(s.refusal_held for s in proofs):
-        _paragraph(row, f"Capture {version}: a refusal of {name} held ({', '.join(_rel_s(s) for s in proofs)}), "
-                   f"but the row declares {declared.value}; left as declared for a reviewer to decide.")
+        _paragraph(
+            row,
+            f"Capture {version}: a refusal of {name} held ({', '.join(_rel_s(s) for s in proofs)}), "
+            f"but the row declares {declared.value}; left as declared for a reviewer to decide.",
+        )
 
     response = row.get("response")
     held, failed = outcome("json-deny")
     if failed is not None and response:
         row.pop("response", None)
-        _paragraph(row, f"Capture {version}: {_rel_s(failed)} shows a JSON deny of {name} NOT holding; the "
-                   "response channel evidence is removed.")
+        _paragraph(
+            row,
+            f"Capture {version}: {_rel_s(failed)} shows a JSON deny of {name} NOT holding; the "
+            "response channel evidence is removed.",
+        )
         report.removed.append(f"{name}: JSON deny did not hold ({_rel_s(failed)})")
     elif held is not None and row.get("pre_action") and row.get("semantic") == "gate-consultation":
         ref = cite(held)
         if ref is not None:
             row["response"] = {"deny": ref, **({"ask": response["ask"]} if response and response.get("ask") else {})}
-            _paragraph(row, f"Capture {version}: a JSON permissionDecision deny refused {name} and held "
-                       f"({_rel_s(held)}); the deny channel cites it." + _told(held))
+            _paragraph(
+                row,
+                f"Capture {version}: a JSON permissionDecision deny refused {name} and held "
+                f"({_rel_s(held)}); the deny channel cites it." + _told(held),
+            )
             report.proven.append(f"{name}: JSON deny held ({_rel_s(held)})")
     ask_held, ask_failed = outcome("json-ask")
     response = row.get("response")
     if ask_failed is not None and response and response.get("ask"):
         response.pop("ask")
-        _paragraph(row, f"Capture {version}: {_rel_s(ask_failed)} shows a JSON ask of {name} NOT holding; the ask "
-                   "channel evidence is removed.")
+        _paragraph(
+            row,
+            f"Capture {version}: {_rel_s(ask_failed)} shows a JSON ask of {name} NOT holding; the ask "
+            "channel evidence is removed.",
+        )
         report.removed.append(f"{name}: JSON ask did not hold ({_rel_s(ask_failed)})")
     elif ask_held is not None and response and response.get("deny") and (ref := cite(ask_held)) is not None:
         response["ask"] = ref
-        _paragraph(row, f"Capture {version}: a JSON permissionDecision ask of {name} kept the call from running in "
-                   f"a headless run ({_rel_s(ask_held)}); the ask channel cites it." + _told(ask_held))
+        _paragraph(
+            row,
+            f"Capture {version}: a JSON permissionDecision ask of {name} kept the call from running in "
+            f"a headless run ({_rel_s(ask_held)}); the ask channel cites it." + _told(ask_held),
+        )
         report.proven.append(f"{name}: JSON ask held ({_rel_s(ask_held)})")
-
-
 
 
 def _resolve(value: str | None, sources: dict[str, str]) -> str | None:
@@ -504,8 +626,11 @@ def _prune(root: Path, row: dict[str, Any], sources: dict[str, str], version: st
     value = _resolve(row.get("evidence"), sources)
     if value is not None and (why := _not_evidence_for(root, value, version)):
         row.pop("evidence", None)
-        _paragraph(row, f"Evidence {version}: the blocking claim's citation was removed: {why}. Until a capture of "
-                   f"{version} shows the refusal holding, the row runs without it.")
+        _paragraph(
+            row,
+            f"Evidence {version}: the blocking claim's citation was removed: {why}. Until a capture of "
+            f"{version} shows the refusal holding, the row runs without it.",
+        )
         report.removed.append(f"{name}: {why}")
     response = dict(row.get("response") or {})
     for side in ("ask", "deny"):
@@ -542,8 +667,9 @@ def _runtime_text(root: Path, base: Contract, new_id: str) -> str:
         else:
             out.append(line)
         if i == 0 and line.startswith("# yaml-language-server"):
-            out.append(f"# Carried unchanged from {base.id} by `pasture profile new`: a capture records hook "
-                       "payloads, not")
+            out.append(
+                f"# Carried unchanged from {base.id} by `pasture profile new`: a capture records hook payloads, not"
+            )
             out.append(f"# orchestration tools. The comments below are {base.id}'s.")
     return "\n".join(out) + "\n"
 
@@ -566,8 +692,10 @@ def _write(root: Path, target: Path, lifecycle: str, runtime: str, new_id: str) 
             if old is not None:
                 os.rename(old, target)
                 old = None
-            raise ProfileNewError("internal error: the written profile does not validate; nothing was written:\n"
-                                  + "\n".join(p.render() for p in exc.problems)) from None
+            raise ProfileNewError(
+                "internal error: the written profile does not validate; nothing was written:\n"
+                + "\n".join(p.render() for p in exc.problems)
+            ) from None
     finally:
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)

@@ -88,6 +88,7 @@ class Answer:
 
     def filled(self, text: str) -> Any:
         """The output (or plugin op) with every ``{marker}`` string replaced by ``text``."""
+
         def fill(value: Any) -> Any:
             if isinstance(value, str):
                 return value.replace("{marker}", text)
@@ -96,6 +97,7 @@ class Answer:
             if isinstance(value, list):
                 return [fill(v) for v in value]
             return value
+
         return fill(self.output if self.output is not None else self.plugin)
 
 
@@ -136,15 +138,40 @@ def _command_host_scenarios() -> tuple[Scenario, ...]:
     """Claude Code and Codex: command hooks refuse by exit 2 (reason on stderr) or by JSON on stdout."""
     return (
         ALLOW,
-        Scenario("pre-tool-use-exit-2", "PreToolUse refuses the shell call by exiting 2 with the reason on stderr",
-                 _PROBE, "PreToolUse", "exit-2", False),
-        Scenario("pre-tool-use-json-deny", "PreToolUse refuses the shell call with hookSpecificOutput."
-                 "permissionDecision deny and a permissionDecisionReason", _PROBE, "PreToolUse", "json-deny", False),
-        Scenario("user-prompt-submit-exit-2", "UserPromptSubmit refuses the prompt by exiting 2; the first model "
-                 "turn would write the probe file", _PROBE, "UserPromptSubmit", "exit-2", False),
-        Scenario("stop-exit-2", "the model stops at once; Stop refuses that first stop by exiting 2, and only a "
-                 "host that goes on lets the next turn write the probe file", _STOP_THEN_PROBE, "Stop", "exit-2",
-                 True),
+        Scenario(
+            "pre-tool-use-exit-2",
+            "PreToolUse refuses the shell call by exiting 2 with the reason on stderr",
+            _PROBE,
+            "PreToolUse",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "pre-tool-use-json-deny",
+            "PreToolUse refuses the shell call with hookSpecificOutput."
+            "permissionDecision deny and a permissionDecisionReason",
+            _PROBE,
+            "PreToolUse",
+            "json-deny",
+            False,
+        ),
+        Scenario(
+            "user-prompt-submit-exit-2",
+            "UserPromptSubmit refuses the prompt by exiting 2; the first model turn would write the probe file",
+            _PROBE,
+            "UserPromptSubmit",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "stop-exit-2",
+            "the model stops at once; Stop refuses that first stop by exiting 2, and only a "
+            "host that goes on lets the next turn write the probe file",
+            _STOP_THEN_PROBE,
+            "Stop",
+            "exit-2",
+            True,
+        ),
     )
 
 
@@ -152,13 +179,16 @@ def _command_host_scenarios() -> tuple[Scenario, ...]:
 # skill (a line "!`command`") runs, at prompt expansion, before the model sees the prompt. A
 # project slash command whose only shell line writes the probe file triggers it offline: the
 # prompt "/pasture-probe" expands it, and the fake model just answers.
-_SKILL_COMMAND = (".claude/commands/pasture-probe.md", f"""---
+_SKILL_COMMAND = (
+    ".claude/commands/pasture-probe.md",
+    f"""---
 description: Write the pasture probe file
 allowed-tools: Bash(echo:*)
 ---
 !`{PROBE_COMMAND}`
 Report what the command above printed.
-""")
+""",
+)
 _SKILL_REPLY = Script.of(Turn.reply("Done."))
 
 
@@ -166,24 +196,56 @@ def _slash_command_scenarios() -> tuple[Scenario, ...]:
     expansion: dict[str, Any] = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
     common: dict[str, Any] = dict(expansion, triggers=("PreSkillShellCommand",))
     return (
-        Scenario("slash-command-allow", "the slash command /pasture-probe holds the shell line "
-                 f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file", _SKILL_REPLY,
-                 **expansion, triggers=("UserPromptExpansion", "PreSkillShellCommand")),
-        Scenario("user-prompt-expansion-exit-2", "UserPromptExpansion refuses the expansion of /pasture-probe by "
-                 "exiting 2; the expansion (and its shell line) must not happen", _SKILL_REPLY,
-                 "UserPromptExpansion", "exit-2", False, **expansion, triggers=("UserPromptExpansion",)),
-        Scenario("pre-skill-shell-command-exit-2", "PreSkillShellCommand refuses the slash command's shell line by "
-                 "exiting 2 with the reason on stderr", _SKILL_REPLY, "PreSkillShellCommand", "exit-2", False,
-                 **common),
-        Scenario("pre-skill-shell-command-json-deny", "PreSkillShellCommand refuses the slash command's shell line "
-                 "with hookSpecificOutput.permissionDecision deny", _SKILL_REPLY, "PreSkillShellCommand",
-                 "json-deny", False, **common),
+        Scenario(
+            "slash-command-allow",
+            "the slash command /pasture-probe holds the shell line "
+            f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file",
+            _SKILL_REPLY,
+            **expansion,
+            triggers=("UserPromptExpansion", "PreSkillShellCommand"),
+        ),
+        Scenario(
+            "user-prompt-expansion-exit-2",
+            "UserPromptExpansion refuses the expansion of /pasture-probe by "
+            "exiting 2; the expansion (and its shell line) must not happen",
+            _SKILL_REPLY,
+            "UserPromptExpansion",
+            "exit-2",
+            False,
+            **expansion,
+            triggers=("UserPromptExpansion",),
+        ),
+        Scenario(
+            "pre-skill-shell-command-exit-2",
+            "PreSkillShellCommand refuses the slash command's shell line by exiting 2 with the reason on stderr",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "exit-2",
+            False,
+            **common,
+        ),
+        Scenario(
+            "pre-skill-shell-command-json-deny",
+            "PreSkillShellCommand refuses the slash command's shell line "
+            "with hookSpecificOutput.permissionDecision deny",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "json-deny",
+            False,
+            **common,
+        ),
     )
 
 
-_ASK = Scenario("pre-tool-use-json-ask", "PreToolUse answers the shell call with hookSpecificOutput."
-                "permissionDecision ask; a headless run has nobody to ask, so the call must not run", _PROBE,
-                "PreToolUse", "json-ask", False)
+_ASK = Scenario(
+    "pre-tool-use-json-ask",
+    "PreToolUse answers the shell call with hookSpecificOutput."
+    "permissionDecision ask; a headless run has nobody to ask, so the call must not run",
+    _PROBE,
+    "PreToolUse",
+    "json-ask",
+    False,
+)
 
 #: Scenarios that exist to trigger one event, run only for host versions whose catalog lists it.
 TRIGGER_SCENARIOS: dict[str, tuple[Scenario, ...]] = {
@@ -211,10 +273,19 @@ SCENARIOS: dict[str, tuple[Scenario, ...]] = {
     "codex": _command_host_scenarios(),
     "opencode": (
         ALLOW,
-        Scenario("tool-execute-before-throw", "the plugin throws from tool.execute.before for the bash call",
-                 _PROBE, "tool.execute.before", "throw", False),
-        Scenario("stop", "the model answers without a tool and the host stops (OpenCode 1.x offers no stop "
-                 "refusal channel)", _STOP),
+        Scenario(
+            "tool-execute-before-throw",
+            "the plugin throws from tool.execute.before for the bash call",
+            _PROBE,
+            "tool.execute.before",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "stop",
+            "the model answers without a tool and the host stops (OpenCode 1.x offers no stop refusal channel)",
+            _STOP,
+        ),
     ),
 }
 
@@ -228,16 +299,26 @@ _REWRITE = Script.of(
 # Codex runs a call without asking unless it leaves the sandbox: the model asks for an unsandboxed
 # run (require_escalated), which needs an approval.
 _ESCALATED = Script.of(
-    Turn.tool("exec_command", {"cmd": PROBE_COMMAND, "sandbox_permissions": "require_escalated",
-                               "justification": "Write the pasture probe file"}),
+    Turn.tool(
+        "exec_command",
+        {
+            "cmd": PROBE_COMMAND,
+            "sandbox_permissions": "require_escalated",
+            "justification": "Write the pasture probe file",
+        },
+    ),
     Turn.reply("Done. The tool said: {tool_result}"),
 )
 # Claude Code's default permission mode (no --dangerously-skip-permissions): the redirect needs approval.
 _CLAUDE_DEFAULT = (("permission_mode", "default"),)
 # Codex with approvals on (no bypass flag): a read-only sandbox, approvals on request, and
 # --approve-for-me, which routes an approval to a review (the hook's answer comes first).
-_CODEX_APPROVALS = (("approval_policy", "on-request"), ("sandbox_mode", "read-only"), ("bypass_approvals", False),
-                    ("extra_args", ("--approve-for-me",)))
+_CODEX_APPROVALS = (
+    ("approval_policy", "on-request"),
+    ("sandbox_mode", "read-only"),
+    ("bypass_approvals", False),
+    ("extra_args", ("--approve-for-me",)),
+)
 
 _SPECIFIC = "hookSpecificOutput"
 W_ALLOW = "hookSpecificOutput.permissionDecision=allow"
@@ -257,9 +338,18 @@ def _specific(event: str, **fields: Any) -> dict[str, Any]:
 
 
 def _rewrite(event: str = "PreToolUse") -> Answer:
-    return Answer("rewrite", event, W_UPDATED_INPUT, _specific(
-        event, permissionDecision="allow", permissionDecisionReason="{marker}",
-        updatedInput={"command": PROBE_COMMAND}), merge_tool_input=True)
+    return Answer(
+        "rewrite",
+        event,
+        W_UPDATED_INPUT,
+        _specific(
+            event,
+            permissionDecision="allow",
+            permissionDecisionReason="{marker}",
+            updatedInput={"command": PROBE_COMMAND},
+        ),
+        merge_tool_input=True,
+    )
 
 
 def _command_answer_scenarios(harness: str) -> tuple[Scenario, ...]:
@@ -268,72 +358,166 @@ def _command_answer_scenarios(harness: str) -> tuple[Scenario, ...]:
     if harness == "claude-code":
         approvals, probe, where = _CLAUDE_DEFAULT, _PROBE, "in the default permission mode (no bypass flag)"
     else:
-        approvals, probe, where = (_CODEX_APPROVALS, _ESCALATED, "with approvals on (read-only sandbox, "
-                                   "on-request, --approve-for-me; the model asks for an unsandboxed run)")
+        approvals, probe, where = (
+            _CODEX_APPROVALS,
+            _ESCALATED,
+            "with approvals on (read-only sandbox, "
+            "on-request, --approve-for-me; the model asks for an unsandboxed run)",
+        )
     rewrite_where = (approvals, where) if harness == "claude-code" else ((), "in the capture's usual bypass mode")
     return (
-        Scenario("pre-tool-use-rewrite", "PreToolUse rewrites the shell call (the model asked for "
-                 f"{ASKED_COMMAND}) with updatedInput and permissionDecision allow, {rewrite_where[1]}; "
-                 "the rewritten command must be the one that ran", _REWRITE, answer=_rewrite(),
-                 options=rewrite_where[0]),
-        Scenario("no-answer-approval", f"control for the allow answers: the shell call {where}, nothing "
-                 "answers; a headless run has nobody to approve it, so it must not run", probe, options=approvals),
-        Scenario("pre-tool-use-allow", f"PreToolUse answers permissionDecision allow (no updatedInput) {where}; "
-                 "honoured if the call runs without a prompt", probe, options=approvals, control="no-answer-approval",
-                 answer=Answer("allow", "PreToolUse", W_ALLOW, _specific(
-                     "PreToolUse", permissionDecision="allow", permissionDecisionReason="{marker}"))),
-        Scenario("permission-request-allow", f"PermissionRequest answers decision.behavior allow {where}; "
-                 "honoured if the call runs without a prompt", probe, options=approvals, control="no-answer-approval",
-                 answer=Answer("allow", "PermissionRequest", W_BEHAVIOR_ALLOW, _specific(
-                     "PermissionRequest", decision={"behavior": "allow"}))),
-        Scenario("session-start-context", "SessionStart adds hookSpecificOutput.additionalContext; honoured if "
-                 "the text is in the first request the model receives", _PROBE,
-                 answer=Answer("context", "SessionStart", W_CONTEXT, _specific(
-                     "SessionStart", additionalContext="{marker}"))),
-        Scenario("user-prompt-submit-context", "UserPromptSubmit adds hookSpecificOutput.additionalContext; "
-                 "honoured if the text is in the first request the model receives", _PROBE,
-                 answer=Answer("context", "UserPromptSubmit", W_CONTEXT, _specific(
-                     "UserPromptSubmit", additionalContext="{marker}"))),
-        Scenario("post-tool-use-feedback", "after the shell call PostToolUse answers decision block with a "
-                 "reason; honoured if the reason is in what the next request adds after the tool call", _PROBE,
-                 answer=Answer("feedback", "PostToolUse", W_BLOCK_REASON, {"decision": "block",
-                                                                           "reason": "{marker}"})),
-        Scenario("stop-block-continue", f"the model stops at once; Stop answers decision block with a reason on "
-                 f"the first {CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next "
-                 "request holds the reason, the next turn writes the probe file, and the host stops by itself "
-                 f"after {CONTINUE_BOUND} continuations", _STOP_THEN_PROBE,
-                 answer=Answer("continue", "Stop", W_BLOCK_REASON, {"decision": "block", "reason": "{marker}"},
-                               times=CONTINUE_BOUND)),
+        Scenario(
+            "pre-tool-use-rewrite",
+            "PreToolUse rewrites the shell call (the model asked for "
+            f"{ASKED_COMMAND}) with updatedInput and permissionDecision allow, {rewrite_where[1]}; "
+            "the rewritten command must be the one that ran",
+            _REWRITE,
+            answer=_rewrite(),
+            options=rewrite_where[0],
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answers: the shell call {where}, nothing "
+            "answers; a headless run has nobody to approve it, so it must not run",
+            probe,
+            options=approvals,
+        ),
+        Scenario(
+            "pre-tool-use-allow",
+            f"PreToolUse answers permissionDecision allow (no updatedInput) {where}; "
+            "honoured if the call runs without a prompt",
+            probe,
+            options=approvals,
+            control="no-answer-approval",
+            answer=Answer(
+                "allow",
+                "PreToolUse",
+                W_ALLOW,
+                _specific("PreToolUse", permissionDecision="allow", permissionDecisionReason="{marker}"),
+            ),
+        ),
+        Scenario(
+            "permission-request-allow",
+            f"PermissionRequest answers decision.behavior allow {where}; honoured if the call runs without a prompt",
+            probe,
+            options=approvals,
+            control="no-answer-approval",
+            answer=Answer(
+                "allow",
+                "PermissionRequest",
+                W_BEHAVIOR_ALLOW,
+                _specific("PermissionRequest", decision={"behavior": "allow"}),
+            ),
+        ),
+        Scenario(
+            "session-start-context",
+            "SessionStart adds hookSpecificOutput.additionalContext; honoured if "
+            "the text is in the first request the model receives",
+            _PROBE,
+            answer=Answer(
+                "context", "SessionStart", W_CONTEXT, _specific("SessionStart", additionalContext="{marker}")
+            ),
+        ),
+        Scenario(
+            "user-prompt-submit-context",
+            "UserPromptSubmit adds hookSpecificOutput.additionalContext; "
+            "honoured if the text is in the first request the model receives",
+            _PROBE,
+            answer=Answer(
+                "context", "UserPromptSubmit", W_CONTEXT, _specific("UserPromptSubmit", additionalContext="{marker}")
+            ),
+        ),
+        Scenario(
+            "post-tool-use-feedback",
+            "after the shell call PostToolUse answers decision block with a "
+            "reason; honoured if the reason is in what the next request adds after the tool call",
+            _PROBE,
+            answer=Answer("feedback", "PostToolUse", W_BLOCK_REASON, {"decision": "block", "reason": "{marker}"}),
+        ),
+        Scenario(
+            "stop-block-continue",
+            f"the model stops at once; Stop answers decision block with a reason on "
+            f"the first {CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next "
+            "request holds the reason, the next turn writes the probe file, and the host stops by itself "
+            f"after {CONTINUE_BOUND} continuations",
+            _STOP_THEN_PROBE,
+            answer=Answer(
+                "continue", "Stop", W_BLOCK_REASON, {"decision": "block", "reason": "{marker}"}, times=CONTINUE_BOUND
+            ),
+        ),
     )
 
 
 def _opencode_answer_scenarios() -> tuple[Scenario, ...]:
     return (
-        Scenario("tool-execute-before-rewrite", "tool.execute.before sets output.args.command in place (the model "
-                 f"asked for {ASKED_COMMAND}); the rewritten command must be the one that ran", _REWRITE,
-                 answer=Answer("rewrite", "tool.execute.before", W_OC_SET_ARG, plugin={
-                     "op": "set-arg", "tool": "bash", "field": "command", "value": PROBE_COMMAND})),
-        Scenario("tool-execute-before-new-args", "tool.execute.before assigns a new output.args object with the "
-                 "rewritten command; honoured only if that command is the one that ran", _REWRITE,
-                 answer=Answer("rewrite", "tool.execute.before", W_OC_NEW_ARGS, plugin={
-                     "op": "replace-args", "tool": "bash",
-                     "value": {"command": PROBE_COMMAND, "description": "Write the pasture probe file"}})),
-        Scenario("no-answer-approval", "control for the allow answer: permission bash = ask, nothing answers; "
-                 "opencode run auto-rejects what would need a prompt, so the call must not run", _PROBE,
-                 options=(("config", {"permission": {"bash": "ask"}}),)),
-        Scenario("permission-ask-allow", "permission bash = ask; the plugin's permission.ask hook sets "
-                 "output.status allow; honoured if the call runs without a prompt", _PROBE,
-                 options=(("config", {"permission": {"bash": "ask"}}),), control="no-answer-approval",
-                 answer=Answer("allow", "permission.ask", W_OC_STATUS, plugin={"op": "set-status",
-                                                                              "value": "allow"})),
-        Scenario("system-transform-context", "experimental.chat.system.transform pushes a text into "
-                 "output.system; honoured if the text is in the first request the model receives", _PROBE,
-                 answer=Answer("context", "experimental.chat.system.transform", W_OC_SYSTEM, plugin={
-                     "op": "push-system", "value": "{marker}"})),
-        Scenario("tool-execute-after-feedback", "tool.execute.after appends a text to output.output after the "
-                 "shell call; honoured if the text is in what the next request adds after the tool call", _PROBE,
-                 answer=Answer("feedback", "tool.execute.after", W_OC_OUTPUT, plugin={
-                     "op": "append-output", "tool": "bash", "value": "\n{marker}"})),
+        Scenario(
+            "tool-execute-before-rewrite",
+            "tool.execute.before sets output.args.command in place (the model "
+            f"asked for {ASKED_COMMAND}); the rewritten command must be the one that ran",
+            _REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_SET_ARG,
+                plugin={"op": "set-arg", "tool": "bash", "field": "command", "value": PROBE_COMMAND},
+            ),
+        ),
+        Scenario(
+            "tool-execute-before-new-args",
+            "tool.execute.before assigns a new output.args object with the "
+            "rewritten command; honoured only if that command is the one that ran",
+            _REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_NEW_ARGS,
+                plugin={
+                    "op": "replace-args",
+                    "tool": "bash",
+                    "value": {"command": PROBE_COMMAND, "description": "Write the pasture probe file"},
+                },
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            "control for the allow answer: permission bash = ask, nothing answers; "
+            "opencode run auto-rejects what would need a prompt, so the call must not run",
+            _PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+        ),
+        Scenario(
+            "permission-ask-allow",
+            "permission bash = ask; the plugin's permission.ask hook sets "
+            "output.status allow; honoured if the call runs without a prompt",
+            _PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+            control="no-answer-approval",
+            answer=Answer("allow", "permission.ask", W_OC_STATUS, plugin={"op": "set-status", "value": "allow"}),
+        ),
+        Scenario(
+            "system-transform-context",
+            "experimental.chat.system.transform pushes a text into "
+            "output.system; honoured if the text is in the first request the model receives",
+            _PROBE,
+            answer=Answer(
+                "context",
+                "experimental.chat.system.transform",
+                W_OC_SYSTEM,
+                plugin={"op": "push-system", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-execute-after-feedback",
+            "tool.execute.after appends a text to output.output after the "
+            "shell call; honoured if the text is in what the next request adds after the tool call",
+            _PROBE,
+            answer=Answer(
+                "feedback",
+                "tool.execute.after",
+                W_OC_OUTPUT,
+                plugin={"op": "append-output", "tool": "bash", "value": "\n{marker}"},
+            ),
+        ),
     )
 
 

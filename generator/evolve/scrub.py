@@ -41,8 +41,10 @@ from typing import Any, Callable
 
 MAX_STRING = 2000
 
-_UUID = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-                   r"(?![0-9A-Za-z])")
+_UUID = re.compile(
+    r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"(?![0-9A-Za-z])"
+)
 # OpenCode identifiers: a short type prefix, '_', then a time-ordered random tail.
 _OPENCODE_ID = re.compile(r"\b(ses|msg|prt|evt|per|que|pty|wrk|tool|usr|prj)_[0-9A-Za-z]{12,}\b")
 # The fake model's ids: <prefix>pasture<seq:04d><n:02d> (the sequence depends on side requests).
@@ -55,7 +57,8 @@ _DATE_FOLDERS = re.compile(r"/\d{4}/\d{2}/\d{2}/")
 _ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _WRITTEN_DATE = re.compile(
     r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* "
-    r"\d{1,2},? \d{4}\b")
+    r"\d{1,2},? \d{4}\b"
+)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}\b")
 _CHUNK = re.compile(r"(Chunk ID: )[0-9A-Za-z]+")
@@ -63,8 +66,9 @@ _WALL = re.compile(r"(Wall time: )\d+(?:\.\d+)? seconds")
 _SOCKS = re.compile(r"(cc-socks/)\d+")
 _TOTAL_TOKENS = re.compile(r"(<total_tokens>)\d+( tokens left</total_tokens>)")
 
-_TIME_WORDS = frozenset({"time", "created", "updated", "completed", "start", "end", "started", "ended",
-                         "initialized", "timestamp", "t"})
+_TIME_WORDS = frozenset(
+    {"time", "created", "updated", "completed", "start", "end", "started", "ended", "initialized", "timestamp", "t"}
+)
 _TIME_KEY_PARTS = re.compile(r"duration|elapsed|latency", re.I)
 _TIME_KEY_SUFFIX = re.compile(r"(_ms|Ms|_at|At|_time|Time)$")
 _COUNT_KEY = re.compile(r"token|usage|cost", re.I)
@@ -82,6 +86,8 @@ def _literally(text: str) -> Callable[[re.Match[str]], str]:
 
 def _time_key(key: str) -> bool:
     return key.lower() in _TIME_WORDS or bool(_TIME_KEY_PARTS.search(key) or _TIME_KEY_SUFFIX.search(key))
+
+
 _RANDOM_KEYS = frozenset({"slug"})
 # Credentials: a string under such a key is never kept (the fake key included, so no pattern is learnt).
 _SECRET_KEY = re.compile(r"api[-_]?key|secret|password|passwd|authorization|(^|_)token$|Token$|credential", re.I)
@@ -146,8 +152,9 @@ class Scrubber:
         add(tempfile.gettempdir(), "$TMP")
         # Longest first, so /tmp/x/project is not half-replaced by /tmp.
         ordered = sorted(pairs.items(), key=lambda p: (-len(p[0]), p[0]))
-        self._literals = [(re.compile(_BEFORE + re.escape(text) + _AFTER), text, placeholder)
-                          for text, placeholder in ordered]
+        self._literals = [
+            (re.compile(_BEFORE + re.escape(text) + _AFTER), text, placeholder) for text, placeholder in ordered
+        ]
 
     # --- public -----------------------------------------------------------------------------
     def scrub(self, value: Any, key: str | None = None, under_count: bool = False) -> Any:

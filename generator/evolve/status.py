@@ -22,16 +22,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from generator.profile.contracts import Contract
 from generator.hostenv import isolation_support
+from generator.hostenv.npm_tools import (
+    CACHE_DIR,
+    HOST_PACKAGES,
+    MARKER,
+    NpmInstallError,
+    binary_version,
+    lockfile_digest,
+)
 from generator.hosts import HOSTS
-from generator.hostenv.npm_tools import (CACHE_DIR, HOST_PACKAGES, MARKER, NpmInstallError, binary_version,
-                                         lockfile_digest)
+from generator.profile.contracts import Contract
 from generator.profile.versions import HostVersion, VersionError
 
 #: harness -> (binary name, flag, environment variable)
-HOST_BINARIES: dict[str, tuple[str, str, str]] = {h.name: (h.binary, h.binary_flag, h.binary_env)
-                                                  for h in HOSTS.values()}
+HOST_BINARIES: dict[str, tuple[str, str, str]] = {
+    h.name: (h.binary, h.binary_flag, h.binary_env) for h in HOSTS.values()
+}
 
 
 @dataclass
@@ -64,8 +71,9 @@ def npm_cache_bin(root: Path) -> Path | None:
     return folder / "node_modules" / ".bin"
 
 
-def candidates(harness: str, root: Path, explicit: Path | None = None,
-               env: Mapping[str, str] | None = None) -> list[tuple[Path, str]]:
+def candidates(
+    harness: str, root: Path, explicit: Path | None = None, env: Mapping[str, str] | None = None
+) -> list[tuple[Path, str]]:
     """Every place a binary for ``harness`` was found, (path, how), without duplicates."""
     env = os.environ if env is None else env
     name, flag, var = HOST_BINARIES[harness]
@@ -136,13 +144,23 @@ def closest_contract(contracts: list[Contract], harness: str, version: str) -> C
 def describe(host: FoundHost, contracts: list[Contract], root: Path, captures: Path) -> dict[str, Any]:
     """One host's status as a JSON-ready dict (the text output is rendered from it)."""
     entry: dict[str, Any] = {
-        "harness": host.harness, "binary": str(host.path), "found_by": host.source, "version": host.version,
-        "error": host.error, "contract": None, "admission": None, "recorded_on": None, "also_admitted_by": [],
-        "capture": None, "advice": None,
+        "harness": host.harness,
+        "binary": str(host.path),
+        "found_by": host.source,
+        "version": host.version,
+        "error": host.error,
+        "contract": None,
+        "admission": None,
+        "recorded_on": None,
+        "also_admitted_by": [],
+        "capture": None,
+        "advice": None,
     }
     if host.version is None:
-        entry["advice"] = (f"point pasture at a working binary with {HOST_BINARIES[host.harness][1]} PATH or "
-                           f"${HOST_BINARIES[host.harness][2]}")
+        entry["advice"] = (
+            f"point pasture at a working binary with {HOST_BINARIES[host.harness][1]} PATH or "
+            f"${HOST_BINARIES[host.harness][2]}"
+        )
         return entry
     capture_dir = captures / f"{host.harness}@{host.version}"
     if capture_dir.is_dir():
@@ -150,27 +168,40 @@ def describe(host: FoundHost, contracts: list[Contract], root: Path, captures: P
     resolution = resolve(contracts, host.harness, host.version)
     target = f"{host.harness}@{host.version}"
     base = closest_contract(contracts, host.harness, host.version)
-    new_profile = (f"pasture profile new {host.harness} {host.version} --from {base.id if base else '<contract>'} "
-                   f"--capture {_rel(capture_dir, root)}")
+    new_profile = (
+        f"pasture profile new {host.harness} {host.version} --from {base.id if base else '<contract>'} "
+        f"--capture {_rel(capture_dir, root)}"
+    )
     capture_cmd = f"pasture capture {host.harness} --host-bin {host.path}"
     if resolution.winner is None:
         own = [c for c in contracts if c.harness.value == host.harness]
         table = "; ".join(f"{c.id} admits {c.admission.describe()}" for c in own) or "no contract for this harness"
         steps = [] if capture_dir.is_dir() else [capture_cmd]
         steps.append(new_profile)
-        entry["advice"] = (f"no pinned contract admits {host.harness} {host.version} ({table}). To pin one: "
-                           + ", then ".join(f"`{s}`" for s in steps) + ", review it, then `pasture generate`.")
+        entry["advice"] = (
+            f"no pinned contract admits {host.harness} {host.version} ({table}). To pin one: "
+            + ", then ".join(f"`{s}`" for s in steps)
+            + ", review it, then `pasture generate`."
+        )
         return entry
     winner = resolution.winner
-    entry.update(contract=winner.id, admission=winner.admission.describe(), recorded_on=str(winner.version),
-                 also_admitted_by=[{"contract": c.id, "admission": c.admission.describe()} for c in resolution.others])
+    entry.update(
+        contract=winner.id,
+        admission=winner.admission.describe(),
+        recorded_on=str(winner.version),
+        also_admitted_by=[{"contract": c.id, "admission": c.admission.describe()} for c in resolution.others],
+    )
     if str(winner.version) != host.version and not (root / "profiles" / target).is_dir():
         if capture_dir.is_dir():
-            entry["advice"] = (f"admitted through {winner.id}, recorded on {winner.version}; a capture of "
-                               f"{host.version} exists: `{new_profile}` pins this version on its evidence.")
+            entry["advice"] = (
+                f"admitted through {winner.id}, recorded on {winner.version}; a capture of "
+                f"{host.version} exists: `{new_profile}` pins this version on its evidence."
+            )
         else:
-            entry["advice"] = (f"admitted through {winner.id}, recorded on {winner.version}, not on "
-                               f"{host.version}: `{capture_cmd}` then `{new_profile}` pins it on evidence.")
+            entry["advice"] = (
+                f"admitted through {winner.id}, recorded on {winner.version}, not on "
+                f"{host.version}: `{capture_cmd}` then `{new_profile}` pins it on evidence."
+            )
     return entry
 
 
@@ -190,17 +221,27 @@ def latest(contracts: list[Contract], lookup=None) -> list[dict[str, Any]]:
             newer = newest is None or HostVersion.parse(version) > newest.version
         except VersionError:
             newer = False
-        out.append({"harness": harness, "package": packages[0], "latest": version,
-                    "newest_profile": newest.id if newest else None, "newer": newer,
-                    "advice": f"pasture bump {harness}" if newer else None})
+        out.append(
+            {
+                "harness": harness,
+                "package": packages[0],
+                "latest": version,
+                "newest_profile": newest.id if newest else None,
+                "newer": newer,
+                "advice": f"pasture bump {harness}" if newer else None,
+            }
+        )
     return out
 
 
 def render_latest(entries: list[dict[str, Any]]) -> str:
     lines = []
     for e in entries:
-        state = (f"NEWER than every profile (newest: {e['newest_profile'] or 'none'}): run `{e['advice']}`"
-                 if e["newer"] else f"pinned (newest profile {e['newest_profile']})")
+        state = (
+            f"NEWER than every profile (newest: {e['newest_profile'] or 'none'}): run `{e['advice']}`"
+            if e["newer"]
+            else f"pinned (newest profile {e['newest_profile']})"
+        )
         lines.append(f"{e['harness']}: npm {e['package']} latest {e['latest']}: {state}")
     return "\n".join(lines) + "\n"
 
@@ -235,5 +276,16 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-__all__ = ["HOST_BINARIES", "HOST_PACKAGES", "FoundHost", "Resolution", "candidates", "closest_contract",
-           "describe", "npm_cache_bin", "read_host", "render_text", "resolve"]
+__all__ = [
+    "HOST_BINARIES",
+    "HOST_PACKAGES",
+    "FoundHost",
+    "Resolution",
+    "candidates",
+    "closest_contract",
+    "describe",
+    "npm_cache_bin",
+    "read_host",
+    "render_text",
+    "resolve",
+]

@@ -21,13 +21,13 @@ noted in the row it touches. Nothing is written unless the result validates.
 
 from __future__ import annotations
 
-from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from generator import PastureError
 from generator.catalog import Catalog, CatalogError, find_catalog
 from generator.evolve.derive import catalog_additions, correct_row, demote_uncited_throw, insert_row
 from generator.evolve.yamlout import rewrite_body
@@ -49,10 +49,14 @@ class SyncReport:
 
     def render(self) -> str:
         lines = [f"{self.contract}:"]
-        for title, items in (("added from the catalog", self.added), ("new gates awaiting evidence", self.gates),
-                             ("identities corrected", self.corrected), ("demoted (no evidence)", self.demoted),
-                             ("evidence from this version's capture", self.proven),
-                             ("citations removed (no evidence for this version)", self.removed)):
+        for title, items in (
+            ("added from the catalog", self.added),
+            ("new gates awaiting evidence", self.gates),
+            ("identities corrected", self.corrected),
+            ("demoted (no evidence)", self.demoted),
+            ("evidence from this version's capture", self.proven),
+            ("citations removed (no evidence for this version)", self.removed),
+        ):
             lines.append(f"  {title} ({len(items)})" + (":" if items else ""))
             lines += [f"    {i}" for i in items]
         return "\n".join(lines) + "\n"
@@ -63,8 +67,15 @@ def catalog_source(cat: Catalog) -> str:
     return "captures/" + rel.split("/captures/", 1)[-1] if "/captures/" in rel else rel
 
 
-def sync_rows(harness: str, version: str, cat: Catalog, rows: list[dict[str, Any]], excluded: set[str],
-              report: SyncReport, source: str) -> list[dict[str, Any]]:
+def sync_rows(
+    harness: str,
+    version: str,
+    cat: Catalog,
+    rows: list[dict[str, Any]],
+    excluded: set[str],
+    report: SyncReport,
+    source: str,
+) -> list[dict[str, Any]]:
     """The rows after correction, demotion and the addition of missing catalog events."""
     for row in rows:
         ev = cat.event(row["name"])
@@ -80,14 +91,15 @@ def sync_rows(harness: str, version: str, cat: Catalog, rows: list[dict[str, Any
     return rows
 
 
-def _capture_evidence(root: Path, contract_id: str, rows: list[dict[str, Any]], sources: dict[str, str],
-                      report: SyncReport) -> dict[str, str]:
+def _capture_evidence(
+    root: Path, contract_id: str, rows: list[dict[str, Any]], sources: dict[str, str], report: SyncReport
+) -> dict[str, str]:
     """Prune and cite evidence from the capture of this very version (if there is one); return the
     sources the rows still use."""
-    from generator.profile.loader import load_project
-    from generator.profile.vocab import FailureMode
     from generator.evolve.captured import load_capture
     from generator.evolve.profile_new import NewProfileReport, _evidence, _prune, _rel, drop_paragraphs_of
+    from generator.profile.loader import load_project
+    from generator.profile.vocab import FailureMode
 
     version = contract_id.partition("@")[2]
     cap_dir = Path(root) / "captures" / contract_id
@@ -138,19 +150,21 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
     catalog_unavailable = raw.get("catalog_unavailable") or unavailable
     if cat is None:
         if not catalog_unavailable:
-            raise SyncError(f"no catalog for {contract_id}: run `pasture catalog extract {harness} --version "
-                            f"{version}` first (or pass the reason none exists)")
+            raise SyncError(
+                f"no catalog for {contract_id}: run `pasture catalog extract {harness} --version "
+                f"{version}` first (or pass the reason none exists)"
+            )
         if harness == "opencode":
             for row in rows:
                 if demote_uncited_throw(row, None, version, "no catalog"):
                     report.demoted.append(row["name"])
     else:
-        rows = sync_rows(harness, version, cat, rows, {e["name"] for e in excluded_entries}, report,
-                         catalog_source(cat))
+        rows = sync_rows(
+            harness, version, cat, rows, {e["name"] for e in excluded_entries}, report, catalog_source(cat)
+        )
     sources = dict(raw.get("sources") or {})
     sources = _capture_evidence(root, contract_id, rows, sources, report)
-    new_text = rewrite_body(text, sources, rows, excluded_entries or None,
-                            catalog_unavailable if cat is None else None)
+    new_text = rewrite_body(text, sources, rows, excluded_entries or None, catalog_unavailable if cat is None else None)
     if new_text == text:
         return report
     path.write_text(new_text, encoding="utf-8")
@@ -158,6 +172,7 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
         load_project(root, [contract_id])
     except ProfileErrors as exc:
         path.write_text(text, encoding="utf-8")
-        raise SyncError("the synced profile does not validate; nothing was changed:\n"
-                        + "\n".join(p.render() for p in exc.problems)) from None
+        raise SyncError(
+            "the synced profile does not validate; nothing was changed:\n" + "\n".join(p.render() for p in exc.problems)
+        ) from None
     return report

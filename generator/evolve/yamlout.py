@@ -9,8 +9,25 @@ from typing import Any
 
 import yaml
 
-ROW_KEYS = ("name", "semantic", "surface", "blocking", "mutation", "order", "reconciliation", "failure", "evidence",
-            "identities", "unresolved", "stop_loop", "pre_action", "matcher", "timeout", "response", "note")
+ROW_KEYS = (
+    "name",
+    "semantic",
+    "surface",
+    "blocking",
+    "mutation",
+    "order",
+    "reconciliation",
+    "failure",
+    "evidence",
+    "identities",
+    "unresolved",
+    "stop_loop",
+    "pre_action",
+    "matcher",
+    "timeout",
+    "response",
+    "note",
+)
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/@-]*")
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
 WIDTH = 100  # prose characters per line after the indent, as the hand-written profiles wrap
@@ -38,21 +55,26 @@ def _folded(text: str, indent: int) -> list[str]:
     for i, paragraph in enumerate(text.split("\n")):
         if i:
             out.append("")
-        out += textwrap.wrap(paragraph, WIDTH + indent, break_long_words=False, break_on_hyphens=False,
-                             initial_indent=pad, subsequent_indent=pad) or [pad]
+        out += textwrap.wrap(
+            paragraph,
+            WIDTH + indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+            initial_indent=pad,
+            subsequent_indent=pad,
+        ) or [pad]
     return out
 
 
 def _prose(key: str, text: str, indent: int) -> list[str]:
     lines = [" " * (indent - 2) + f"{key}: >-", *_folded(text, indent)]
-    if yaml.safe_load("\n".join(["x: >-", *[line[indent - 2:] if line else line for line in lines[1:]]]))["x"] == text:
+    if yaml.safe_load("\n".join(["x: >-", *[line[indent - 2 :] if line else line for line in lines[1:]]]))["x"] == text:
         return lines
     return [" " * (indent - 2) + f"{key}: {json.dumps(text)}"]
 
 
 def _identity(ident: dict[str, Any]) -> str:
-    return (f"{{kind: {scalar(ident['kind'])}, field: {scalar(ident['field'])}, "
-            f"required: {scalar(ident['required'])}}}")
+    return f"{{kind: {scalar(ident['kind'])}, field: {scalar(ident['field'])}, required: {scalar(ident['required'])}}}"
 
 
 def row_lines(row: dict[str, Any]) -> list[str]:
@@ -82,8 +104,12 @@ def row_lines(row: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _body(sources: dict[str, str], rows: list[dict[str, Any]], excluded: list[dict[str, str]] | None,
-          catalog_unavailable: str | None) -> list[str]:
+def _body(
+    sources: dict[str, str],
+    rows: list[dict[str, Any]],
+    excluded: list[dict[str, str]] | None,
+    catalog_unavailable: str | None,
+) -> list[str]:
     lines: list[str] = []
     if sources:
         lines.append("sources:")
@@ -101,10 +127,18 @@ def _body(sources: dict[str, str], rows: list[dict[str, Any]], excluded: list[di
     return lines
 
 
-def _expected(contract: str, admission: dict[str, str] | None, sources: dict[str, str], rows: list[dict[str, Any]],
-              excluded: list[dict[str, str]] | None, catalog_unavailable: str | None) -> dict[str, Any]:
-    expected: dict[str, Any] = {"contract": contract,
-                                "events": [{k: v for k, v in row.items() if v is not None} for row in rows]}
+def _expected(
+    contract: str,
+    admission: dict[str, str] | None,
+    sources: dict[str, str],
+    rows: list[dict[str, Any]],
+    excluded: list[dict[str, str]] | None,
+    catalog_unavailable: str | None,
+) -> dict[str, Any]:
+    expected: dict[str, Any] = {
+        "contract": contract,
+        "events": [{k: v for k, v in row.items() if v is not None} for row in rows],
+    }
     if admission is not None:
         expected["admission"] = admission
     if sources:
@@ -116,13 +150,25 @@ def _expected(contract: str, admission: dict[str, str] | None, sources: dict[str
     return expected
 
 
-def lifecycle_text(header: list[str], contract: str, admission: dict[str, str], sources: dict[str, str],
-                   rows: list[dict[str, Any]], excluded: list[dict[str, str]] | None = None,
-                   catalog_unavailable: str | None = None) -> str:
+def lifecycle_text(
+    header: list[str],
+    contract: str,
+    admission: dict[str, str],
+    sources: dict[str, str],
+    rows: list[dict[str, Any]],
+    excluded: list[dict[str, str]] | None = None,
+    catalog_unavailable: str | None = None,
+) -> str:
     lines = ["# yaml-language-server: $schema=../../generated/schema/lifecycle.schema.json"]
     for comment in header:
-        lines += textwrap.wrap(comment, WIDTH + 2, initial_indent="# ", subsequent_indent="# ",
-                               break_long_words=False, break_on_hyphens=False) or ["#"]
+        lines += textwrap.wrap(
+            comment,
+            WIDTH + 2,
+            initial_indent="# ",
+            subsequent_indent="# ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or ["#"]
     lines.append(f"contract: {scalar(contract)}")
     lines.append("admission:")
     lines += [f"  {k}: {scalar(v)}" for k, v in admission.items()]
@@ -133,14 +179,20 @@ def lifecycle_text(header: list[str], contract: str, admission: dict[str, str], 
     return text
 
 
-def rewrite_body(text: str, sources: dict[str, str], rows: list[dict[str, Any]],
-                 excluded: list[dict[str, str]] | None = None, catalog_unavailable: str | None = None) -> str:
+def rewrite_body(
+    text: str,
+    sources: dict[str, str],
+    rows: list[dict[str, Any]],
+    excluded: list[dict[str, str]] | None = None,
+    catalog_unavailable: str | None = None,
+) -> str:
     """``text`` (a lifecycle.yaml) with everything from its ``sources:`` / ``events:`` key on rewritten.
 
     The head (comments, contract, admission and their comments) is kept byte for byte."""
     lines = text.splitlines()
-    cut = next((i for i, line in enumerate(lines) if re.match(r"(sources|catalog_unavailable|events|excluded):", line)),
-               None)
+    cut = next(
+        (i for i, line in enumerate(lines) if re.match(r"(sources|catalog_unavailable|events|excluded):", line)), None
+    )
     if cut is None:
         raise ValueError("no sources:/events: key at the start of a line")
     head = lines[:cut]

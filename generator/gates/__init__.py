@@ -73,31 +73,64 @@ if TYPE_CHECKING:  # pragma: no cover
     from generator.gates.agent import agent_gate as agent_gate
     from generator.gates.errors import (
         AIGateBackendError as AIGateBackendError,
+    )
+    from generator.gates.errors import (
         AIGateConfigError as AIGateConfigError,
+    )
+    from generator.gates.errors import (
         AIGateError as AIGateError,
+    )
+    from generator.gates.errors import (
         AIGateExhausted as AIGateExhausted,
+    )
+    from generator.gates.errors import (
         AIGateInvalidOutput as AIGateInvalidOutput,
+    )
+    from generator.gates.errors import (
         AIGateTimeout as AIGateTimeout,
+    )
+    from generator.gates.errors import (
         AIIntegrationError as AIIntegrationError,
     )
-    from generator.gates.gate import GateDecision as GateDecision, ai_gate_decide as ai_gate_decide
-    from generator.gates.harness import HarnessResult as HarnessResult, HostHarnessBackend as HostHarnessBackend
-    from generator.gates.openai_chat import ChatResult as ChatResult, OpenAIChatClient as OpenAIChatClient
+    from generator.gates.gate import GateDecision as GateDecision
+    from generator.gates.gate import ai_gate_decide as ai_gate_decide
+    from generator.gates.harness import HarnessResult as HarnessResult
+    from generator.gates.harness import HostHarnessBackend as HostHarnessBackend
+    from generator.gates.openai_chat import ChatResult as ChatResult
+    from generator.gates.openai_chat import OpenAIChatClient as OpenAIChatClient
     from generator.gates.prompts import (
         PHASE_GUIDANCE as PHASE_GUIDANCE,
+    )
+    from generator.gates.prompts import (
         build_schema_retry_prompt as build_schema_retry_prompt,
+    )
+    from generator.gates.prompts import (
         harness_prompt as harness_prompt,
+    )
+    from generator.gates.prompts import (
         schema_guidance as schema_guidance,
+    )
+    from generator.gates.prompts import (
         with_file_write_hint as with_file_write_hint,
+    )
+    from generator.gates.prompts import (
         with_phase_guidance as with_phase_guidance,
     )
     from generator.gates.retry import (
         TRANSIENT_PATTERNS as TRANSIENT_PATTERNS,
+    )
+    from generator.gates.retry import (
         CostTracker as CostTracker,
+    )
+    from generator.gates.retry import (
         is_transient_error as is_transient_error,
+    )
+    from generator.gates.retry import (
         run_with_retry as run_with_retry,
     )
     from generator.gates.wrappers import (
         AIGateWrapper as AIGateWrapper,
+    )
+    from generator.gates.wrappers import (
         HarnessWrapper as HarnessWrapper,
     )

@@ -21,11 +21,12 @@ What each host ignores: Codex and OpenCode have no turn limit or budget flag (``
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from generator import PastureError
 
 __all__ = [
     "HOSTS",
@@ -161,9 +162,7 @@ class ClaudeCodeHost:
             return HostOutput(
                 final_text=stdout.strip() or None,
                 is_error=True,
-                error_message=_exit_failure(returncode, stderr)
-                if returncode
-                else "no result object on stdout",
+                error_message=_exit_failure(returncode, stderr) if returncode else "no result object on stdout",
             )
         text = result.get("result") if isinstance(result.get("result"), str) else None
         is_error = bool(result.get("is_error")) or returncode != 0

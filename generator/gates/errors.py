@@ -10,8 +10,9 @@ mode whichever subclass it catches. The subclasses exist for the journal and for
 
 from __future__ import annotations
 
-from generator import PastureError
 from typing import Any
+
+from generator import PastureError
 
 
 class AIIntegrationError(PastureError, RuntimeError):

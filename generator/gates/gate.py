@@ -41,7 +41,6 @@ AIGateConfigError       bad policy (unknown key, bad type) or unusable config (n
 
 from __future__ import annotations
 
-from generator import PastureError
 import asyncio
 import inspect
 import json
@@ -51,6 +50,7 @@ import types
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from generator import PastureError
 from generator.gates._env import EnvAIConfig
 from generator.gates.errors import (
     AIGateBackendError,
@@ -363,9 +363,7 @@ def ai_gate_decide(
     see the module docstring for the contract. ``app``, ``sleep`` and ``clock`` are seams for
     tests and alternative backends (``app.ai(system=, user=, schema=, model=[, timeout=])``).
     """
-    coro = ai_gate_decide_async(
-        envelope, policy, config, app=app, sleep=sleep, clock=clock, journal=journal
-    )
+    coro = ai_gate_decide_async(envelope, policy, config, app=app, sleep=sleep, clock=clock, journal=journal)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

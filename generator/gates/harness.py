@@ -20,7 +20,6 @@ Stdlib only; pydantic is only touched through the schema object the caller passe
 
 from __future__ import annotations
 
-from generator import PastureError
 import asyncio
 import collections
 import json
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from generator import PastureError
 from generator.gates.agents import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
 from generator.gates.openai_chat import decode_json_content
 from generator.gates.prompts import OUTPUT_FILENAME

@@ -13,7 +13,6 @@ a message: the bare "500"-style patterns would match a port such as 35031.
 
 from __future__ import annotations
 
-from generator import PastureError
 import asyncio
 import http
 import http.client
@@ -28,6 +27,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
+
+from generator import PastureError
 
 T = TypeVar("T")
 

@@ -151,9 +151,7 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
             accepted = _accept(result, schema, phase)
             if accepted is not None:
                 return accepted
-        raise AIIntegrationError(
-            f"Schema validation failed after {MAX_SCHEMA_RETRIES} retries with schema context"
-        )
+        raise AIIntegrationError(f"Schema validation failed after {MAX_SCHEMA_RETRIES} retries with schema context")
 
     async def invoke(
         self,

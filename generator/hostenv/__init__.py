@@ -9,7 +9,6 @@
 """
 
 from generator.hostenv.fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
-from generator.hosts import LAUNCHERS, RunLayout, launcher_for
 from generator.hostenv.netns import Isolation, isolation_support
 from generator.hostenv.npm_tools import (
     HOST_PACKAGES,
@@ -22,6 +21,7 @@ from generator.hostenv.npm_tools import (
 )
 from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
+from generator.hosts import LAUNCHERS, RunLayout, launcher_for
 
 HOSTS = tuple(HOST_PACKAGES)
 

@@ -88,8 +88,9 @@ def _probe(wrapper: tuple[str, ...]) -> str | None:
         return f"{wrapper[0]} not found"
     argv = [*wrapper, sys.executable, "-m", "generator.hostenv.netns", "--probe"]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=python_env(),
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=30, env=python_env(), stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{' '.join(wrapper[:2])}: {exc}"
     if proc.returncode != 0 or "probe-ok lo" not in proc.stdout:
@@ -115,8 +116,11 @@ def isolation_support(preferred: str | None = None) -> Isolation:
         if why is None:
             return Isolation(mode, _WRAPPERS[mode], "private network namespace with loopback only")
         reasons.append(f"{mode}: {why}")
-    return Isolation("none", (), "no network namespace available (" + "; ".join(reasons) +
-                     "): isolation rests on per-host settings only")
+    return Isolation(
+        "none",
+        (),
+        "no network namespace available (" + "; ".join(reasons) + "): isolation rests on per-host settings only",
+    )
 
 
 def _main(argv: list[str]) -> int:

@@ -14,7 +14,6 @@ dependencies (``msgpackr-extract``) and any future script out of the picture.
 
 from __future__ import annotations
 
-from generator import PastureError
 import fcntl
 import hashlib
 import json
@@ -26,6 +25,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from generator import PastureError
 
 __all__ = [
     "HOST_PACKAGES",
@@ -112,8 +113,13 @@ def _run(argv: list[str], cwd: Path, log: Path, timeout: float) -> None:
         out.flush()
         try:
             proc = subprocess.run(
-                argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                timeout=timeout, check=False,
+                argv,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                check=False,
             )
         except subprocess.TimeoutExpired as exc:
             raise NpmInstallError(f"{argv[:2]} timed out after {timeout:.0f}s; log: {log}") from exc
@@ -205,9 +211,10 @@ def _install_into(stage: Path, src: Path, digest: str, timeout: float) -> None:
     log = stage / "install.log"
     started = time.monotonic()
     _run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline",
-         "--loglevel=warn"],
-        stage, log, timeout,
+        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn"],
+        stage,
+        log,
+        timeout,
     )
     for package, argv in POSTINSTALL_STEPS:
         remaining = max(30.0, timeout - (time.monotonic() - started))
@@ -282,14 +289,18 @@ def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapp
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
         proc = subprocess.run(
-            [*wrapper, str(path), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=timeout, env=env, cwd=home, check=False,
+            [*wrapper, str(path), "--version"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=home,
+            check=False,
         )
     match = _VERSION_RE.search(proc.stdout) or _VERSION_RE.search(proc.stderr)
     if proc.returncode != 0 or match is None:
-        raise NpmInstallError(
-            f"{path} --version failed (exit {proc.returncode}): {proc.stdout!r} {proc.stderr!r}"
-        )
+        raise NpmInstallError(f"{path} --version failed (exit {proc.returncode}): {proc.stdout!r} {proc.stderr!r}")
     return match.group(1)
 
 

@@ -18,8 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["OPENCODE_RECORDED_HOOKS", "RECORDER_MODES", "install_recorder", "opencode_recorder_plugin", "read_records",
-           "recorder_command"]
+__all__ = [
+    "OPENCODE_RECORDED_HOOKS",
+    "RECORDER_MODES",
+    "install_recorder",
+    "opencode_recorder_plugin",
+    "read_records",
+    "recorder_command",
+]
 
 RECORDER_MODES = ("observe", "exit2", "deny", "ask", "allow-permission", "answer")
 
@@ -98,11 +104,20 @@ def install_recorder(folder: str | Path) -> Path:
     return path
 
 
-def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: str = "observe",
-                     reason: str = "blocked by pasture recorder", python: str | None = None,
-                     block_event: str = "PreToolUse", permission_decision: bool = False,
-                     answer_file: str | Path | None = None, answer_times: int = 1,
-                     merge_tool_input: bool = False) -> str:
+def recorder_command(
+    script: str | Path,
+    log: str | Path,
+    event: str,
+    *,
+    mode: str = "observe",
+    reason: str = "blocked by pasture recorder",
+    python: str | None = None,
+    block_event: str = "PreToolUse",
+    permission_decision: bool = False,
+    answer_file: str | Path | None = None,
+    answer_times: int = 1,
+    merge_tool_input: bool = False,
+) -> str:
     """Shell command line for a command hook that records into ``log``.
 
     ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on ``block_event``, PreToolUse by default:
@@ -137,19 +152,35 @@ def recorder_command(script: str | Path, log: str | Path, event: str, *, mode: s
 
 
 #: The named hooks the OpenCode recording plugin registers unless told otherwise.
-OPENCODE_RECORDED_HOOKS = ("event", "config", "chat.message", "chat.params", "chat.headers", "permission.ask",
-                           "command.execute.before", "tool.execute.before", "tool.execute.after", "shell.env",
-                           "experimental.chat.system.transform")
+OPENCODE_RECORDED_HOOKS = (
+    "event",
+    "config",
+    "chat.message",
+    "chat.params",
+    "chat.headers",
+    "permission.ask",
+    "command.execute.before",
+    "tool.execute.before",
+    "tool.execute.after",
+    "shell.env",
+    "experimental.chat.system.transform",
+)
 
 
 #: How the recording plugin can answer (see :func:`opencode_recorder_plugin`).
 OPENCODE_ANSWER_OPS = ("set-arg", "replace-args", "append-output", "push-system", "set-status")
 
 
-def opencode_recorder_plugin(log: str | Path, *, block_tool: str | None = None,
-                             reason: str = "blocked by pasture recorder", export_name: str = "PastureRecorder",
-                             hooks: Sequence[str] | None = None, discover: bool = False,
-                             answers: dict[str, dict[str, Any]] | None = None) -> str:
+def opencode_recorder_plugin(
+    log: str | Path,
+    *,
+    block_tool: str | None = None,
+    reason: str = "blocked by pasture recorder",
+    export_name: str = "PastureRecorder",
+    hooks: Sequence[str] | None = None,
+    discover: bool = False,
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> str:
     """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
 
     It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from generator.hostenv.fake_models import FakeModelServer, Script
-from generator.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.netns import Isolation, bring_loopback_up, isolation_support, network_interfaces, python_env
 from generator.hostenv.npm_tools import host_binary
+from generator.hosts import RunContext, RunLayout, launcher_for
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -54,14 +54,37 @@ DEFAULT_PROMPT = "Create the pasture probe file, then report."
 
 #: Variables a host never gets from the caller (the allowlist already drops them; listed so the
 #: intent is explicit and so ``extra_env`` cannot smuggle one in by accident).
-CLEARED_ENV = frozenset({
-    "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
-    "NO_PROXY", "ftp_proxy", "FTP_PROXY",
-    "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "CODEX_API_KEY", "OPENROUTER_API_KEY",
-    "GITHUB_TOKEN", "GH_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-    "GOOGLE_API_KEY", "GEMINI_API_KEY", "NPM_TOKEN",
-})
+CLEARED_ENV = frozenset(
+    {
+        "http_proxy",
+        "https_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+        "no_proxy",
+        "NO_PROXY",
+        "ftp_proxy",
+        "FTP_PROXY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_ORG_ID",
+        "CODEX_API_KEY",
+        "OPENROUTER_API_KEY",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "GOOGLE_API_KEY",
+        "GEMINI_API_KEY",
+        "NPM_TOKEN",
+    }
+)
 _PASSTHROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL", "PYENV_ROOT", "PYENV_VERSION")
 
 
@@ -110,13 +133,17 @@ class HostRunResult:
 
     def describe(self) -> str:
         """A multi-line summary for assertion messages."""
-        reqs = "\n".join(f"  #{r['seq']} {r['method']} {r['path']} -> {r.get('reply', {}).get('status')} "
-                         f"{r.get('reply', {}).get('kind')} turn={r.get('reply', {}).get('turn')}"
-                         for r in self.requests)
-        return (f"{self.host}: exit {self.exit_code}{' (TIMED OUT)' if self.timed_out else ''} in "
-                f"{self.wall_time:.1f}s, isolation {self.isolation}, run dir {self.run_dir}\n"
-                f"argv: {self.argv}\nrequests:\n{reqs or '  (none)'}\n"
-                f"stdout (tail):\n{self.stdout[-3000:]}\nstderr (tail):\n{self.stderr[-3000:]}")
+        reqs = "\n".join(
+            f"  #{r['seq']} {r['method']} {r['path']} -> {r.get('reply', {}).get('status')} "
+            f"{r.get('reply', {}).get('kind')} turn={r.get('reply', {}).get('turn')}"
+            for r in self.requests
+        )
+        return (
+            f"{self.host}: exit {self.exit_code}{' (TIMED OUT)' if self.timed_out else ''} in "
+            f"{self.wall_time:.1f}s, isolation {self.isolation}, run dir {self.run_dir}\n"
+            f"argv: {self.argv}\nrequests:\n{reqs or '  (none)'}\n"
+            f"stdout (tail):\n{self.stdout[-3000:]}\nstderr (tail):\n{self.stderr[-3000:]}"
+        )
 
 
 class HostRun:
@@ -130,8 +157,14 @@ class HostRun:
         result = run.execute(Script.shell_then_reply("echo hi > probe.txt"))
     """
 
-    def __init__(self, host: str, bin_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None,
-                 *, git_init: bool = True) -> None:
+    def __init__(
+        self,
+        host: str,
+        bin_dir: str | os.PathLike[str],
+        root: str | os.PathLike[str] | None = None,
+        *,
+        git_init: bool = True,
+    ) -> None:
         self.launcher = launcher_for(host)
         self.host = host
         # bin_dir is a node_modules/.bin-style folder, or the host's binary itself (any name).
@@ -140,9 +173,13 @@ class HostRun:
             root = tempfile.mkdtemp(prefix=f"pasture-{host}-")
         self.layout = RunLayout.at(root).create()
         if git_init:
-            subprocess.run(["git", "init", "-q", str(self.layout.project)], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env={**base_host_env(self.layout), "GIT_CONFIG_NOSYSTEM": "1"})
+            subprocess.run(
+                ["git", "init", "-q", str(self.layout.project)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env={**base_host_env(self.layout), "GIT_CONFIG_NOSYSTEM": "1"},
+            )
 
     @property
     def project(self) -> Path:
@@ -183,8 +220,9 @@ class HostRun:
         opts = self.launcher.options(options)
         iso: Isolation = isolation_support(isolation)
         if not iso.private_network:
-            warnings.warn(f"hostenv: running {self.host} without a network namespace: {iso.note}",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"hostenv: running {self.host} without a network namespace: {iso.note}", RuntimeWarning, stacklevel=2
+            )
         bad = CLEARED_ENV.intersection(extra_env or {})
         if bad:
             raise ValueError(f"extra_env may not set {sorted(bad)}")
@@ -211,20 +249,29 @@ class HostRun:
         argv = [*iso.wrapper, sys.executable, "-m", "generator.hostenv.runner", "--inside", str(spec_path)]
         log_path = self.layout.root / "runner.log"
         with log_path.open("wb") as log:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                    env=python_env(), start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=python_env(),
+                start_new_session=True,
+            )
             try:
                 proc.wait(timeout=timeout + 60)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         if not result_path.exists():
-            raise RuntimeError(f"host run produced no result (runner exit {proc.returncode}); "
-                               f"runner log:\n{log_path.read_text(errors='replace')[-4000:]}")
+            raise RuntimeError(
+                f"host run produced no result (runner exit {proc.returncode}); "
+                f"runner log:\n{log_path.read_text(errors='replace')[-4000:]}"
+            )
         out = json.loads(result_path.read_text())
         if "error" in out:
-            raise RuntimeError(f"host run failed inside the namespace: {out['error']}\n"
-                               f"{log_path.read_text(errors='replace')[-4000:]}")
+            raise RuntimeError(
+                f"host run failed inside the namespace: {out['error']}\n{log_path.read_text(errors='replace')[-4000:]}"
+            )
         return HostRunResult(
             host=self.host,
             exit_code=out["exit_code"],
@@ -242,8 +289,9 @@ class HostRun:
         )
 
 
-def prepare_run(host: str, bin_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None,
-                *, git_init: bool = True) -> HostRun:
+def prepare_run(
+    host: str, bin_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *, git_init: bool = True
+) -> HostRun:
     """Make a run folder for ``host`` (``claude-code``, ``codex`` or ``opencode``).
 
     ``bin_dir`` is a folder holding the host's binary under its usual name, or the binary itself.
@@ -251,9 +299,15 @@ def prepare_run(host: str, bin_dir: str | os.PathLike[str], root: str | os.PathL
     return HostRun(host, bin_dir, root, git_init=git_init)
 
 
-def run_host(host: str, script: Script, *, bin_dir: str | os.PathLike[str],
-             root: str | os.PathLike[str] | None = None, setup: Callable[[HostRun], None] | None = None,
-             **execute_kwargs: Any) -> HostRunResult:
+def run_host(
+    host: str,
+    script: Script,
+    *,
+    bin_dir: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    setup: Callable[[HostRun], None] | None = None,
+    **execute_kwargs: Any,
+) -> HostRunResult:
     """One-call form: prepare, let ``setup(run)`` write hooks, execute."""
     run = prepare_run(host, bin_dir, root)
     if setup is not None:
@@ -268,6 +322,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 # --- the half that runs inside the namespace ----------------------------------------------------
+
 
 def _inside(spec_path: Path) -> int:
     spec = json.loads(spec_path.read_text())
@@ -285,8 +340,11 @@ def _inside(spec_path: Path) -> int:
                 raise RuntimeError(f"expected a namespace with only lo, found {interfaces}")
         launcher = launcher_for(spec["host"])
         fake = FakeModelServer(
-            launcher.wire_protocol, Script.from_dict(spec["script"]), log_path=layout.root / "fake-requests.jsonl",
-            deadline=spec["fake_deadline"], max_requests=spec["max_requests"],
+            launcher.wire_protocol,
+            Script.from_dict(spec["script"]),
+            log_path=layout.root / "fake-requests.jsonl",
+            deadline=spec["fake_deadline"],
+            max_requests=spec["max_requests"],
         ).start()
         if spec.get("loggers"):
             from generator.hostenv.fake_models import ChatReply, FakeChatServer
@@ -294,9 +352,15 @@ def _inside(spec_path: Path) -> int:
             for name, logger in spec["loggers"].items():
                 log = layout.root / f"logger-{name}.jsonl"
                 log.touch()
-                loggers.append(FakeChatServer([], default=ChatReply.from_dict(logger.get("default", {"content": "ok"})),
-                                              log_path=str(log), deadline=spec["fake_deadline"],
-                                              port=int(logger["port"])).start())
+                loggers.append(
+                    FakeChatServer(
+                        [],
+                        default=ChatReply.from_dict(logger.get("default", {"content": "ok"})),
+                        log_path=str(log),
+                        deadline=spec["fake_deadline"],
+                        port=int(logger["port"]),
+                    ).start()
+                )
         ctx = RunContext(layout, Path(spec["binary"]), fake.url, spec["prompt"], spec["options"])
         env = base_host_env(layout, spec["caller_env"])
         env.update(launcher.env(ctx))
@@ -307,8 +371,7 @@ def _inside(spec_path: Path) -> int:
         started = time.monotonic()
         with (layout.root / "host-stdout.txt").open("wb") as out, (layout.root / "host-stderr.txt").open("wb") as err:
             where = layout.project / spec["cwd"] if spec.get("cwd") else layout.project
-            proc = subprocess.Popen(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err)
+            proc = subprocess.Popen(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
             # A blocking wait with a kill timer, not wait(timeout=...): that one polls with sleeps of
             # up to 50 ms, which rounded every host's wall time up to the next 50 ms step (10 % of a
             # Codex session) for benchmarks/bench_session.py.
@@ -323,10 +386,16 @@ def _inside(spec_path: Path) -> int:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        result.update({
-            "exit_code": code, "timed_out": code in (124, 137, -9), "wall_time": round(wall, 3),
-            "argv": argv, "env": env, "port": fake.port,
-        })
+        result.update(
+            {
+                "exit_code": code,
+                "timed_out": code in (124, 137, -9),
+                "wall_time": round(wall, 3),
+                "argv": argv,
+                "env": env,
+                "port": fake.port,
+            }
+        )
     except Exception as exc:  # noqa: BLE001 - reported to the parent through result.json
         result["error"] = f"{type(exc).__name__}: {exc}"
     finally:

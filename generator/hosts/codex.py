@@ -42,8 +42,15 @@ from generator.profile.contracts import Contract
 from generator.profile.vocab import HookSurface
 from generator.render.artifact import Artifact, header
 
-__all__ = ["ACCEPTED_EVENTS", "HOST", "Codex", "CodexEventError", "CodexLauncher", "codex_artifacts",
-           "persist_hook_trust"]
+__all__ = [
+    "ACCEPTED_EVENTS",
+    "HOST",
+    "Codex",
+    "CodexEventError",
+    "CodexLauncher",
+    "codex_artifacts",
+    "persist_hook_trust",
+]
 
 # The event keys Codex's hooks.json accepts. Codex silently ignores any other key, so a typo would
 # be a hole nobody notices: refuse to generate one instead. The eleven come from HooksToml in the
@@ -51,10 +58,22 @@ __all__ = ["ACCEPTED_EVENTS", "HOST", "Codex", "CodexEventError", "CodexLauncher
 # the 0.153 line (Pasture pins it at 0.153.0; observe-only, systemMessage only). The real Codex 0.171.0
 # loads exactly these twelve and nothing else of every Claude/Codex event name offered to it
 # (captures/codex@0.171.0/capture.json, catalog.host_listed: `codex app-server` hooks/list).
-ACCEPTED_EVENTS = frozenset({
-    "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart",
-    "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop", "Interrupt",
-})
+ACCEPTED_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "SessionEnd",
+        "UserPromptSubmit",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "Interrupt",
+    }
+)
 
 
 class CodexEventError(PastureError, ValueError):
@@ -86,37 +105,39 @@ class CodexLauncher(HostLauncher):
         catalog = []
         if ctx.options.get("model_catalog"):
             catalog = [f"model_catalog_json = {_toml_str(str(ctx.layout.root / 'codex-model-catalog.json'))}"]
-        return "\n".join([
-            f"model = {_toml_str(ctx.options['model'])}",
-            *catalog,
-            'model_provider = "harness"',
-            f"approval_policy = {_toml_str(ctx.options['approval_policy'])}",
-            f"sandbox_mode = {_toml_str(ctx.options['sandbox_mode'])}",
-            "check_for_update_on_startup = false",
-            "",
-            "[model_providers.harness]",
-            'name = "Pasture fake model (127.0.0.1)"',
-            f"base_url = {_toml_str(ctx.base_url_v1)}",
-            'env_key = "HARNESS_FAKE_KEY"',
-            'wire_api = "responses"',
-            "request_max_retries = 0",
-            "stream_max_retries = 0",
-            "",
-            f"[projects.{_toml_str(project)}]",
-            'trust_level = "trusted"',
-            "",
-            "[features]",
-            "plugins = false",
-            "",
-            "[analytics]",
-            "enabled = false",
-            "",
-            "[otel]",
-            'exporter = "none"',
-            "",
-            ctx.options["config_toml_extra"],
-            "",
-        ])
+        return "\n".join(
+            [
+                f"model = {_toml_str(ctx.options['model'])}",
+                *catalog,
+                'model_provider = "harness"',
+                f"approval_policy = {_toml_str(ctx.options['approval_policy'])}",
+                f"sandbox_mode = {_toml_str(ctx.options['sandbox_mode'])}",
+                "check_for_update_on_startup = false",
+                "",
+                "[model_providers.harness]",
+                'name = "Pasture fake model (127.0.0.1)"',
+                f"base_url = {_toml_str(ctx.base_url_v1)}",
+                'env_key = "HARNESS_FAKE_KEY"',
+                'wire_api = "responses"',
+                "request_max_retries = 0",
+                "stream_max_retries = 0",
+                "",
+                f"[projects.{_toml_str(project)}]",
+                'trust_level = "trusted"',
+                "",
+                "[features]",
+                "plugins = false",
+                "",
+                "[analytics]",
+                "enabled = false",
+                "",
+                "[otel]",
+                'exporter = "none"',
+                "",
+                ctx.options["config_toml_extra"],
+                "",
+            ]
+        )
 
     def env(self, ctx: RunContext) -> dict[str, str]:
         return {"CODEX_HOME": str(ctx.layout.codex_home), "HARNESS_FAKE_KEY": FAKE_API_KEY}
@@ -159,11 +180,13 @@ def catalog_entry(binary: Path, slug: str, model: str) -> dict[str, Any]:
     at = data.find(b'\n  "models": [')
     if at < 0:
         raise ValueError(f"{binary}: no embedded model catalog found")
-    catalog, _ = json.JSONDecoder().raw_decode(data[data.rfind(b"{", 0, at):].decode("utf-8", "replace"))
+    catalog, _ = json.JSONDecoder().raw_decode(data[data.rfind(b"{", 0, at) :].decode("utf-8", "replace"))
     entry = next((m for m in catalog["models"] if m.get("slug") == slug), None)
     if entry is None:
-        raise ValueError(f"{binary}: the embedded catalog has no {slug!r} (has: "
-                         f"{', '.join(m.get('slug', '?') for m in catalog['models'])})")
+        raise ValueError(
+            f"{binary}: the embedded catalog has no {slug!r} (has: "
+            f"{', '.join(m.get('slug', '?') for m in catalog['models'])})"
+        )
     return {**entry, "slug": model, "display_name": model, "prefer_websockets": False}
 
 
@@ -180,8 +203,9 @@ def _find_hooks(node: Any) -> list[dict[str, Any]]:
     return found
 
 
-def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str, str],
-                       timeout: float = 30.0) -> list[dict[str, Any]]:
+def persist_hook_trust(
+    binary: Path, project: Path, config: Path, env: dict[str, str], timeout: float = 30.0
+) -> list[dict[str, Any]]:
     """Trust every hook Codex discovers for ``project``, the way a user's review would.
 
     Talks JSON-RPC (one object per line) to ``codex app-server`` over stdio: ``initialize``,
@@ -190,8 +214,14 @@ def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str,
     hook entries as Codex listed them.
     """
     proc = subprocess.Popen(
-        [str(binary), "app-server"], cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True, bufsize=1,
+        [str(binary), "app-server"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
     )
     assert proc.stdin is not None and proc.stdout is not None
     deadline = time.monotonic() + timeout
@@ -228,9 +258,16 @@ def persist_hook_trust(binary: Path, project: Path, config: Path, env: dict[str,
         raise TimeoutError(f"codex app-server gave no answer to request {request_id}")
 
     try:
-        send({"id": 1, "method": "initialize",
-              "params": {"clientInfo": {"name": "pasture-hostenv", "version": "0"},
-                         "capabilities": {"experimentalApi": True}}})
+        send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "clientInfo": {"name": "pasture-hostenv", "version": "0"},
+                    "capabilities": {"experimentalApi": True},
+                },
+            }
+        )
         wait_for(1)
         send({"method": "initialized"})
         send({"id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}})
@@ -262,8 +299,7 @@ class Codex:
     display_name = "Codex CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
     instructions_file = "AGENTS.md"  # where the generated agent instructions go
-    native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent",
-                              "request_user_input"})
+    native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent", "request_user_input"})
     npm_packages: tuple[str, ...] = ("@openai/codex",)
     binary = "codex"
     binary_flag = "--codex-bin"

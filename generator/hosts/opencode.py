@@ -97,7 +97,6 @@ Offline run: headless (``opencode run``) against the fake OpenAI Chat Completion
   the prompt goes as separate words because ``run`` wraps an argument containing spaces in quotes.
 """
 
-
 from __future__ import annotations
 
 import json
@@ -113,8 +112,17 @@ from generator.profile.vocab import EventSemantic, FailureMode, Harness, HookSur
 from generator.render import commands
 from generator.render.artifact import Artifact, header
 
-__all__ = ["FIX", "HOST", "PLUGIN_FILE", "OpenCode", "OpenCodeLauncher", "OpenCodeRenderError", "deep_merge",
-           "opencode_artifacts", "serve_argv"]
+__all__ = [
+    "FIX",
+    "HOST",
+    "PLUGIN_FILE",
+    "OpenCode",
+    "OpenCodeLauncher",
+    "OpenCodeRenderError",
+    "deep_merge",
+    "opencode_artifacts",
+    "serve_argv",
+]
 
 DEFAULT_PLUGIN_VERSION = "1.18.33"
 
@@ -153,12 +161,14 @@ class OpenCodeLauncher(HostLauncher):
         model = ctx.options["model"]
         base = {
             "$schema": "https://opencode.ai/config.json",
-            "provider": {"harness": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Pasture fake model (127.0.0.1)",
-                "options": {"baseURL": ctx.base_url_v1, "apiKey": FAKE_API_KEY},
-                "models": {model: {"name": "Fake model", "tool_call": True}},
-            }},
+            "provider": {
+                "harness": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Pasture fake model (127.0.0.1)",
+                    "options": {"baseURL": ctx.base_url_v1, "apiKey": FAKE_API_KEY},
+                    "models": {model: {"name": "Fake model", "tool_call": True}},
+                }
+            },
             "model": f"harness/{model}",
             "small_model": f"harness/{model}",
             "enabled_providers": ["harness"],
@@ -190,10 +200,17 @@ class OpenCodeLauncher(HostLauncher):
                     lock.write_text(json.dumps(stub) + "\n")
 
     def argv(self, ctx: RunContext) -> list[str]:
-        return [str(ctx.binary), "run", "--format", "json", "--print-logs", "--log-level",
-                ctx.options["log_level"], *list(ctx.options["extra_args"]), *ctx.prompt.split()]
-
-
+        return [
+            str(ctx.binary),
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            ctx.options["log_level"],
+            *list(ctx.options["extra_args"]),
+            *ctx.prompt.split(),
+        ]
 
 
 PLUGIN_FILE = "pasture-lifecycle.ts"
@@ -241,7 +258,8 @@ def opencode_artifacts(contract: Contract) -> list[Artifact]:
     else:
         raise OpenCodeRenderError(
             f"{contract.lifecycle_file}: no OpenCode plugin flavour for host major version {major} "
-            "(1.x: Hooks object, 2.x: Plugin.define)")
+            "(1.x: Hooks object, 2.x: Plugin.define)"
+        )
     view = _view(contract, major)
     text = render(template, **view)
     return [Artifact(f"{contract.id}/{PLUGIN_FILE}", text, contract.id)]
@@ -249,8 +267,11 @@ def opencode_artifacts(contract: Contract) -> list[Artifact]:
 
 def _view(contract: Contract, major: int) -> dict[str, Any]:
     rows = {row.name: _row_view(contract, row, major) for row in contract.events}
-    named = [_hook(row, rows[row.name]["refusal"], major) for row in contract.events
-             if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT]
+    named = [
+        _hook(row, rows[row.name]["refusal"], major)
+        for row in contract.events
+        if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT
+    ]
     bus = [row.name for row in contract.events if row.surface is HookSurface.OPENCODE_CATCH_ALL_SSE]
     _argv_frame(contract)  # the one-shot argv must still frame every row (the Claude/Codex contract)
     return {
@@ -291,9 +312,10 @@ def _argv_frame(contract: Contract) -> tuple[list[str], list[str]]:
         words = commands.argv(contract, row)
         at = [i for i, word in enumerate(words) if word == row.name]
         if len(at) != 1:
-            raise OpenCodeRenderError(f"{contract.id}: the runtime argv for {row.name!r} does not hold the "
-                                      "event name exactly once")
-        this = (words[:at[0]], words[at[0] + 1:])
+            raise OpenCodeRenderError(
+                f"{contract.id}: the runtime argv for {row.name!r} does not hold the event name exactly once"
+            )
+        this = (words[: at[0]], words[at[0] + 1 :])
         if frame is not None and this != frame:
             raise OpenCodeRenderError(f"{contract.id}: the runtime argv differs between rows beyond the event name")
         frame = this
@@ -309,14 +331,21 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
     fail_fast = throws and not observation and not bus
     refusal = "none"
     if not bus and row.semantic is EventSemantic.GATE_CONSULTATION:
-        if (major == 2 and row.name in V2_EFFECT_HOOKS and row.response.allows_deny
-                and row.mutation in (MutationMode.OUTPUT, MutationMode.OUTPUT_OBJECT)):
+        if (
+            major == 2
+            and row.name in V2_EFFECT_HOOKS
+            and row.response.allows_deny
+            and row.mutation in (MutationMode.OUTPUT, MutationMode.OUTPUT_OBJECT)
+        ):
             refusal = "effect"
         elif throws:
             refusal = "throw"
-    guards_action = (row.pre_action and row.semantic is EventSemantic.GATE_CONSULTATION and not bus
-                     and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities)
-                          or row.response.allows_deny))
+    guards_action = (
+        row.pre_action
+        and row.semantic is EventSemantic.GATE_CONSULTATION
+        and not bus
+        and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities) or row.response.allows_deny)
+    )
     return {
         "surface": row.surface.value,
         "semantic": row.semantic.value,
@@ -339,7 +368,8 @@ def _hook(row: EventRow, refusal: str, major: int) -> _Hook:
     domain, _, hook = row.name.partition(".")
     if domain not in V2_HOOK_DOMAINS or not hook:
         raise OpenCodeRenderError(
-            f"{row.name!r}: a 2.x hook name is <domain>.<hook> with domain one of {', '.join(V2_HOOK_DOMAINS)}")
+            f"{row.name!r}: a 2.x hook name is <domain>.<hook> with domain one of {', '.join(V2_HOOK_DOMAINS)}"
+        )
     return _Hook(row.name, domain, hook, refusal)
 
 

@@ -53,19 +53,23 @@ def _adapter(opts: Options, report: Report) -> Adapter:
     from generator.profile.diagnostics import ProfileErrors
 
     try:
-        contract_id, why = choose_contract(opts.root, opts.harness, opts.contract, opts.env, opts.opencode_bin,
-                                           opts.codex_bin)
+        contract_id, why = choose_contract(
+            opts.root, opts.harness, opts.contract, opts.env, opts.opencode_bin, opts.codex_bin
+        )
         adapter = load_adapter(opts.root, contract_id)
     except TargetError as exc:
         raise InstallError(str(exc)) from None
     except ProfileErrors as exc:
-        raise InstallError("the contract's profile is invalid:\n"
-                           + "\n".join(p.render() for p in exc.problems)) from None
+        raise InstallError(
+            "the contract's profile is invalid:\n" + "\n".join(p.render() for p in exc.problems)
+        ) from None
     report.contract, report.contract_reason = contract_id, why
     report.events = adapter.events
     if adapter.stale_generated:
-        report.warnings.append(f"{adapter.stale_generated} differs from its profile; installed the rendering of "
-                               f"the profile (run `pasture generate` to refresh generated/)")
+        report.warnings.append(
+            f"{adapter.stale_generated} differs from its profile; installed the rendering of "
+            f"the profile (run `pasture generate` to refresh generated/)"
+        )
     return adapter
 
 
@@ -79,8 +83,10 @@ def _read_hooks(snap: files.Snapshot) -> dict[str, Any] | None:
     try:
         return hooktable.parse(text, str(snap.path))
     except hooktable.HooksDocumentError as exc:
-        raise InstallError(f"{exc}; refusing to touch it (nothing was written)",
-                           hint=f"fix or move {snap.path}, then run the command again") from None
+        raise InstallError(
+            f"{exc}; refusing to touch it (nothing was written)",
+            hint=f"fix or move {snap.path}, then run the command again",
+        ) from None
 
 
 def _write(snap: files.Snapshot, text: str, *, backup: bool = True) -> FileChange:
@@ -107,7 +113,9 @@ def _checked(opts: Options, target: Target, path: Path) -> files.Snapshot:
                 f"{path} leads out of the project (to {real}) through a symlink; refusing to write there "
                 "(nothing was written)",
                 hint="a repository must not be able to point pasture's write elsewhere; if the link is yours, "
-                     "add --follow-symlinks", command=_rerun(opts, target, "--follow-symlinks"))
+                "add --follow-symlinks",
+                command=_rerun(opts, target, "--follow-symlinks"),
+            )
     snap = files.snapshot(path)
     try:
         files.check_writable(snap)
@@ -118,8 +126,10 @@ def _checked(opts: Options, target: Target, path: Path) -> files.Snapshot:
 
 def _mixed_warning(report: Report, path: Path, mixed: list[str]) -> None:
     if mixed:
-        report.warnings.append(f"{path}: hooks.{', hooks.'.join(mixed)} mix pasture's hook with other handlers "
-                               "in one group; left as they are (pasture hooks there may run twice)")
+        report.warnings.append(
+            f"{path}: hooks.{', hooks.'.join(mixed)} mix pasture's hook with other handlers "
+            "in one group; left as they are (pasture hooks there may run twice)"
+        )
 
 
 # --- install --------------------------------------------------------------------------------------
@@ -148,15 +158,23 @@ def _install_launcher(opts: Options, report: Report) -> str:
         written = launcher.ensure(opts.env, opts.harness)
         word = launcher.shell_word(written.path)
     except launcher.LauncherError as exc:
-        raise InstallError(f"{exc}; nothing was installed",
-                           hint="install pasture into a Python environment that stays (a venv or pipx), "
-                                "then run the command again") from None
-    report.launcher = {"path": str(written.path), "change": written.change, "python": written.python,
-                       "paths": written.paths, "checked": written.check.detail,
-                       "recorded": f"{word} hook lifecycle ..."}
+        raise InstallError(
+            f"{exc}; nothing was installed",
+            hint="install pasture into a Python environment that stays (a venv or pipx), then run the command again",
+        ) from None
+    report.launcher = {
+        "path": str(written.path),
+        "change": written.change,
+        "python": written.python,
+        "paths": written.paths,
+        "checked": written.check.detail,
+        "recorded": f"{word} hook lifecycle ...",
+    }
     if opts.env.get("PASTURE_BIN"):
-        report.warnings.append(f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
-                               f"(they name the launcher by absolute path); only the OpenCode plugin still reads it")
+        report.warnings.append(
+            f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
+            f"(they name the launcher by absolute path); only the OpenCode plugin still reads it"
+        )
     return word
 
 
@@ -178,9 +196,11 @@ def _injected_env_warning(opts: Options, report: Report) -> None:
 
     project = str(opts.project.resolve())
     for path, names in sorted(injected_by_file(project, project).items()):
-        report.warnings.append(f"{path} sets {', '.join(names)} in its \"env\" block, which Claude Code hands to "
-                               f"every hook: the hooks ignore those values; remove them (pasture doctor flags them "
-                               f"until then)")
+        report.warnings.append(
+            f'{path} sets {", ".join(names)} in its "env" block, which Claude Code hands to '
+            f"every hook: the hooks ignore those values; remove them (pasture doctor flags them "
+            f"until then)"
+        )
 
 
 def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
@@ -197,21 +217,29 @@ def _user_scope_warning(opts: Options, target: Target, report: Report) -> None:
     except (OSError, UnicodeDecodeError, hooktable.HooksDocumentError):
         return
     if ours:
-        report.warnings.append(f"pasture's hooks are also installed for the user ({user}); the host runs both "
-                               f"(`pasture uninstall {opts.harness} --user` removes those)")
+        report.warnings.append(
+            f"pasture's hooks are also installed for the user ({user}); the host runs both "
+            f"(`pasture uninstall {opts.harness} --user` removes those)"
+        )
 
 
 def _install_plugin(opts: Options, target: Target, adapter: Adapter, report: Report) -> None:
     snap = _checked(opts, target, target.file)
     if snap.exists and not (snap.data or b"").startswith(OPENCODE_HEADER.encode()):
-        raise InstallError(f"{target.file} exists and was not written by pasture; refusing to replace it",
-                           hint="move it away, then run the command again")
+        raise InstallError(
+            f"{target.file} exists and was not written by pasture; refusing to replace it",
+            hint="move it away, then run the command again",
+        )
     # The plugin file is pasture's alone (header + "do not edit"): replaced without a backup.
     change = _write(snap, adapter.artifact.text, backup=False)
     report.files.append(change)
     folder = target.file.parent.parent  # .opencode/ or ~/.config/opencode/: OpenCode scans plugin/ and plugins/
-    others = sorted(str(p) for sub in ("plugin", "plugins") for p in (folder / sub).glob("pasture-lifecycle*")
-                    if p != target.file and p.suffix in (".ts", ".js"))
+    others = sorted(
+        str(p)
+        for sub in ("plugin", "plugins")
+        for p in (folder / sub).glob("pasture-lifecycle*")
+        if p != target.file and p.suffix in (".ts", ".js")
+    )
     if others:
         report.warnings.append(f"OpenCode also loads {', '.join(others)}; pasture's hooks would run twice")
 
@@ -225,25 +253,32 @@ def _install_claude(opts: Options, target: Target, adapter: Adapter, word: str, 
     try:
         document, record = denyrules.merge(result.document, rules, denyrules.read_record(target.file, opts.env))
     except ValueError as exc:
-        raise InstallError(f"{target.file}: {exc}; refusing to touch it (nothing was written)",
-                           hint=f"fix {target.file}, then run the command again") from None
+        raise InstallError(
+            f"{target.file}: {exc}; refusing to touch it (nothing was written)",
+            hint=f"fix {target.file}, then run the command again",
+        ) from None
     changed = result.changed or not hooktable.same(document, result.document)
     text = hooktable.render(document, snap.text)
     _mixed_warning(report, target.file, result.mixed)
     if existing is not None and existing.get("disableAllHooks") is True:
         report.warnings.append(f"{target.file} sets disableAllHooks: true; Claude Code will not run any hook")
     for path in skipped:
-        report.warnings.append(f"{path} cannot be written as a Claude Code permission rule (a character that "
-                               "would change its meaning); only the hooks guard it")
+        report.warnings.append(
+            f"{path} cannot be written as a Claude Code permission rule (a character that "
+            "would change its meaning); only the hooks guard it"
+        )
     change = _write(snap, text) if changed else FileChange(snap.path, "unchanged")
-    change.detail = (f"permissions.deny: {len(record['added'])} rule(s) keep Claude Code's file tools off the "
-                     "guard's files")
+    change.detail = (
+        f"permissions.deny: {len(record['added'])} rule(s) keep Claude Code's file tools off the guard's files"
+    )
     report.files.append(change)
     try:
         denyrules.write_record(target.file, opts.env, record)
     except OSError as exc:
-        report.warnings.append(f"cannot record which permissions.deny rules pasture added ({exc}); uninstall "
-                               "will remove every rule pasture would write")
+        report.warnings.append(
+            f"cannot record which permissions.deny rules pasture added ({exc}); uninstall "
+            "will remove every rule pasture would write"
+        )
 
 
 # --- codex ----------------------------------------------------------------------------------------
@@ -323,21 +358,25 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
                 raise InstallError(
                     f"Codex loads {target.project}/.codex/ only for a trusted project, and {trust_root} is "
                     f"{'marked ' + repr(level) if level else 'not trusted'} in {config_path}; nothing was written",
-                    hint=(f"add --trust-project to record [projects.\"{trust_root}\"] trust_level = \"trusted\" "
-                          f"in {config_path}, or trust the project in Codex itself (run `codex` in {trust_root}) "
-                          "and run this again"),
-                    command=_rerun(opts, target, "--trust-project"))
+                    hint=(
+                        f'add --trust-project to record [projects."{trust_root}"] trust_level = "trusted" '
+                        f"in {config_path}, or trust the project in Codex itself (run `codex` in {trust_root}) "
+                        "and run this again"
+                    ),
+                    command=_rerun(opts, target, "--trust-project"),
+                )
             try:
                 new_config_text = codex_trust.trust_project(config_text, trust_root)
             except tomledit.TomlEditError as exc:
-                raise InstallError(f"{config_path}: {exc}; nothing was written", hint=(
-                    f"add [projects.\"{trust_root}\"] trust_level = \"trusted\" to {config_path} yourself")) from None
+                raise InstallError(
+                    f"{config_path}: {exc}; nothing was written",
+                    hint=(f'add [projects."{trust_root}"] trust_level = "trusted" to {config_path} yourself'),
+                ) from None
             previous_level = level
 
     if opts.trust_only:
         if existing is None or not hooktable.our_handlers(existing):
-            raise InstallError(f"{target.file} holds no pasture hooks to trust",
-                               command=_rerun(opts, target))
+            raise InstallError(f"{target.file} holds no pasture hooks to trust", command=_rerun(opts, target))
         result = hooktable.MergeResult(existing, False)
         text = snap.text or ""
     else:
@@ -366,23 +405,37 @@ def _install_codex(opts: Options, target: Target, adapter: Adapter, report: Repo
         first = _write(config_snap, new_config_text)
     except (InstallError, OSError) as exc:
         _undo(snap, hooks_change)
-        raise InstallError(f"{exc if isinstance(exc, InstallError) else exc.strerror}; {target.file} was put back "
-                           "as it was (nothing was installed)") from None
+        raise InstallError(
+            f"{exc if isinstance(exc, InstallError) else exc.strerror}; {target.file} was put back "
+            "as it was (nothing was installed)"
+        ) from None
     wrote_first = first.change in ("created", "updated")
     if wrote_first:
         config_snap = files.snapshot(config_path)
 
     trusted = _trust_ours(opts, target, result.document, generated, report)
     _drift_warning(existing, kept, report)
-    plan = codex_trust.plan_state(tomledit.loads(new_config_text), target.file, before=set(before), kept=kept,
-                                  moved=result.moved, trust=trusted or {})
+    plan = codex_trust.plan_state(
+        tomledit.loads(new_config_text),
+        target.file,
+        before=set(before),
+        kept=kept,
+        moved=result.moved,
+        trust=trusted or {},
+    )
     try:
         final_text = codex_trust.apply_state(new_config_text, plan)
     except tomledit.TomlEditError as exc:
         report.problems.append(f"could not record trust in {config_path}: {exc}")
-        report.next_steps.append("add to " + str(config_path) + ":\n" + "".join(
-            f"[hooks.state.{tomledit.basic_string(k)}]\ntrusted_hash = {tomledit.basic_string(v)}\n"
-            for k, v in (trusted or {}).items()))
+        report.next_steps.append(
+            "add to "
+            + str(config_path)
+            + ":\n"
+            + "".join(
+                f"[hooks.state.{tomledit.basic_string(k)}]\ntrusted_hash = {tomledit.basic_string(v)}\n"
+                for k, v in (trusted or {}).items()
+            )
+        )
         plan = base_plan
         final_text = codex_trust.apply_state(new_config_text, plan)
     try:
@@ -408,10 +461,12 @@ def _drift_warning(existing: dict[str, Any] | None, kept: set[tuple[str, int, in
         if parts and parts[1:] in kept and hook.get("before") != "trusted":
             drifted.append(f"{hook.get('event') or parts[1]}[{parts[2]}] ({hook.get('before')})")
     if drifted:
-        report.warnings.append(f"Codex had stopped trusting {len(drifted)} of our installed hooks: "
-                               f"{', '.join(drifted)}; it skipped them without a word until now (a hook added or "
-                               "removed before ours moves their trust keys). Trust is recorded again; "
-                               "`pasture doctor` reports this whenever it happens")
+        report.warnings.append(
+            f"Codex had stopped trusting {len(drifted)} of our installed hooks: "
+            f"{', '.join(drifted)}; it skipped them without a word until now (a hook added or "
+            "removed before ours moves their trust keys). Trust is recorded again; "
+            "`pasture doctor` reports this whenever it happens"
+        )
 
 
 def _undo(snap: files.Snapshot, change: FileChange) -> None:
@@ -451,8 +506,9 @@ def _list_cwd(target: Target) -> Path:
     return target.project if target.project is not None else target.codex_home  # type: ignore[return-value]
 
 
-def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report,
-              path: Path) -> dict[tuple[str, int, int], dict]:
+def _expected(
+    doc: dict[str, Any], generated: dict[str, Any], report: Report, path: Path
+) -> dict[tuple[str, int, int], dict]:
     """Our handlers that are exactly a generated group (the only ones we vouch for), by position."""
     wanted = {event: groups for event, groups in generated["hooks"].items()}
     found: dict[tuple[str, int, int], dict] = {}
@@ -460,30 +516,41 @@ def _expected(doc: dict[str, Any], generated: dict[str, Any], report: Report,
     for event, g, h, handler in hooktable.our_handlers(doc):
         group = doc["hooks"][event][g]
         if any(_same_json(group, w) for w in wanted.get(event, [])):
-            found[(codex_trust.event_label(event), g, h)] = {"event": event, "command": handler["command"],
-                                                              "matcher": group.get("matcher")}
+            found[(codex_trust.event_label(event), g, h)] = {
+                "event": event,
+                "command": handler["command"],
+                "matcher": group.get("matcher"),
+            }
         else:
             odd.append(f"{event}[{g}]")
     if odd:
-        report.warnings.append(f"{path}: hooks.{', hooks.'.join(odd)} look like pasture's but differ from contract "
-                               f"{report.contract}; not trusted (run `pasture install codex` to replace them)")
+        report.warnings.append(
+            f"{path}: hooks.{', hooks.'.join(odd)} look like pasture's but differ from contract "
+            f"{report.contract}; not trusted (run `pasture install codex` to replace them)"
+        )
     return found
 
 
-def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: dict[str, Any],
-                report: Report) -> dict[str, str] | None:
+def _trust_ours(
+    opts: Options, target: Target, doc: dict[str, Any], generated: dict[str, Any], report: Report
+) -> dict[str, str] | None:
     """key -> currentHash of our handlers as Codex lists them; None (and a loud problem) if it cannot."""
     assert target.codex_home is not None  # a codex target (_install_codex)
     expected = _expected(doc, generated, report, target.file)
     binary = find_codex(opts.codex_bin, opts.env)
-    report.trust = {"config": str(target.codex_home / "config.toml"), "codex": str(binary) if binary else None,
-                    "expected": len(expected), "hooks": []}
+    report.trust = {
+        "config": str(target.codex_home / "config.toml"),
+        "codex": str(binary) if binary else None,
+        "expected": len(expected),
+        "hooks": [],
+    }
     if binary is None:
         where = f"--codex-bin {opts.codex_bin} is not an executable file" if opts.codex_bin else "no `codex` on PATH"
         report.trust["summary"] = f"NOT recorded ({where})"
         report.problems.append(
             f"{where}: the hooks are installed but Codex will SILENTLY SKIP them until their trust is recorded "
-            "(codex exec gives no warning); put codex on PATH (or add --codex-bin PATH) and run:")
+            "(codex exec gives no warning); put codex on PATH (or add --codex-bin PATH) and run:"
+        )
         report.next_steps.append(_trust_command(opts, target, report))
         return None
     cwd = _list_cwd(target)
@@ -504,11 +571,15 @@ def _trust_ours(opts: Options, target: Target, doc: dict[str, Any], generated: d
     missing = len(expected) - len(listed)
     if missing:
         why = "; ".join(reasons) or "see the codex warnings above"
-        report.problems.append(f"Codex does not list {missing} of our {len(expected)} hooks in {target.file} "
-                               f"({why}); their trust was not recorded")
+        report.problems.append(
+            f"Codex does not list {missing} of our {len(expected)} hooks in {target.file} "
+            f"({why}); their trust was not recorded"
+        )
         report.next_steps.append(_trust_command(opts, target, report))
-    report.trust["hooks"] = [{"key": h["key"], "event": h.get("eventName"), "hash": h["currentHash"],
-                              "before": h.get("trustStatus")} for h in listed.values()]
+    report.trust["hooks"] = [
+        {"key": h["key"], "event": h.get("eventName"), "hash": h["currentHash"], "before": h.get("trustStatus")}
+        for h in listed.values()
+    ]
     return {key: h["currentHash"] for key, h in listed.items()}
 
 
@@ -544,8 +615,10 @@ def _verify_trust(opts: Options, target: Target, trusted: dict[str, str], report
         report.trust["summary"] = f"{len(trusted) - len(not_trusted)} of {len(trusted)} hooks trusted"
         report.problems.append(f"Codex still does not trust {len(not_trusted)} hook(s): {', '.join(not_trusted)}")
     else:
-        report.trust["summary"] = (f"{len(trusted)} hooks trusted (keys and hashes from `codex app-server` "
-                                   f"hooks/list, confirmed trusted by a second hooks/list)")
+        report.trust["summary"] = (
+            f"{len(trusted)} hooks trusted (keys and hashes from `codex app-server` "
+            f"hooks/list, confirmed trusted by a second hooks/list)"
+        )
 
 
 # --- uninstall ------------------------------------------------------------------------------------
@@ -636,8 +709,11 @@ def _uninstall_hooks(opts: Options, target: Target, report: Report) -> None:
             raise InstallError(str(exc)) from None
         except OSError as exc:
             raise InstallError(f"cannot remove {snap.path}: {exc.strerror or exc}; it was left as it was") from None
-        report.files.append(FileChange(target.file, "removed",
-                                       detail=f"{result.removed_groups} pasture group(s); nothing else was left in it"))
+        report.files.append(
+            FileChange(
+                target.file, "removed", detail=f"{result.removed_groups} pasture group(s); nothing else was left in it"
+            )
+        )
     else:
         change = _write(snap, _uninstalled_text(snap, result.document))
         change.detail = f"{result.removed_groups} pasture group(s) removed"

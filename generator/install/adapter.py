@@ -14,8 +14,8 @@ from typing import Any
 
 from generator.profile.contracts import Contract
 from generator.profile.loader import load_project
-from generator.render.artifact import Artifact
 from generator.profile.vocab import Harness
+from generator.render.artifact import Artifact
 
 
 @dataclass(frozen=True)

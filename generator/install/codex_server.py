@@ -11,7 +11,6 @@ without it). It is killed when the client closes.
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 import os
 import queue
@@ -21,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Mapping
+
+from generator import PastureError
 
 CLIENT_NAME = "pasture-install"
 
@@ -70,9 +71,17 @@ class AppServer:
         self._stderr = []
         try:
             self._proc = subprocess.Popen(
-                [str(self.binary), "app-server", *extra], cwd=self.cwd, env=self.env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, encoding="utf-8", errors="replace", bufsize=1, start_new_session=True,
+                [str(self.binary), "app-server", *extra],
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                start_new_session=True,
             )
         except OSError as exc:
             raise CodexServerError(f"cannot start {self.binary} app-server: {exc}") from None
@@ -113,8 +122,9 @@ class AppServer:
             self._proc.stdin.write(json.dumps(message) + "\n")
             self._proc.stdin.flush()
         except OSError as exc:
-            raise CodexServerError(f"codex app-server stopped reading its input: {exc}; "
-                                   f"stderr: {self.stderr_tail()}") from None
+            raise CodexServerError(
+                f"codex app-server stopped reading its input: {exc}; stderr: {self.stderr_tail()}"
+            ) from None
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
         request_id = self._next_id
@@ -129,8 +139,9 @@ class AppServer:
             if line is None:
                 self._settle()
                 code = self._proc.poll() if self._proc else None
-                raise CodexServerError(f"codex app-server exited (code {code}) before answering {method}; "
-                                       f"stderr: {self.stderr_tail()}")
+                raise CodexServerError(
+                    f"codex app-server exited (code {code}) before answering {method}; stderr: {self.stderr_tail()}"
+                )
             try:
                 message = json.loads(line)
             except json.JSONDecodeError:
@@ -141,12 +152,15 @@ class AppServer:
                 raise CodexServerError(f"codex app-server answered {method} with an error: {message['error']}")
             if "result" in message:
                 return message["result"]
-        raise CodexServerError(f"codex app-server gave no answer to {method} within {self.timeout:.0f}s; "
-                               f"stderr: {self.stderr_tail()}")
+        raise CodexServerError(
+            f"codex app-server gave no answer to {method} within {self.timeout:.0f}s; stderr: {self.stderr_tail()}"
+        )
 
     def _initialize(self) -> None:
-        self.request("initialize", {"clientInfo": {"name": CLIENT_NAME, "version": "0"},
-                                    "capabilities": {"experimentalApi": True}})
+        self.request(
+            "initialize",
+            {"clientInfo": {"name": CLIENT_NAME, "version": "0"}, "capabilities": {"experimentalApi": True}},
+        )
         self._send({"method": "initialized"})
 
     def close(self) -> None:
@@ -176,8 +190,11 @@ class AppServer:
         if not isinstance(entries, list) or not entries:
             raise CodexServerError(f"unexpected hooks/list answer: {json.dumps(result)[:500]}")
         entry = entries[0]
-        return {"hooks": list(entry.get("hooks") or []), "warnings": list(entry.get("warnings") or []),
-                "errors": list(entry.get("errors") or [])}
+        return {
+            "hooks": list(entry.get("hooks") or []),
+            "warnings": list(entry.get("warnings") or []),
+            "errors": list(entry.get("errors") or []),
+        }
 
     def disabled_layers(self, cwd: Path) -> list[str]:
         """Why config layers seen from ``cwd`` are disabled (e.g. an untrusted project), in Codex's words."""
@@ -185,5 +202,8 @@ class AppServer:
             result = self.request("config/read", {"cwd": str(cwd), "includeLayers": True})
         except CodexServerError:
             return []
-        return [str(layer["disabledReason"]) for layer in (result or {}).get("layers") or []
-                if isinstance(layer, dict) and layer.get("disabledReason")]
+        return [
+            str(layer["disabledReason"])
+            for layer in (result or {}).get("layers") or []
+            if isinstance(layer, dict) and layer.get("disabledReason")
+        ]

@@ -75,9 +75,15 @@ class StatePlan:
         return not (self.drop or self.move or self.trust)
 
 
-def plan_state(config: dict[str, Any], hooks_file: Path, *, before: set[tuple[str, int, int]],
-               kept: set[tuple[str, int, int]], moved: list[tuple[str, int, int]],
-               trust: dict[str, str] | None = None) -> StatePlan:
+def plan_state(
+    config: dict[str, Any],
+    hooks_file: Path,
+    *,
+    before: set[tuple[str, int, int]],
+    kept: set[tuple[str, int, int]],
+    moved: list[tuple[str, int, int]],
+    trust: dict[str, str] | None = None,
+) -> StatePlan:
     """The state changes for one edit of ``hooks_file``.
 
     Positions are (event label, group index, handler index). ``before``: where our handlers were;
@@ -153,7 +159,7 @@ def project_trust_root(project: Path) -> Path:
             except OSError:
                 return folder
             if line.startswith("gitdir:"):
-                gitdir = Path(line[len("gitdir:"):].strip())
+                gitdir = Path(line[len("gitdir:") :].strip())
                 if not gitdir.is_absolute():
                     gitdir = (folder / gitdir).resolve()
                 if gitdir.parent.name == "worktrees":

@@ -52,8 +52,12 @@ def _emit(report: Report, as_json: bool) -> None:
 
 def _refuse(exc: InstallError, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps({"ok": False, "exit_code": EXIT_ERROR, "error": str(exc), "hint": exc.hint,
-                                "command": exc.command}, indent=2))
+        click.echo(
+            json.dumps(
+                {"ok": False, "exit_code": EXIT_ERROR, "error": str(exc), "hint": exc.hint, "command": exc.command},
+                indent=2,
+            )
+        )
     else:
         click.echo(f"error: {exc}", err=True)
         if exc.hint:
@@ -65,12 +69,20 @@ def _refuse(exc: InstallError, as_json: bool) -> None:
 
 _common = [
     click.argument("harness", type=click.Choice(HARNESSES)),
-    click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), default=None,
-                 help="the project folder (default: the current folder)"),
+    click.option(
+        "--project",
+        "project",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="the project folder (default: the current folder)",
+    ),
     click.option("--user", is_flag=True, help="the user's configuration instead of one project's"),
     click.option("--json", "as_json", is_flag=True, help="machine-readable report"),
-    click.option("--follow-symlinks", is_flag=True, help="project scope: write through a symlink that leads "
-                 "out of the project (refused without it)"),
+    click.option(
+        "--follow-symlinks",
+        is_flag=True,
+        help="project scope: write through a symlink that leads out of the project (refused without it)",
+    ),
 ]
 
 
@@ -82,22 +94,55 @@ def _with_common(func):
 
 @click.command()
 @_with_common
-@click.option("--contract", default=None, metavar="ID",
-              help="contract to install (default: the one admitting the installed host version, else the newest)")
-@click.option("--root", "root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="the pasture project holding profiles/ (default: current folder, else this checkout)")
-@click.option("--codex-bin", default=None, metavar="PATH", help="codex binary used to record hook trust "
-              "(default: codex on PATH)")
-@click.option("--opencode-bin", default=None, metavar="PATH", help="opencode binary asked for its version "
-              "(default: opencode on PATH)")
-@click.option("--trust-project", is_flag=True, help="codex: also record the project as trusted "
-              "([projects.\"DIR\"] trust_level = \"trusted\"); without it an untrusted project is refused")
-@click.option("--trust-only", is_flag=True, help="codex: only record trust for the pasture hooks already "
-              "installed (after an install that could not reach codex)")
+@click.option(
+    "--contract",
+    default=None,
+    metavar="ID",
+    help="contract to install (default: the one admitting the installed host version, else the newest)",
+)
+@click.option(
+    "--root",
+    "root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="the pasture project holding profiles/ (default: current folder, else this checkout)",
+)
+@click.option(
+    "--codex-bin", default=None, metavar="PATH", help="codex binary used to record hook trust (default: codex on PATH)"
+)
+@click.option(
+    "--opencode-bin",
+    default=None,
+    metavar="PATH",
+    help="opencode binary asked for its version (default: opencode on PATH)",
+)
+@click.option(
+    "--trust-project",
+    is_flag=True,
+    help="codex: also record the project as trusted "
+    '([projects."DIR"] trust_level = "trusted"); without it an untrusted project is refused',
+)
+@click.option(
+    "--trust-only",
+    is_flag=True,
+    help="codex: only record trust for the pasture hooks already "
+    "installed (after an install that could not reach codex)",
+)
 @click.pass_context
-def install(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
-            follow_symlinks: bool, contract: str | None, root: Path | None, codex_bin: str | None,
-            opencode_bin: str | None, trust_project: bool, trust_only: bool) -> None:
+def install(
+    ctx: click.Context,
+    harness: str,
+    project: Path | None,
+    user: bool,
+    as_json: bool,
+    follow_symlinks: bool,
+    contract: str | None,
+    root: Path | None,
+    codex_bin: str | None,
+    opencode_bin: str | None,
+    trust_project: bool,
+    trust_only: bool,
+) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
     Exit 0 installed; 2 refused (nothing written); 3 written, but Codex will not run the hooks
@@ -110,10 +155,19 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
     # the CLI imports this module; keep `pasture --help` light
     from generator.install.actions import Options, run_install
 
-    opts = Options(harness=harness, project=_scope(project, user), root=_root(ctx, root), env=dict(os.environ),
-                   contract=contract, codex_bin=codex_bin, opencode_bin=opencode_bin,
-                   trust_project=trust_project, trust_only=trust_only, root_given=root is not None,
-                   follow_symlinks=follow_symlinks)
+    opts = Options(
+        harness=harness,
+        project=_scope(project, user),
+        root=_root(ctx, root),
+        env=dict(os.environ),
+        contract=contract,
+        codex_bin=codex_bin,
+        opencode_bin=opencode_bin,
+        trust_project=trust_project,
+        trust_only=trust_only,
+        root_given=root is not None,
+        follow_symlinks=follow_symlinks,
+    )
     try:
         report = run_install(opts)
     except InstallError as exc:
@@ -125,8 +179,9 @@ def install(ctx: click.Context, harness: str, project: Path | None, user: bool, 
 @click.command()
 @_with_common
 @click.pass_context
-def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool,
-              follow_symlinks: bool) -> None:
+def uninstall(
+    ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool, follow_symlinks: bool
+) -> None:
     """Remove pasture's hooks (only ours) from where HARNESS reads them.
 
     Foreign hooks stay exactly where they were; on Codex their trust entries follow them if they
@@ -134,8 +189,13 @@ def uninstall(ctx: click.Context, harness: str, project: Path | None, user: bool
     """
     from generator.install.actions import Options, run_uninstall
 
-    opts = Options(harness=harness, project=_scope(project, user), root=_bundled(), env=dict(os.environ),
-                   follow_symlinks=follow_symlinks)
+    opts = Options(
+        harness=harness,
+        project=_scope(project, user),
+        root=_bundled(),
+        env=dict(os.environ),
+        follow_symlinks=follow_symlinks,
+    )
     try:
         report = run_uninstall(opts)
     except InstallError as exc:

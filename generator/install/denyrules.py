@@ -33,8 +33,12 @@ TOOLS = ("Edit",)
 # What a path inside a rule may not contain: ")" ends the rule (the schema's pattern), and a glob or
 # escape character would change what it matches.
 _UNSAFE = set("()*?[]\\!#\n\r")
-_PROJECT_RELATIVE_FILES = (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
-                           ".codex/config.toml")
+_PROJECT_RELATIVE_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+)
 _PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin")
 
 
@@ -71,6 +75,7 @@ def rules_for(project: Path | None, env: Mapping[str, str]) -> tuple[list[str], 
 
 # --- the record of what we added ----------------------------------------------------------------
 
+
 def record_path(settings: Path, env: Mapping[str, str]) -> Path:
     from generator.runtime.layers import state_dir
 
@@ -104,6 +109,7 @@ def write_record(settings: Path, env: Mapping[str, str], record: dict[str, Any])
 
 
 # --- merge and unmerge --------------------------------------------------------------------------
+
 
 def merge(doc: dict[str, Any], rules: list[str], record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``doc`` with every rule of ``rules`` in permissions.deny, and the new record.

@@ -21,11 +21,12 @@ change; a run that changes nothing leaves the backup alone).
 
 from __future__ import annotations
 
-from generator import PastureError
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from generator import PastureError
 
 BACKUP_SUFFIX = ".pasture-backup"
 
@@ -88,12 +89,16 @@ def check_writable(snap: Snapshot) -> None:
         except OSError as exc:
             raise NotWritable(f"{snap.path}: cannot stat it ({exc.strerror})") from None
         if not mode & stat.S_IWUSR or not os.access(real, os.W_OK):
-            raise NotWritable(f"{snap.path} is read-only (mode {stat.filemode(mode)}); pasture does not override "
-                              f"that. Make it writable (chmod u+w {real}) and run the command again")
+            raise NotWritable(
+                f"{snap.path} is read-only (mode {stat.filemode(mode)}); pasture does not override "
+                f"that. Make it writable (chmod u+w {real}) and run the command again"
+            )
     folder = _existing_ancestor(real.parent)
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-        raise NotWritable(f"cannot write in {folder} (needed for {snap.path}, its temp file and backup); "
-                          "fix the folder's permissions and run the command again")
+        raise NotWritable(
+            f"cannot write in {folder} (needed for {snap.path}, its temp file and backup); "
+            "fix the folder's permissions and run the command again"
+        )
 
 
 def backup_path(path: Path) -> Path:
@@ -131,8 +136,9 @@ def _check_unchanged(snap: Snapshot) -> None:
     except FileNotFoundError:
         now = None
     if now != snap.data:
-        raise ConcurrentChange(f"{snap.path} changed while pasture was working on it; nothing was replaced, "
-                               "run the command again")
+        raise ConcurrentChange(
+            f"{snap.path} changed while pasture was working on it; nothing was replaced, run the command again"
+        )
 
 
 def write_backup(snap: Snapshot) -> Path | None:

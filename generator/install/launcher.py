@@ -27,7 +27,6 @@ is never put in place, so a working one is never broken by an install.
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 import os
 import re
@@ -37,6 +36,8 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Mapping
+
+from generator import PastureError
 
 NAME = "pasture-hook"
 #: The launcher's exit code when the runtime cannot be imported (EX_SOFTWARE).
@@ -53,13 +54,13 @@ _WORD_QUOTABLE = re.compile(r"[^'}\x00-\x1f\x7f]+")
 #: The ONE place that names the runtime entry: `generator.runtime.main.main(argv)` with the whole argv
 #: (`hook lifecycle ...`, `hook serve ...`), reached without click (DESIGN-runtime.md); the launcher
 #: is the whole process, so a one-event hook may skip the interpreter's teardown (process=True).
-ENTRY = '''\
+ENTRY = """\
 def _entry():
     from generator.runtime.main import main
     return lambda argv: main(argv, process=True)
-'''
+"""
 
-_TEMPLATE = '''\
+_TEMPLATE = """\
 {shebang}
 {header}: written by `pasture install` (run it again to refresh; do not edit).
 # Every installed Claude Code and Codex hook runs this file (by absolute path), and the OpenCode
@@ -102,7 +103,7 @@ if __name__ == "__main__":
     except Exception as exc:
         sys.exit(_broken(exc))
     sys.exit(main(sys.argv[1:]))
-'''
+"""
 
 
 class LauncherError(PastureError, RuntimeError):
@@ -157,8 +158,9 @@ def _shebang(python: str) -> str:
 
 
 def render(python: str, paths: list[str]) -> str:
-    return _TEMPLATE.format(shebang=_shebang(python), header=HEADER, paths=paths, entry=ENTRY,
-                            exit_broken=EXIT_BROKEN, self_test=SELF_TEST)
+    return _TEMPLATE.format(
+        shebang=_shebang(python), header=HEADER, paths=paths, entry=ENTRY, exit_broken=EXIT_BROKEN, self_test=SELF_TEST
+    )
 
 
 def shell_word(path: Path | str) -> str:
@@ -168,8 +170,10 @@ def shell_word(path: Path | str) -> str:
         return text
     if _WORD_QUOTABLE.fullmatch(text):
         return f"'{text}'"
-    raise LauncherError(f"the launcher path {text!r} holds a quote, a brace or a control character; set "
-                        "XDG_DATA_HOME to a plain folder and run the command again")
+    raise LauncherError(
+        f"the launcher path {text!r} holds a quote, a brace or a control character; set "
+        "XDG_DATA_HOME to a plain folder and run the command again"
+    )
 
 
 @dataclass
@@ -183,8 +187,16 @@ def self_test(path: Path, harness: str | None = None, timeout: float = 30.0) -> 
     """Run ``path --pasture-self-test [harness]`` as a host would: no environment at all."""
     argv = [str(path), SELF_TEST] + ([harness] if harness else [])
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env={"PATH": "/usr/bin:/bin"},
-                              stdin=subprocess.DEVNULL, cwd="/", check=False)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={"PATH": "/usr/bin:/bin"},
+            stdin=subprocess.DEVNULL,
+            cwd="/",
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return SelfTest(False, f"`{path} {SELF_TEST}` did not finish within {timeout:.0f}s")
     except OSError as exc:

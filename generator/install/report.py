@@ -7,10 +7,11 @@ which command finishes the job.
 
 from __future__ import annotations
 
-from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from generator import PastureError
 
 EXIT_OK, EXIT_ERROR, EXIT_INCOMPLETE = 0, 2, 3
 
@@ -32,8 +33,12 @@ class FileChange:
     detail: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "change": self.change,
-                "backup": str(self.backup) if self.backup else None, "detail": self.detail}
+        return {
+            "path": str(self.path),
+            "change": self.change,
+            "backup": str(self.backup) if self.backup else None,
+            "detail": self.detail,
+        }
 
 
 @dataclass
@@ -59,25 +64,37 @@ class Report:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "ok": not self.problems, "exit_code": self.exit_code, "action": self.action,
-            "harness": self.harness, "scope": self.scope, "project": str(self.project) if self.project else None,
-            "contract": self.contract, "contract_reason": self.contract_reason,
-            "files": [f.as_json() for f in self.files], "events": list(self.events), "trust": self.trust,
+            "ok": not self.problems,
+            "exit_code": self.exit_code,
+            "action": self.action,
+            "harness": self.harness,
+            "scope": self.scope,
+            "project": str(self.project) if self.project else None,
+            "contract": self.contract,
+            "contract_reason": self.contract_reason,
+            "files": [f.as_json() for f in self.files],
+            "events": list(self.events),
+            "trust": self.trust,
             "launcher": self.launcher,
-            "warnings": list(self.warnings), "problems": list(self.problems), "next_steps": list(self.next_steps),
+            "warnings": list(self.warnings),
+            "problems": list(self.problems),
+            "next_steps": list(self.next_steps),
         }
 
     def render_text(self) -> str:
         lines = []
         where = f"project {self.project}" if self.project else "user scope"
         if self.contract:
-            lines.append(f"pasture {self.action} {self.harness} ({where}): contract {self.contract} "
-                         f"({self.contract_reason})")
+            lines.append(
+                f"pasture {self.action} {self.harness} ({where}): contract {self.contract} ({self.contract_reason})"
+            )
         else:
             lines.append(f"pasture {self.action} {self.harness} ({where})")
         if self.launcher:
-            lines.append(f"  {self.launcher['change']:9} {self.launcher['path']} — the hook launcher "
-                         f"(python {self.launcher['python']}; checked: it runs)")
+            lines.append(
+                f"  {self.launcher['change']:9} {self.launcher['path']} — the hook launcher "
+                f"(python {self.launcher['python']}; checked: it runs)"
+            )
         for f in self.files:
             extra = f" — {f.detail}" if f.detail else ""
             backup = f" (backup: {f.backup})" if f.backup else ""

@@ -17,7 +17,6 @@ newest 1.x contract (said so in the report).
 
 from __future__ import annotations
 
-from generator import PastureError
 import os
 import re
 import shutil
@@ -26,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from generator.profile.versions import HostVersion, VersionError
-
+from generator import PastureError
 from generator.hosts import NAMES as HARNESSES  # noqa: F401  (re-exported: the host registry)
+from generator.profile.versions import HostVersion, VersionError
 
 
 class TargetError(PastureError, ValueError):
@@ -77,10 +76,15 @@ def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Ta
         if harness == "claude-code":
             return Target(harness, "project", project / ".claude" / "settings.json", project, project=project)
         if harness == "codex":
-            return Target(harness, "project", project / ".codex" / "hooks.json", project,
-                          codex_home=codex_home(env), project=project)
-        return Target(harness, "project", project / ".opencode" / "plugins" / PLUGIN_FILE, project,
-                      project=project)
+            return Target(
+                harness,
+                "project",
+                project / ".codex" / "hooks.json",
+                project,
+                codex_home=codex_home(env),
+                project=project,
+            )
+        return Target(harness, "project", project / ".opencode" / "plugins" / PLUGIN_FILE, project, project=project)
     if harness == "claude-code":
         folder = claude_user_dir(env)
         return Target(harness, "user", folder / "settings.json", folder.parent)
@@ -116,8 +120,9 @@ def contract_ids(root: Path, harness: str) -> list[tuple[HostVersion, str]]:
 _BINARY = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
 
 
-def detect_host_version(harness: str, binary: str | None, env: Mapping[str, str],
-                        timeout: float = 20.0) -> tuple[HostVersion | None, str]:
+def detect_host_version(
+    harness: str, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
+) -> tuple[HostVersion | None, str]:
     """(version, what was run/seen) of the installed host CLI; None when it cannot be told."""
     name = _BINARY[harness]
     path = binary or shutil.which(name, path=env.get("PATH", os.defpath))
@@ -125,8 +130,15 @@ def detect_host_version(harness: str, binary: str | None, env: Mapping[str, str]
         return None, f"{name} is not on PATH"
     quiet = {**env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "NO_COLOR": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
-        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=timeout, env=quiet,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=quiet,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"`{path} --version` failed: {exc}"
     match = re.search(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", proc.stdout + " " + proc.stderr)
@@ -144,8 +156,14 @@ def detect_opencode_major(binary: str | None, env: Mapping[str, str], timeout: f
     return (None if version is None else version.major), seen
 
 
-def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping[str, str],
-                    opencode_bin: str | None = None, codex_bin: str | None = None) -> tuple[str, str]:
+def choose_contract(
+    root: Path,
+    harness: str,
+    explicit: str | None,
+    env: Mapping[str, str],
+    opencode_bin: str | None = None,
+    codex_bin: str | None = None,
+) -> tuple[str, str]:
     """(contract id, why it was chosen).
 
     With the host's version known, the contract the runtime itself would resolve for it: the
@@ -166,15 +184,16 @@ def choose_contract(root: Path, harness: str, explicit: str | None, env: Mapping
             return available[-1][1], f"{seen}: the newest {harness} contract; choose another with --contract"
         admitting = [cid for v, cid in available if v <= version and not version.is_prerelease]
         if not admitting:
-            raise TargetError(f"{seen}; no {harness} contract admits it (known: {', '.join(ids)}); run "
-                              f"`pasture capture {harness}` and `pasture profile new ...`, or pass --contract ID")
+            raise TargetError(
+                f"{seen}; no {harness} contract admits it (known: {', '.join(ids)}); run "
+                f"`pasture capture {harness}` and `pasture profile new ...`, or pass --contract ID"
+            )
         return admitting[-1], f"{seen}: the contract that admits it with the highest floor"
     major, seen = detect_opencode_major(opencode_bin, env)
     wanted = major if major is not None else 1
     matching = [cid for v, cid in available if v.major == wanted]
     if not matching:
-        raise TargetError(f"{seen}; no OpenCode {wanted}.x contract (known: {', '.join(ids)}); "
-                          "pass --contract ID")
+        raise TargetError(f"{seen}; no OpenCode {wanted}.x contract (known: {', '.join(ids)}); pass --contract ID")
     if major is None:
         return matching[-1], f"{seen}: assuming OpenCode 1.x, the newest 1.x contract; choose another with --contract"
     return matching[-1], f"{seen}: the newest OpenCode {major}.x contract"

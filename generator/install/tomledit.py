@@ -20,7 +20,6 @@ would end the lines it adds with LF, leaving the file mixed).
 
 from __future__ import annotations
 
-from generator import PastureError
 import copy
 import re
 import tomllib
@@ -30,6 +29,8 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.container import Container
 from tomlkit.items import AoT, InlineTable, Table
+
+from generator import PastureError
 
 Path_ = tuple[str, ...]
 
@@ -75,7 +76,7 @@ def loads(text: str) -> dict[str, Any]:
 
 
 def newline_of(text: str) -> str:
-    """"\\r\\n" when every line of ``text`` ends with CRLF, else "\\n"."""
+    """ "\\r\\n" when every line of ``text`` ends with CRLF, else "\\n"."""
     lf = text.count("\n")
     return "\r\n" if lf and text.count("\r\n") == lf else "\n"
 

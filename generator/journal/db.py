@@ -68,9 +68,29 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, last_id INTEGER NOT N
 FILTERS = ("session", "event", "decision", "harness", "layer", "rule")
 INDEXES = "".join(f"CREATE INDEX IF NOT EXISTS events_{c} ON events({c});\n" for c in (*FILTERS, "at"))
 
-COLUMNS = ("id", "uid", "at", "harness", "contract", "host_version", "event", "semantic", "session", "tool_name",
-           "decision", "answer", "layer", "rule", "gate", "reason", "failure", "runtime_ms", "cpu_ms", "detail",
-           "envelope")
+COLUMNS = (
+    "id",
+    "uid",
+    "at",
+    "harness",
+    "contract",
+    "host_version",
+    "event",
+    "semantic",
+    "session",
+    "tool_name",
+    "decision",
+    "answer",
+    "layer",
+    "rule",
+    "gate",
+    "reason",
+    "failure",
+    "runtime_ms",
+    "cpu_ms",
+    "detail",
+    "envelope",
+)
 _TYPES = {"runtime_ms": "REAL", "cpu_ms": "REAL"}
 _REQUIRED = ("uid", "at", "harness", "event", "decision")
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -154,13 +174,26 @@ def connect(path, readonly: bool = False):
 def _row_values(item: dict) -> tuple:
     detail = item.get("detail")
     return (
-        _text(item.get("uid")), _text(item.get("at")) or "", _text(item.get("harness")) or "?",
-        _text(item.get("contract")), _text(item.get("host_version")), _text(item.get("event")) or "?",
-        _text(item.get("semantic")), _text(item.get("session")), _text(item.get("tool_name")),
-        _text(item.get("decision")) or "?", _text(item.get("answer")) or "?", _text(item.get("layer")),
-        _text(item.get("rule")), _text(item.get("gate")), _text(item.get("reason")), _text(item.get("failure")),
-        _number(item.get("runtime_ms")), _number(item.get("cpu_ms")),
-        deep(dumps, detail, False, str) if detail else None, deep(dumps, item.get("envelope"), False, str),
+        _text(item.get("uid")),
+        _text(item.get("at")) or "",
+        _text(item.get("harness")) or "?",
+        _text(item.get("contract")),
+        _text(item.get("host_version")),
+        _text(item.get("event")) or "?",
+        _text(item.get("semantic")),
+        _text(item.get("session")),
+        _text(item.get("tool_name")),
+        _text(item.get("decision")) or "?",
+        _text(item.get("answer")) or "?",
+        _text(item.get("layer")),
+        _text(item.get("rule")),
+        _text(item.get("gate")),
+        _text(item.get("reason")),
+        _text(item.get("failure")),
+        _number(item.get("runtime_ms")),
+        _number(item.get("cpu_ms")),
+        deep(dumps, detail, False, str) if detail else None,
+        deep(dumps, item.get("envelope"), False, str),
     )
 
 
@@ -244,15 +277,15 @@ def iter_spool(fh, offset: int = 0):
             yield start + at, end - at, item, why, None if item is not None else body[at:end][:KEEP_BYTES]
 
 
-_INSERT = (f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS[1:])}) "
-           f"VALUES ({', '.join('?' for _ in COLUMNS[1:])})")
+_INSERT = f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' for _ in COLUMNS[1:])})"
+
+
 def insert_record(conn, item: dict) -> None:
     """One record (a dict shaped like the hook's) into the events table, inside the caller's transaction."""
     conn.execute(_INSERT, _row_values(item))
 
 
-_INSERT_TORN = ("INSERT OR IGNORE INTO torn (spool, offset, length, found_at, reason, data) "
-                "VALUES (?, ?, ?, ?, ?, ?)")
+_INSERT_TORN = "INSERT OR IGNORE INTO torn (spool, offset, length, found_at, reason, data) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 def _spool_id(fd) -> str:
@@ -277,16 +310,13 @@ def _flush(conn, spool: str, offset: int, rows: list, torn: list, fd: int) -> in
             torn.extend(_conflicts(conn, rows, top, fd))
         if torn:
             found = now_text()
-            conn.executemany(_INSERT_TORN, [(spool, at, length, found, why, data)
-                                            for at, length, why, data in torn])
+            conn.executemany(_INSERT_TORN, [(spool, at, length, found, why, data) for at, length, why, data in torn])
         conn.execute("INSERT OR REPLACE INTO ingest_state (spool, offset) VALUES (?, ?)", (spool, offset))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     return inserted
-
-
 
 
 def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
@@ -296,9 +326,10 @@ def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
     out, seen = [], {}
     uids = [values[0] for values, _ in rows]
     for start in range(0, len(uids), 500):
-        chunk = uids[start:start + 500]
-        query = (f"SELECT {', '.join(COLUMNS[1:])} FROM events "
-                 f"WHERE id <= ? AND uid IN ({', '.join('?' for _ in chunk)})")
+        chunk = uids[start : start + 500]
+        query = (
+            f"SELECT {', '.join(COLUMNS[1:])} FROM events WHERE id <= ? AND uid IN ({', '.join('?' for _ in chunk)})"
+        )
         for stored in conn.execute(query, [before_id, *chunk]):
             seen[stored[0]] = tuple(stored)
     batch: dict = {}
@@ -308,8 +339,14 @@ def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
         if earlier is None:
             batch[values[0]] = mine
         elif earlier != mine:
-            out.append((at, length, f"uid {values[0]} already journaled with different content",
-                        os.pread(fd, min(length, KEEP_BYTES), at)))
+            out.append(
+                (
+                    at,
+                    length,
+                    f"uid {values[0]} already journaled with different content",
+                    os.pread(fd, min(length, KEEP_BYTES), at),
+                )
+            )
     return out
 
 
@@ -344,8 +381,14 @@ def ingest(path, batch: int = BATCH) -> int:
                         try:
                             values = _row_values(item)
                         except (RecursionError, ValueError, TypeError) as exc:
-                            torn.append((at, length, f"cannot be stored ({type(exc).__name__})",
-                                         os.pread(fh.fileno(), min(length, KEEP_BYTES), at)))
+                            torn.append(
+                                (
+                                    at,
+                                    length,
+                                    f"cannot be stored ({type(exc).__name__})",
+                                    os.pread(fh.fileno(), min(length, KEEP_BYTES), at),
+                                )
+                            )
                         else:
                             rows.append((values, (at, length)))
                             size += length
@@ -362,6 +405,7 @@ def ingest(path, batch: int = BATCH) -> int:
 
 
 # --- reading ---------------------------------------------------------------------------------------
+
 
 def where(filters: dict) -> tuple[str, list]:
     """The SQL condition for the filters (each an indexed column) and its parameters."""
@@ -388,8 +432,7 @@ def select(conn, columns=COLUMNS, limit: int | None = None, **filters):
     condition, params = where(filters)
     listed = ", ".join(columns)
     if limit:
-        sql = (f"SELECT {listed} FROM (SELECT {listed} FROM events{condition} ORDER BY id DESC LIMIT ?) "
-               "ORDER BY id")
+        sql = f"SELECT {listed} FROM (SELECT {listed} FROM events{condition} ORDER BY id DESC LIMIT ?) ORDER BY id"
         params.append(int(limit))
     else:
         sql = f"SELECT {listed} FROM events{condition} ORDER BY id"
@@ -457,11 +500,13 @@ def pending(path, **filters):
             for _, _, item, _, _ in iter_spool(fh):
                 if item is None:
                     continue
-                row = dict(zip(COLUMNS[1:], _row_values(item)))
+                row = dict(zip(COLUMNS[1:], _row_values(item), strict=True))
                 row["id"] = None
-                if all(filters.get(k) is None or row.get(k) == filters[k] for k in FILTERS) and \
-                        (not filters.get("since") or row["at"] >= filters["since"]) and \
-                        (not filters.get("until") or row["at"] < filters["until"]):
+                if (
+                    all(filters.get(k) is None or row.get(k) == filters[k] for k in FILTERS)
+                    and (not filters.get("since") or row["at"] >= filters["since"])
+                    and (not filters.get("until") or row["at"] < filters["until"])
+                ):
                     yield row
 
 
@@ -474,7 +519,7 @@ def rows(path, limit: int | None = None, after_ingest=None, **filters):
     try:
         if conn is not None:
             for values in select(conn, COLUMNS, limit, **filters):
-                row = dict(zip(COLUMNS, values))
+                row = dict(zip(COLUMNS, values, strict=True))
                 if newest is None:
                     yield row
                 else:
@@ -496,8 +541,14 @@ def rows(path, limit: int | None = None, after_ingest=None, **filters):
         yield from newest
 
 
-def query(path, *, session: str | None = None, event: str | None = None, decision: str | None = None,
-          limit: int | None = None, **filters) -> list[dict]:
+def query(
+    path,
+    *,
+    session: str | None = None,
+    event: str | None = None,
+    decision: str | None = None,
+    limit: int | None = None,
+    **filters,
+) -> list[dict]:
     """The matching records, oldest first, decoded (envelope and detail as values)."""
-    return [decode(row) for row in rows(path, limit, None, session=session, event=event, decision=decision,
-                                        **filters)]
+    return [decode(row) for row in rows(path, limit, None, session=session, event=event, decision=decision, **filters)]

@@ -66,9 +66,11 @@ def advance(path, name: str, last_id: int) -> None:
 
     conn = journaldb.connect(path)
     try:
-        conn.execute("INSERT INTO cursors (name, last_id, at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
-                     "SET last_id = max(last_id, excluded.last_id), at = excluded.at",
-                     (name, last_id, journaldb.now_text()))
+        conn.execute(
+            "INSERT INTO cursors (name, last_id, at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+            "SET last_id = max(last_id, excluded.last_id), at = excluded.at",
+            (name, last_id, journaldb.now_text()),
+        )
     finally:
         conn.close()
 
@@ -88,8 +90,10 @@ def endpoint_for(url: str, env: dict) -> str:
         elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
             return env["OTEL_EXPORTER_OTLP_ENDPOINT"].rstrip("/") + "/v1/logs"
         else:
-            raise ExportError("--otlp env: neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT "
-                              "is set; give the URL, e.g. --otlp http://127.0.0.1:4318/v1/logs")
+            raise ExportError(
+                "--otlp env: neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT "
+                "is set; give the URL, e.g. --otlp http://127.0.0.1:4318/v1/logs"
+            )
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ExportError(f"--otlp {url!r} is not an http(s) URL, e.g. http://127.0.0.1:4318/v1/logs")
@@ -114,8 +118,8 @@ def _nanos(at: str | None) -> int | None:
 def _tool_call(envelope: str | None):
     if not envelope:
         return None
-    from generator.runtime.fastjson import JSONError, loads
     from generator.journal.db import deep
+    from generator.runtime.fastjson import JSONError, loads
 
     try:
         value = deep(loads, envelope)
@@ -162,8 +166,15 @@ def log_record(row: dict):
     if cut:
         attributes["pasture.truncated"] = cut
     number, text = severity(row)
-    return LogRecord(timestamp=_nanos(row.get("at")), observed_timestamp=time.time_ns(), severity_number=number,
-                     severity_text=text, body=_safe(body), attributes=attributes, event_name=EVENT_NAME)
+    return LogRecord(
+        timestamp=_nanos(row.get("at")),
+        observed_timestamp=time.time_ns(),
+        severity_number=number,
+        severity_text=text,
+        body=_safe(body),
+        attributes=attributes,
+        event_name=EVENT_NAME,
+    )
 
 
 class _Failures:
@@ -188,8 +199,15 @@ class _Failures:
         self.logger.propagate = self.propagate
 
 
-def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int = 512,
-                retention: dict | None = None, env: dict | None = None) -> tuple[int, str]:
+def export_otlp(
+    path: str,
+    url: str,
+    *,
+    filters: dict | None = None,
+    batch: int = 512,
+    retention: dict | None = None,
+    env: dict | None = None,
+) -> tuple[int, str]:
     """Send every record after the endpoint's cursor; (records sent, endpoint). ExportError when a batch
     is refused (the cursor stays before it) or the OTLP packages are missing."""
     from generator.journal import db as journaldb
@@ -203,8 +221,9 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
         from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor
         from opentelemetry.sdk.resources import Resource
     except ImportError as exc:
-        raise ExportError(f"--otlp needs the OpenTelemetry packages ({exc.name} is missing): "
-                          "pip install 'pasture-generator[otlp]'") from None
+        raise ExportError(
+            f"--otlp needs the OpenTelemetry packages ({exc.name} is missing): pip install 'pasture-generator[otlp]'"
+        ) from None
 
     class Collect(LogRecordProcessor):
         def __init__(self):
@@ -219,8 +238,9 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
         def force_flush(self, timeout_millis: int = 30000):
             return True
 
-    resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or "pasture",
-                                "service.version": __version__})
+    resource = Resource.create(
+        {"service.name": env.get("OTEL_SERVICE_NAME") or "pasture", "service.version": __version__}
+    )
     provider = LoggerProvider(resource=resource)
     collect = Collect()
     provider.add_log_record_processor(collect)
@@ -239,7 +259,7 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
                 after = cursor(conn, name)
                 rows, size = [], 0
                 for values in journaldb.select(conn, journaldb.COLUMNS, None, after_id=after):
-                    row = dict(zip(journaldb.COLUMNS, values))
+                    row = dict(zip(journaldb.COLUMNS, values, strict=True))
                     rows.append(row)
                     size += sum(min(len(v), MAX_VALUE) for v in row.values() if isinstance(v, str))
                     if len(rows) >= batch or size >= BATCH_BYTES:
@@ -257,8 +277,10 @@ def export_otlp(path: str, url: str, *, filters: dict | None = None, batch: int 
                 if not ok:
                     left = journaldb.count(conn, after_id=after)
                     why = failures.messages[-1] if failures.messages else "the receiver refused the batch"
-                    raise ExportError(f"OTLP export to {endpoint} failed after {sent} record(s): {why}; the {left} "
-                                      f"record(s) not sent are kept and go with the next export")
+                    raise ExportError(
+                        f"OTLP export to {endpoint} failed after {sent} record(s): {why}; the {left} "
+                        f"record(s) not sent are kept and go with the next export"
+                    )
                 advance(path, name, rows[-1]["id"])
                 sent += len(rows)
     finally:

@@ -40,16 +40,19 @@ def prune(path, keep_days: float | None = None, max_mb: float | None = None, now
                 page = conn.execute("PRAGMA page_size").fetchone()[0]
                 trimmed = 0
                 while True:
-                    used = (conn.execute("PRAGMA page_count").fetchone()[0]
-                            - conn.execute("PRAGMA freelist_count").fetchone()[0]) * page
+                    used = (
+                        conn.execute("PRAGMA page_count").fetchone()[0]
+                        - conn.execute("PRAGMA freelist_count").fetchone()[0]
+                    ) * page
                     if used <= limit:  # the common case, answered without counting rows
                         break
                     total = conn.execute("SELECT count(*) FROM events").fetchone()[0]
                     if total <= 1:
                         break
                     step = max(100, min(total - 1, int(total * (used - limit) / used) + 1))
-                    trimmed += conn.execute("DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id "
-                                            "LIMIT ?)", (step,)).rowcount
+                    trimmed += conn.execute(
+                        "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)", (step,)
+                    ).rowcount
                 if trimmed:
                     deleted += trimmed
                     why.append(f"the oldest, to fit max_mb = {max_mb:g}")
@@ -57,13 +60,32 @@ def prune(path, keep_days: float | None = None, max_mb: float | None = None, now
                 conn.execute("ROLLBACK")
                 return None
             kept = conn.execute("SELECT min(id), min(at) FROM events").fetchone()
-            detail = {"deleted": deleted, "torn_deleted": torn, "first_deleted_id": first,
-                      "oldest_kept_id": kept[0], "oldest_kept_at": kept[1], "keep_days": keep_days, "max_mb": max_mb}
-            reason = f"retention deleted {deleted} record(s)" + (f" {'; '.join(why)}" if why else "") + \
-                     (f" and {torn} torn line(s)" if torn else "")
-            record = {"uid": f"prune-{time.time_ns()}-{os.getpid()}", "at": now_text(), "harness": "pasture",
-                      "event": "journal.prune", "semantic": "retention", "decision": "observe", "answer": "none",
-                      "reason": reason, "detail": detail, "envelope": {"command": "journal prune"}}
+            detail = {
+                "deleted": deleted,
+                "torn_deleted": torn,
+                "first_deleted_id": first,
+                "oldest_kept_id": kept[0],
+                "oldest_kept_at": kept[1],
+                "keep_days": keep_days,
+                "max_mb": max_mb,
+            }
+            reason = (
+                f"retention deleted {deleted} record(s)"
+                + (f" {'; '.join(why)}" if why else "")
+                + (f" and {torn} torn line(s)" if torn else "")
+            )
+            record = {
+                "uid": f"prune-{time.time_ns()}-{os.getpid()}",
+                "at": now_text(),
+                "harness": "pasture",
+                "event": "journal.prune",
+                "semantic": "retention",
+                "decision": "observe",
+                "answer": "none",
+                "reason": reason,
+                "detail": detail,
+                "envelope": {"command": "journal prune"},
+            }
             insert_record(conn, record)
             conn.execute("COMMIT")
         except BaseException:

@@ -49,15 +49,22 @@ def parse_time(text: str, now: float | None = None) -> str:
     if len(value) > 1 and value[-1] in units and value[:-1].replace(".", "", 1).isdigit():
         at = (now or time.time()) - float(value[:-1]) * units[value[-1]]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
-    for form in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%MZ",
-                 "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
+    for form in (
+        "%Y-%m-%dT%H:%M:%SZ",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%MZ",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d",
+    ):
         try:
             parsed = time.strptime(value, form)
         except ValueError:
             continue
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(calendar.timegm(parsed)))
-    raise ValueError(f"{text!r} is not a time: use ISO 8601 UTC (2026-12-01T10:00:00Z or 2026-12-01) "
-                     "or an age (30m, 12h, 7d)")
+    raise ValueError(
+        f"{text!r} is not a time: use ISO 8601 UTC (2026-12-01T10:00:00Z or 2026-12-01) or an age (30m, 12h, 7d)"
+    )
 
 
 # --- encoders --------------------------------------------------------------------------------------
@@ -91,8 +98,8 @@ def _stored_json(text) -> str:
 
     if text is None:
         return "null"
-    from generator.runtime.fastjson import JSONError, loads
     from generator.journal.db import deep
+    from generator.runtime.fastjson import JSONError, loads
 
     try:
         deep(loads, text)
@@ -118,9 +125,11 @@ def text_row(r: dict) -> str:
     rule = f" rule={p(r['rule'])}" if r.get("rule") else ""
     runtime = f"{r['runtime_ms']:.1f}ms" if isinstance(r.get("runtime_ms"), (int, float)) else "-"
     ident = r["id"] if r.get("id") is not None else "-"
-    return (f"{ident:>5} {p(r['at'])} {p(r['harness'])} {p(r['event'])} session={p(r['session'] or '-')} "
-            f"decision={p(r['decision'])} answer={p(r['answer'])}{where}{rule} gate={p(r['gate'] or '-')} "
-            f"{runtime}{reason}{failure}")
+    return (
+        f"{ident:>5} {p(r['at'])} {p(r['harness'])} {p(r['event'])} session={p(r['session'] or '-')} "
+        f"decision={p(r['decision'])} answer={p(r['answer'])}{where}{rule} gate={p(r['gate'] or '-')} "
+        f"{runtime}{reason}{failure}"
+    )
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -137,8 +146,9 @@ def out_stream():
     """stdout as UTF-8 text that cannot fail to encode (a surrogate becomes its escape)."""
     import io
 
-    return io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="backslashreplace", newline="",
-                            write_through=False)
+    return io.TextIOWrapper(
+        sys.stdout.buffer, encoding="utf-8", errors="backslashreplace", newline="", write_through=False
+    )
 
 
 def write_rows(rows, fmt: str, out) -> int:
@@ -175,8 +185,10 @@ def torn_note(conn) -> str | None:
     n = torn_count(conn)
     if not n:
         return None
-    return (f"pasture: {n} spool line(s) were not journal records (torn or garbage) and are kept aside, not "
-            "journaled; see: pasture journal torn")
+    return (
+        f"pasture: {n} spool line(s) were not journal records (torn or garbage) and are kept aside, not "
+        "journaled; see: pasture journal torn"
+    )
 
 
 def list_journal(path: str, options: dict, retention: dict, out, err) -> int:
@@ -203,8 +215,9 @@ def list_journal(path: str, options: dict, retention: dict, out, err) -> int:
         else:
             n = write_rows(journaldb.rows(path, limit, retain, **filters), fmt, out)
             if not n and fmt == "text":
-                out.write(f"no journal entries in {printable(path)}" + (" matching the filters" if filters else "")
-                          + "\n")
+                out.write(
+                    f"no journal entries in {printable(path)}" + (" matching the filters" if filters else "") + "\n"
+                )
             note = None
             if os.path.isfile(path):
                 conn = journaldb.connect(path, readonly=True)

@@ -58,6 +58,7 @@ class AnswerForm:
 
 # --- 1. what the host's own schema allows ----------------------------------------------------------
 
+
 def _field(output: dict[str, Any], path: str) -> dict[str, Any] | None:
     """The field spec at a dotted path (through object fields and object-union variants)."""
     spec: dict[str, Any] | None = {"fields": output}
@@ -91,14 +92,18 @@ _TOOL_OUTCOME = ("tool_response", "error")
 
 def _command_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
     out = []
-    after_tool = (any(i.kind is IdentityKind.TOOL_CALL for i in row.identities)
-                  and any(name in inputs for name in _TOOL_OUTCOME))
+    after_tool = any(i.kind is IdentityKind.TOOL_CALL for i in row.identities) and any(
+        name in inputs for name in _TOOL_OUTCOME
+    )
     if row.pre_action and _offers(output, "hookSpecificOutput.permissionDecision", "allow"):
         out.append(("allow", W_ALLOW))
     if row.pre_action and _offers(output, "hookSpecificOutput.decision.behavior", "allow"):
         out.append(("allow", W_BEHAVIOR_ALLOW))
-    if (row.mutation is MutationMode.INPUT and _field(output, "hookSpecificOutput.updatedInput") is not None
-            and _offers(output, "hookSpecificOutput.permissionDecision", "allow")):
+    if (
+        row.mutation is MutationMode.INPUT
+        and _field(output, "hookSpecificOutput.updatedInput") is not None
+        and _offers(output, "hookSpecificOutput.permissionDecision", "allow")
+    ):
         out.append(("rewrite", W_UPDATED_INPUT))
     if _field(output, "hookSpecificOutput.additionalContext") is not None:
         out.append(("context", W_CONTEXT))
@@ -128,8 +133,9 @@ def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, st
     return out
 
 
-def candidates(harness: Harness, row: Any, output: dict[str, Any] | None,
-               inputs: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+def candidates(
+    harness: Harness, row: Any, output: dict[str, Any] | None, inputs: dict[str, Any] | None = None
+) -> list[tuple[str, str]]:
     """(capability, wire form) pairs the row's catalog schema (``output``, and ``inputs`` to tell a
     row that runs after a tool) and its mutation mode allow, in matrix order."""
     if output is None:
@@ -142,6 +148,7 @@ def candidates(harness: Harness, row: Any, output: dict[str, Any] | None,
 
 
 # --- 2. what a capture of this very version shows honoured ------------------------------------------
+
 
 @dataclass(frozen=True)
 class AnswerCapture:
@@ -170,10 +177,17 @@ def read_answer_captures(root: Path, contract_id: str) -> list[AnswerCapture]:
         if not isinstance(answer, dict):
             continue
         honoured = (doc.get("result") or {}).get("honoured")
-        found.append(AnswerCapture(path.relative_to(root).as_posix(), str(doc.get("harness")),
-                                   str(doc.get("host_version")), str(answer.get("event")),
-                                   str(answer.get("capability")), str(answer.get("wire")),
-                                   honoured if isinstance(honoured, bool) else None))
+        found.append(
+            AnswerCapture(
+                path.relative_to(root).as_posix(),
+                str(doc.get("harness")),
+                str(doc.get("host_version")),
+                str(answer.get("event")),
+                str(answer.get("capability")),
+                str(answer.get("wire")),
+                honoured if isinstance(honoured, bool) else None,
+            )
+        )
     return found
 
 
@@ -184,16 +198,28 @@ def _same_version(capture: AnswerCapture, harness: Harness, version: HostVersion
         return False
 
 
-def row_answers(harness: Harness, version: HostVersion, row: Any, output: dict[str, Any] | None,
-                captures: Iterable[AnswerCapture], inputs: dict[str, Any] | None = None) -> tuple[AnswerForm, ...]:
+def row_answers(
+    harness: Harness,
+    version: HostVersion,
+    row: Any,
+    output: dict[str, Any] | None,
+    captures: Iterable[AnswerCapture],
+    inputs: dict[str, Any] | None = None,
+) -> tuple[AnswerForm, ...]:
     """Every form the schema allows for ``row``, each with the captures of this version that tried it."""
     mine = [c for c in captures if c.event == row.name and _same_version(c, harness, version)]
     forms = []
     for capability, wire in candidates(harness, row, output, inputs):
         tried = [c for c in mine if (c.capability, c.wire) == (capability, wire)]
         honoured = [c.path for c in tried if c.honoured is True]
-        forms.append(AnswerForm(capability, wire, honoured[0] if honoured else "",
-                                tuple(c.path for c in tried if c.honoured is not True)))
+        forms.append(
+            AnswerForm(
+                capability,
+                wire,
+                honoured[0] if honoured else "",
+                tuple(c.path for c in tried if c.honoured is not True),
+            )
+        )
     return tuple(forms)
 
 
@@ -202,13 +228,20 @@ def offered(forms: Iterable[AnswerForm]) -> tuple[tuple[str, str], ...]:
     return tuple((f.capability, f.wire) for f in forms if f.offered)
 
 
-def derive(root: Path, contract_id: str, harness: Harness, version: HostVersion, rows: tuple[Any, ...],
-           catalog: Any) -> dict[str, tuple[AnswerForm, ...]]:
+def derive(
+    root: Path, contract_id: str, harness: Harness, version: HostVersion, rows: tuple[Any, ...], catalog: Any
+) -> dict[str, tuple[AnswerForm, ...]]:
     """Row name -> its answer forms, for every row (no catalog: no forms)."""
     captures = read_answer_captures(root, contract_id)
     out = {}
     for row in rows:
         schema = catalog.event(row.name) if catalog is not None else None
-        out[row.name] = row_answers(harness, version, row, schema.output if schema is not None else None, captures,
-                                    schema.input if schema is not None else None)
+        out[row.name] = row_answers(
+            harness,
+            version,
+            row,
+            schema.output if schema is not None else None,
+            captures,
+            schema.input if schema is not None else None,
+        )
     return out

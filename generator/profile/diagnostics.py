@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from generator import PastureError
 from dataclasses import dataclass
+
+from generator import PastureError
 
 
 @dataclass(frozen=True)

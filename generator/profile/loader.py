@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from generator.profile import rules
 from generator.catalog import CatalogError, find_catalog
 from generator.catalog.closed import check as check_against_catalog
+from generator.profile import rules
 from generator.profile.answers import derive
 from generator.profile.contracts import Contract, RuntimeContract
 from generator.profile.diagnostics import Problem, ProfileErrors
@@ -56,14 +56,39 @@ def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] 
     problems: list[Problem] = []
     contracts: list[Contract] = []
     if not profiles.is_dir():
-        raise ProfileErrors([Problem("profiles", 1, 1, "-", None, None, "no profiles/ folder here",
-                                     "run in a project root or pass --root DIR")])
+        raise ProfileErrors(
+            [
+                Problem(
+                    "profiles",
+                    1,
+                    1,
+                    "-",
+                    None,
+                    None,
+                    "no profiles/ folder here",
+                    "run in a project root or pass --root DIR",
+                )
+            ]
+        )
     # __pycache__: profiles/ is also the data package generator.profiles (see generator/resources.py).
-    folders = sorted(p for p in profiles.iterdir()
-                     if p.is_dir() and not p.name.startswith(".") and p.name != "__pycache__")
+    folders = sorted(
+        p for p in profiles.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != "__pycache__"
+    )
     if not folders:
-        raise ProfileErrors([Problem("profiles", 1, 1, "-", None, None, "profiles/ holds no contract folder",
-                                     "add profiles/<harness>@<version>/lifecycle.yaml and runtime.yaml")])
+        raise ProfileErrors(
+            [
+                Problem(
+                    "profiles",
+                    1,
+                    1,
+                    "-",
+                    None,
+                    None,
+                    "profiles/ holds no contract folder",
+                    "add profiles/<harness>@<version>/lifecycle.yaml and runtime.yaml",
+                )
+            ]
+        )
     wanted = set(only) if only else None
     with _no_cycle_collection():
         for folder in folders:
@@ -74,8 +99,18 @@ def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] 
                 contracts.append(contract)
     if wanted is not None:
         for name in sorted(wanted - {f.name for f in folders}):
-            problems.append(Problem("profiles", 1, 1, name, None, None, f"no contract {name!r} in profiles/",
-                                    "choose one of: " + ", ".join(f.name for f in folders)))
+            problems.append(
+                Problem(
+                    "profiles",
+                    1,
+                    1,
+                    name,
+                    None,
+                    None,
+                    f"no contract {name!r} in profiles/",
+                    "choose one of: " + ", ".join(f.name for f in folders),
+                )
+            )
     if problems:
         raise ProfileErrors(problems)
     return contracts
@@ -102,8 +137,9 @@ def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str
     return harness, recorded, admission, rows
 
 
-def _runtime(root: Path, folder: Path, problems: list[Problem], contract_id: str | None,
-             harness: Harness | None) -> RuntimeContract | None:
+def _runtime(
+    root: Path, folder: Path, problems: list[Problem], contract_id: str | None, harness: Harness | None
+) -> RuntimeContract | None:
     f, data = read_yaml(root, folder / RUNTIME, contract_id or folder.name, problems)
     if data is None:
         return None
@@ -143,7 +179,13 @@ def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set
     harness, version, admission, rows = life
     rows = _with_answers(root, contract_id, harness, version, rows, cited)
     return Contract(
-        id=contract_id, harness=harness, version=version, admission=admission, events=rows, runtime=runtime,
-        folder=relpath(root, folder), lifecycle_file=relpath(root, folder / LIFECYCLE),
+        id=contract_id,
+        harness=harness,
+        version=version,
+        admission=admission,
+        events=rows,
+        runtime=runtime,
+        folder=relpath(root, folder),
+        lifecycle_file=relpath(root, folder / LIFECYCLE),
         runtime_file=relpath(root, folder / RUNTIME),
     )

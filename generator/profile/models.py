@@ -6,7 +6,6 @@ Cross-field rules live in `rules.py`; the resolved, derived view lives in `contr
 
 from __future__ import annotations
 
-
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from generator.profile.vocab import (
@@ -89,10 +88,12 @@ class LifecycleFile(_Strict):
     admission: AdmissionSpec
     sources: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     catalog_unavailable: StrictStr | None = Field(
-        None, description="why no host catalog can be extracted for this version (no package of it is published)")
+        None, description="why no host catalog can be extracted for this version (no package of it is published)"
+    )
     events: list[LifecycleRow]
     excluded: list[ExcludedEvent] = Field(
-        default_factory=list, description="host catalog events without a row, each with its reason")
+        default_factory=list, description="host catalog events without a row, each with its reason"
+    )
 
 
 class OperationBinding(_Strict):
@@ -135,5 +136,3 @@ class RuntimeFile(_Strict):
     effects: list[EffectBinding] = Field(default_factory=list)
     requested_capabilities: list[CapabilityRequest] = Field(default_factory=list)
     capabilities: list[CapabilityContribution] = Field(default_factory=list)
-
-

@@ -50,8 +50,16 @@ class ProfileFile:
     problems: list[Problem]
     cited: set[str] | None = None  # collects the repository paths citations resolved to (check/quick.py)
 
-    def add(self, loc: tuple, message: str, fix: str, *, row: str | None = None, field: str | None = None,
-            at_key: bool = False) -> None:
+    def add(
+        self,
+        loc: tuple,
+        message: str,
+        fix: str,
+        *,
+        row: str | None = None,
+        field: str | None = None,
+        at_key: bool = False,
+    ) -> None:
         mark = yamlsrc.Mark(1, 1)
         if self.src is not None:
             at = self.src.keys.get(tuple(loc)) if at_key else None
@@ -66,8 +74,9 @@ def relpath(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def read_yaml(root: Path, path: Path, contract: str, problems: list[Problem],
-              cited: set[str] | None = None) -> tuple[ProfileFile, Any]:
+def read_yaml(
+    root: Path, path: Path, contract: str, problems: list[Problem], cited: set[str] | None = None
+) -> tuple[ProfileFile, Any]:
     rel = relpath(root, path)
     f = ProfileFile(rel, None, contract, problems, cited)
     if not path.is_file():
@@ -75,8 +84,11 @@ def read_yaml(root: Path, path: Path, contract: str, problems: list[Problem],
         return f, None
     size = path.stat().st_size
     if size > yamlsrc.MAX_BYTES:
-        f.add((), f"profile is {size:,} bytes; a profile may hold at most {yamlsrc.MAX_BYTES:,}",
-              "split the host's events across contracts, or remove what the host does not declare")
+        f.add(
+            (),
+            f"profile is {size:,} bytes; a profile may hold at most {yamlsrc.MAX_BYTES:,}",
+            "split the host's events across contracts, or remove what the host does not declare",
+        )
         return f, None
     try:
         text = path.read_text(encoding="utf-8")
@@ -111,12 +123,15 @@ def _row_name(data: Any, loc: tuple, collection: str) -> str | None:
 def _dotted(loc: tuple, collection: str) -> str | None:
     """The field path a reader recognises: 'admission.floor', or 'identities.kind' inside a row."""
     parts = list(loc)
-    if len(parts) >= 2 and parts[0] in (collection, "operations") and not isinstance(parts[1], str) or (
-            len(parts) >= 2 and parts[0] == "operations"):
+    if (
+        len(parts) >= 2
+        and parts[0] in (collection, "operations")
+        and not isinstance(parts[1], str)
+        or (len(parts) >= 2 and parts[0] == "operations")
+    ):
         parts = parts[2:]
     names = [str(p) for p in parts if isinstance(p, str) and p != "[key]"]
     return ".".join(names) or None
-
 
 
 def _control_chars(f: ProfileFile, value: Any, loc: tuple, collection: str) -> None:
@@ -132,9 +147,13 @@ def _control_chars(f: ProfileFile, value: Any, loc: tuple, collection: str) -> N
         bad = _CONTROL.search(value) or (not prose and "\n" in value)
         if bad:
             char = bad.group(0) if isinstance(bad, re.Match) else "\n"
-            f.add(loc, f"{value!r} contains the control character U+{ord(char):04X}",
-                  "remove it: profile strings are single-line text (prose fields may hold newlines)",
-                  row=_row_name(f.src.data if f.src else {}, loc, collection), field=_dotted(loc, collection))
+            f.add(
+                loc,
+                f"{value!r} contains the control character U+{ord(char):04X}",
+                "remove it: profile strings are single-line text (prose fields may hold newlines)",
+                row=_row_name(f.src.data if f.src else {}, loc, collection),
+                field=_dotted(loc, collection),
+            )
 
 
 def validate_shape(f: ProfileFile, model: type[ModelT], data: dict, collection: str) -> ModelT | None:
@@ -156,20 +175,39 @@ def validate_shape(f: ProfileFile, model: type[ModelT], data: dict, collection: 
                 name = "operations" if loc[:1] == ("operations",) and len(loc) == 3 and loc[2] == "[key]" else field
                 enum = vocab.get(name) if name is not None else None
                 allowed = members(enum) if enum else err.get("ctx", {}).get("expected", "")
-                f.add(loc[:2] if name == "operations" else loc,
-                      f"{value!r} is not a member of {name}; allowed: {allowed}",
-                      f"use one of: {allowed}", row=row, field=name, at_key=name == "operations")
+                f.add(
+                    loc[:2] if name == "operations" else loc,
+                    f"{value!r} is not a member of {name}; allowed: {allowed}",
+                    f"use one of: {allowed}",
+                    row=row,
+                    field=name,
+                    at_key=name == "operations",
+                )
             elif kind == "missing":
-                f.add(loc[:-1], f"required field '{field}' is missing", f"add '{field}:' to this entry",
-                      row=row, field=field)
+                f.add(
+                    loc[:-1],
+                    f"required field '{field}' is missing",
+                    f"add '{field}:' to this entry",
+                    row=row,
+                    field=field,
+                )
             elif kind == "extra_forbidden":
                 allowed = _field_names(model, loc[:-1])
-                f.add(loc, f"unknown field '{field}'",
-                      f"remove it or correct its spelling; allowed fields: {allowed}", row=row, field=field,
-                      at_key=True)
+                f.add(
+                    loc,
+                    f"unknown field '{field}'",
+                    f"remove it or correct its spelling; allowed fields: {allowed}",
+                    row=row,
+                    field=field,
+                    at_key=True,
+                )
             elif kind in ("string_type", "bool_type", "list_type", "dict_type", "model_type", "model_attributes_type"):
-                want = {"string_type": "a string", "bool_type": "true or false", "list_type": "a list",
-                        "dict_type": "a mapping"}.get(kind, "a mapping")
+                want = {
+                    "string_type": "a string",
+                    "bool_type": "true or false",
+                    "list_type": "a list",
+                    "dict_type": "a mapping",
+                }.get(kind, "a mapping")
                 hint = " (quote it)" if kind == "string_type" and not isinstance(value, (dict, list)) else ""
                 f.add(loc, f"{value!r} must be {want}{hint}", f"write {want} here{hint}", row=row, field=field)
             else:
@@ -183,7 +221,8 @@ def _field_names(model: type[BaseModel], loc: tuple) -> str:
         if isinstance(part, int) or part == "[key]":
             continue
         info = getattr(current, "model_fields", {}).get(part) or next(
-            (fi for fi in getattr(current, "model_fields", {}).values() if fi.alias == part), None)
+            (fi for fi in getattr(current, "model_fields", {}).values() if fi.alias == part), None
+        )
         if info is None:
             break
         ann = info.annotation

@@ -6,9 +6,10 @@ it implements PEP 440, which rejects or misorders semver prereleases such as 1.0
 
 from __future__ import annotations
 
-from generator import PastureError
 import re
 from functools import total_ordering
+
+from generator import PastureError
 
 _NUM = r"0|[1-9][0-9]*"  # ASCII digits only: \d would admit any Unicode digit
 _PRE_ID = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
@@ -29,8 +30,9 @@ class HostVersion:
     # A plain class, not a dataclass: importing dataclasses (and inspect) costs the hook ~4 ms.
     __slots__ = ("major", "minor", "patch", "prerelease", "build")
 
-    def __init__(self, major: int, minor: int, patch: int, prerelease: tuple[int | str, ...] = (),
-                 build: str = "") -> None:
+    def __init__(
+        self, major: int, minor: int, patch: int, prerelease: tuple[int | str, ...] = (), build: str = ""
+    ) -> None:
         self.major, self.minor, self.patch = major, minor, patch
         self.prerelease, self.build = tuple(prerelease), build
 
@@ -99,8 +101,9 @@ class Admission:
 
     __slots__ = ("minimum", "maximum", "include_prereleases", "exact")
 
-    def __init__(self, minimum: HostVersion, maximum: HostVersion | None, include_prereleases: bool = False,
-                 exact: bool = False) -> None:
+    def __init__(
+        self, minimum: HostVersion, maximum: HostVersion | None, include_prereleases: bool = False, exact: bool = False
+    ) -> None:
         self.minimum = minimum
         self.maximum = maximum  # None: a floor, no upper bound
         self.include_prereleases = include_prereleases

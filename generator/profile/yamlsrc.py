@@ -10,12 +10,13 @@ expansion.
 
 from __future__ import annotations
 
-from generator import PastureError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from generator import PastureError
 
 Path_ = tuple[str | int, ...]
 
@@ -94,8 +95,11 @@ def _compose(text: str) -> tuple[Any, Any]:
         loader.dispose()
         if fast_error is not None:
             raise fast_error from None
-        raise YamlProblem(f"YAML nesting deeper than {MAX_DEPTH} levels", Mark(1, 1),
-                          "flatten the document; profiles nest a few levels deep") from None
+        raise YamlProblem(
+            f"YAML nesting deeper than {MAX_DEPTH} levels",
+            Mark(1, 1),
+            "flatten the document; profiles nest a few levels deep",
+        ) from None
     except BaseException:
         loader.dispose()
         raise
@@ -105,8 +109,11 @@ def load(path: Path, text: str) -> Source:
     """Parse one YAML document with the safe loader; raise YamlProblem on syntax, duplicate keys, or a
     document past the bounds above."""
     if len(text) > MAX_BYTES:
-        raise YamlProblem(f"document is {len(text):,} characters; at most {MAX_BYTES:,} are read", Mark(1, 1),
-                          "split it; a profile describes one host version")
+        raise YamlProblem(
+            f"document is {len(text):,} characters; at most {MAX_BYTES:,} are read",
+            Mark(1, 1),
+            "split it; a profile describes one host version",
+        )
     loader = None
     try:
         try:
@@ -169,11 +176,17 @@ def _check_bounds(root: yaml.Node) -> None:
             order.append(node)
             continue
         if key in active:
-            raise YamlProblem("recursive alias: this value contains itself", _mark(node),
-                              "remove the alias that refers back to its own anchor")
+            raise YamlProblem(
+                "recursive alias: this value contains itself",
+                _mark(node),
+                "remove the alias that refers back to its own anchor",
+            )
         if depth > MAX_DEPTH:
-            raise YamlProblem(f"nesting deeper than {MAX_DEPTH} levels", _mark(node),
-                              "flatten the document; profiles nest a few levels deep")
+            raise YamlProblem(
+                f"nesting deeper than {MAX_DEPTH} levels",
+                _mark(node),
+                "flatten the document; profiles nest a few levels deep",
+            )
         kids = _children(node)
         active.add(key)
         stack.append((node, depth, kids))
@@ -183,8 +196,10 @@ def _check_bounds(root: yaml.Node) -> None:
         first = next(n for n in order if size[id(n)] > budget)
         raise YamlProblem(
             f"aliases expand this value to {size[id(first)]:,} nodes; a document of {len(order):,} distinct "
-            f"nodes may expand to at most {budget:,}", _mark(first),
-            "write the values out instead of repeating anchors; profiles need few aliases, if any")
+            f"nodes may expand to at most {budget:,}",
+            _mark(first),
+            "write the values out instead of repeating anchors; profiles need few aliases, if any",
+        )
 
 
 def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Path_, src: Source) -> Any:

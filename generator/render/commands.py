@@ -54,8 +54,16 @@ EXIT_LET_STOP = 1
 
 
 def argv(contract: Contract, row: EventRow) -> list[str]:
-    return ["hook", "lifecycle", "--harness", contract.harness.value, "--event", row.name,
-            "--host-version", str(contract.version)]
+    return [
+        "hook",
+        "lifecycle",
+        "--harness",
+        contract.harness.value,
+        "--event",
+        row.name,
+        "--host-version",
+        str(contract.version),
+    ]
 
 
 def binary(default: str = DEFAULT_BINARY) -> str:
@@ -82,15 +90,23 @@ def shell_command(contract: Contract, row: EventRow, default_binary: str = DEFAU
     run = f"{binary(default_binary)} {shell_words(argv(contract, row))}"
     if not fails_closed(row):
         return run
-    refused = _say("pasture: the guard could not run (exit ", '"$r"',
-                   f"), so {row.name} is refused; see `pasture doctor` for the fix")
+    refused = _say(
+        "pasture: the guard could not run (exit ",
+        '"$r"',
+        f"), so {row.name} is refused; see `pasture doctor` for the fix",
+    )
     if not guards_stop_loop(row):
         return f"{run} || {{ r=$?; [ $r = {EXIT_BLOCK} ] || {refused}; exit {EXIT_BLOCK}; }}"
-    let_stop = _say("pasture: the guard could not run (exit ", '"$r"',
-                    f"); {row.name} goes ahead (stop_hook_active); see `pasture doctor` for the fix")
+    let_stop = _say(
+        "pasture: the guard could not run (exit ",
+        '"$r"',
+        f"); {row.name} goes ahead (stop_hook_active); see `pasture doctor` for the fix",
+    )
     active = "|".join(f"*{shlex.quote(form)}*" for form in ('"stop_hook_active":true', '"stop_hook_active": true'))
-    return (f"{run} || {{ r=$?; [ $r = {EXIT_BLOCK} ] && exit {EXIT_BLOCK}; "
-            f"case $(cat) in {active}) {let_stop}; exit {EXIT_LET_STOP};; esac; {refused}; exit {EXIT_BLOCK}; }}")
+    return (
+        f"{run} || {{ r=$?; [ $r = {EXIT_BLOCK} ] && exit {EXIT_BLOCK}; "
+        f"case $(cat) in {active}) {let_stop}; exit {EXIT_LET_STOP};; esac; {refused}; exit {EXIT_BLOCK}; }}"
+    )
 
 
 #: Claude Code honours ``"onFailure": "block"`` on command hooks from 2.1.295 (release note). The real
@@ -105,8 +121,12 @@ CLAUDE_ON_FAILURE_SINCE = HostVersion.parse("2.1.295")
 
 
 def on_failure_block(contract: Contract, row: EventRow) -> bool:
-    return (contract.harness is Harness.CLAUDE_CODE and contract.version >= CLAUDE_ON_FAILURE_SINCE
-            and fails_closed(row) and not guards_stop_loop(row))
+    return (
+        contract.harness is Harness.CLAUDE_CODE
+        and contract.version >= CLAUDE_ON_FAILURE_SINCE
+        and fails_closed(row)
+        and not guards_stop_loop(row)
+    )
 
 
 def handler(contract: Contract, row: EventRow) -> dict:

@@ -26,8 +26,8 @@ import jinja2
 import jinja2.compiler
 import jinja2.sandbox
 
-from generator.resources import overridden_templates, template_folders
 from generator.render import encode
+from generator.resources import overridden_templates, template_folders
 
 _ROOT: contextvars.ContextVar[str | None] = contextvars.ContextVar("pasture_template_root", default=None)
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("pasture_template_deadline", default=None)
@@ -78,8 +78,7 @@ def templates_of(root: Path | str | None) -> Iterator[None]:
 
 
 def _too_slow(seconds: float) -> TemplateLimit:
-    return TemplateLimit(f"rendering the templates took longer than {seconds:g} s (a loop too long for "
-                         "a template?)")
+    return TemplateLimit(f"rendering the templates took longer than {seconds:g} s (a loop too long for a template?)")
 
 
 @contextlib.contextmanager
@@ -92,6 +91,7 @@ def _time_bound(seconds: float) -> Iterator[None]:
     token = _DEADLINE.set(time.monotonic() + seconds)
     alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if alarm:
+
         def expired(signum, frame):
             raise _too_slow(seconds)
 
@@ -102,8 +102,9 @@ def _time_bound(seconds: float) -> Iterator[None]:
         yield
     except MemoryError as exc:
         where = template_line(exc, search_path(_ROOT.get()))
-        raise TemplateLimit(f"rendering the templates needed more than {MAX_MEMORY >> 20} MiB of memory",
-                            where) from None
+        raise TemplateLimit(
+            f"rendering the templates needed more than {MAX_MEMORY >> 20} MiB of memory", where
+        ) from None
     finally:
         if memory is not None:
             import resource
@@ -182,15 +183,21 @@ def _repeat_bound(left: Any, right: Any) -> None:
     """`*` of a string or list by a number: refuse before Python builds it."""
     for seq, times in ((left, right), (right, left)):
         if isinstance(times, int) and _size(seq) and _size(seq) * max(times, 0) > MAX_VALUE:
-            raise TemplateLimit(f"repeating a value {times} times would be larger than {MAX_VALUE} "
-                                "(items or characters)")
+            raise TemplateLimit(
+                f"repeating a value {times} times would be larger than {MAX_VALUE} (items or characters)"
+            )
 
 
 def _power(left: Any, right: Any) -> Any:
-    if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
-            and right * abs(left).bit_length() > 64 * 1024:
+    if (
+        isinstance(left, int)
+        and isinstance(right, int)
+        and right > 0
+        and abs(left) > 1
+        and right * abs(left).bit_length() > 64 * 1024
+    ):
         raise TemplateLimit(f"{left} ** {right} is too large a number for a template")
-    return left ** right
+    return left**right
 
 
 def _modulo(left: Any, right: Any) -> Any:
@@ -306,14 +313,17 @@ class ConfinedLoader(jinja2.BaseLoader):
         if not os.path.lexists(path):
             raise jinja2.TemplateNotFound(template)
         real_folder = os.path.realpath(self.folder)
-        if real_folder != os.path.join(os.path.realpath(os.path.dirname(self.folder)),
-                                       os.path.basename(self.folder)):
-            raise TemplateLimit(f"{self.folder} is a link to {real_folder}: a project's template overrides "
-                                "must live in its own templates/ folder")
+        if real_folder != os.path.join(os.path.realpath(os.path.dirname(self.folder)), os.path.basename(self.folder)):
+            raise TemplateLimit(
+                f"{self.folder} is a link to {real_folder}: a project's template overrides "
+                "must live in its own templates/ folder"
+            )
         real = os.path.realpath(path)
         if os.path.commonpath([real, real_folder]) != real_folder:
-            raise TemplateLimit(f"{path} resolves to {real}, outside {self.folder}: an override may only "
-                                "load templates inside the project's templates/")
+            raise TemplateLimit(
+                f"{path} resolves to {real}, outside {self.folder}: an override may only "
+                "load templates inside the project's templates/"
+            )
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(real, flags)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from generator import PastureError
 import json
 from pathlib import Path
 
 import jinja2
 
-from generator import __version__
-from generator.profile.contracts import Contract
+from generator import PastureError, __version__
 from generator.hosts import HOSTS
+from generator.profile.contracts import Contract
 from generator.render.artifact import Artifact
 from generator.render.docs import events_doc, instructions_doc
 from generator.render.env import search_path, template_line, templates_of
@@ -46,8 +45,10 @@ def render_project(contracts: list[Contract], root: Path | None = None) -> list[
         # An override template that reads a missing name, that the sandbox stopped, or that went
         # past a bound (time, size, a load from outside templates/).
         where = template_line(exc, search_path(root))
-        raise RenderError(f"{where + ': ' if where else ''}template error: {exc.message or type(exc).__name__} "
-                          f"(templates: {', '.join(search_path(root))})") from exc
+        raise RenderError(
+            f"{where + ': ' if where else ''}template error: {exc.message or type(exc).__name__} "
+            f"(templates: {', '.join(search_path(root))})"
+        ) from exc
 
 
 def _render_all(contracts: list[Contract]) -> list[Artifact]:
@@ -71,6 +72,10 @@ def _render_all(contracts: list[Contract]) -> list[Artifact]:
 
 def manifest(artifacts: list[Artifact]) -> Artifact:
     files = [{"path": a.path, "sha256": a.sha256, "contract": a.contract} for a in artifacts]
-    document = {"generator": "pasture", "version": __version__,
-                "note": "every generated file and its sha256; do not edit", "files": files}
+    document = {
+        "generator": "pasture",
+        "version": __version__,
+        "note": "every generated file and its sha256; do not edit",
+        "files": files,
+    }
     return Artifact(MANIFEST, json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -7,9 +7,9 @@ a test holds black.format_str(text) == text.
 
 from __future__ import annotations
 
-from generator import PastureError
 import re
 
+from generator import PastureError
 from generator.profile.contracts import Contract
 from generator.render import commands
 from generator.render.artifact import Artifact, header
@@ -54,31 +54,54 @@ def _view(contract: Contract) -> dict:
     for row in contract.events:
         member = member_name(row.name)
         if member in members:
-            raise TableError(f"{contract.lifecycle_file}: events {members[member]!r} and {row.name!r} map to the "
-                             f"same enum member {member}; rename one")
+            raise TableError(
+                f"{contract.lifecycle_file}: events {members[member]!r} and {row.name!r} map to the "
+                f"same enum member {member}; rename one"
+            )
         members[member] = row.name
-        rows.append({
-            "member": member, "name": row.name, "semantic": row.semantic.value, "surface": row.surface.value,
-            "blocking": row.blocking.value, "mutation": row.mutation.value, "order": row.order.value,
-            "reconciliation": row.reconciliation.value, "declared_failure": row.declared_failure.value,
-            "failure": row.failure.value, "evidence": row.evidence,
-            "identities": _sequence("identities=", [
-                f"Identity({py_str(i.kind.value)}, {py_str(i.field)}, {i.required})" for i in row.identities], 8),
-            "unresolved": _sequence("unresolved=", [py_str(k.value) for k in row.unresolved], 8),
-            "stop_loop": row.stop_loop.value,
-            "pre_action": row.pre_action, "response": row.response.value, "timeout": commands.timeout(row),
-            # the capability matrix: (capability, wire form) a capture of this version shows honoured
-            "answers": _sequence("answers=", [f"({py_str(c)}, {py_str(w)})" for c, w in row.offered_answers], 8),
-        })
-    return {"id": contract.id, "harness": contract.harness.value, "version": str(contract.version),
-            "admission": contract.admission.describe(), "rows": rows}
+        rows.append(
+            {
+                "member": member,
+                "name": row.name,
+                "semantic": row.semantic.value,
+                "surface": row.surface.value,
+                "blocking": row.blocking.value,
+                "mutation": row.mutation.value,
+                "order": row.order.value,
+                "reconciliation": row.reconciliation.value,
+                "declared_failure": row.declared_failure.value,
+                "failure": row.failure.value,
+                "evidence": row.evidence,
+                "identities": _sequence(
+                    "identities=",
+                    [f"Identity({py_str(i.kind.value)}, {py_str(i.field)}, {i.required})" for i in row.identities],
+                    8,
+                ),
+                "unresolved": _sequence("unresolved=", [py_str(k.value) for k in row.unresolved], 8),
+                "stop_loop": row.stop_loop.value,
+                "pre_action": row.pre_action,
+                "response": row.response.value,
+                "timeout": commands.timeout(row),
+                # the capability matrix: (capability, wire form) a capture of this version shows honoured
+                "answers": _sequence("answers=", [f"({py_str(c)}, {py_str(w)})" for c, w in row.offered_answers], 8),
+            }
+        )
+    return {
+        "id": contract.id,
+        "harness": contract.harness.value,
+        "version": str(contract.version),
+        "admission": contract.admission.describe(),
+        "rows": rows,
+    }
 
 
 def _admission_row(contract: Contract) -> str:
     adm = contract.admission
     maximum = py_str(str(adm.maximum)) if adm.maximum is not None else "None"
-    return (f"({py_str(contract.id)}, {py_str(module_name(contract))}, {py_str(str(adm.minimum))}, {maximum}, "
-            f"{adm.include_prereleases})")
+    return (
+        f"({py_str(contract.id)}, {py_str(module_name(contract))}, {py_str(str(adm.minimum))}, {maximum}, "
+        f"{adm.include_prereleases})"
+    )
 
 
 def table_artifacts(contracts: list[Contract]) -> list[Artifact]:
@@ -88,12 +111,16 @@ def table_artifacts(contracts: list[Contract]) -> list[Artifact]:
     by_harness: dict[str, list[str]] = {}
     for contract in contracts:
         by_harness.setdefault(contract.harness.value, []).append(_admission_row(contract))
-        text = render_template(env.get_template("python/contract.py.j2"),
-                               c=_view(contract), header=header("", contract.lifecycle_file).strip())
+        text = render_template(
+            env.get_template("python/contract.py.j2"),
+            c=_view(contract),
+            header=header("", contract.lifecycle_file).strip(),
+        )
         out.append(Artifact(f"{PACKAGE}/{module_name(contract)}.py", text, contract.id))
     index = render_template(
         env.get_template("python/index.py.j2"),
         contracts=[{"id": c.id, "module": module_name(c)} for c in contracts],
-        admissions=[_sequence(f"{py_str(h)}: ", rows, 4) for h, rows in sorted(by_harness.items())])
+        admissions=[_sequence(f"{py_str(h)}: ", rows, 4) for h, rows in sorted(by_harness.items())],
+    )
     out.append(Artifact(f"{PACKAGE}/__init__.py", index))
     return out

@@ -36,6 +36,7 @@ EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honour
 EXIT_STRICT_FAILURE = 1  # a failed strict (Codex) hook: recorded by the host, never blocking
 EXIT_PLUGIN_FAULT = 3  # the generated OpenCode plugin throws on a non-zero exit for fail-fast rows
 
+
 def can_deny(harness: str, row: "Any") -> bool:
     # A refusal after the action already happened would tell the model a command that ran was
     # refused: only pre-action rows can deny (seen on OpenCode 1.18.33's tool.execute.after).
@@ -72,13 +73,16 @@ def deliver(harness: str, event: str, row: "Any", decision: str, reason: str) ->
         # A rule that wants a human must not silently allow: refuse where we can, else say so.
         if can_deny(harness, row):
             return _deny(harness, event, row, f"{reason} (needs confirmation, which this event cannot ask for)")
-        return proceed(harness, f"policy asked for confirmation on {event}, which this event cannot carry: "
-                                f"proceeding ({reason})")
+        return proceed(
+            harness, f"policy asked for confirmation on {event}, which this event cannot carry: proceeding ({reason})"
+        )
     if decision == "deny":
         if can_deny(harness, row):
             return _deny(harness, event, row, reason)
-        return proceed(harness, f"policy denied {event}, but this row has no evidenced pre-action refusal channel: "
-                                f"proceeding ({reason})")
+        return proceed(
+            harness,
+            f"policy denied {event}, but this row has no evidenced pre-action refusal channel: proceeding ({reason})",
+        )
     return proceed(harness)
 
 
@@ -101,8 +105,11 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
 
 def fails_closed(row: "Any") -> bool:
     """Whether the row's effective failure mode blocks (so a missing decision must block too)."""
-    return row is not None and row.semantic == "gate-consultation" and row.failure in (
-        "exit-2-blocks", "strict-output-exit-2-blocks", "throw-fail-fast")
+    return (
+        row is not None
+        and row.semantic == "gate-consultation"
+        and row.failure in ("exit-2-blocks", "strict-output-exit-2-blocks", "throw-fail-fast")
+    )
 
 
 def with_notes(reply: Reply, notes: list[str]) -> Reply:

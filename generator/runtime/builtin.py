@@ -20,23 +20,56 @@ loudly; the user layer's policy and an OS sandbox are the defence in depth.
 from generator.runtime import fs, layers
 
 RULE = "guard-files"
-REASON = ("pasture: {path} belongs to the guard (its policy, journal, hook adapters or trust store) and is off "
-          "limits to the agent; leave it unchanged. A person can change it outside the agent session.")
+REASON = (
+    "pasture: {path} belongs to the guard (its policy, journal, hook adapters or trust store) and is off "
+    "limits to the agent; leave it unchanged. A person can change it outside the agent session."
+)
 
-GUARD_COMMAND = ("pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
-                 "agent session. Do not run it; ask the user if the policy is in your way.")
+GUARD_COMMAND = (
+    "pasture: `{command}` changes what the guard enforces; only the user runs it, outside the "
+    "agent session. Do not run it; ask the user if the policy is in your way."
+)
 
 # Cheap screen before any parsing. It is a superset of what the reading in generator.runtime.shellwrites
 # can deny, so it may only add work: it looks at the text with every quote and backslash (and
 # backslash-newline) removed, for the guard's names and the basename of every protected path, the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
 # brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
-TOO_LONG = ("pasture: this shell command is {size} characters long and names something like the guard's files; "
-            "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file.")
+TOO_LONG = (
+    "pasture: this shell command is {size} characters long and names something like the guard's files; "
+    "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file."
+)
 
-_SCREEN = ("pasture", "settings", "hooks.json", "config.toml", "opencode", "plugin", ".claude", ".codex", "trust",
-           "generator", "install", ".git", "init", "rm", "mv", "unlink", "shred", "find", "rsync", "clean",
-           "..", "/proc/", "pwd", "~+", "{", "*", "?", "[")
+_SCREEN = (
+    "pasture",
+    "settings",
+    "hooks.json",
+    "config.toml",
+    "opencode",
+    "plugin",
+    ".claude",
+    ".codex",
+    "trust",
+    "generator",
+    "install",
+    ".git",
+    "init",
+    "rm",
+    "mv",
+    "unlink",
+    "shred",
+    "find",
+    "rsync",
+    "clean",
+    "..",
+    "/proc/",
+    "pwd",
+    "~+",
+    "{",
+    "*",
+    "?",
+    "[",
+)
 _NAMES: dict = {}
 
 
@@ -88,18 +121,29 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
     config = layers.config_home(env)
     files = [
-        os.path.join(root, ".claude", "settings.json"), os.path.join(root, ".claude", "settings.local.json"),
-        os.path.join(root, ".codex", "hooks.json"), os.path.join(root, ".codex", "config.toml"),
-        os.path.join(claude_user, "settings.json"), os.path.join(claude_user, "settings.local.json"),
-        os.path.join(codex_home, "hooks.json"), os.path.join(codex_home, "config.toml"),
-        layers.user_path(env), layers.managed_path(env),
+        os.path.join(root, ".claude", "settings.json"),
+        os.path.join(root, ".claude", "settings.local.json"),
+        os.path.join(root, ".codex", "hooks.json"),
+        os.path.join(root, ".codex", "config.toml"),
+        os.path.join(claude_user, "settings.json"),
+        os.path.join(claude_user, "settings.local.json"),
+        os.path.join(codex_home, "hooks.json"),
+        os.path.join(codex_home, "config.toml"),
+        layers.user_path(env),
+        layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
     ]
     folders = [
-        os.path.join(root, ".pasture"), os.path.join(root, ".opencode", "plugins"),
-        os.path.join(root, ".opencode", "plugin"), os.path.join(config, "opencode", "plugins"),
-        os.path.join(config, "opencode", "plugin"), os.path.join(config, "pasture"), layers.state_dir(env),
-        layers.data_dir(env), layers.cache_dir(env), os.path.dirname(layers.MANAGED_DEFAULT),
+        os.path.join(root, ".pasture"),
+        os.path.join(root, ".opencode", "plugins"),
+        os.path.join(root, ".opencode", "plugin"),
+        os.path.join(config, "opencode", "plugins"),
+        os.path.join(config, "opencode", "plugin"),
+        os.path.join(config, "pasture"),
+        layers.state_dir(env),
+        layers.data_dir(env),
+        layers.cache_dir(env),
+        os.path.dirname(layers.MANAGED_DEFAULT),
     ]
     # The runtime's own code, which the launcher imports: rewriting builtin.py switches the guard off.
     # Not where it is inside this project (a checkout of pasture the agent works on: that is its job).
@@ -162,10 +206,13 @@ def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
     for protected in files + folders:
         target = [p for p in protected.split("/") if p]
         size = min(len(parts), len(target))
-        if not all(_match(a, b) for a, b in zip(parts[:size], target[:size])):
+        if not all(_match(a, b) for a, b in zip(parts[:size], target[:size], strict=False)):
             continue
-        if len(parts) == len(target) or (len(parts) < len(target) and ancestors) or \
-                (len(parts) > len(target) and protected in folders):
+        if (
+            len(parts) == len(target)
+            or (len(parts) < len(target) and ancestors)
+            or (len(parts) > len(target) and protected in folders)
+        ):
             return True
     return False
 
@@ -175,23 +222,31 @@ def _nested_git(path: str, root: str | None) -> bool:
     repository's top level, with no project layer (one project, one layer: generator.runtime.project)."""
     if not root or not path.startswith(root.rstrip("/") + "/"):
         return False
-    parts = path[len(root.rstrip("/")) + 1:].split("/")
+    parts = path[len(root.rstrip("/")) + 1 :].split("/")
     return ".git" in parts[1:]
 
 
-def _is_protected(target: str, cwd: str, home: str, files, folders, ancestors: bool = False,
-                  glob: bool = False, root: str | None = None) -> bool:
+def _is_protected(
+    target: str,
+    cwd: str,
+    home: str,
+    files,
+    folders,
+    ancestors: bool = False,
+    glob: bool = False,
+    root: str | None = None,
+) -> bool:
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
         if target.startswith(variable):
-            target = home + target[len(variable):]
+            target = home + target[len(variable) :]
     # the shell's own folder, however it is spelled: ~+ (tilde), $PWD, /proc/self/cwd (the kernel's link)
     for variable in ("~+", "$PWD", "${PWD}", "$(pwd)", "`pwd`", "/proc/self/cwd", "/proc/thread-self/cwd"):
         if target == variable or target.startswith(variable + "/"):
-            target = cwd + target[len(variable):]
+            target = cwd + target[len(variable) :]
     if target.startswith("/proc/") and target.split("/")[3:4] == ["cwd"]:
-        target = cwd + target[len("/proc/" + target.split("/")[2] + "/cwd"):]  # /proc/$$/cwd: the shell's
+        target = cwd + target[len("/proc/" + target.split("/")[2] + "/cwd") :]  # /proc/$$/cwd: the shell's
     path = fs.normpath(fs.join(cwd, target))
     if _hits(path, files, folders, ancestors) or _nested_git(path, root):
         return True
@@ -210,7 +265,7 @@ def _through_a_link(target: str, files: tuple, folders: tuple) -> bool:
     just made (`ln -s a/b s`), so where it lands is unknown: what follows the last `..` is taken as ours
     when it starts with the last two parts (or more) of a guard file or folder."""
     parts = [p for p in target.split("/") if p and p != "."]
-    tail = parts[len(parts) - parts[::-1].index(".."):]
+    tail = parts[len(parts) - parts[::-1].index("..") :]
     for path in files + folders:
         ends = [p for p in path.split("/") if p]
         for size in range(2, min(len(tail), len(ends)) + 1):
@@ -224,7 +279,7 @@ def _patch_paths(text: str) -> list[str]:
     for line in text.splitlines():
         for header in _PATCH_HEADERS:
             if line.startswith(header):
-                path = line[len(header):].strip()
+                path = line[len(header) :].strip()
                 if header in ("+++ ", "--- "):
                     if path == "/dev/null":
                         break
@@ -295,7 +350,11 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
             bare = emptied(name) if "$" in name or "`" in name else name
             relative = name.startswith("/") or not bare.startswith("/")
-            if bare != name and bare and relative and _is_protected(bare, directory, home, files, folders,
-                                                                    ancestors=deletes, glob=glob, root=root):
+            if (
+                bare != name
+                and bare
+                and relative
+                and _is_protected(bare, directory, home, files, folders, ancestors=deletes, glob=glob, root=root)
+            ):
                 return REASON.format(path=name)
     return None

@@ -9,9 +9,9 @@ would kill the hook, so a gate can never outlive the row and leave the host to d
 
 from __future__ import annotations
 
-from generator import PastureError
 import time
 
+from generator import PastureError
 from generator.runtime.fastjson import JSONError, dumps, loads
 from generator.runtime.policy import DECISIONS
 
@@ -26,8 +26,9 @@ class GateFailure(PastureError):
 
 def parse_decision(raw, source: str) -> tuple[str, str]:
     if not isinstance(raw, dict) or raw.get("decision") not in DECISIONS:
-        raise GateFailure(f"{source} answered no valid decision (want {{\"decision\": \"proceed|deny|ask\", "
-                          f"\"reason\": \"...\"}})")
+        raise GateFailure(
+            f'{source} answered no valid decision (want {{"decision": "proceed|deny|ask", "reason": "..."}})'
+        )
     reason = raw.get("reason", "")
     if not isinstance(reason, str):
         raise GateFailure(f"{source} answered a non-string reason")
@@ -43,8 +44,10 @@ def budget(layer: dict, deadline: float | None, clock=None) -> tuple[float, str 
     if left <= 0:
         raise GateFailure("no time left before the host's hook timeout to consult the gate")
     if wanted > left:
-        return left, (f"gate timeout {wanted:g}s clamped to {left:.1f}s: the host kills this hook at its own "
-                      "timeout, so the gate must answer before it")
+        return left, (
+            f"gate timeout {wanted:g}s clamped to {left:.1f}s: the host kills this hook at its own "
+            "timeout, so the gate must answer before it"
+        )
     return wanted, None
 
 

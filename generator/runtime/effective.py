@@ -30,9 +30,19 @@ MAGIC = b"PSTCACH2"
 MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
 MAX_CACHE_BYTES = 16 << 20
 _TAG = 32
-_ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CODEX_HOME",
-             "CLAUDE_CONFIG_DIR", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "PASTURE_TRUST_STORE",
-             "PASTURE_CACHE_DIR")
+_ENV_KEYS = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "PASTURE_POLICY",
+    "PASTURE_MANAGED_POLICY",
+    "PASTURE_TRUST_STORE",
+    "PASTURE_CACHE_DIR",
+)
 _COMPILER = ("policy.py", "builtin.py", "effective.py")
 RANK = {"proceed": 0, "ask": 1, "deny": 2}
 _MEMO: dict = {}
@@ -52,8 +62,19 @@ class Effective:
     """The loaded policy. `layers`: one dict per layer (managed, user, project) with at least name,
     path, status (absent | trusted | untrusted | invalid | unreadable), digest, error, ignored."""
 
-    __slots__ = ("root", "layers", "journal", "notes", "protect", "files", "folders", "home", "from_cache",
-                 "alerts", "retention")
+    __slots__ = (
+        "root",
+        "layers",
+        "journal",
+        "notes",
+        "protect",
+        "files",
+        "folders",
+        "home",
+        "from_cache",
+        "alerts",
+        "retention",
+    )
 
     def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
         self.root = data["root"]
@@ -115,8 +136,15 @@ def sources_of(root: str, env: dict) -> tuple:
     env_key = tuple(env.get(k) for k in _ENV_KEYS)
     sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
     trust_bytes = _read(layers.trust_store_path(env), follow=False)
-    key = (FORMAT, sys.hexversion, _compiler_stamp(), root, env_key,
-           tuple((path, data) for _, path, data in sources), trust_bytes)
+    key = (
+        FORMAT,
+        sys.hexversion,
+        _compiler_stamp(),
+        root,
+        env_key,
+        tuple((path, data) for _, path, data in sources),
+        trust_bytes,
+    )
     return key, sources, trust_bytes
 
 
@@ -136,8 +164,10 @@ def load(root: str, env: dict, deadline: float | None = None) -> Effective:
         if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key and _programs_hold(stored[1]):
             data = stored[1]
     if problem:
-        alerts.append(f"{problem}: not believed; the policy was compiled again from its files (if you did not "
-                      f"cause this, something rewrote pasture's cache: run pasture doctor)")
+        alerts.append(
+            f"{problem}: not believed; the policy was compiled again from its files (if you did not "
+            f"cause this, something rewrote pasture's cache: run pasture doctor)"
+        )
     from_cache = data is not None
     if data is None:
         # `stored` is only ever a cache this user's key vouched for (read_cache), so its validated
@@ -187,8 +217,10 @@ def cache_key(env: dict) -> tuple:
     try:
         folder = fs.stat(fs.dirname(path))
         if folder.st_uid != _uid() or folder.st_mode & 0o022:
-            return None, (f"the state folder {fs.dirname(path)} is not yours alone (owner uid {folder.st_uid}, "
-                          f"mode {folder.st_mode & 0o777:o}): the policy cache key in it is not used")
+            return None, (
+                f"the state folder {fs.dirname(path)} is not yours alone (owner uid {folder.st_uid}, "
+                f"mode {folder.st_mode & 0o777:o}): the policy cache key in it is not used"
+            )
         data, st = fs.read_file(path, 64, follow=False)
     except (FileNotFoundError, NotADirectoryError):
         return None, None
@@ -261,12 +293,12 @@ def read_cache(cache: str, secret: bytes) -> tuple:
     except OSError as exc:
         return None, f"the policy cache {cache} cannot be read ({exc.strerror or type(exc).__name__})"
     why = _private(st)
-    if why is None and (raw[:len(MAGIC)] != MAGIC or len(raw) < len(MAGIC) + _TAG):
+    if why is None and (raw[: len(MAGIC)] != MAGIC or len(raw) < len(MAGIC) + _TAG):
         why = "not a pasture policy cache"
     if why is None:
         import _operator
 
-        tag, blob = raw[len(MAGIC):len(MAGIC) + _TAG], raw[len(MAGIC) + _TAG:]
+        tag, blob = raw[len(MAGIC) : len(MAGIC) + _TAG], raw[len(MAGIC) + _TAG :]
         if not _operator._compare_digest(tag, _mac(secret, blob)):
             why = "not signed with your cache key (forged or damaged)"
     if why is not None:
@@ -295,13 +327,15 @@ def _store(cache: str, value, secret: bytes) -> None:
         pass  # a read-only cache folder costs speed, never a decision
 
 
-def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None,
-          deadline: float | None = None) -> dict:
+def build(
+    root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None, deadline: float | None = None
+) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from generator.runtime import builtin
     from generator.runtime.policy import PolicyError, PolicyTimeout, compile_layer
-    from generator.runtime.trust import (TrustStoreError, digest, holds, key as trust_key, parse as parse_trust,
-                                         programs, store_path)
+    from generator.runtime.trust import TrustStoreError, digest, holds, programs, store_path
+    from generator.runtime.trust import key as trust_key
+    from generator.runtime.trust import parse as parse_trust
 
     notes: list[str] = []
     try:
@@ -315,15 +349,31 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
     incomplete = False
     pinned_programs: tuple = ()
     for name, path, raw in sources:
-        layer = {"name": name, "path": path, "status": "absent", "digest": None, "error": None, "ignored": [],
-                 "rules": [], "kind": "rules", "default": "proceed", "events": None, "journal": None,
-                 "protect": None, "trusted": False, "pinned": None}
+        layer = {
+            "name": name,
+            "path": path,
+            "status": "absent",
+            "digest": None,
+            "error": None,
+            "ignored": [],
+            "rules": [],
+            "kind": "rules",
+            "default": "proceed",
+            "events": None,
+            "journal": None,
+            "protect": None,
+            "trusted": False,
+            "pinned": None,
+        }
         if raw is None:
             compiled.append(layer)
             continue
         if isinstance(raw, tuple):
-            layer.update(status="unreadable", error=f"{path}: cannot be read ({raw[1]}); fix its permissions "
-                                                    f"or remove it, then run: pasture policy check")
+            layer.update(
+                status="unreadable",
+                error=f"{path}: cannot be read ({raw[1]}); fix its permissions "
+                f"or remove it, then run: pasture policy check",
+            )
             compiled.append(layer)
             continue
         layer["digest"] = digest(raw)
@@ -353,10 +403,17 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
             layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
         compiled.append(layer)
         if layer["status"] == "untrusted" and layer["ignored"]:
-            state = why if why == "changed since you trusted it" else f"not trusted ({why})" if why else \
-                ("changed since you trusted it" if layer["pinned"] else "not trusted")
-            notes.append(f"project policy {path} is {state}: ignored {'; '.join(layer['ignored'])}; its rules "
-                         f"still apply. Review it, then run: pasture policy trust --project {root}")
+            state = (
+                why
+                if why == "changed since you trusted it"
+                else f"not trusted ({why})"
+                if why
+                else ("changed since you trusted it" if layer["pinned"] else "not trusted")
+            )
+            notes.append(
+                f"project policy {path} is {state}: ignored {'; '.join(layer['ignored'])}; its rules "
+                f"still apply. Review it, then run: pasture policy trust --project {root}"
+            )
         elif layer["ignored"]:
             notes.append(f"{name} policy {path}: ignored {'; '.join(layer['ignored'])}")
     protect = True
@@ -370,9 +427,18 @@ def build(root: str, env: dict, sources: list, trust_bytes, reuse: dict | None =
         if layer["name"] in ("managed", "user"):
             for rkey, value in (layer.get("retention") or {}).items():
                 retention.setdefault(rkey, value)
-    return {"root": root, "layers": compiled, "journal": journal, "notes": notes, "protect": protect,
-            "retention": retention, "incomplete": incomplete,
-            "protected": builtin.protected(root, env), "home": layers.home(env), "programs": pinned_programs}
+    return {
+        "root": root,
+        "layers": compiled,
+        "journal": journal,
+        "notes": notes,
+        "protect": protect,
+        "retention": retention,
+        "incomplete": incomplete,
+        "protected": builtin.protected(root, env),
+        "home": layers.home(env),
+        "programs": pinned_programs,
+    }
 
 
 def _signature(path: str):
@@ -548,21 +614,25 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                     break
             current = None
             if rule is not None:
-                decisions.append((rule["decision"], rule["reason"], layer["name"], rule["name"],
-                                  f"rules:{rule['name']}", None))
+                decisions.append(
+                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None)
+                )
                 if rule["decision"] == "deny":
                     break  # nothing can outrank it: no other layer's patterns run
             elif layer["kind"] != "rules":  # a gate to run (generator.runtime.gatekinds)
                 pending.append(layer)
             else:
-                decisions.append((layer["default"], "no policy rule matched", layer["name"], None, "rules:default",
-                                  None))
+                decisions.append(
+                    (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None)
+                )
     except _Budget:
         layer = layer or {"name": "the", "path": "?"}
         where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
         what = f"rule {current['name']!r}" if current else "its rules"
-        failures.append(f"{layer['name']} policy {what} ({where}) was still matching at the row's deadline; "
-                        f"simplify its pattern, then run: pasture policy check")
+        failures.append(
+            f"{layer['name']} policy {what} ({where}) was still matching at the row's deadline; "
+            f"simplify its pattern, then run: pasture policy check"
+        )
         pending = []  # no time is left for a gate
         if failed_gate[0] is None:
             failed_gate = (layer["name"], "rules")

@@ -9,12 +9,25 @@ if TYPE_CHECKING:
 # Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
 # a policy written once should match all three.
 _TOOL_KINDS = {
-    "bash": "shell", "shell": "shell", "exec_command": "shell", "local_shell": "shell", "powershell": "shell",
-    "write": "write", "create": "write",
-    "edit": "edit", "multiedit": "edit", "apply_patch": "edit", "patch": "edit", "notebookedit": "edit",
-    "read": "read", "view": "read",
-    "webfetch": "fetch", "fetch": "fetch",
-    "agent": "agent", "task": "agent", "spawn_agent": "agent",
+    "bash": "shell",
+    "shell": "shell",
+    "exec_command": "shell",
+    "local_shell": "shell",
+    "powershell": "shell",
+    "write": "write",
+    "create": "write",
+    "edit": "edit",
+    "multiedit": "edit",
+    "apply_patch": "edit",
+    "patch": "edit",
+    "notebookedit": "edit",
+    "read": "read",
+    "view": "read",
+    "webfetch": "fetch",
+    "fetch": "fetch",
+    "agent": "agent",
+    "task": "agent",
+    "spawn_agent": "agent",
 }
 
 
@@ -28,8 +41,14 @@ def _dig(payload: object, *path: str) -> object:
 
 def identity_value(payload: object, field: str) -> object:
     """A native identity by its exact field name, where each host carries it."""
-    for path in ((field,), ("input", field), ("input", "properties", field), ("input", "properties", "info", field),
-                 ("input", "data", field), ("output", field)):
+    for path in (
+        (field,),
+        ("input", field),
+        ("input", "properties", field),
+        ("input", "properties", "info", field),
+        ("input", "data", field),
+        ("output", field),
+    ):
         value = _dig(payload, *path)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
             return value

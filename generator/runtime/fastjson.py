@@ -9,6 +9,7 @@ implementation) it falls back to `json`.
 """
 
 from generator import PastureError
+
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it
@@ -72,7 +73,15 @@ def dumps(value, compact: bool = False, default=None, ascii: bool = True) -> str
 
         return json.dumps(value, ensure_ascii=ascii, separators=(",", ":") if compact else None, default=default)
     # A fresh encoder per call: its circular-reference markers must not survive a failed encode.
-    encode = _json.make_encoder({}, default or _unserializable,
-                                _json.encode_basestring_ascii if ascii else _json.encode_basestring, None,
-                                ":" if compact else ": ", "," if compact else ", ", False, False, True)
+    encode = _json.make_encoder(
+        {},
+        default or _unserializable,
+        _json.encode_basestring_ascii if ascii else _json.encode_basestring,
+        None,
+        ":" if compact else ": ",
+        "," if compact else ", ",
+        False,
+        False,
+        True,
+    )
     return "".join(encode(value, 0))

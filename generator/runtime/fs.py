@@ -70,7 +70,7 @@ def dirname(path: str) -> str:
 
 
 def basename(path: str) -> str:
-    return path[path.rfind("/") + 1:]
+    return path[path.rfind("/") + 1 :]
 
 
 def normpath(path: str) -> str:
@@ -169,7 +169,7 @@ def realpath(path: str, _depth: int = 0) -> str:
             try:
                 target = _sys_os.readlink(candidate)
             except OSError:
-                return normpath(join(candidate, *parts[index + 1:]))
+                return normpath(join(candidate, *parts[index + 1 :]))
             resolved = realpath(join(done, target) if not target.startswith("/") else target, _depth + 1)
             done = resolved
         else:

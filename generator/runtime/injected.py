@@ -21,17 +21,64 @@ from generator.runtime import fs, layers
 
 MAX_BYTES = 1 << 20
 # The guard's roots and what shapes the programs it runs.
-NAMES = frozenset(("HOME", "PATH", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "OPENAI_BASE_URL",
-                   "OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "HARNESS_PROVIDER", "HARNESS_MODEL",
-                   "AI_MODEL", "AFORGE_BIN", "OPENCODE_SERVER", "BASH_ENV", "ENV", "SHELL", "TMPDIR",
-                   # where the AI gate's request (your API key) goes, and whom TLS believes on the way:
-                   # HTTPS_PROXY plus SSL_CERT_FILE let a repository read the key in the clear
-                   "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                   "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "NODE_OPTIONS",
-                   "NODE_TLS_REJECT_UNAUTHORIZED", "GITHUB_TOKEN", "GH_TOKEN"))
-PREFIXES = ("PASTURE_", "XDG_", "SEC_AF_", "LD_", "DYLD_", "PYTHON", "SSL_", "AGENTFIELD_",
-            # the judges' and the AI gate's endpoints and keys (ANTHROPIC_BASE_URL, OPENCODE_CONFIG, ...)
-            "ANTHROPIC_", "OPENAI_", "OPENROUTER_", "OPENCODE_", "CLAUDE_", "CODEX_", "AWS_", "GOOGLE_")
+NAMES = frozenset(
+    (
+        "HOME",
+        "PATH",
+        "CODEX_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_PROJECT_DIR",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "HARNESS_PROVIDER",
+        "HARNESS_MODEL",
+        "AI_MODEL",
+        "AFORGE_BIN",
+        "OPENCODE_SERVER",
+        "BASH_ENV",
+        "ENV",
+        "SHELL",
+        "TMPDIR",
+        # where the AI gate's request (your API key) goes, and whom TLS believes on the way:
+        # HTTPS_PROXY plus SSL_CERT_FILE let a repository read the key in the clear
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "NODE_EXTRA_CA_CERTS",
+        "NODE_OPTIONS",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+    )
+)
+PREFIXES = (
+    "PASTURE_",
+    "XDG_",
+    "SEC_AF_",
+    "LD_",
+    "DYLD_",
+    "PYTHON",
+    "SSL_",
+    "AGENTFIELD_",
+    # the judges' and the AI gate's endpoints and keys (ANTHROPIC_BASE_URL, OPENCODE_CONFIG, ...)
+    "ANTHROPIC_",
+    "OPENAI_",
+    "OPENROUTER_",
+    "OPENCODE_",
+    "CLAUDE_",
+    "CODEX_",
+    "AWS_",
+    "GOOGLE_",
+)
 
 
 UNREAD = "*"  # injected()'s name for a settings file that exists but could not be read as JSON
@@ -113,9 +160,12 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     by_file: dict[str, list[str]] = {}
     for name, path in sorted(dropped.items()):
         by_file.setdefault(path, []).append(name)
-    notes = [f"ignored {', '.join(names)} set by the project's host settings {path} (env): a repository cannot "
-             f"move the guard's policy, trust store, cache or runtime; remove them from that file's \"env\" block "
-             f"(pasture doctor lists them)" for path, names in sorted(by_file.items())]
+    notes = [
+        f"ignored {', '.join(names)} set by the project's host settings {path} (env): a repository cannot "
+        f"move the guard's policy, trust store, cache or runtime; remove them from that file's \"env\" block "
+        f"(pasture doctor lists them)"
+        for path, names in sorted(by_file.items())
+    ]
     _scrub_process(dropped)
     return clean, notes
 

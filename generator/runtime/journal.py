@@ -15,16 +15,17 @@ Two stages, so the hook path needs neither `sqlite3` (~8 ms to import) nor an fs
   removes it once all of it is committed. A line that is not a record is kept aside, with its offset.
 """
 
-from generator import PastureError
 import time
 from itertools import count
 
+from generator import PastureError
 from generator.runtime import fs
 from generator.runtime.fastjson import dumps
 
 # Records this process wrote: part of each record's unique id. itertools.count's next() is atomic
 # under the GIL, so the OpenCode server's threads never share an id (a shared id would lose a record).
 _SEQUENCE = count(1)
+
 
 class JournalError(PastureError):
     """The journal cannot be written; the message says where and why."""
@@ -80,19 +81,46 @@ def append(path, record: dict) -> None:
     raise JournalError(f"journal {spool}: the spool kept being moved while writing")
 
 
-def record(path, envelope: dict, *, decision: str, answer: str, gate: str | None, reason: str | None,
-           failure: str | None, runtime_ms: float, cpu_ms: float | None = None, layer: str | None = None,
-           rule: str | None = None, detail: dict | None = None) -> None:
+def record(
+    path,
+    envelope: dict,
+    *,
+    decision: str,
+    answer: str,
+    gate: str | None,
+    reason: str | None,
+    failure: str | None,
+    runtime_ms: float,
+    cpu_ms: float | None = None,
+    layer: str | None = None,
+    rule: str | None = None,
+    detail: dict | None = None,
+) -> None:
     session = envelope.get("identities", {}).get("session")
-    append(path, {
-        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "harness": envelope["harness"],
-        "contract": envelope.get("contract"), "host_version": envelope.get("host_version"),
-        "event": envelope["event"], "semantic": envelope.get("semantic"),
-        "session": None if session is None else str(session), "tool_name": envelope.get("tool_name"),
-        "decision": decision, "answer": answer, "layer": layer, "rule": rule, "gate": gate, "reason": reason,
-        "failure": failure, "runtime_ms": round(runtime_ms, 3),
-        "cpu_ms": None if cpu_ms is None else round(cpu_ms, 3), "detail": detail, "envelope": envelope,
-    })
+    append(
+        path,
+        {
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "harness": envelope["harness"],
+            "contract": envelope.get("contract"),
+            "host_version": envelope.get("host_version"),
+            "event": envelope["event"],
+            "semantic": envelope.get("semantic"),
+            "session": None if session is None else str(session),
+            "tool_name": envelope.get("tool_name"),
+            "decision": decision,
+            "answer": answer,
+            "layer": layer,
+            "rule": rule,
+            "gate": gate,
+            "reason": reason,
+            "failure": failure,
+            "runtime_ms": round(runtime_ms, 3),
+            "cpu_ms": None if cpu_ms is None else round(cpu_ms, 3),
+            "detail": detail,
+            "envelope": envelope,
+        },
+    )
 
 
 def writable(path) -> str | None:
@@ -109,5 +137,3 @@ def writable(path) -> str | None:
     if os.path.exists(spool):
         return None if os.access(spool, os.W_OK) else f"{spool} is not writable"
     return None if os.access(probe, os.W_OK | os.X_OK) else f"{probe} is not writable"
-
-

@@ -93,14 +93,30 @@ def journal_for(start: str, env: dict) -> str:
 
 
 def _facts(decision: str, **more) -> dict:
-    facts = {"decision": decision, "gate": None, "reason": None, "failure": None, "detail": None, "layer": None,
-             "rule": None}
+    facts = {
+        "decision": decision,
+        "gate": None,
+        "reason": None,
+        "failure": None,
+        "detail": None,
+        "layer": None,
+        "rule": None,
+    }
     facts.update(more)
     return facts
 
 
-def decide(harness: str, event: str, row, payload, payload_error: str | None, envelope: dict, env: dict,
-           root: str, started: float) -> "tuple[Reply, dict, Effective | None]":
+def decide(
+    harness: str,
+    event: str,
+    row,
+    payload,
+    payload_error: str | None,
+    envelope: dict,
+    env: dict,
+    root: str,
+    started: float,
+) -> "tuple[Reply, dict, Effective | None]":
     """The reply, what the journal records about how it was reached, and the effective policy."""
     from generator.runtime.deadline import deadline_seconds
     from generator.runtime.effective import load
@@ -122,8 +138,15 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
     from generator.runtime.effective import evaluate
 
     verdict = evaluate(effective, envelope, deadline)
-    facts = _facts(verdict.decision or "none", gate=verdict.gate, reason=verdict.reason, failure=verdict.failure,
-                   detail=verdict.detail, layer=verdict.layer, rule=verdict.rule)
+    facts = _facts(
+        verdict.decision or "none",
+        gate=verdict.gate,
+        reason=verdict.reason,
+        failure=verdict.failure,
+        detail=verdict.detail,
+        layer=verdict.layer,
+        rule=verdict.rule,
+    )
     notes = list(verdict.notes)
     clamped = verdict.detail.get("clamped") if isinstance(verdict.detail, dict) else None
     if clamped and verdict.failure is None:  # a failure's own line already names the clamp
@@ -140,8 +163,16 @@ def decide(harness: str, event: str, row, payload, payload_error: str | None, en
     return reply, facts, effective
 
 
-def respond(harness: str, event: str, host_version: str, payload, payload_error: str | None, env: dict,
-            started: float, cpu_started: float | None = None) -> Reply:
+def respond(
+    harness: str,
+    event: str,
+    host_version: str,
+    payload,
+    payload_error: str | None,
+    env: dict,
+    started: float,
+    cpu_started: float | None = None,
+) -> Reply:
     """One event, start to finish: resolve the row, decide, journal, and the host's native reply.
 
     The seam both transports share: one process per event (`run`, Claude and Codex command hooks)
@@ -158,24 +189,37 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
 
             resolved = resolve(harness, host_version, event)
         except ImportError as exc:
-            return Reply(EXIT_BROKEN, "", f"pasture: cannot load its contract tables ({type(exc).__name__}: {exc}); "
-                                          f"the install is broken: {REINSTALL}\n", "fail-block")
+            return Reply(
+                EXIT_BROKEN,
+                "",
+                f"pasture: cannot load its contract tables ({type(exc).__name__}: {exc}); "
+                f"the install is broken: {REINSTALL}\n",
+                "fail-block",
+            )
         from generator.runtime.envelope import build
         from generator.runtime.project import root_for
 
         row = resolved.row
         envelope = build(harness, resolved.contract, host_version, event, row, payload)
-        settled = (row is not None and row.stop_loop == "consult-when-inactive" and isinstance(payload, dict)
-                   and payload.get("stop_hook_active") is True)
+        settled = (
+            row is not None
+            and row.stop_loop == "consult-when-inactive"
+            and isinstance(payload, dict)
+            and payload.get("stop_hook_active") is True
+        )
         env, alerts = _screen(env, envelope)
         root = root_for(envelope.get("cwd"), env)
         effective: "Effective | None" = None
         if row is None:
-            reply, facts = answer.proceed(harness, f"{resolved.why}; observe-only"), _facts(
-                "observe", failure=resolved.why)
+            reply, facts = (
+                answer.proceed(harness, f"{resolved.why}; observe-only"),
+                _facts("observe", failure=resolved.why),
+            )
         elif settled and row.semantic == "gate-consultation":
-            reply, facts = answer.proceed(harness), _facts(
-                "proceed", reason="stop already continued by an earlier block: not consulted again")
+            reply, facts = (
+                answer.proceed(harness),
+                _facts("proceed", reason="stop already continued by an earlier block: not consulted again"),
+            )
             try:
                 from generator.runtime.effective import load
 
@@ -183,8 +227,7 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
             except Exception:
                 effective = None
         else:
-            reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root,
-                                             started)
+            reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root, started)
             if payload_error and facts["failure"] is None:
                 facts["failure"] = payload_error
         if effective is not None:
@@ -195,16 +238,28 @@ def respond(harness: str, event: str, host_version: str, payload, payload_error:
             if fresh:
                 facts["detail"] = dict(facts["detail"] or {}, notes=list(said) + fresh)
                 reply = answer.with_notes(reply, fresh)
-        record(_journal_path(effective, root, env), envelope, decision=facts["decision"], answer=reply.answer,
-               gate=facts["gate"], reason=facts["reason"], failure=facts["failure"], detail=facts["detail"],
-               layer=facts["layer"], rule=facts["rule"], runtime_ms=(time.perf_counter() - started) * 1000,
-               cpu_ms=(time.process_time() if cpu_started is None else time.thread_time() - cpu_started) * 1000)
+        record(
+            _journal_path(effective, root, env),
+            envelope,
+            decision=facts["decision"],
+            answer=reply.answer,
+            gate=facts["gate"],
+            reason=facts["reason"],
+            failure=facts["failure"],
+            detail=facts["detail"],
+            layer=facts["layer"],
+            rule=facts["rule"],
+            runtime_ms=(time.perf_counter() - started) * 1000,
+            cpu_ms=(time.process_time() if cpu_started is None else time.thread_time() - cpu_started) * 1000,
+        )
     except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
         if isinstance(exc, JournalError):
             # Seen on the real hosts with a journal folder that is a file: say what and how to fix,
             # not "internal error" (an event that cannot be journaled gets the row's failure mode).
-            message = (f"cannot journal {event}: {exc}; make that folder writable, or point PASTURE_JOURNAL "
-                       "or the policy's [journal] path at one (pasture policy show names the journal in use)")
+            message = (
+                f"cannot journal {event}: {exc}; make that folder writable, or point PASTURE_JOURNAL "
+                "or the policy's [journal] path at one (pasture policy show names the journal in use)"
+            )
         else:
             message = f"internal error ({type(exc).__name__}: {exc})"
         if settled:
@@ -255,5 +310,6 @@ def run(argv: list[str], stdin, stdout, stderr, env: dict) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(sys.argv[3:] if argv is None else argv, sys.stdin.buffer, sys.stdout.buffer, sys.stderr.buffer,
-               fs.environ())
+    return run(
+        sys.argv[3:] if argv is None else argv, sys.stdin.buffer, sys.stdout.buffer, sys.stderr.buffer, fs.environ()
+    )

@@ -43,9 +43,9 @@ user) but loses everything that runs, connects or writes elsewhere: its command 
 
 from __future__ import annotations
 
-from generator import PastureError
 import os
 
+from generator import PastureError
 from generator.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
 
 DECISIONS = ("proceed", "deny", "ask")
@@ -62,8 +62,9 @@ MAX_TIMEOUT = 600.0
 def freeze(pattern: str, reuse: dict | None = None) -> tuple:
     """Validate `pattern` (re.error propagates; ValueError for a catastrophic one) and return its
     cacheable form, ("re", pattern, literal): the source, compiled again (`re`) by the hook when a
-    rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the engine's compiled program: a cache is a file, and a crafted SRE
-    program thawed from one made the hook crash (SIGSEGV).
+    rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the
+    engine's compiled program: a cache is a file, and a crafted SRE program thawed from one made the
+    hook crash (SIGSEGV).
 
     `reuse` maps a source to its form from the previous, verified compile (generator.runtime.effective),
     so an edited policy re-validates only the patterns it changed."""
@@ -212,8 +213,7 @@ class _Lines:
 
     def key(self, name: str, after: int | None) -> int | None:
         start = after or 0
-        found = self._find(lambda s: s.split("=", 1)[0].strip().strip('"') == name and "=" in s,
-                           max(start - 1, 0))
+        found = self._find(lambda s: s.split("=", 1)[0].strip().strip('"') == name and "=" in s, max(start - 1, 0))
         return None if found is None else found + 1
 
 
@@ -230,8 +230,10 @@ def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, 
         raise PolicyError(f"{_at(path, line)}: [{name}] must be a table")
     extra = sorted(set(table) - allowed)
     if extra:
-        raise PolicyError(f"{_at(path, lines.key(extra[0], line))}: [{name}] has unknown key(s) "
-                          f"{', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+        raise PolicyError(
+            f"{_at(path, lines.key(extra[0], line))}: [{name}] has unknown key(s) "
+            f"{', '.join(extra)}; allowed: {', '.join(sorted(allowed))}"
+        )
     return table, line
 
 
@@ -256,9 +258,11 @@ def _regex(where: str, key: str, value, reuse: dict | None = None) -> tuple:
     except re.error as exc:
         raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
     except ValueError as exc:
-        raise PolicyError(f"{where}: '{key}' {value!r} can take exponential time to match ({exc}), which would run "
-                          f"the hook past its deadline; rewrite it without the nesting, or make the inner part "
-                          f"possessive (`a++`, `(?>...)`)") from None
+        raise PolicyError(
+            f"{where}: '{key}' {value!r} can take exponential time to match ({exc}), which would run "
+            f"the hook past its deadline; rewrite it without the nesting, or make the inner part "
+            f"possessive (`a++`, `(?>...)`)"
+        ) from None
 
 
 def inside(root: str, path: str) -> bool:
@@ -276,8 +280,15 @@ def parse_text(path: str, text: str) -> dict:
         raise PolicyError(f"{path}: not valid TOML: {exc}") from None
 
 
-def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, reuse: dict | None = None,
-                  deadline: float | None = None) -> dict:
+def compile_layer(
+    name: str,
+    path: str,
+    data: bytes,
+    root: str,
+    trusted: bool,
+    reuse: dict | None = None,
+    deadline: float | None = None,
+) -> dict:
     """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
 
     `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
@@ -291,29 +302,49 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
     lines = _Lines(text)
     unknown = sorted(set(doc) - set(_TABLES))
     if unknown:
-        raise PolicyError(f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
-                          f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}")
-    layer: dict = {"name": name, "path": path, "trusted": trusted, "kind": "rules", "default": "proceed",
-                   "events": None, "timeout": None, **{kind: None for kind in KINDS if kind != "rules"},
-                   "journal": None, "protect": None, "retention": {}, "ignored": [], "rules": []}
+        raise PolicyError(
+            f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
+            f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}"
+        )
+    layer: dict = {
+        "name": name,
+        "path": path,
+        "trusted": trusted,
+        "kind": "rules",
+        "default": "proceed",
+        "events": None,
+        "timeout": None,
+        **{kind: None for kind in KINDS if kind != "rules"},
+        "journal": None,
+        "protect": None,
+        "retention": {},
+        "ignored": [],
+        "rules": [],
+    }
 
     raw_gate = doc.get("gate", {})
     kind = raw_gate.get("kind", "rules") if isinstance(raw_gate, dict) else "rules"
     if not isinstance(kind, str) or kind not in KINDS:
-        raise PolicyError(f"{_at(path, lines.key('kind', lines.table('gate')))}: [gate] kind {kind!r} is not one of "
-                          f"{', '.join(KINDS)}")
+        raise PolicyError(
+            f"{_at(path, lines.key('kind', lines.table('gate')))}: [gate] kind {kind!r} is not one of "
+            f"{', '.join(KINDS)}"
+        )
     entry = KINDS[kind]
     # the keys of this kind only: `command` under kind "ai" is an error, not silently unused
     gate, gate_line = _table(doc, "gate", set(COMMON_KEYS | entry.keys), lines, path)
     default = gate.get("default", "proceed")
     if default not in DECISIONS:
-        raise PolicyError(f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
-                          f"{', '.join(DECISIONS)}")
+        raise PolicyError(
+            f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
+            f"{', '.join(DECISIONS)}"
+        )
     layer["default"] = default
     timeout = gate.get("timeout", entry.timeout)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
-        raise PolicyError(f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
-                          f"seconds in (0, {MAX_TIMEOUT:g}]")
+        raise PolicyError(
+            f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
+            f"seconds in (0, {MAX_TIMEOUT:g}]"
+        )
     layer["timeout"] = float(timeout)
     if "events" in gate:
         layer["events"] = _strings(f"{_at(path, lines.key('events', gate_line))}: [gate]", "events", gate["events"])
@@ -331,8 +362,9 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
     if "path" in journal:
         value = journal["path"]
         if not isinstance(value, str) or not value:
-            raise PolicyError(f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a "
-                              "non-empty string")
+            raise PolicyError(
+                f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string"
+            )
         target = os.path.join(root, value)  # join keeps an absolute path as it is
         if trusted or inside(root, target):
             layer["journal"] = os.path.normpath(target)
@@ -353,12 +385,16 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
     if "protect_guard_files" in builtin:
         value = builtin["protect_guard_files"]
         if not isinstance(value, bool):
-            raise PolicyError(f"{_at(path, lines.key('protect_guard_files', builtin_line))}: [builtin] "
-                              "protect_guard_files must be true or false")
+            raise PolicyError(
+                f"{_at(path, lines.key('protect_guard_files', builtin_line))}: [builtin] "
+                "protect_guard_files must be true or false"
+            )
         if name == "project":
             if value is False:
-                layer["ignored"].append("[builtin] protect_guard_files = false (only the user or managed "
-                                        "policy can switch the guard's self-protection off)")
+                layer["ignored"].append(
+                    "[builtin] protect_guard_files = false (only the user or managed "
+                    "policy can switch the guard's self-protection off)"
+                )
         else:
             layer["protect"] = value
 
@@ -373,13 +409,18 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
     reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
         if clock is not None and deadline is not None and index % 256 == 255 and clock() > deadline:
-            raise PolicyTimeout(f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
-                                f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
-                                "run: pasture policy check")
+            raise PolicyTimeout(
+                f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
+                f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
+                "run: pasture policy check"
+            )
         line = lines.rule(index)
         rule_name = raw.get("name") if isinstance(raw, dict) else None
-        where = (f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])" if isinstance(rule_name, str)
-                 else f"{_at(path, line)}: rules[{index}]")
+        where = (
+            f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])"
+            if isinstance(rule_name, str)
+            else f"{_at(path, line)}: rules[{index}]"
+        )
         if not isinstance(raw, dict):
             raise PolicyError(f"{where}: must be a table")
         extra = sorted(set(raw) - _RULE_KEYS)
@@ -399,8 +440,17 @@ def compile_layer(name: str, path: str, data: bytes, root: str, trusted: bool, r
         if not isinstance(inputs, dict):
             raise PolicyError(f"{where}: 'input' must be a table of field = regex")
         frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
-        layer["rules"].append({"name": rule_name, "decision": decision, "reason": reason, "lists": lists,
-                               "regexes": regexes, "inputs": frozen_inputs, "line": line})
+        layer["rules"].append(
+            {
+                "name": rule_name,
+                "decision": decision,
+                "reason": reason,
+                "lists": lists,
+                "regexes": regexes,
+                "inputs": frozen_inputs,
+                "line": line,
+            }
+        )
     return layer
 
 
@@ -420,11 +470,22 @@ def never_matching(rule: dict) -> list[tuple[str, str, str]]:
     for value in rule["lists"].get("tool_kind", ()):
         mapped = _TOOL_KINDS.get(value.lower())
         if mapped is not None and mapped != value:
-            found.append(("tool_kind", value, f"{mapped!r} (tool_kind is one of {', '.join(kinds)}, or an "
-                                              "unlisted tool's name in lower case)"))
+            found.append(
+                (
+                    "tool_kind",
+                    value,
+                    f"{mapped!r} (tool_kind is one of {', '.join(kinds)}, or an unlisted tool's name in lower case)",
+                )
+            )
         elif mapped is None and (value != value.lower() or not value.strip()):
-            found.append(("tool_kind", value, f"{value.strip().lower()!r} (tool_kind is one of {', '.join(kinds)}, "
-                                              "or an unlisted tool's name in lower case)"))
+            found.append(
+                (
+                    "tool_kind",
+                    value,
+                    f"{value.strip().lower()!r} (tool_kind is one of {', '.join(kinds)}, "
+                    "or an unlisted tool's name in lower case)",
+                )
+            )
     for key, allowed in closed.items():
         for value in rule["lists"].get(key, ()):
             if value not in allowed:

@@ -87,6 +87,7 @@ FIX = "pip install --force-reinstall pasture-generator, then pasture install {ha
 
 # --- which events need an answer ------------------------------------------------------------------
 
+
 def contract_rows(harness: str, host_version: str) -> tuple[str | None, dict, str]:
     """(contract id, its rows by event name, why there is none). Raises when the tables cannot load."""
     from generator.runtime.tables import _index, resolve
@@ -140,8 +141,11 @@ def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
         elif layer["default"] != "proceed":
             need.update(name for name in refusable if name in covered)
         else:
-            need.update(name for name in refusable if name in covered
-                        and any(_may_refuse(rule, harness, name) for rule in layer["rules"]))
+            need.update(
+                name
+                for name in refusable
+                if name in covered and any(_may_refuse(rule, harness, name) for rule in layer["rules"])
+            )
     return tuple(name for name in gates if name in need)
 
 
@@ -168,6 +172,7 @@ class Coverage:
 
 
 # --- the server -----------------------------------------------------------------------------------
+
 
 class Request:
     __slots__ = ("id", "event", "wait", "payload", "payload_error", "started")
@@ -203,8 +208,9 @@ def _valid_id(value) -> TypeGuard[int]:
 
 
 class Server:
-    def __init__(self, harness: str, host_version: str, stdin, stdout, env: dict, *,
-                 poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self, harness: str, host_version: str, stdin, stdout, env: dict, *, poll_seconds: float = POLL_SECONDS
+    ) -> None:
         self.harness, self.host_version = harness, host_version
         self.stdin, self.stdout, self.env = stdin, stdout, env
         self.poll_seconds = poll_seconds
@@ -259,10 +265,23 @@ class Server:
         from generator.runtime.lifecycle import respond
 
         try:
-            reply = respond(self.harness, request.event, self.host_version, request.payload, request.payload_error,
-                            self.env, request.started, cpu_started=time.thread_time())
-            message = {"id": request.id, "exit": reply.exit_code, "answer": reply.answer, "stdout": reply.stdout,
-                       "stderr": reply.stderr}
+            reply = respond(
+                self.harness,
+                request.event,
+                self.host_version,
+                request.payload,
+                request.payload_error,
+                self.env,
+                request.started,
+                cpu_started=time.thread_time(),
+            )
+            message = {
+                "id": request.id,
+                "exit": reply.exit_code,
+                "answer": reply.answer,
+                "stdout": reply.stdout,
+                "stderr": reply.stderr,
+            }
         except Exception as exc:  # respond() never raises; if it ever does, the plugin applies the row's mode
             message = {"id": request.id, "error": f"internal error ({type(exc).__name__}: {exc})"}
         self._announce(message)
@@ -364,15 +383,27 @@ class Server:
         try:
             contract, rows, why = contract_rows(self.harness, self.host_version)
         except Exception as exc:  # the generated tables are missing or broken
-            self._write({"pasture": "hook-serve", "protocol": PROTOCOL, "error": (
-                f"pasture: cannot load the generated contract tables ({type(exc).__name__}: {exc}); "
-                f"fix: {FIX.format(harness=self.harness)}")})
+            self._write(
+                {
+                    "pasture": "hook-serve",
+                    "protocol": PROTOCOL,
+                    "error": (
+                        f"pasture: cannot load the generated contract tables ({type(exc).__name__}: {exc}); "
+                        f"fix: {FIX.format(harness=self.harness)}"
+                    ),
+                }
+            )
             return EXIT_UNAVAILABLE
         gates = tuple(name for name, row in rows.items() if row.semantic == "gate-consultation")
         self.coverage = Coverage(self.harness, rows, self.env)
-        message = {"pasture": "hook-serve", "protocol": PROTOCOL, "harness": self.harness,
-                   "host_version": self.host_version, "contract": contract,
-                   "note": f"{why}; every event is journaled observe-only" if why else ""}
+        message = {
+            "pasture": "hook-serve",
+            "protocol": PROTOCOL,
+            "harness": self.harness,
+            "host_version": self.host_version,
+            "contract": contract,
+            "note": f"{why}; every event is journaled observe-only" if why else "",
+        }
         with self._write_lock:
             current = self._current()
             # A policy that cannot even be looked at is assumed to gate every gate row.

@@ -24,13 +24,51 @@ Standard library only, no `re`: this runs on the hook path for commands the scre
 
 _BLANK = " \t"
 _META = " \t\n;&|()<>"
-_OPERATORS = (";;&", "&>>", "<<<", "<<-", ";;", ";&", "&&", "||", "|&", "&>", ">>", ">|", ">&", "<&", "<>", "<<",
-              ";", "&", "|", "(", ")", "<", ">", "\n")
+_OPERATORS = (
+    ";;&",
+    "&>>",
+    "<<<",
+    "<<-",
+    ";;",
+    ";&",
+    "&&",
+    "||",
+    "|&",
+    "&>",
+    ">>",
+    ">|",
+    ">&",
+    "<&",
+    "<>",
+    "<<",
+    ";",
+    "&",
+    "|",
+    "(",
+    ")",
+    "<",
+    ">",
+    "\n",
+)
 REDIRECTS = frozenset(("&>>", "<<<", "<<-", "&>", ">>", ">|", ">&", "<&", "<>", "<<", "<", ">"))
-_SKIP_RESERVED = frozenset(("{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-                            "esac", "time", "coproc"))
-_ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-         "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_SKIP_RESERVED = frozenset(
+    ("{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", "time", "coproc")
+)
+_ANSI = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 _SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME = _NAME_START | frozenset("0123456789")
@@ -90,7 +128,7 @@ def continuations(text: str) -> str:
             if i + 1 < n and text[i + 1] == "\n":
                 i += 2
                 continue
-            out.append(text[i:i + 2])
+            out.append(text[i : i + 2])
             i += 2
             start = False
             continue
@@ -101,7 +139,7 @@ def continuations(text: str) -> str:
             j = i + 1
             while j < n and text[j] != "'":
                 j += 2 if ansi and text[j] == "\\" else 1
-            out.append(text[i:j + 1])
+            out.append(text[i : j + 1])
             i = j + 1
             start = False
             continue
@@ -119,7 +157,7 @@ def continuations(text: str) -> str:
 
 def _ansi(text: str, i: int) -> tuple:
     """$'...' starting after the opening quote: (decoded, index after the closing quote)."""
-    out = []
+    out: list[str] = []
     n = len(text)
     while i < n:
         ch = text[i]
@@ -137,7 +175,7 @@ def _ansi(text: str, i: int) -> tuple:
             j = i + 1
             while j < n and j < i + 4 and text[j] in "01234567":
                 j += 1
-            out.append(chr(int(text[i + 1:j], 8) & 0xFF))
+            out.append(chr(int(text[i + 1 : j], 8) & 0xFF))
             i = j
         elif nxt in "xuU":
             width = {"x": 2, "u": 4, "U": 8}[nxt]
@@ -147,7 +185,7 @@ def _ansi(text: str, i: int) -> tuple:
             if j == i + 2:
                 out.append("\\" + nxt)
             else:
-                value = int(text[i + 2:j], 16)
+                value = int(text[i + 2 : j], 16)
                 out.append(chr(value) if value < 0x110000 else "\ufffd")
             i = j
         elif nxt == "c" and i + 2 < n:
@@ -252,24 +290,24 @@ def _dollar(text: str, i: int, buf: list, subs: list, depth: int) -> tuple:
     nxt = text[i + 1] if i + 1 < n else ""
     if nxt == "(":
         end = _closing_paren(text, i + 2, depth)
-        subs.append(text[i + 2:end])
-        buf.append(text[i:end + 1])
+        subs.append(text[i + 2 : end])
+        buf.append(text[i : end + 1])
         return end + 1, True
     if nxt == "{":
         end = _closing_brace(text, i + 2, depth)
-        body = text[i + 2:end]
+        body = text[i + 2 : end]
         if "$(" in body or "`" in body:
             subs.append(body)  # ${x:-$(cmd)}: the substitution inside runs
-        buf.append(text[i:end + 1])
+        buf.append(text[i : end + 1])
         return end + 1, True
     if nxt in _SPECIAL_PARAMS:
-        buf.append(text[i:i + 2])
+        buf.append(text[i : i + 2])
         return i + 2, True
     if nxt in _NAME_START:
         j = i + 1
         while j < n and text[j] in _NAME:
             j += 1
-        buf.append("${" + text[i + 1:j] + "}")  # braced: `$IFS'x'` must not read as the variable IFSx
+        buf.append("${" + text[i + 1 : j] + "}")  # braced: `$IFS'x'` must not read as the variable IFSx
         return j, True
     buf.append("$")
     return i + 1, False
@@ -289,8 +327,8 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
         if ch in _META:
             if ch in "<>" and i + 1 < n and text[i + 1] == "(":  # process substitution is part of a word
                 end = _closing_paren(text, i + 2, depth)
-                subs.append(text[i + 2:end])
-                buf.append(text[i:end + 1])
+                subs.append(text[i + 2 : end])
+                buf.append(text[i : end + 1])
                 static = False
                 i = end + 1
                 continue
@@ -309,7 +347,7 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
             end = text.find("'", i + 1)
             if end < 0:
                 raise Unparsable("unclosed single quote")
-            buf.append(text[i + 1:end])
+            buf.append(text[i + 1 : end])
             quoted = True
             i = end + 1
         elif ch == "$" and i + 1 < n and text[i + 1] == "'":
@@ -336,8 +374,8 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
                     static = static and not dynamic
                 elif ch == "`":
                     end = _closing_backquote(text, i + 1)
-                    subs.append(_unbackquote(text[i + 1:end]))
-                    buf.append(text[i:end + 1])
+                    subs.append(_unbackquote(text[i + 1 : end]))
+                    buf.append(text[i : end + 1])
                     static = False
                     i = end + 1
                 else:
@@ -348,8 +386,8 @@ def _word(text: str, i: int, depth: int = 0) -> tuple:
             static = static and not dynamic
         elif ch == "`":
             end = _closing_backquote(text, i + 1)
-            subs.append(_unbackquote(text[i + 1:end]))
-            buf.append(text[i:end + 1])
+            subs.append(_unbackquote(text[i + 1 : end]))
+            buf.append(text[i : end + 1])
             static = False
             i = end + 1
         else:
@@ -391,8 +429,9 @@ def _group(item: str):
             stack[-1].append(j)
         elif ch == _CLOSE and stack:
             group = stack.pop()
-            if (len(group) > 1 or _sequence(item[group[0] + 1:j]) is not None) and \
-                    (best is None or group[0] < best[0]):
+            if (len(group) > 1 or _sequence(item[group[0] + 1 : j]) is not None) and (
+                best is None or group[0] < best[0]
+            ):
                 best = (group[0], j, group[1:])
     return best
 
@@ -407,12 +446,12 @@ def _sequence(body: str):
     if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
         lo, hi = ord(a), ord(b)
         seq = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
-        return [chr(c) for c in seq][:MAX_BRACE_WORDS + 1]
+        return [chr(c) for c in seq][: MAX_BRACE_WORDS + 1]
     if a.lstrip("-").isdigit() and b.lstrip("-").isdigit() and len(a) < 12 and len(b) < 12:
         lo, hi = int(a), int(b)
         width = max(len(a), len(b)) if (a.lstrip("-").startswith("0") or b.lstrip("-").startswith("0")) else 0
         seq = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
-        return [str(v).zfill(width) for v in seq[:MAX_BRACE_WORDS + 1]]
+        return [str(v).zfill(width) for v in seq[: MAX_BRACE_WORDS + 1]]
     return None
 
 
@@ -427,12 +466,12 @@ def _brace(text: str) -> list:
             out.append(_restore(item))
         else:
             start, j, commas = found
-            head, tail = item[:start], item[j + 1:]
+            head, tail = item[:start], item[j + 1 :]
             if commas:
                 cuts = [start] + commas + [j]
-                parts = [item[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+                parts = [item[a + 1 : b] for a, b in zip(cuts, cuts[1:], strict=False)]
             else:
-                parts = _sequence(item[start + 1:j])
+                parts = _sequence(item[start + 1 : j])
             for part in reversed(parts):
                 pending.append(head + part + tail)
         if len(out) + len(pending) > MAX_BRACE_WORDS:
@@ -530,7 +569,8 @@ def _lex(text: str, i: int = 0, closing: bool = False, nesting: int = 0) -> tupl
             raise Unparsable("command too long to read")
     if closing:
         raise Unparsable("unclosed $(")
-    for delimiter, strip, target, word in heredocs:  # `cat <<EOF` on the last line: an empty body
+    for heredoc in heredocs:  # `cat <<EOF` on the last line: an empty body
+        target = heredoc[2]
         target[2] = ""
     return tokens, i
 
@@ -564,7 +604,7 @@ def _body_subs(body: str, depth: int) -> list:
             i, _ = _dollar(body, i, [], subs, depth)
         elif ch == "`":
             end = _closing_backquote(body, i + 1)
-            subs.append(_unbackquote(body[i + 1:end]))
+            subs.append(_unbackquote(body[i + 1 : end]))
             i = end + 1
         else:
             i += 1
@@ -578,7 +618,7 @@ def _is_assignment(word: Word) -> bool:
         return False
     name = text[:eq].rstrip("+")
     if name.endswith("]") and "[" in name:
-        name = name[:name.index("[")]
+        name = name[: name.index("[")]
     return all(c in _NAME for c in name)
 
 
@@ -620,8 +660,15 @@ def parse(text: str) -> tuple:
                 elif value == "<<<":
                     current.stdin.append(target.text)
                 continue
-            if value == "(" and index < count and tokens[index][:2] == ["op", ")"] and current is not None \
-                    and len(current.words) == 1 and not current.redirs and not current.assigns:
+            if (
+                value == "("
+                and index < count
+                and tokens[index][:2] == ["op", ")"]
+                and current is not None
+                and len(current.words) == 1
+                and not current.redirs
+                and not current.assigns
+            ):
                 commands.remove(current)  # `name () { ...; }`: defines name, runs nothing yet
                 index += 1
                 mode = "start"
@@ -644,8 +691,19 @@ def parse(text: str) -> tuple:
                 mode = "start"
                 if len(loop) > 2 and loop[1].text == "in":  # `for d in a b; do`: $d is any of a b
                     current = Command(False)
-                    current.assigns.append((loop[0].text, Word(" ".join(w.text for w in loop[2:]), all(
-                        w.static for w in loop[2:]), True, any(w.glob for w in loop[2:]), [], 0)))
+                    current.assigns.append(
+                        (
+                            loop[0].text,
+                            Word(
+                                " ".join(w.text for w in loop[2:]),
+                                all(w.static for w in loop[2:]),
+                                True,
+                                any(w.glob for w in loop[2:]),
+                                [],
+                                0,
+                            ),
+                        )
+                    )
                     commands.append(current)
                     current = None
             else:
@@ -693,8 +751,12 @@ def parse(text: str) -> tuple:
             commands.append(current)
         if mode == "start" and not current.words and _is_assignment(word):
             eq = word.text.index("=")
-            current.assigns.append((word.text[:eq].rstrip("+"), Word(word.text[eq + 1:], word.static, word.quoted,
-                                                                      word.glob, word.subs, 0)))
+            current.assigns.append(
+                (
+                    word.text[:eq].rstrip("+"),
+                    Word(word.text[eq + 1 :], word.static, word.quoted, word.glob, word.subs, 0),
+                )
+            )
             if word.text.endswith("=") and index < count and tokens[index][:2] == ["op", "("]:
                 index += 1  # an array `a=(x y)`: its words are values, not a subshell
                 elements = []
@@ -705,9 +767,17 @@ def parse(text: str) -> tuple:
                     index += 1
                 index += 1
                 if elements:  # `$a`, `${a[1]}`, "${a[@]}": read as any of its elements (all of them)
-                    current.assigns[-1] = (current.assigns[-1][0], Word(
-                        " ".join(e.text for e in elements), all(e.static for e in elements), True,
-                        any(e.glob for e in elements), [], 0))
+                    current.assigns[-1] = (
+                        current.assigns[-1][0],
+                        Word(
+                            " ".join(e.text for e in elements),
+                            all(e.static for e in elements),
+                            True,
+                            any(e.glob for e in elements),
+                            [],
+                            0,
+                        ),
+                    )
             continue
         mode = "words"
         current.words.append(word)

@@ -27,36 +27,125 @@ from generator.runtime.shellparse import Unparsable, Word, parse
 
 # verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
 _VERBS = {
-    "rm": "all", "rmdir": "all", "unlink": "all", "shred": "all", "mv": "all", "tee": "all",
-    "truncate": "all", "touch": "all", "chmod": "all", "chown": "all", "chgrp": "all", "mkdir": "all",
-    "ln": "all", "cp": "last", "install": "last", "rsync": "last", "ditto": "last", "mkfifo": "all", "mknod": "all",
+    "rm": "all",
+    "rmdir": "all",
+    "unlink": "all",
+    "shred": "all",
+    "mv": "all",
+    "tee": "all",
+    "truncate": "all",
+    "touch": "all",
+    "chmod": "all",
+    "chown": "all",
+    "chgrp": "all",
+    "mkdir": "all",
+    "ln": "all",
+    "cp": "last",
+    "install": "last",
+    "rsync": "last",
+    "ditto": "last",
+    "mkfifo": "all",
+    "mknod": "all",
     "sponge": "all",
 }
 _DELETES = {"rm", "rmdir", "unlink", "shred", "mv"}
 _IN_PLACE = {"sed", "perl", "gsed"}
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
 _STRING_RUNNERS = {"su", "runuser", "script", "flock"}  # -c STRING runs STRING in a shell
-_WRAPPERS = {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time", "nice", "ionice", "xargs",
-             "timeout", "stdbuf", "setsid", "chrt", "taskset", "unbuffer", "chroot", "find", "watch", "flock",
-             "strace", "ltrace", "caffeinate", "systemd-run", "unshare", "nsenter", "firejail", "bwrap", "cgexec",
-             "runuser", "su", "script", "busybox", "toybox", "eatmydata", "nocache", "fakeroot", "faketime", "chronic",
-             "torsocks", "proxychains", "proxychains4", "catchsegv", "valgrind", "gosu", "su-exec", "setpriv",
-             "prlimit", "numactl", "systemd-inhibit", "dbus-run-session", "ifne", "sg", "arch", "sandbox-exec",
-             "uv", "uvx", "pipx", "poetry", "pdm", "hatch", "npx", "pnpm", "yarn", "bun", "direnv", "fakechroot"}
+_WRAPPERS = {
+    "sudo",
+    "doas",
+    "env",
+    "command",
+    "builtin",
+    "exec",
+    "nohup",
+    "time",
+    "nice",
+    "ionice",
+    "xargs",
+    "timeout",
+    "stdbuf",
+    "setsid",
+    "chrt",
+    "taskset",
+    "unbuffer",
+    "chroot",
+    "find",
+    "watch",
+    "flock",
+    "strace",
+    "ltrace",
+    "caffeinate",
+    "systemd-run",
+    "unshare",
+    "nsenter",
+    "firejail",
+    "bwrap",
+    "cgexec",
+    "runuser",
+    "su",
+    "script",
+    "busybox",
+    "toybox",
+    "eatmydata",
+    "nocache",
+    "fakeroot",
+    "faketime",
+    "chronic",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "catchsegv",
+    "valgrind",
+    "gosu",
+    "su-exec",
+    "setpriv",
+    "prlimit",
+    "numactl",
+    "systemd-inhibit",
+    "dbus-run-session",
+    "ifne",
+    "sg",
+    "arch",
+    "sandbox-exec",
+    "uv",
+    "uvx",
+    "pipx",
+    "poetry",
+    "pdm",
+    "hatch",
+    "npx",
+    "pnpm",
+    "yarn",
+    "bun",
+    "direnv",
+    "fakechroot",
+}
 _CHDIR = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir")}  # wrappers that move the working folder
 # programs that write the file (or into the folder) an option names: curl -o F, tar -x -C DIR, unzip -d DIR
-_OUTPUT_OPTIONS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document"), "sort": ("-o", "--output"),
-                   "tar": ("-C", "--directory"), "unzip": ("-d",), "patch": ("-o", "--output"),
+_OUTPUT_OPTIONS = {
+    "curl": ("-o", "--output"),
+    "wget": ("-O", "--output-document"),
+    "sort": ("-o", "--output"),
+    "tar": ("-C", "--directory"),
+    "unzip": ("-d",),
+    "patch": ("-o", "--output"),
 }
 _KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "popd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
 _MAX_COMMANDS = 2000
 # options whose value is the next word, so that value is not a path the verb writes
-_VALUED = {"truncate": {"-s", "--size", "-r", "--reference"},
-           "install": {"-m", "--mode", "-o", "-g", "-t", "--target-directory"},
-           "cp": {"-t", "--target-directory"}, "mv": {"-t", "--target-directory"},
-           "ln": {"-t", "--target-directory"}, "mkdir": {"-m", "--mode"}, "mknod": {"-m", "--mode"},
-           "mkfifo": {"-m", "--mode"}}
+_VALUED = {
+    "truncate": {"-s", "--size", "-r", "--reference"},
+    "install": {"-m", "--mode", "-o", "-g", "-t", "--target-directory"},
+    "cp": {"-t", "--target-directory"},
+    "mv": {"-t", "--target-directory"},
+    "ln": {"-t", "--target-directory"},
+    "mkdir": {"-m", "--mode"},
+    "mknod": {"-m", "--mode"},
+    "mkfifo": {"-m", "--mode"},
+}
 _TARGETED = {"cp", "mv", "ln", "install"}  # -t DIR: the folder every source is written into
 _OUTPUT = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 GUARD_WORDS = ("trust", "install")  # in "untrust" and "uninstall" too
@@ -98,7 +187,7 @@ def _runner_script(words: list, start: int):
         if arg in ("-c", "--command") or (arg.startswith("-") and not arg.startswith("--") and arg.endswith("c")):
             return words[index + 1] if index + 1 < len(words) else None
         if arg.startswith("--command="):
-            return arg[len("--command="):]
+            return arg[len("--command=") :]
     return None
 
 
@@ -120,29 +209,29 @@ def _scripts(cmd, previous) -> list:
             else:
                 out += cmd.stdin + upstream
         elif name == "eval":
-            out.append(" ".join(words[index + 1:]))
+            out.append(" ".join(words[index + 1 :]))
         elif name in _STRING_RUNNERS:
             script = _runner_script(words, index)
             if script is not None:
                 out.append(script)
         elif name == "watch":
-            rest = [w for w in words[index + 1:] if not w.startswith("-")]
+            rest = [w for w in words[index + 1 :] if not w.startswith("-")]
             if rest:
                 out.append(" ".join(rest))
         elif name == "env":  # env -S 'pasture policy trust' splits its string into a command
-            for at, arg in enumerate(words[index + 1:], index + 1):
+            for at, arg in enumerate(words[index + 1 :], index + 1):
                 if arg in ("-S", "--split-string") and at + 1 < len(words):
-                    out.append(" ".join(words[at + 1:]))
+                    out.append(" ".join(words[at + 1 :]))
                 elif arg.startswith(("--split-string=", "-S")) and len(arg) > 2:
                     out.append(arg.split("=", 1)[1] if arg.startswith("--") else arg[2:])
-        elif name in ("sudo", "doas") and any(w in ("-s", "-i", "--shell", "--login") for w in words[index + 1:]):
-            out.append(" ".join(w for w in words[index + 1:] if not w.startswith("-")))  # run by the shell
+        elif name in ("sudo", "doas") and any(w in ("-s", "-i", "--shell", "--login") for w in words[index + 1 :]):
+            out.append(" ".join(w for w in words[index + 1 :] if not w.startswith("-")))  # run by the shell
         elif name == "ssh":  # the remote command, which may well be this machine
             at = index + 1
             while at < len(words) and words[at].startswith("-"):
                 at += 2 if words[at][-1] in "bcDEeFIiJLlmOopQRSWw" and len(words[at]) == 2 else 1
             if at + 1 < len(words):
-                out.append(" ".join(words[at + 1:]))
+                out.append(" ".join(words[at + 1 :]))
         elif name == "xargs" and cmd.piped:
             out += upstream  # `echo 'pasture policy trust' | xargs -I{} sh -c '{}'`: the words become commands
     return out
@@ -164,7 +253,7 @@ def _substitute(text: str, values: dict) -> str | None:
             continue
         if text.startswith("${", i):
             end = text.find("}", i)
-            name = text[i + 2:end] if end > 0 else ""
+            name = text[i + 2 : end] if end > 0 else ""
             i = end + 1 if end > 0 else n
             value = _expansion(name, values)
             if value is None:
@@ -175,7 +264,7 @@ def _substitute(text: str, values: dict) -> str | None:
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
-            name, i = text[i + 1:j], j
+            name, i = text[i + 1 : j], j
         if name == "IFS" and name not in values:
             out.append(" ")  # unset: bash splits on blanks
             continue
@@ -197,7 +286,7 @@ def _expansion(body: str, values: dict) -> str | None:
     for op in (":-", ":=", ":+", "-", "=", "+"):
         at = body.find(op)
         if at > 0 and all(c.isalnum() or c in "_[]@*" for c in body[:at]):
-            name, word = body[:at], body[at + len(op):]
+            name, word = body[:at], body[at + len(op) :]
             break
     else:
         name, word = body, None
@@ -205,7 +294,7 @@ def _expansion(body: str, values: dict) -> str | None:
         value = values[name.rstrip("^,")]
         return value.upper() if name.endswith("^") else value.lower()
     if "[" in name and name.endswith("]"):
-        name = name[:name.index("[")]  # an array element: any of the elements the line set (all of them)
+        name = name[: name.index("[")]  # an array element: any of the elements the line set (all of them)
     if name in values and (word is None or "+" not in op):
         return values[name]
     if word is None:
@@ -334,9 +423,27 @@ def simple_commands(command: str, depth: int = 0, out: list | None = None, value
 # --- writes ------------------------------------------------------------------------------------------
 
 # What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them.
-_GUARD_NAMES = (".pasture", "policy.toml", "journal.sqlite3", "settings.json", "settings.local.json", "hooks.json",
-                "config.toml", "trust.json", "pasture", ".claude", ".codex", ".opencode", "plugins", "plugin",
-                ".config", ".local", ".cache", "state", "share")
+_GUARD_NAMES = (
+    ".pasture",
+    "policy.toml",
+    "journal.sqlite3",
+    "settings.json",
+    "settings.local.json",
+    "hooks.json",
+    "config.toml",
+    "trust.json",
+    "pasture",
+    ".claude",
+    ".codex",
+    ".opencode",
+    "plugins",
+    "plugin",
+    ".config",
+    ".local",
+    ".cache",
+    "state",
+    "share",
+)
 
 
 def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
@@ -359,7 +466,7 @@ def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
             if ch == "[":
                 end = pattern.find("]", p + 2)
                 if end > 0:
-                    body = pattern[p + 1:end]
+                    body = pattern[p + 1 : end]
                     negate = body[:1] in ("!", "^")
                     body = body[1:] if negate else body
                     ranges = any(body[k] <= name[n] <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-")
@@ -390,10 +497,12 @@ def _find_deletes(words: list) -> list:
             if option.endswith("regex"):
                 return roots  # a regular expression: assume it can
             tail = fs.basename(pattern) or pattern
-            if not any(glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True)
-                       for name in _GUARD_NAMES):
+            if not any(
+                glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True) for name in _GUARD_NAMES
+            ):
                 return []
     return roots or [words[0]]
+
 
 def _loose_words(command: str) -> list:
     text = _flat(command)
@@ -412,9 +521,9 @@ def _option_writes(texts: list, options: tuple, here: str) -> list:
                 if text == option and following is not None:
                     out.append(((here, following), False, False))
                 elif text.startswith(option + "="):
-                    out.append(((here, text[len(option) + 1:]), False, False))
+                    out.append(((here, text[len(option) + 1 :]), False, False))
             elif text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
-                value = text[text.index(option[1], 1) + 1:]
+                value = text[text.index(option[1], 1) + 1 :]
                 if value:
                     out.append(((here, value), False, False))
                 elif following is not None:
@@ -429,17 +538,24 @@ def _moved(texts: list) -> str | None:
         options = _CHDIR.get(fs.basename(text))
         if options is None:
             continue
-        for later, arg in enumerate(texts[at + 1:], at + 1):
+        for later, arg in enumerate(texts[at + 1 :], at + 1):
             for option in options:
                 if arg == option and later + 1 < len(texts):
                     found = texts[later + 1]
                 elif arg.startswith(option + ("=" if option.startswith("--") else "")) and len(arg) > len(option):
-                    found = arg[len(option):].lstrip("=")
+                    found = arg[len(option) :].lstrip("=")
     return found
 
 
-_GIT_WRITES = {"init": False, "rm": True, "mv": True, "clean": True, "checkout": False, "restore": False,
-               "stash": False}
+_GIT_WRITES = {
+    "init": False,
+    "rm": True,
+    "mv": True,
+    "clean": True,
+    "checkout": False,
+    "restore": False,
+    "stash": False,
+}
 
 
 def _git_writes(args: list, here: str) -> list:
@@ -450,7 +566,7 @@ def _git_writes(args: list, here: str) -> list:
     if index >= len(args) or args[index].text not in _GIT_WRITES:
         return []
     sub = args[index].text
-    paths = [a for a in args[index + 1:] if not a.text.startswith("-")]
+    paths = [a for a in args[index + 1 :] if not a.text.startswith("-")]
     if sub == "init":  # git init DIR: a repository of its own there (generator.runtime.builtin._nested_git)
         return [((here, (paths[-1].text if paths else ".") + "/.git"), False, False)]
     if sub == "clean" and not paths:
@@ -530,8 +646,12 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         if verb in _IN_PLACE:
             texts = [a.text for a in args]
-            if any(a.startswith("-i") or a.startswith("--in-place") or (a.startswith("-") and "i" in a[1:]
-                   and not a.startswith("--")) for a in texts):
+            if any(
+                a.startswith("-i")
+                or a.startswith("--in-place")
+                or (a.startswith("-") and "i" in a[1:] and not a.startswith("--"))
+                for a in texts
+            ):
                 positional = [a for a in args if not a.text.startswith("-")]
                 scripted = any(a in ("-e", "--expression", "-f", "--file") for a in texts)
                 out += [((here, a.text), False, a.glob) for a in (positional if scripted else positional[1:])]
@@ -541,7 +661,7 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         valued = _VALUED.get(verb, set())
         positional = []
-        skip = False
+        skip: bool | str = False  # True: skip the next word; "target": it is the folder written into
         for index, arg in enumerate(args):
             text = arg.text
             if skip:
@@ -556,7 +676,7 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
                 out.append(((here, text.split("=", 1)[1]), False, arg.glob))
                 continue
             if verb in _TARGETED and text.startswith("-") and not text.startswith("--") and "t" in text[1:]:
-                value = text[text.index("t", 1) + 1:]  # -rt DIR, -t.pasture, -vt DIR: the folder it writes into
+                value = text[text.index("t", 1) + 1 :]  # -rt DIR, -t.pasture, -vt DIR: the folder it writes into
                 if value:
                     out.append(((here, value), verb in _DELETES, arg.glob))
                 else:
@@ -580,6 +700,7 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
 
 # --- guard commands --------------------------------------------------------------------------------
 
+
 def _is(word: str, name: str) -> bool:
     """The word is `name`, or a glob the shell may expand to it (`pastur?`, `tru*`: a file of that name)."""
     return word == name or (("*" in word or "?" in word or "[" in word) and glob_match(word, name))
@@ -593,7 +714,7 @@ def _subcommand(rest: list) -> str | None:
                 return name
     for at, word in enumerate(rest):
         if _is(word, "policy"):
-            for later in rest[at + 1:]:
+            for later in rest[at + 1 :]:
                 for name in ("trust", "untrust"):
                     if _is(later, name):
                         return "policy " + name
@@ -620,13 +741,13 @@ def _python(words: list, start: int) -> str | None:
                 if flag not in "mcWX":
                     continue
                 value = arg[at:] or (words[index + 1] if index + 1 < len(words) else "")
-                rest = words[index + (1 if arg[at:] else 2):]
+                rest = words[index + (1 if arg[at:] else 2) :]
                 if flag == "m":
                     if value == "generator" or value.startswith("generator.") or "pasture" in value:
                         return _subcommand(rest)
                     for at, word in enumerate(rest):  # -m runpy generator ...: a module that runs ours
                         if word == "generator" or word.startswith("generator.") or fs.basename(word) in _PROGRAMS:
-                            return _subcommand(rest[at + 1:])
+                            return _subcommand(rest[at + 1 :])
                     return None
                 if flag == "c":
                     return _mentions(value + " " + " ".join(rest))
@@ -638,7 +759,7 @@ def _python(words: list, start: int) -> str | None:
             index += 2 if arg == "--check-hash-based-pycs" else 1
             continue
         if "generator" in arg or "pasture" in arg:  # a script of the package, by path
-            return _subcommand(words[index + 1:])
+            return _subcommand(words[index + 1 :])
         return None
     return None
 
@@ -647,9 +768,9 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
     """`flat`: the whole line without quotes, for what only run time decides (`"$@"`, an unknown `$X`)."""
     for index, word in enumerate(texts):
         name = fs.basename(word).lower()  # a case-insensitive file system (macOS) runs PASTURE too
-        dynamic_rest = not all(statics[index + 1:])
+        dynamic_rest = not all(statics[index + 1 :])
         if not statics[index] and fs.basename(emptied(word)).lower() in _PROGRAMS:
-            found = _subcommand([emptied(t) for t in texts[index + 1:]])  # pas${u}ture install: u unset
+            found = _subcommand([emptied(t) for t in texts[index + 1 :]])  # pas${u}ture install: u unset
             if found is not None:
                 return "pasture " + found
         if index == 0 and not statics[0]:
@@ -658,14 +779,15 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
             if found is None and _subcommand(texts[1:]) in ("policy trust", "policy untrust"):
                 found = _subcommand(texts[1:])
         elif any(_is(name, program) for program in _PROGRAMS) or (not statics[index] and "pasture" in word.lower()):
-            found = _subcommand(texts[index + 1:]) or (_mentions(flat) if dynamic_rest else None)
+            found = _subcommand(texts[index + 1 :]) or (_mentions(flat) if dynamic_rest else None)
         elif name.startswith(_INTERPRETERS):
             found = _python(texts, index)
-            if found is None and dynamic_rest and ("generator" in " ".join(texts[index + 1:])):
+            if found is None and dynamic_rest and ("generator" in " ".join(texts[index + 1 :])):
                 found = _mentions(flat)
         elif name in _CODE_RUNNERS:  # perl -e/-E/-le, node --eval/-p, ruby -e, php -r: code on the line
-            found = _mentions(" ".join(texts[index + 1:])) if any(t.startswith("-") for t in texts[index + 1:]) \
-                else None
+            found = (
+                _mentions(" ".join(texts[index + 1 :])) if any(t.startswith("-") for t in texts[index + 1 :]) else None
+            )
         else:
             continue
         if found is not None:
@@ -696,8 +818,9 @@ def guard_command(command: str) -> str | None:
             texts = expansion + texts[1:]
             statics = [True] * len(expansion) + statics[1:]
         found = _guard_in(texts, statics, flat)
-        if found is None and any(fs.basename(t).startswith(_INTERPRETERS) or fs.basename(t) in _CODE_RUNNERS
-                                 for t in texts):
+        if found is None and any(
+            fs.basename(t).startswith(_INTERPRETERS) or fs.basename(t) in _CODE_RUNNERS for t in texts
+        ):
             # `python3 - <<EOF`, `echo '...' | perl`: the code it reads on its standard input
             fed = cmd.stdin + (previous.argv()[1:] + previous.stdin if cmd.piped and previous is not None else [])
             found = _mentions(" ".join(fed))

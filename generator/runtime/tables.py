@@ -89,8 +89,12 @@ def resolve(harness: str, host_version: str, event: str) -> Resolved:
         return Resolved(None, None, f"harness {harness!r} has no pinned contract (known: {known})")
     version = key(host_version)
     if version is None:
-        return Resolved(None, None, f"host version {host_version!r} is not a semantic version; write "
-                                    "MAJOR.MINOR.PATCH with an optional -prerelease and +build, e.g. 2.1.261")
+        return Resolved(
+            None,
+            None,
+            f"host version {host_version!r} is not a semantic version; write "
+            "MAJOR.MINOR.PATCH with an optional -prerelease and +build, e.g. 2.1.261",
+        )
     best = None
     for contract_id, module, minimum, maximum, prereleases in candidates:
         low = _table_key(minimum)
@@ -103,7 +107,8 @@ def resolve(harness: str, host_version: str, event: str) -> Resolved:
     if best is None:
         table = "; ".join(
             f"{cid} admits {'at or above ' + lo if hi is None else f'from {lo} through {hi}'}"
-            for cid, _, lo, hi, _ in candidates)
+            for cid, _, lo, hi, _ in candidates
+        )
         return Resolved(None, None, f"no contract admits {harness} {host_version} ({table})")
     _, contract_id, module = best
     rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS

@@ -17,9 +17,9 @@ Version 1 entries (`"path": "sha256:<hex>"`) still read, as pinning no program a
 
 from __future__ import annotations
 
-from generator import PastureError
 import os
 
+from generator import PastureError
 from generator.runtime import layers
 from generator.runtime.fastjson import JSONError, dumps, loads
 
@@ -43,7 +43,7 @@ def read_bytes(env: dict) -> bytes | None:
         return None
 
 
-def parse(data: bytes | None, where: str = "trust store") -> dict[str, str]:
+def parse(data: bytes | None, where: str = "trust store") -> dict[str, dict]:
     if data is None:
         return {}
     try:
@@ -58,9 +58,14 @@ def parse(data: bytes | None, where: str = "trust store") -> dict[str, str]:
         if isinstance(value, str):  # version 1
             value = {"policy": value, "root": None, "programs": {}}
         programs = value.get("programs", {}) if isinstance(value, dict) else None
-        if not (isinstance(name, str) and isinstance(value, dict) and isinstance(value.get("policy"), str)
-                and isinstance(value.get("root"), (str, type(None))) and isinstance(programs, dict)
-                and all(isinstance(k, str) and isinstance(v, str) for k, v in programs.items())):
+        if not (
+            isinstance(name, str)
+            and isinstance(value, dict)
+            and isinstance(value.get("policy"), str)
+            and isinstance(value.get("root"), (str, type(None)))
+            and isinstance(programs, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in programs.items())
+        ):
             raise TrustStoreError(f"{where}: not a pasture trust store; remove it and run pasture policy trust again")
         entries[name] = {"policy": value["policy"], "root": value.get("root"), "programs": dict(programs)}
     return entries
@@ -111,7 +116,7 @@ def programs(layer: dict, root: str) -> list:
 
 def read_programs(paths: list) -> tuple:
     """((path, bytes or None), ...) as they are now."""
-    out = []
+    out: list[tuple[str, bytes | None]] = []
     for path in paths:
         try:
             with open(path, "rb") as fh:
@@ -139,8 +144,10 @@ def holds(entry: dict | None, policy_path: str, root: str, policy_digest: str, l
         return f"it was trusted for the project at {entry['root']}, not this one"
     if entry["policy"] != policy_digest:
         return "changed since you trusted it"
-    now = {path: digest(data) if data is not None else "missing"
-           for path, data in read_programs(programs(layer, root) if layer else [])}
+    now = {
+        path: digest(data) if data is not None else "missing"
+        for path, data in read_programs(programs(layer, root) if layer else [])
+    }
     pinned = entry.get("programs", {})
     for path, value in now.items():
         if pinned.get(path) != value:
@@ -148,7 +155,7 @@ def holds(entry: dict | None, policy_path: str, root: str, policy_digest: str, l
     return None
 
 
-def _write(entries: dict[str, str], env: dict) -> None:
+def _write(entries: dict[str, dict], env: dict) -> None:
     path = store_path(env)
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -173,9 +180,13 @@ def compiled(policy_path: str, root: str, data: bytes) -> dict:
 def pin(policy_path: str, root: str, data: bytes) -> dict:
     """The entry that pins these policy bytes and the programs they run, as they are now."""
     layer = compiled(policy_path, root, data)
-    return {"policy": digest(data), "root": os.path.realpath(root),
-            "programs": {path: digest(raw) if raw is not None else "missing"
-                         for path, raw in read_programs(programs(layer, root))}}
+    return {
+        "policy": digest(data),
+        "root": os.path.realpath(root),
+        "programs": {
+            path: digest(raw) if raw is not None else "missing" for path, raw in read_programs(programs(layer, root))
+        },
+    }
 
 
 def trust(policy_path: str, env: dict, root: str | None = None, entry: dict | None = None) -> str:

@@ -25,10 +25,17 @@ def no_hosts_on_path() -> dict[str, str]:
     import os
     import shutil as sh
 
-    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode"))]
-    return {"PATH": os.pathsep.join(dirs), "PASTURE_CLAUDE_BIN": "", "PASTURE_CODEX_BIN": "",
-            "PASTURE_OPENCODE_BIN": ""}
+    dirs = [
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode"))
+    ]
+    return {
+        "PATH": os.pathsep.join(dirs),
+        "PASTURE_CLAUDE_BIN": "",
+        "PASTURE_CODEX_BIN": "",
+        "PASTURE_OPENCODE_BIN": "",
+    }
 
 
 @click.group()

@@ -7,15 +7,25 @@ from generator.evolve.capture import _tail
 
 
 def test_codex_reads_responses_input_items_after_the_last_model_item():
-    body = {"input": [{"role": "user", "content": "go"}, {"type": "function_call", "name": "shell"},
-                      {"type": "function_call_output", "output": "refused"}]}
+    body = {
+        "input": [
+            {"role": "user", "content": "go"},
+            {"type": "function_call", "name": "shell"},
+            {"type": "function_call_output", "output": "refused"},
+        ]
+    }
     assert _tail("codex", body) == [{"type": "function_call_output", "output": "refused"}]
 
 
 def test_chat_hosts_read_messages_after_the_last_assistant_message():
-    body = {"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "x"},
-                         {"role": "tool", "content": "refused"}],
-            "input": [{"type": "function_call"}]}
+    body = {
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": "x"},
+            {"role": "tool", "content": "refused"},
+        ],
+        "input": [{"type": "function_call"}],
+    }
     for harness in ("claude-code", "opencode"):
         assert _tail(harness, body) == [{"role": "tool", "content": "refused"}]
     assert _tail("codex", body) == []  # Codex never reads messages: its tail is the input items'

@@ -29,14 +29,31 @@ PINNED = {harness: f"{harness}@{pinned_versions(REPO)[package]}" for harness, (p
 
 #: scenario -> honoured, per host, as the pinned hosts showed it (the issue's table, checked).
 EXPECTED = {
-    "claude-code": {"pre-tool-use-rewrite": True, "pre-tool-use-allow": True, "permission-request-allow": True,
-                    "session-start-context": True, "user-prompt-submit-context": True,
-                    "post-tool-use-feedback": True, "stop-block-continue": True},
-    "codex": {"pre-tool-use-rewrite": True, "pre-tool-use-allow": False, "permission-request-allow": True,
-              "session-start-context": True, "user-prompt-submit-context": True, "post-tool-use-feedback": True,
-              "stop-block-continue": True},
-    "opencode": {"tool-execute-before-rewrite": True, "tool-execute-before-new-args": False,
-                 "permission-ask-allow": False, "system-transform-context": True, "tool-execute-after-feedback": True},
+    "claude-code": {
+        "pre-tool-use-rewrite": True,
+        "pre-tool-use-allow": True,
+        "permission-request-allow": True,
+        "session-start-context": True,
+        "user-prompt-submit-context": True,
+        "post-tool-use-feedback": True,
+        "stop-block-continue": True,
+    },
+    "codex": {
+        "pre-tool-use-rewrite": True,
+        "pre-tool-use-allow": False,
+        "permission-request-allow": True,
+        "session-start-context": True,
+        "user-prompt-submit-context": True,
+        "post-tool-use-feedback": True,
+        "stop-block-continue": True,
+    },
+    "opencode": {
+        "tool-execute-before-rewrite": True,
+        "tool-execute-before-new-args": False,
+        "permission-ask-allow": False,
+        "system-transform-context": True,
+        "tool-execute-after-feedback": True,
+    },
 }
 
 
@@ -98,14 +115,19 @@ def test_the_answer_never_rides_on_the_hook_command_line():
     for scenario in capture.answers():
         processes = json.loads((scenario.folder / "hook-process.json").read_text())
         assert scenario.answer["marker"] not in json.dumps(processes)
-    feedback = json.loads((REPO / "captures" / PINNED["claude-code"] / "post-tool-use-feedback" /
-                           "model.json").read_text())["main_requests"][1]["told_text"]
+    feedback = json.loads(
+        (REPO / "captures" / PINNED["claude-code"] / "post-tool-use-feedback" / "model.json").read_text()
+    )["main_requests"][1]["told_text"]
     assert 'hook blocking error from command: "$PYTHON $RUN/pasture_recorder.py' in feedback
 
 
 def test_what_the_model_history_shows_after_a_rewrite():
-    shows = {h: next(s for s in _capture(h).answers() if s.answer["capability"] == "rewrite"
-                     and s.honoured).doc["result"]["next_request_shows_asked_command"] for h in EXPECTED}
+    shows = {
+        h: next(s for s in _capture(h).answers() if s.answer["capability"] == "rewrite" and s.honoured).doc["result"][
+            "next_request_shows_asked_command"
+        ]
+        for h in EXPECTED
+    }
     assert shows == {"claude-code": True, "codex": True, "opencode": False}
     rewrite = next(s for s in _capture("claude-code").answers() if s.name == "pre-tool-use-rewrite")
     assert rewrite.events["PreToolUse"][0]["tool_input"]["command"] == ASKED_COMMAND
@@ -115,10 +137,11 @@ def test_what_the_model_history_shows_after_a_rewrite():
 def test_answer_scenarios_run_for_every_version_of_a_host():
     for harness, scenarios in ANSWER_SCENARIOS.items():
         names = [s.name for s in scenarios_for(harness, None)]
-        assert names[-len(scenarios):] == [s.name for s in scenarios]
+        assert names[-len(scenarios) :] == [s.name for s in scenarios]
 
 
 # --- the real hosts --------------------------------------------------------------------------------
+
 
 @pytest.mark.real_host
 @pytest.mark.parametrize("harness", sorted(EXPECTED))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hosts_support import REPO
+from profiles_found import contract_ids, newest, pinned  # noqa: F401
 
 from generator.catalog import find_catalog
 from generator.cli import main
@@ -24,8 +26,6 @@ from generator.evolve.bump import pin_test_hosts
 from generator.evolve.captured import load_capture
 from generator.hostenv.netns import Isolation
 from generator.profile.loader import load_project
-from hosts_support import REPO
-from profiles_found import contract_ids, newest, pinned  # noqa: F401
 
 
 def _cli(*args, env=None):
@@ -55,8 +55,19 @@ def test_capture_refuses_without_a_namespace_unless_told(project, no_namespace, 
     refused = _cli("--root", project, "capture", "claude-code", "--host-bin", claude, "--out", tmp_path / "out")
     assert refused.exit_code == 2 and "no loopback-only network namespace" in refused.stderr
     assert not (tmp_path / "out" / "claude-code@2.1.999").exists()
-    told = _cli("--root", project, "capture", "claude-code", "--host-bin", claude, "--out", tmp_path / "out",
-                "--no-isolation", "--timeout", "20")
+    told = _cli(
+        "--root",
+        project,
+        "capture",
+        "claude-code",
+        "--host-bin",
+        claude,
+        "--out",
+        tmp_path / "out",
+        "--no-isolation",
+        "--timeout",
+        "20",
+    )
     # the stand-in host fires no hook, so the capture fails later: but not for want of a namespace
     assert told.exit_code == 2 and "no hook fired" in told.stderr and "namespace can be made" not in told.stderr
 
@@ -97,13 +108,24 @@ def test_review_report_of_the_committed_bump(tmp_path):
     contracts = {c.id: c for c in load_project(REPO)}
     old, new = contracts[base_id], contracts[new_id]
     version = new_id.partition("@")[2]
-    rep = review.build(old, new, find_catalog(REPO, "claude-code", base_id.partition("@")[2]),
-                       find_catalog(REPO, "claude-code", version), load_capture(REPO / "captures" / base_id),
-                       load_capture(REPO / "captures" / new_id), None, {})
+    rep = review.build(
+        old,
+        new,
+        find_catalog(REPO, "claude-code", base_id.partition("@")[2]),
+        find_catalog(REPO, "claude-code", version),
+        load_capture(REPO / "captures" / base_id),
+        load_capture(REPO / "captures" / new_id),
+        None,
+        {},
+    )
     text = review.render_markdown(rep)
     committed = report_file.read_text()
-    for section in ("## Events", "## Payload fields, capture to capture", "## What the model is told after a refusal",
-                    "## Blocking"):
+    for section in (
+        "## Events",
+        "## Payload fields, capture to capture",
+        "## What the model is told after a refusal",
+        "## Blocking",
+    ):
         assert committed.split(section, 1)[1].split("\n## ", 1)[0] == text.split(section, 1)[1].split("\n## ", 1)[0]
     # Every event the new catalog adds is a row, and every such gate blocks or is listed for a human.
     for name in rep["catalog"]["added"]:
@@ -124,8 +146,11 @@ def _fake_npm(folder: Path, versions: dict[str, str]) -> dict[str, str]:
 
 def _versions(**override: str) -> dict[str, str]:
     newest_of = {h: newest(h).partition("@")[2] for h in ("claude-code", "codex")}
-    base = {"@anthropic-ai/claude-code": newest_of["claude-code"], "@openai/codex": newest_of["codex"],
-            "opencode-ai": pinned("opencode-ai")}
+    base = {
+        "@anthropic-ai/claude-code": newest_of["claude-code"],
+        "@openai/codex": newest_of["codex"],
+        "opencode-ai": pinned("opencode-ai"),
+    }
     return {**base, **override}
 
 
@@ -140,8 +165,10 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
     env["PATH"] = f"{tmp_path / 'npm-new'}{os.pathsep}{no_hosts_on_path['PATH']}"
     newer = _cli("--root", REPO, "host", "status", "--latest", env=env)
     assert newer.exit_code == 1
-    assert (f"codex: npm @openai/codex latest 9.0.0: NEWER than every profile (newest: {newest('codex')}): run "
-            "`pasture bump codex`") in newer.stdout
+    assert (
+        f"codex: npm @openai/codex latest 9.0.0: NEWER than every profile (newest: {newest('codex')}): run "
+        "`pasture bump codex`"
+    ) in newer.stdout
 
 
 def test_host_status_latest_without_a_registry_is_an_error(tmp_path, no_hosts_on_path):
@@ -155,6 +182,7 @@ def test_host_status_latest_without_a_registry_is_an_error(tmp_path, no_hosts_on
 
 
 # --- the real bump --------------------------------------------------------------------------------
+
 
 def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}

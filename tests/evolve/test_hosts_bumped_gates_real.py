@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO / "tests" / "realhost"))
 from realhost_support import (  # noqa: E402
     CLAUDE,
     DENY_REASON,
+    Outcome,
     allow_policy,
     assert_loopback_only,
     deny_policy,
@@ -34,7 +35,6 @@ from realhost_support import (  # noqa: E402
     point_launcher_at,
     read_calls,
     write_wrapper,
-    Outcome,
 )
 
 pytestmark = pytest.mark.real_host
@@ -42,8 +42,13 @@ pytestmark = pytest.mark.real_host
 
 def _shell_trigger_events() -> list[str]:
     """Events with a refusing scenario whose refused action is a project shell line."""
-    return sorted({s.refused_event for s in TRIGGER_SCENARIOS["claude-code"]
-                   if s.refused_event and s.files and s.refused_event not in ("UserPromptExpansion",)})
+    return sorted(
+        {
+            s.refused_event
+            for s in TRIGGER_SCENARIOS["claude-code"]
+            if s.refused_event and s.files and s.refused_event not in ("UserPromptExpansion",)
+        }
+    )
 
 
 def _scenario(event: str):

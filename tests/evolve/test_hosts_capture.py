@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hosts_support import REPO, fake_host
 
 from generator.catalog import find_catalog
 from generator.evolve.capture import KEPT_FILES
 from generator.evolve.scenarios import scenarios_for
 from generator.hostenv import isolation_support
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
-from hosts_support import REPO, fake_host
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -30,10 +30,10 @@ def _assert_nothing_written(out: Path) -> None:
 
 # --- failures, with stand-in binaries (no npm needed) --------------------------------------------
 
+
 def test_a_missing_binary_says_so_and_writes_nothing(pasture, tmp_path):
     out = tmp_path / "captures"
-    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", tmp_path / "nope" / "claude",
-                     "--out", out)
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", tmp_path / "nope" / "claude", "--out", out)
     assert result.exit_code == 2
     assert "does not exist" in result.stderr and "nothing was written" in result.stderr
     _assert_nothing_written(out)
@@ -60,8 +60,18 @@ def test_a_host_whose_hooks_never_fire_writes_nothing(pasture, tmp_path):
 def test_scenario_needs_an_existing_capture_of_the_version(pasture, tmp_path):
     claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)")
     out = tmp_path / "captures"
-    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
-                     "--scenario", "pre-tool-use-rewrite")
+    result = pasture(
+        "--root",
+        REPO,
+        "capture",
+        "claude-code",
+        "--host-bin",
+        claude,
+        "--out",
+        out,
+        "--scenario",
+        "pre-tool-use-rewrite",
+    )
     assert result.exit_code == 2
     assert "merges into an existing capture" in result.stderr and "nothing was written" in result.stderr
     _assert_nothing_written(out)
@@ -74,8 +84,7 @@ def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tm
     out = tmp_path / "captures"
     shutil.copytree(REPO / "captures" / "claude-code@2.1.332", out / "claude-code@2.1.332")
     before = _files(out / "claude-code@2.1.332")
-    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out,
-                     "--scenario", "nope")
+    result = pasture("--root", REPO, "capture", "claude-code", "--host-bin", claude, "--out", out, "--scenario", "nope")
     assert result.exit_code == 2
     assert "no scenario nope" in result.stderr and "pre-tool-use-rewrite" in result.stderr
     assert _files(out / "claude-code@2.1.332") == before
@@ -83,6 +92,7 @@ def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tm
 
 
 # --- the real hosts -------------------------------------------------------------------------------
+
 
 @pytest.mark.real_host
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
@@ -112,9 +122,11 @@ def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_
         elif scenario.name == "allow":
             assert result["probe_file"] == "present"
     seen = set(capture["events_seen"])
-    core = {"claude-code": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
-            "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
-            "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"}}[harness]
+    core = {
+        "claude-code": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+        "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
+        "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"},
+    }[harness]
     assert core <= seen, core - seen
     if harness != "opencode":
         assert capture["catalog"]["host_listed"], "the host did not list its events"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hosts_support import REPO
 
 from generator.catalog import Catalog, dump, extract, find_catalog
 from generator.catalog.jsexpr import parse_expression
 from generator.cli import main
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
-from hosts_support import REPO
 
 # --- the readers ----------------------------------------------------------------------------------
 
@@ -32,7 +32,7 @@ def test_js_expressions_with_regex_templates_arrows_and_functions():
 
 
 BUNDLE = (
-    'var p=(e)=>e,B=p(()=>u({session_id:r(),cwd:r(),agent_id:r().optional()})),'
+    "var p=(e)=>e,B=p(()=>u({session_id:r(),cwd:r(),agent_id:r().optional()})),"
     'T=p(()=>B().and(u({hook_event_name:P("PreToolUse"),tool_name:r(),tool_input:de(),tool_use_id:r()}))),'
     'N=p(()=>B().and(u({hook_event_name:P("Notice"),message:r(),when:v().optional()}))),'
     'S=p(()=>B().and(u({hook_event_name:P("Stop"),stop_hook_active:I()}))),'
@@ -64,35 +64,60 @@ def test_claude_reader_understands_minified_zod(tmp_path):
     assert pre.input["tool_input"]["type"] == "unknown"
     assert cat.event("Stop").input["stop_hook_active"]["type"] == "boolean"
     assert cat.event("PostToolUse").input["duration_ms"] == {"required": False, "type": "number"}
-    assert pre.decisions() == {"deny": ["hookSpecificOutput.permissionDecision"],
-                               "ask": ["hookSpecificOutput.permissionDecision"], "block": ["decision"]}
+    assert pre.decisions() == {
+        "deny": ["hookSpecificOutput.permissionDecision"],
+        "ask": ["hookSpecificOutput.permissionDecision"],
+        "block": ["decision"],
+    }
     assert "deny" not in cat.event("Notice").decisions()
-    assert cat.identity_fields("Notice") == {"session_id": True, "cwd": True, "agent_id": False,
-                                             "hook_event_name": True, "message": True, "when": False}
+    assert cat.identity_fields("Notice") == {
+        "session_id": True,
+        "cwd": True,
+        "agent_id": False,
+        "hook_event_name": True,
+        "message": True,
+        "when": False,
+    }
     (source,) = doc["sources"]
     assert source["file"] == "claude" and len(source["sha256"]) == 64
     assert "description" not in json.dumps(doc)  # structure only, never upstream prose
 
 
 CODEX_SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#", "title": "pre-tool-use.command.input", "type": "object",
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "pre-tool-use.command.input",
+    "type": "object",
     "definitions": {"NullableString": {"type": ["string", "null"]}},
-    "properties": {"hook_event_name": {"const": "PreToolUse", "type": "string"}, "session_id": {"type": "string"},
-                   "turn_id": {"type": "string"}, "transcript_path": {"$ref": "#/definitions/NullableString"},
-                   "agent_id": {"type": "string"}},
-    "required": ["hook_event_name", "session_id", "turn_id", "transcript_path"], "additionalProperties": False,
+    "properties": {
+        "hook_event_name": {"const": "PreToolUse", "type": "string"},
+        "session_id": {"type": "string"},
+        "turn_id": {"type": "string"},
+        "transcript_path": {"$ref": "#/definitions/NullableString"},
+        "agent_id": {"type": "string"},
+    },
+    "required": ["hook_event_name", "session_id", "turn_id", "transcript_path"],
+    "additionalProperties": False,
 }
 CODEX_OUT = {
-    "$schema": "http://json-schema.org/draft-07/schema#", "title": "pre-tool-use.command.output", "type": "object",
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "pre-tool-use.command.output",
+    "type": "object",
     "definitions": {"D": {"enum": ["allow", "deny"], "type": "string"}},
-    "properties": {"hookSpecificOutput": {"type": "object", "properties": {
-        "permissionDecision": {"allOf": [{"$ref": "#/definitions/D"}], "default": None}}}},
+    "properties": {
+        "hookSpecificOutput": {
+            "type": "object",
+            "properties": {"permissionDecision": {"allOf": [{"$ref": "#/definitions/D"}], "default": None}},
+        }
+    },
 }
 
 
 def test_codex_reader_reads_the_embedded_json_schemas(tmp_path):
-    binary = _exe(tmp_path / "codex", "codex-cli 9.9.9",
-                  json.dumps(CODEX_SCHEMA, indent=2) + "junk" + json.dumps(CODEX_OUT, indent=2))
+    binary = _exe(
+        tmp_path / "codex",
+        "codex-cli 9.9.9",
+        json.dumps(CODEX_SCHEMA, indent=2) + "junk" + json.dumps(CODEX_OUT, indent=2),
+    )
     cat = Catalog(extract("codex", "9.9.9", binary=binary))
     assert cat.names == ["PreToolUse"]
     fields = cat.identity_fields("PreToolUse")
@@ -100,7 +125,7 @@ def test_codex_reader_reads_the_embedded_json_schemas(tmp_path):
     assert cat.event("PreToolUse").decisions() == {"deny": ["hookSpecificOutput.permissionDecision"]}
 
 
-PLUGIN_DTS = '''import type { Event, Permission } from "@opencode-ai/sdk";
+PLUGIN_DTS = """import type { Event, Permission } from "@opencode-ai/sdk";
 export interface Hooks {
     event?: (input: { event: Event; }) => Promise<void>;
     config?: (input: any) => Promise<void>;
@@ -109,27 +134,30 @@ export interface Hooks {
 output: { args: any; }) => Promise<void>;
     "permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) => Promise<void>;
 }
-'''
-SDK_DTS = '''export type Permission = { id: string; sessionID: string; callID?: string; };
+"""
+SDK_DTS = """export type Permission = { id: string; sessionID: string; callID?: string; };
 export type EventSessionIdle = { type: "session.idle"; properties: { sessionID: string; }; };
 export type EventThing = { id?: string; type: "thing.done"; properties: { info: { sessionID: string; }; }; };
 export type Event = EventSessionIdle | EventThing;
-'''
-SDK_V2_DTS = '''export type Event = { id: string; type: "session.idle"; properties: { sessionID: string; }; };
-'''
+"""
+SDK_V2_DTS = """export type Event = { id: string; type: "session.idle"; properties: { sessionID: string; }; };
+"""
 #: The SDK's package.json as 1.x ships it, trimmed to what type resolution reads.
 SDK_EXPORTS = {".": {"types": "./dist/index.d.ts"}, "./v2": {"types": "./dist/v2/index.d.ts"}}
 
 
-def opencode_install(root: Path, version: str, plugin: str = PLUGIN_DTS, sdk: str = SDK_DTS,
-                     sdk_v2: str = SDK_V2_DTS) -> Path:
+def opencode_install(
+    root: Path, version: str, plugin: str = PLUGIN_DTS, sdk: str = SDK_DTS, sdk_v2: str = SDK_V2_DTS
+) -> Path:
     """A stand-in npm install of OpenCode ``version`` in the layout 1.x ships (plugin, SDK v1 and v2 typings)."""
     nm = root / "node_modules"
-    for rel, text in (("@opencode-ai/plugin/dist/index.d.ts", plugin),
-                      ("@opencode-ai/sdk/dist/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
-                      ("@opencode-ai/sdk/dist/gen/types.gen.d.ts", sdk),
-                      ("@opencode-ai/sdk/dist/v2/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
-                      ("@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts", sdk_v2)):
+    for rel, text in (
+        ("@opencode-ai/plugin/dist/index.d.ts", plugin),
+        ("@opencode-ai/sdk/dist/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
+        ("@opencode-ai/sdk/dist/gen/types.gen.d.ts", sdk),
+        ("@opencode-ai/sdk/dist/v2/index.d.ts", 'export * from "./gen/types.gen.js";\n'),
+        ("@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts", sdk_v2),
+    ):
         (nm / rel).parent.mkdir(parents=True, exist_ok=True)
         (nm / rel).write_text(text)
     for pkg in ("@opencode-ai/plugin", "@opencode-ai/sdk", "opencode-ai", "opencode-linux-x64"):
@@ -189,6 +217,7 @@ def test_extract_of_something_else_says_so_and_writes_nothing(tmp_path):
 
 
 # --- the real packages ----------------------------------------------------------------------------
+
 
 @pytest.mark.real_host
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from hosts_support import REPO
 
 from generator.evolve.captured import load_capture
 from generator.evolve.evidence import contract_evidence
-from generator.runtime.tables import resolve
-from generator.profile.loader import load_project
 from generator.hosts.codex import ACCEPTED_EVENTS
-from hosts_support import REPO
+from generator.profile.loader import load_project
+from generator.runtime.tables import resolve
 
 #: Every contract with a capture of its own version (found, never listed by hand).
-CAPTURED = sorted(p.parent.name for p in (REPO / "captures").glob("*/capture.json")
-                  if (REPO / "profiles" / p.parent.name).is_dir())
+CAPTURED = sorted(
+    p.parent.name for p in (REPO / "captures").glob("*/capture.json") if (REPO / "profiles" / p.parent.name).is_dir()
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +82,9 @@ def test_diff_of_consecutive_committed_contracts_is_reviewable(pasture, contract
     by_harness: dict[str, list] = {}
     for contract in sorted(contracts.values(), key=lambda c: (c.harness.value, c.version)):
         by_harness.setdefault(contract.harness.value, []).append(contract)
-    pairs = [(a, b) for chain in by_harness.values() for a, b in zip(chain, chain[1:], strict=False)
-             if b.id in CAPTURED]
+    pairs = [
+        (a, b) for chain in by_harness.values() for a, b in zip(chain, chain[1:], strict=False) if b.id in CAPTURED
+    ]
     assert pairs
     for a, b in pairs:
         result = pasture("--root", REPO, "diff", a.id, b.id)

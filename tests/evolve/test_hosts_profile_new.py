@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 import yaml
+from hosts_support import decision_output, field, write_capture, write_catalog
 
 from generator.profile.loader import load_project
 from generator.profile.vocab import EventSemantic, FailureMode, ResponseCapability
-from hosts_support import decision_output, field, write_capture, write_catalog
 
 SESSION = {"session_id": "<uuid-1>", "hook_event_name": "X"}
 PRE = {**SESSION, "tool_use_id": "<fake-id-1>", "tool_name": "Bash"}
@@ -19,33 +19,76 @@ NEW_GATE_INPUT = {"session_id": field(), "tool_use_id": field(), "tool_name": fi
 
 
 def _claude(project, *, exit2_held=True, deny_held=True, stop_held=True, gate_held=True):
-    write_catalog(project, "claude-code", "2.1.400", like="claude-code@2.1.261", drop=("Setup",), add={
-        # an observation: nothing in its output refuses
-        "BrandNewEvent": {"input": {"session_id": field(), "agent_id": field(False)}, "output": {}},
-        # pre-action, and its output offers deny: a gate; a scenario refuses it below
-        "PreShinyThing": {"input": NEW_GATE_INPUT, "output": decision_output("PreShinyThing", ["allow", "deny"])},
-        # a gate no scenario triggers: its blocking waits for evidence
-        "PreUntested": {"input": {"session_id": field()}, "output": decision_output("PreUntested", ["deny", "ask"])},
-    })
+    write_catalog(
+        project,
+        "claude-code",
+        "2.1.400",
+        like="claude-code@2.1.261",
+        drop=("Setup",),
+        add={
+            # an observation: nothing in its output refuses
+            "BrandNewEvent": {"input": {"session_id": field(), "agent_id": field(False)}, "output": {}},
+            # pre-action, and its output offers deny: a gate; a scenario refuses it below
+            "PreShinyThing": {"input": NEW_GATE_INPUT, "output": decision_output("PreShinyThing", ["allow", "deny"])},
+            # a gate no scenario triggers: its blocking waits for evidence
+            "PreUntested": {
+                "input": {"session_id": field()},
+                "output": decision_output("PreUntested", ["deny", "ask"]),
+            },
+        },
+    )
     display = {**SESSION, "turn_id": "<uuid-2>", "message_id": "<uuid-3>"}
-    return write_capture(project, "claude-code", "2.1.400", [
-        {"name": "allow", "events": {"PreToolUse": [PRE], "PostToolUse": [PRE], "MessageDisplay": [display],
-                                     "SessionStart": [{"hook_event_name": "SessionStart"}],
-                                     "BrandNewEvent": [{**SESSION, "agent_id": "<uuid-4>"}]}},
-        {"name": "pre-tool-use-exit-2", "channel": "exit-2", "refused_event": "PreToolUse", "held": exit2_held,
-         "events": {"PreToolUse": [PRE]}},
-        {"name": "pre-tool-use-json-deny", "channel": "json-deny", "refused_event": "PreToolUse",
-         "held": deny_held, "events": {"PreToolUse": [PRE]}},
-        {"name": "stop-exit-2", "channel": "exit-2", "refused_event": "Stop", "held": stop_held,
-         "events": {"Stop": [SESSION, SESSION]}},
-        {"name": "pre-shiny-thing-exit-2", "channel": "exit-2", "refused_event": "PreShinyThing", "held": gate_held,
-         "events": {"PreShinyThing": [PRE]}},
-    ])
+    return write_capture(
+        project,
+        "claude-code",
+        "2.1.400",
+        [
+            {
+                "name": "allow",
+                "events": {
+                    "PreToolUse": [PRE],
+                    "PostToolUse": [PRE],
+                    "MessageDisplay": [display],
+                    "SessionStart": [{"hook_event_name": "SessionStart"}],
+                    "BrandNewEvent": [{**SESSION, "agent_id": "<uuid-4>"}],
+                },
+            },
+            {
+                "name": "pre-tool-use-exit-2",
+                "channel": "exit-2",
+                "refused_event": "PreToolUse",
+                "held": exit2_held,
+                "events": {"PreToolUse": [PRE]},
+            },
+            {
+                "name": "pre-tool-use-json-deny",
+                "channel": "json-deny",
+                "refused_event": "PreToolUse",
+                "held": deny_held,
+                "events": {"PreToolUse": [PRE]},
+            },
+            {
+                "name": "stop-exit-2",
+                "channel": "exit-2",
+                "refused_event": "Stop",
+                "held": stop_held,
+                "events": {"Stop": [SESSION, SESSION]},
+            },
+            {
+                "name": "pre-shiny-thing-exit-2",
+                "channel": "exit-2",
+                "refused_event": "PreShinyThing",
+                "held": gate_held,
+                "events": {"PreShinyThing": [PRE]},
+            },
+        ],
+    )
 
 
 def _new(pasture, project, *extra):
-    return pasture("--root", project, "profile", "new", "claude-code", "2.1.400", "--from", "claude-code@2.1.261",
-                   *extra)
+    return pasture(
+        "--root", project, "profile", "new", "claude-code", "2.1.400", "--from", "claude-code@2.1.261", *extra
+    )
 
 
 def _rows(project, contract="claude-code@2.1.400"):
@@ -82,8 +125,11 @@ def test_new_events_are_classified_from_the_catalog(pasture, project):
     report = json.loads(result.stdout)
     rows = _rows(project)
     new = rows["BrandNewEvent"]
-    assert (new.semantic, new.blocking.value, new.failure) == (EventSemantic.OBSERVATION, "nonblocking",
-                                                               FailureMode.REPORT_AND_CONTINUE)
+    assert (new.semantic, new.blocking.value, new.failure) == (
+        EventSemantic.OBSERVATION,
+        "nonblocking",
+        FailureMode.REPORT_AND_CONTINUE,
+    )
     assert [(i.field, i.required) for i in new.identities] == [("session_id", True), ("agent_id", False)]
     # A pre-action event whose output offers a decision is a gate, never an observation, and it
     # blocks because the capture shows its refusal holding on this version.
@@ -147,7 +193,8 @@ def test_capture_must_match_and_live_in_the_project(pasture, project, tmp_path):
     write_capture(project, "claude-code", "2.1.400", [{"name": "allow", "events": {}}])
     capture = project / "captures" / "claude-code@2.1.400"
     (capture / "capture.json").write_text(
-        (capture / "capture.json").read_text().replace('"host_version": "2.1.400"', '"host_version": "2.1.401"'))
+        (capture / "capture.json").read_text().replace('"host_version": "2.1.400"', '"host_version": "2.1.401"')
+    )
     mismatch = _new(pasture, project)
     assert mismatch.exit_code == 2 and "not claude-code 2.1.400" in mismatch.stderr
     outside = write_capture(tmp_path / "elsewhere", "claude-code", "2.1.400", [{"name": "allow", "events": {}}])
@@ -180,20 +227,50 @@ def test_without_a_catalog_new_events_come_from_the_capture_and_the_profile_is_r
 
 
 def test_opencode_bus_events_named_hooks_and_the_config_hook(pasture, project):
-    write_catalog(project, "opencode", "1.18.40", like="opencode@1.18.29", add={
-        "brand.new": {"kind": "bus", "input": {"type": field(True, "literal", ["brand.new"]), "properties": {
-            "required": True, "type": "object", "fields": {"sessionID": field()}}}},
-        "thing.before": {"input": {"sessionID": field()}, "output": {"args": field(True, "unknown")},
-                         "host_calls": 1},
-    })
+    write_catalog(
+        project,
+        "opencode",
+        "1.18.40",
+        like="opencode@1.18.29",
+        add={
+            "brand.new": {
+                "kind": "bus",
+                "input": {
+                    "type": field(True, "literal", ["brand.new"]),
+                    "properties": {"required": True, "type": "object", "fields": {"sessionID": field()}},
+                },
+            },
+            "thing.before": {
+                "input": {"sessionID": field()},
+                "output": {"args": field(True, "unknown")},
+                "host_calls": 1,
+            },
+        },
+    )
     bus_payload = {"id": "<evt-1>", "type": "brand.new", "properties": {"sessionID": "<ses-1>"}}
-    write_capture(project, "opencode", "1.18.40", [
-        {"name": "allow", "events": {"brand.new": [bus_payload], "config": [{"input": {"provider": {}}}],
-                                     "tool.execute.before": [{"input": {"sessionID": "<ses-1>", "callID": "c"},
-                                                              "output": {"args": {}}}]}},
-        {"name": "tool-execute-before-throw", "channel": "throw", "refused_event": "tool.execute.before",
-         "held": True, "events": {"tool.execute.before": [{"input": {"sessionID": "<ses-1>", "callID": "c"}}]}},
-    ], bus=["brand.new"])
+    write_capture(
+        project,
+        "opencode",
+        "1.18.40",
+        [
+            {
+                "name": "allow",
+                "events": {
+                    "brand.new": [bus_payload],
+                    "config": [{"input": {"provider": {}}}],
+                    "tool.execute.before": [{"input": {"sessionID": "<ses-1>", "callID": "c"}, "output": {"args": {}}}],
+                },
+            },
+            {
+                "name": "tool-execute-before-throw",
+                "channel": "throw",
+                "refused_event": "tool.execute.before",
+                "held": True,
+                "events": {"tool.execute.before": [{"input": {"sessionID": "<ses-1>", "callID": "c"}}]},
+            },
+        ],
+        bus=["brand.new"],
+    )
     result = pasture("--root", project, "profile", "new", "opencode", "1.18.40", "--from", "opencode@1.18.29", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)

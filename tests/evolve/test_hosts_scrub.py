@@ -13,8 +13,13 @@ RUN_B = Path("/tmp/pasture-capture-bbbbbbbb/allow")
 def _scrubber(run: Path, **kw) -> Scrubber:
     kw.setdefault("user", "alice")
     kw.setdefault("hostname", "buildbox-17")
-    return Scrubber(run, host_binary=Path("/opt/hosts/bin/claude"), repo_root=Path("/work/checkout"),
-                    python="/usr/local/bin/python3.11", **kw)
+    return Scrubber(
+        run,
+        host_binary=Path("/opt/hosts/bin/claude"),
+        repo_root=Path("/work/checkout"),
+        python="/usr/local/bin/python3.11",
+        **kw,
+    )
 
 
 def _payload(run: Path, session: str, call: str, port: int, when: str, ms: int) -> dict:
@@ -43,16 +48,40 @@ def _payload(run: Path, session: str, call: str, port: int, when: str, ms: int) 
 
 
 def test_two_runs_with_different_volatile_values_scrub_to_the_same_document():
-    a = _scrubber(RUN_A).scrub(_payload(RUN_A, "8b6a8155-bdb5-4015-9ca8-aea1060d55b1", "toolu_pasture000100", 40123,
-                                        "2026-11-30T09:28:32.967Z", 1796030912967))
-    b = _scrubber(RUN_B).scrub(_payload(RUN_B, "01a22bc8-ace4-70b1-bf78-a21733e30f41", "toolu_pasture000300", 51234,
-                                        "2027-01-02T10:00:00.001Z", 1796039999999))
+    a = _scrubber(RUN_A).scrub(
+        _payload(
+            RUN_A,
+            "8b6a8155-bdb5-4015-9ca8-aea1060d55b1",
+            "toolu_pasture000100",
+            40123,
+            "2026-11-30T09:28:32.967Z",
+            1796030912967,
+        )
+    )
+    b = _scrubber(RUN_B).scrub(
+        _payload(
+            RUN_B,
+            "01a22bc8-ace4-70b1-bf78-a21733e30f41",
+            "toolu_pasture000300",
+            51234,
+            "2027-01-02T10:00:00.001Z",
+            1796039999999,
+        )
+    )
     assert a == b
 
 
 def test_each_rule():
-    out = _scrubber(RUN_A).scrub(_payload(RUN_A, "8b6a8155-bdb5-4015-9ca8-aea1060d55b1", "toolu_pasture000100",
-                                          40123, "2026-11-30T09:28:32.967Z", 1796030912967))
+    out = _scrubber(RUN_A).scrub(
+        _payload(
+            RUN_A,
+            "8b6a8155-bdb5-4015-9ca8-aea1060d55b1",
+            "toolu_pasture000100",
+            40123,
+            "2026-11-30T09:28:32.967Z",
+            1796030912967,
+        )
+    )
     assert out["session_id"] == "<uuid-1>"
     assert out["transcript_path"] == "$RUN/home/.claude/projects/$RUN_SLUG-project/<uuid-1>.jsonl"
     assert out["cwd"] == "$RUN/project"
@@ -63,8 +92,7 @@ def test_each_rule():
     assert out["duration_ms"] == "<time>"
     assert out["tokens"] == {"input": "<count>", "cache": {"read": "<count>"}}
     assert out["pid"] == "<pid>"
-    assert out["env"] == {"CLAUDE_PID": "<pid>",
-                          "CLAUDE_CODE_MESSAGING_SOCKET": "$RUN/xdg-runtime/cc-socks/<pid>.sock"}
+    assert out["env"] == {"CLAUDE_PID": "<pid>", "CLAUDE_CODE_MESSAGING_SOCKET": "$RUN/xdg-runtime/cc-socks/<pid>.sock"}
     assert out["command"] == "$PYTHON $RUN/pasture_recorder.py --log $RUN/hooks.jsonl"
     assert out["binary"] == "$HOST_BIN"
     assert out["package"] == "$REPO/.cache/npm/x/node_modules/@openai/codex"
@@ -93,13 +121,19 @@ def test_path_literals_only_replace_whole_path_starts():
 def test_opencode_ids_codex_rollouts_and_tool_output_lines():
     s = _scrubber(RUN_A)
     assert s.text("ses_dd4372639ffede2yQXC7qXt7rz msg_22bc8e26500132c0A253B4pE8R") == "<ses-1> <msg-1>"
-    assert (s.text("sessions/2026/11/30/rollout-2026-11-30T09-33-28-01a22bc8-ace4-70b1-bf78-a21733e30f41.jsonl")
-            == "sessions/<date>/rollout-<timestamp>-<uuid-1>.jsonl")
-    assert (s.text("Chunk ID: 2eae46\nWall time: 0.0012 seconds\n<total_tokens>14977689 tokens left</total_tokens>")
-            == "Chunk ID: <chunk-id>\nWall time: <seconds> seconds\n<total_tokens><count> tokens left</total_tokens>")
+    assert (
+        s.text("sessions/2026/11/30/rollout-2026-11-30T09-33-28-01a22bc8-ace4-70b1-bf78-a21733e30f41.jsonl")
+        == "sessions/<date>/rollout-<timestamp>-<uuid-1>.jsonl"
+    )
+    assert (
+        s.text("Chunk ID: 2eae46\nWall time: 0.0012 seconds\n<total_tokens>14977689 tokens left</total_tokens>")
+        == "Chunk ID: <chunk-id>\nWall time: <seconds> seconds\n<total_tokens><count> tokens left</total_tokens>"
+    )
     assert s.text("Today's date: Sun Nov 30 2026.") == "Today's date: <date>."
     assert s.scrub({"slug": "cosmic-rocket", "snapshot": "f05807170a225066aee68b595bdfdc119daf9045"}) == {
-        "slug": "<slug>", "snapshot": "<sha1-1>"}
+        "slug": "<slug>",
+        "snapshot": "<sha1-1>",
+    }
 
 
 def test_long_strings_keep_a_head_and_a_digest():

@@ -6,12 +6,12 @@ import json
 import os
 
 import pytest
+from hosts_support import REPO, fake_host
 
 from generator.evolve import status as st
-from generator.runtime.tables import resolve as runtime_resolve
 from generator.profile.loader import load_project
 from generator.profile.versions import HostVersion
-from hosts_support import REPO, fake_host
+from generator.runtime.tables import resolve as runtime_resolve
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +19,25 @@ def contracts():
     return load_project(REPO)
 
 
-@pytest.mark.parametrize("harness,version", [
-    ("claude-code", "2.1.261"), ("claude-code", "2.1.300"), ("claude-code", "2.1.328"), ("claude-code", "9.0.0"),
-    ("claude-code", "2.1.0"), ("codex", "0.153.0"), ("codex", "0.171.0"), ("codex", "0.171.1-alpha.1"),
-    ("opencode", "1.18.29"), ("opencode", "1.18.33"), ("opencode", "1.19.0"), ("opencode", "2.0.20"),
-    ("opencode", "2.1.0"), ("opencode", "1.0.0"),
-])
+@pytest.mark.parametrize(
+    "harness,version",
+    [
+        ("claude-code", "2.1.261"),
+        ("claude-code", "2.1.300"),
+        ("claude-code", "2.1.328"),
+        ("claude-code", "9.0.0"),
+        ("claude-code", "2.1.0"),
+        ("codex", "0.153.0"),
+        ("codex", "0.171.0"),
+        ("codex", "0.171.1-alpha.1"),
+        ("opencode", "1.18.29"),
+        ("opencode", "1.18.33"),
+        ("opencode", "1.19.0"),
+        ("opencode", "2.0.20"),
+        ("opencode", "2.1.0"),
+        ("opencode", "1.0.0"),
+    ],
+)
 def test_resolution_agrees_with_the_hook_runtime(contracts, harness, version):
     ours = st.resolve(contracts, harness, version).winner
     theirs = runtime_resolve(harness, version, "x").contract
@@ -76,15 +89,15 @@ def test_status_reports_a_binary_whose_version_cannot_be_read(pasture, project, 
     assert result.exit_code == 1
     (entry,) = json.loads(result.stdout)["hosts"]
     assert entry["version"] is None and "cannot read its version" in entry["error"]
-    missing = pasture("--root", project, "host", "status", "--opencode-bin", tmp_path / "nope",
-                      env=no_hosts_on_path)
+    missing = pasture("--root", project, "host", "status", "--opencode-bin", tmp_path / "nope", env=no_hosts_on_path)
     assert "does not exist" in missing.stdout
 
 
 def test_closest_contract_is_the_newest_recorded_below(contracts):
     v = HostVersion.parse
-    newest_1x = max((c for c in contracts if c.harness.value == "opencode" and c.version.major == 1),
-                    key=lambda c: c.version)
+    newest_1x = max(
+        (c for c in contracts if c.harness.value == "opencode" and c.version.major == 1), key=lambda c: c.version
+    )
     assert st.closest_contract(contracts, "opencode", "1.19.0") is newest_1x
     assert st.closest_contract(contracts, "opencode", "2.1.0").id == "opencode@2.0.20"
     oldest_codex = min((c for c in contracts if c.harness.value == "codex"), key=lambda c: c.version)

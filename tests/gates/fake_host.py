@@ -24,8 +24,11 @@ def main() -> int:
         with open(log_path, encoding="utf-8") as fh:
             runs = sum(1 for _ in fh)
     with open(log_path, "a", encoding="utf-8") as fh:
-        env = {k: v for k, v in os.environ.items()
-               if k.startswith(("PASTURE_T_", "PASTURE_AGENT_GATE", "IS_SANDBOX", "XDG_DATA_HOME", "AGENTFIELD_"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k.startswith(("PASTURE_T_", "PASTURE_AGENT_GATE", "IS_SANDBOX", "XDG_DATA_HOME", "AGENTFIELD_"))
+        }
         fh.write(json.dumps({"kind": kind, "argv": argv, "cwd": os.getcwd(), "prompt": prompt, "env": env}) + "\n")
     with open(os.environ["FAKE_HOST_PLAN"], encoding="utf-8") as fh:
         plan = json.load(fh)

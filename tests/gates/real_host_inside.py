@@ -31,9 +31,9 @@ import traceback
 from pathlib import Path
 
 from generator.hostenv import FakeModelServer, Script, Turn, launcher_for
-from generator.hosts import RunContext, RunLayout
 from generator.hostenv.netns import bring_loopback_up, network_interfaces
 from generator.hostenv.runner import base_host_env
+from generator.hosts import RunContext, RunLayout
 
 
 def _harness(spec, layout, launcher, fake, env, binary):
@@ -68,7 +68,7 @@ def _harness(spec, layout, launcher, fake, env, binary):
     return out
 
 
-GATE_HOOK = r'''
+GATE_HOOK = r"""
 import json, sys
 from generator.gates import ai_gate_decide, AIGateError
 envelope = {"event": "PreToolUse", "host": "claude-code", "payload": json.load(sys.stdin)}
@@ -82,26 +82,42 @@ with open(sys.argv[1], "a") as log:
 if decision["decision"] == "deny":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                       "permissionDecision": "deny", "permissionDecisionReason": decision["reason"]}}))
-'''
+"""
 
 
 def _gate(spec, layout, launcher, fake, env, binary, ctx):
-    from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
+    from generator.hostenv.fake_models import ChatReply as Reply
+    from generator.hostenv.fake_models import FakeChatServer
 
     gate_log = layout.root / "gate-decisions.jsonl"
     hook = layout.root / "gate_hook.py"
     hook.write_text(GATE_HOOK)
     with FakeChatServer([Reply.json(spec["gate_answer"], usage={"cost": 0.003})]) as chat:
-        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": f"{sys.executable} {hook} {gate_log}", "timeout": 60}]}]}}
+        settings = {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [{"type": "command", "command": f"{sys.executable} {hook} {gate_log}", "timeout": 60}],
+                    }
+                ]
+            }
+        }
         (layout.project / ".claude").mkdir(exist_ok=True)
         (layout.project / ".claude" / "settings.json").write_text(json.dumps(settings))
         env = dict(env)
         env["PASTURE_AI_BASE_URL"] = chat.base_url
         env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
         argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
-        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=spec["timeout"] + 30)
+        proc = subprocess.run(
+            argv,
+            cwd=layout.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=spec["timeout"] + 30,
+        )
         gate_requests = chat.chat_requests
     records = [json.loads(line) for line in gate_log.read_text().splitlines()] if gate_log.exists() else []
     return {
@@ -117,26 +133,38 @@ def _gate(spec, layout, launcher, fake, env, binary, ctx):
 
 def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
     """The AI gate consulted by pasture's own runtime through our generated Claude adapter."""
-    from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
+    from generator.hostenv.fake_models import ChatReply as Reply
+    from generator.hostenv.fake_models import FakeChatServer
 
     repo = Path(spec["repo"])
     wrapper = layout.root / "pasture-bin"
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m generator.entry \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m generator.entry "$@"\n')
     wrapper.chmod(0o755)
     journal = layout.root / "journal.sqlite3"
     with FakeChatServer([Reply.json(spec["gate_answer"], usage={"cost": 0.003})]) as chat:
         policy = layout.root / "policy.toml"
-        policy.write_text(f'[gate]\nkind = "ai"\nevents = ["PreToolUse"]\nmodel = "gate/model"\ntimeout = 20\n'
-                          f'base_url = {json.dumps(chat.base_url)}\n')
+        policy.write_text(
+            f'[gate]\nkind = "ai"\nevents = ["PreToolUse"]\nmodel = "gate/model"\ntimeout = 20\n'
+            f"base_url = {json.dumps(chat.base_url)}\n"
+        )
         (layout.project / ".claude").mkdir(exist_ok=True)
         (layout.project / ".claude" / "settings.json").write_text(
-            (repo / "generated" / "claude-code@2.1.261" / "settings.json").read_text())
+            (repo / "generated" / "claude-code@2.1.261" / "settings.json").read_text()
+        )
         env = dict(env)
-        env.update(PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal),
-                   PYTHONPATH=str(repo))
+        env.update(
+            PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal), PYTHONPATH=str(repo)
+        )
         argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
-        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=spec["timeout"] + 30)
+        proc = subprocess.run(
+            argv,
+            cwd=layout.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=spec["timeout"] + 30,
+        )
         gate_requests = chat.chat_requests
     from generator.journal.db import query
 
@@ -155,9 +183,12 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
     """Real outer host -> our adapter -> `pasture hook lifecycle` -> [gate] kind "agent" -> real judge host."""
     repo = Path(spec["repo"])
     judge_launcher = launcher_for(spec["judge"])
-    judge_fake = FakeModelServer(judge_launcher.wire_protocol,
-                                 Script.of(Turn.reply(spec["judge_answer"]), final_text=spec["judge_answer"]),
-                                 log_path=layout.root / "judge-requests.jsonl", deadline=spec["timeout"] * 3).start()
+    judge_fake = FakeModelServer(
+        judge_launcher.wire_protocol,
+        Script.of(Turn.reply(spec["judge_answer"]), final_text=spec["judge_answer"]),
+        log_path=layout.root / "judge-requests.jsonl",
+        deadline=spec["timeout"] * 3,
+    ).start()
     try:
         judge_ctx = RunContext(layout, Path(spec["judge_binary"]), judge_fake.url, "", judge_launcher.options(None))
         env = dict(env)
@@ -167,13 +198,15 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         judge_ctx.env = env
         judge_launcher.prepare(judge_ctx)
         wrapper = layout.root / "pasture-bin"
-        wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -m generator.entry \"$@\"\n")
+        wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m generator.entry "$@"\n')
         wrapper.chmod(0o755)
         journal = layout.root / "journal.sqlite3"
         policy = layout.root / "policy.toml"
-        policy.write_text(f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\n'
-                          f'binary = {json.dumps(spec["judge_binary"])}\nmodel = {json.dumps(spec["judge_model"])}\n'
-                          f'events = [{json.dumps(spec["pre_event"])}]\n')
+        policy.write_text(
+            f'[gate]\nkind = "agent"\nhost = "{spec["judge"]}"\n'
+            f"binary = {json.dumps(spec['judge_binary'])}\nmodel = {json.dumps(spec['judge_model'])}\n"
+            f"events = [{json.dumps(spec['pre_event'])}]\n"
+        )
         adapter = repo / "generated" / spec["adapter"]
         if spec["host"] == "claude-code":
             (layout.project / ".claude").mkdir(exist_ok=True)
@@ -184,14 +217,27 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         else:  # OpenCode: the plugin starts one `$PASTURE_BIN hook serve`
             (layout.project / ".opencode" / "plugins").mkdir(parents=True, exist_ok=True)
             (layout.project / ".opencode" / "plugins" / "pasture-lifecycle.ts").write_text(
-                (adapter / "pasture-lifecycle.ts").read_text())
-        env.update(PASTURE_BIN=str(wrapper), PASTURE_POLICY=str(policy), PASTURE_JOURNAL=str(journal),
-                   PASTURE_MANAGED_POLICY=str(layout.root / "managed" / "policy.toml"),
-                   PASTURE_TRUST_STORE=str(layout.root / "state" / "trust.json"),
-                   PASTURE_CACHE_DIR=str(layout.root / "pasture-cache"), PYTHONPATH=str(repo))
+                (adapter / "pasture-lifecycle.ts").read_text()
+            )
+        env.update(
+            PASTURE_BIN=str(wrapper),
+            PASTURE_POLICY=str(policy),
+            PASTURE_JOURNAL=str(journal),
+            PASTURE_MANAGED_POLICY=str(layout.root / "managed" / "policy.toml"),
+            PASTURE_TRUST_STORE=str(layout.root / "state" / "trust.json"),
+            PASTURE_CACHE_DIR=str(layout.root / "pasture-cache"),
+            PYTHONPATH=str(repo),
+        )
         argv = ["timeout", "-k", "5", str(int(spec["timeout"])), *launcher.argv(ctx)]
-        proc = subprocess.run(argv, cwd=layout.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=spec["timeout"] + 30)
+        proc = subprocess.run(
+            argv,
+            cwd=layout.project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=spec["timeout"] + 30,
+        )
     finally:
         judge_fake.stop("done")
     from generator.journal.db import query
@@ -219,12 +265,20 @@ def main(spec_path: str) -> int:
             result["interfaces"] = network_interfaces()
         launcher = launcher_for(spec["host"])
         turns = [Turn.from_dict(t) for t in spec["turns"]]
-        fake = FakeModelServer(launcher.wire_protocol, Script.of(*turns, final_text="Nothing left to do."),
-                               log_path=layout.root / "fake-requests.jsonl", deadline=spec["timeout"] * 3).start()
+        fake = FakeModelServer(
+            launcher.wire_protocol,
+            Script.of(*turns, final_text="Nothing left to do."),
+            log_path=layout.root / "fake-requests.jsonl",
+            deadline=spec["timeout"] * 3,
+        ).start()
         binary = Path(spec["binary"])
-        ctx = RunContext(layout, binary, fake.url,
-                         spec.get("host_prompt", "Create the pasture probe file, then report."),
-                         launcher.options(spec.get("options")))
+        ctx = RunContext(
+            layout,
+            binary,
+            fake.url,
+            spec.get("host_prompt", "Create the pasture probe file, then report."),
+            launcher.options(spec.get("options")),
+        )
         env = base_host_env(layout, spec["caller_env"])
         env.update(launcher.env(ctx))
         ctx.env = env

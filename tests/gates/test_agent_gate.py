@@ -22,8 +22,8 @@ from generator.gates.agent import DEFAULT_INSTRUCTIONS, judge_task
 from generator.gates.agents import HOSTS
 from generator.gates.gate import DECISION_CONTRACT, GateDecision
 from generator.gates.prompts import build_schema_retry_prompt, harness_prompt
-from generator.runtime.gatekinds import AGENT_HOSTS, KINDS
 from generator.journal.db import query
+from generator.runtime.gatekinds import AGENT_HOSTS, KINDS
 from generator.runtime.lifecycle import run
 from generator.runtime.policy import PolicyError, compile_layer
 

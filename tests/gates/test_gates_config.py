@@ -57,7 +57,12 @@ def test_field_order_and_defaults(env):
         ("max_retries", ["SEC_AF_AI_MAX_RETRIES"], "0", 0),
         ("initial_backoff_seconds", ["SEC_AF_AI_INITIAL_BACKOFF_SECONDS"], "0.5", 0.5),
         ("max_backoff_seconds", ["SEC_AF_AI_MAX_BACKOFF_SECONDS"], "30", 30.0),
-        ("opencode_server", ["SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"], "http://127.0.0.1:4096", "http://127.0.0.1:4096"),
+        (
+            "opencode_server",
+            ["SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"],
+            "http://127.0.0.1:4096",
+            "http://127.0.0.1:4096",
+        ),
         ("ai_base_url", ["PASTURE_AI_BASE_URL", "OPENAI_BASE_URL"], "http://127.0.0.1:1/v1", "http://127.0.0.1:1/v1"),
         ("ai_api_key", ["PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"], "sk-x", "sk-x"),
     ],

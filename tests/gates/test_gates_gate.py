@@ -32,7 +32,8 @@ from generator.gates.gate import (
     gate_user_prompt,
 )
 from generator.gates.openai_chat import ChatResult
-from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
+from generator.hostenv.fake_models import ChatReply as Reply
+from generator.hostenv.fake_models import FakeChatServer
 
 ENVELOPE = {
     "event": "PreToolUse",
@@ -66,8 +67,9 @@ def config_for(fake: FakeChatServer, **kw) -> EnvAIConfig:
 
 def decide(fake, policy=None, clock=None, journal=None, **cfg):
     clock = clock or FakeClock()
-    return ai_gate_decide(ENVELOPE, policy or {}, config_for(fake, **cfg), sleep=clock.sleep, clock=clock,
-                          journal=journal)
+    return ai_gate_decide(
+        ENVELOPE, policy or {}, config_for(fake, **cfg), sleep=clock.sleep, clock=clock, journal=journal
+    )
 
 
 @pytest.mark.parametrize("decision", ["proceed", "deny", "ask"])
@@ -253,8 +255,9 @@ def test_callable_from_inside_a_running_loop():
 def test_every_failure_is_an_ai_gate_error():
     for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError, AIGateConfigError):
         assert issubclass(cls, AIGateError) and issubclass(cls, AIIntegrationError)
-    kinds = {cls.kind for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError,
-                                  AIGateConfigError)}
+    kinds = {
+        cls.kind for cls in (AIGateTimeout, AIGateExhausted, AIGateInvalidOutput, AIGateBackendError, AIGateConfigError)
+    }
     assert len(kinds) == 5
 
 
@@ -272,8 +275,9 @@ class ScriptedApp:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.sampled_from(["proceed", "deny", "ask"]),
-    lambda inner: (st.lists(inner, max_size=3)
-                   | st.dictionaries(st.sampled_from(["decision", "reason", "x"]), inner, max_size=3)),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["decision", "reason", "x"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 

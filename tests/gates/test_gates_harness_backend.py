@@ -15,18 +15,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from gates_models import CWEExpansion
+
 from generator.gates import (
-    EnvAIConfig,
     AIIntegrationError,
+    EnvAIConfig,
     HarnessWrapper,
     HostHarnessBackend,
     build_schema_retry_prompt,
     harness_prompt,
 )
-from generator.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
 from generator.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
+from generator.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 VALID = {"additional_cwes": ["CWE-918"], "rationale": "ssrf"}
@@ -188,8 +188,9 @@ def test_claude_command():
 
 
 def test_codex_command():
-    run = HOSTS["codex"].command(request(max_turns=50, max_budget_usd=1.0, project_dir="/repo",
-                                         extra_args=("-c", "x=1")))
+    run = HOSTS["codex"].command(
+        request(max_turns=50, max_budget_usd=1.0, project_dir="/repo", extra_args=("-c", "x=1"))
+    )
     assert run.argv == ["BIN", "exec", "--json", "--skip-git-repo-check", "-C", "/w", "-o", "/s/codex-last-message.txt",
                         "-m", "m/x", "--add-dir", "/repo", "--sandbox", "workspace-write",
                         "-c", 'approval_policy="never"', "-c", "x=1"]  # fmt: skip
@@ -198,10 +199,19 @@ def test_codex_command():
 
 
 def test_opencode_command():
-    run = HOSTS["opencode"].command(request(max_turns=50, opencode_server="http://127.0.0.1:4096",
-                                            project_dir="/repo"))
-    assert run.argv == ["BIN", "run", "--format", "json", "-m", "m/x", "--attach", "http://127.0.0.1:4096",
-                        "--dir", "/w"]
+    run = HOSTS["opencode"].command(request(max_turns=50, opencode_server="http://127.0.0.1:4096", project_dir="/repo"))
+    assert run.argv == [
+        "BIN",
+        "run",
+        "--format",
+        "json",
+        "-m",
+        "m/x",
+        "--attach",
+        "http://127.0.0.1:4096",
+        "--dir",
+        "/w",
+    ]
     assert HOSTS["opencode"].command(request(bypass_permissions=True)).argv[-1] == "--auto"
 
 
@@ -210,7 +220,7 @@ def test_opencode_command():
     [
         ('{"a": 1}', {"a": 1}),
         ('Result:\n{"a": {"b": [1, 2]}} trailing', {"a": {"b": [1, 2]}}),
-        ("first {broken then {\"ok\": true}", {"ok": True}),
+        ('first {broken then {"ok": true}', {"ok": True}),
         ("no json here", None),
         ("", None),
         (None, None),

@@ -11,9 +11,9 @@ import time
 
 import pydantic
 import pytest
-
 from gates_models import SeverityClassification
-from generator.gates import AIGateWrapper, EnvAIConfig, AIIntegrationError, OpenAIChatClient, is_transient_error
+
+from generator.gates import AIGateWrapper, AIIntegrationError, EnvAIConfig, OpenAIChatClient, is_transient_error
 from generator.gates.gate import GateDecision
 from generator.gates.openai_chat import (
     ChatConnectionError,
@@ -22,7 +22,8 @@ from generator.gates.openai_chat import (
     decode_json_content,
     json_schema_response_format,
 )
-from generator.hostenv.fake_models import ChatReply as Reply, FakeChatServer
+from generator.hostenv.fake_models import ChatReply as Reply
+from generator.hostenv.fake_models import FakeChatServer
 
 SEVERITY = {"severity": "high", "confidence": 0.9, "rationale": "sqli"}
 
@@ -109,8 +110,9 @@ def test_invalid_json_output_raises():
     usage = {"prompt_tokens": 9, "completion_tokens": 4, "cost": 0.002}
     with FakeChatServer([Reply.text("Severity: high. Trust me.", usage=usage)]) as fake:
         gate = gate_for(fake, sleep)
-        with pytest.raises(AIIntegrationError,
-                           match="^AI gate returned invalid payload for schema SeverityClassification$"):
+        with pytest.raises(
+            AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"
+        ):
             invoke(gate)
         assert len(fake.chat_requests) == 1
     assert sleep.slept == []
@@ -226,7 +228,7 @@ def test_error_messages_never_carry_the_port():
     [
         ('{"a": 1}', {"a": 1}),
         ('  \n```json\n{"a": 1}\n```\n', {"a": 1}),
-        ('```\n[1, 2]\n```', [1, 2]),
+        ("```\n[1, 2]\n```", [1, 2]),
         ("not json", None),
         ("", None),
         (None, None),
@@ -245,8 +247,11 @@ def test_response_format_name_is_sanitized():
 
 def test_fake_server_runs_as_a_process(tmp_path):
     script = tmp_path / "replies.json"
-    script.write_text(json.dumps({"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}],
-                                  "default": {"content": "later"}}))
+    script.write_text(
+        json.dumps(
+            {"replies": [{"status": 503}, {"json": SEVERITY, "usage": {"cost": 0.1}}], "default": {"content": "later"}}
+        )
+    )
     port_file = tmp_path / "port"
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(

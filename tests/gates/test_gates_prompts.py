@@ -11,9 +11,9 @@ import hashlib
 import json
 
 import pytest
-
 from gates_golden import GOLDEN_DIR, golden
 from gates_models import OUR_MODELS, SEC_AF_MODELS
+
 from generator.gates import (
     PHASE_GUIDANCE,
     build_schema_retry_prompt,
@@ -24,7 +24,6 @@ from generator.gates import (
 )
 from generator.gates.gate import GateDecision, gate_system_prompt, gate_user_prompt
 from generator.gates.prompts import DEFAULT_PHASE_CONTEXT, output_path
-
 
 CWD = "/tmp/secaf-golden"
 # Trailing spaces and blank lines on purpose: the builders rstrip the task text.

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from gates_models import CWEExpansion
+
 from generator.gates import build_schema_retry_prompt, harness_prompt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,8 +36,8 @@ INSIDE = Path(__file__).resolve().parent / "real_host_inside.py"
 pytestmark = pytest.mark.real_host
 
 from generator.hostenv import Turn, host_binary, isolation_support  # noqa: E402
-from generator.hosts import RunLayout  # noqa: E402
 from generator.hostenv.netns import python_env  # noqa: E402
+from generator.hosts import RunLayout  # noqa: E402
 
 INVALID = json.dumps({"cwes": ["CWE-918"]})  # valid JSON, wrong schema
 VALID = {"additional_cwes": ["CWE-918", "CWE-611"], "rationale": "user-controlled URL reaches the fetcher"}
@@ -61,8 +61,12 @@ def _turns(host: str, project: Path) -> list[Turn]:
             Turn.tool("Write", {"file_path": path, "content": json.dumps(VALID)}),
             Turn.reply("Rewrote the analysis."),
         ]
-    return [_shell_write(INVALID), Turn.reply("Wrote the analysis."), _shell_write(json.dumps(VALID)),
-            Turn.reply("Rewrote it.")]
+    return [
+        _shell_write(INVALID),
+        Turn.reply("Wrote the analysis."),
+        _shell_write(json.dumps(VALID)),
+        Turn.reply("Rewrote it."),
+    ]
 
 
 def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, Any]:
@@ -74,24 +78,34 @@ def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, 
         "binary": str(host_binary(host, npm_bin)),
         "layout": layout.to_dict(),
         "isolation": iso.mode,
-        "caller_env": {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TZ", "USER", "LOGNAME", "SHELL")
-                       or k.startswith(("LC_", "PYENV_"))},
+        "caller_env": {
+            k: v
+            for k, v in os.environ.items()
+            if k in ("PATH", "LANG", "TZ", "USER", "LOGNAME", "SHELL") or k.startswith(("LC_", "PYENV_"))
+        },
         "timeout": 120,
         **spec,
     }
     full["turns"] = [t.to_dict() for t in spec["turns"](layout.project)]
     spec_path = layout.root / "gates-spec.json"
     spec_path.write_text(json.dumps(full, indent=2))
-    proc = subprocess.run([*iso.wrapper, sys.executable, str(INSIDE), str(spec_path)], env=python_env(),
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [*iso.wrapper, sys.executable, str(INSIDE), str(spec_path)],
+        env=python_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     result_path = layout.root / "gates-result.json"
     assert result_path.exists(), f"inside runner produced nothing (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
     result = json.loads(result_path.read_text())
     assert "crash" not in result, result["crash"]
     if iso.private_network:
         assert result.get("interfaces") == ["lo"]
-    result["fake_requests"] = [json.loads(line)
-                               for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()]
+    result["fake_requests"] = [
+        json.loads(line) for line in (layout.root / "fake-requests.jsonl").read_text().splitlines()
+    ]
     result["layout"] = layout
     return result
 
@@ -148,8 +162,9 @@ def test_ai_gate_denies_a_tool_on_claude_code(npm_bin, tmp_path):
     envelope = json.loads(user_prompt)
     assert envelope["payload"]["tool_name"] == "Bash"
     assert envelope["payload"]["tool_input"]["command"] == "echo pasture-probe > probe.txt"
-    tool_results = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
-                    if "probe files are not allowed here" in s]
+    tool_results = [
+        s for r in result["fake_requests"] for s in _strings(r.get("body")) if "probe files are not allowed here" in s
+    ]
     assert tool_results, "the model was never told about the denial"
 
 
@@ -167,12 +182,17 @@ def test_ai_gate_denies_a_tool_through_the_runtime_on_claude_code(npm_bin, tmp_p
     assert result["gate_requests"] == 1, context  # only PreToolUse is in the policy's gate events
     (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
     assert (pre["gate"], pre["decision"], pre["answer"], pre["reason"]) == (
-        "ai", "deny", "deny", "the AI gate refuses probe files")
+        "ai",
+        "deny",
+        "deny",
+        "the AI gate refuses probe files",
+    )
     assert pre["detail"]["invocations"] == 1 and pre["detail"]["cost_usd"] == 0.003
     envelope = json.loads(result["gate_user_prompts"][0])
     assert envelope["event"] == "PreToolUse" and envelope["command"] == "echo pasture-probe > probe.txt"
-    told = [s for r in result["fake_requests"] for s in _strings(r.get("body"))
-            if "the AI gate refuses probe files" in s]
+    told = [
+        s for r in result["fake_requests"] for s in _strings(r.get("body")) if "the AI gate refuses probe files" in s
+    ]
     assert told, "the model was never told about the denial"
 
 
@@ -181,8 +201,10 @@ OUTER_ADAPTER = {"claude-code": "claude-code@2.1.332", "codex": "codex@0.171.0",
 PRE_EVENT = {"claude-code": "PreToolUse", "codex": "PreToolUse", "opencode": "tool.execute.before"}
 
 
-@pytest.mark.parametrize("outer,judge", [("claude-code", "codex"), ("codex", "claude-code"),
-                                         ("claude-code", "opencode"), ("opencode", "claude-code")])
+@pytest.mark.parametrize(
+    "outer,judge",
+    [("claude-code", "codex"), ("codex", "claude-code"), ("claude-code", "opencode"), ("opencode", "claude-code")],
+)
 def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge):
     """Real outer host -> generated adapter -> `pasture hook lifecycle` -> kind "agent" -> real judge host."""
     result = _run_inside(
@@ -192,13 +214,19 @@ def test_an_agent_gate_deny_blocks_a_shell_call(npm_bin, tmp_path, outer, judge)
         judge_answer=json.dumps(JUDGE_DENY),
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
     )  # fmt: skip
-    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")},
-                         indent=2)
+    context = json.dumps(
+        {k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")}, indent=2
+    )
     assert result["exit_code"] == 0, context
     assert not result["probe_exists"], context
     (pre,) = [r for r in result["journal"] if r["event"] == PRE_EVENT[outer]]
     assert (pre["gate"], pre["decision"], pre["answer"], pre["reason"], pre["layer"]) == (
-        "agent", "deny", "deny", JUDGE_DENY["reason"], "user"), context
+        "agent",
+        "deny",
+        "deny",
+        JUDGE_DENY["reason"],
+        "user",
+    ), context
     assert pre["detail"]["host"] == judge and pre["detail"]["runs"] == 1 and pre["detail"]["outcome"] == "deny"
     # the judge host itself asked its fake model, and was shown the outer host's command in the seed's prompt
     asked = [s for r in result["judge_requests"] for s in _strings(r.get("body"))]
@@ -218,13 +246,16 @@ def test_an_agent_gate_judge_without_a_decision_gets_the_rows_failure_mode(npm_b
         judge_answer="I would rather not say.",
         turns=lambda project: [Turn.shell("echo pasture-probe > probe.txt"), Turn.reply("Done: {tool_result}")],
     )  # fmt: skip
-    context = json.dumps({k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")},
-                         indent=2)
+    context = json.dumps(
+        {k: v for k, v in result.items() if k not in ("layout", "fake_requests", "judge_requests")}, indent=2
+    )
     assert not result["probe_exists"], context
     (pre,) = [r for r in result["journal"] if r["event"] == "PreToolUse"]
     assert (pre["gate"], pre["decision"], pre["layer"]) == ("agent", "none", "user"), context
-    assert pre["failure"] == ("user policy agent gate: agent gate (codex) answered no valid decision after 3 schema "
-                              "retries; check [gate] model and prompt"), context
+    assert pre["failure"] == (
+        "user policy agent gate: agent gate (codex) answered no valid decision after 3 schema "
+        "retries; check [gate] model and prompt"
+    ), context
     assert pre["detail"]["runs"] == 4 and pre["detail"]["outcome"] == "invalid-output"
     asked = [s for r in result["judge_requests"] for s in _strings(r.get("body"))]
     assert any("Retry attempt 3/3" in s for s in asked) and not any("Retry attempt 4/3" in s for s in asked)

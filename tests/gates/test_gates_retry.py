@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.gates import AIIntegrationError, TRANSIENT_PATTERNS, is_transient_error
+from generator.gates import TRANSIENT_PATTERNS, AIIntegrationError, is_transient_error
 from generator.gates.retry import CostTracker, backoff_seconds, run_with_retry
 
 

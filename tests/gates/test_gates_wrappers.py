@@ -9,12 +9,12 @@ from typing import Any
 
 import pydantic
 import pytest
-
 from gates_models import CWEExpansion, SeverityClassification
+
 from generator.gates import (
     AIGateWrapper,
-    EnvAIConfig,
     AIIntegrationError,
+    EnvAIConfig,
     HarnessWrapper,
     build_schema_retry_prompt,
     harness_prompt,
@@ -94,8 +94,9 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", "or")
     app = FakeApp(harness=[Result(parsed=VALID, cost_usd=0.2)])
     wrapper = HarnessWrapper(app, config(opencode_server="http://127.0.0.1:4096"))
-    out = run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt",
-                             project_dir="/repo"))
+    out = run(
+        wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt", project_dir="/repo")
+    )
     assert out == CWEExpansion(**VALID)
     (call,) = app.harness_calls
     assert call == {
@@ -116,9 +117,11 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
 
 def test_invoke_overrides_and_omitted_extras():
     app = FakeApp(harness=[Result(parsed=VALID)])
-    run(HarnessWrapper(app, config()).invoke(
-        prompt="p", schema=CWEExpansion, cwd=CWD, model="other/model", max_turns=3, max_budget_usd=1.5
-    ))
+    run(
+        HarnessWrapper(app, config()).invoke(
+            prompt="p", schema=CWEExpansion, cwd=CWD, model="other/model", max_turns=3, max_budget_usd=1.5
+        )
+    )
     call = app.harness_calls[0]
     assert (call["model"], call["max_turns"], call["max_budget_usd"]) == ("other/model", 3, 1.5)
     assert "opencode_server" not in call and "project_dir" not in call
@@ -264,8 +267,9 @@ def test_ai_gate_retries_transient_and_counts_once():
 def test_ai_gate_invalid_payload_raises(payload):
     app = FakeApp(ai=[ChatResult(content=str(payload), parsed=payload, cost_usd=0.5)])
     gate = AIGateWrapper(app, config())
-    with pytest.raises(AIIntegrationError,
-                       match="^AI gate returned invalid payload for schema SeverityClassification$"):
+    with pytest.raises(
+        AIIntegrationError, match="^AI gate returned invalid payload for schema SeverityClassification$"
+    ):
         run(gate.invoke(user="u", schema=SeverityClassification))
     assert gate.total_cost_usd == 0.5  # spent even though the answer was unusable
 

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from generator.hostenv.fake_models import Script
-from generator.hosts import LAUNCHERS
-from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from generator.hostenv.netns import isolation_support, python_env
 from generator.hostenv.runner import CLEARED_ENV, DEFAULT_PROMPT, HostRunResult, base_host_env
+from generator.hosts import LAUNCHERS
+from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 
 #: host name -> (npm package, binary in node_modules/.bin)
 NEW_HOST_PACKAGES: dict[str, tuple[str, str]] = {
@@ -44,6 +44,7 @@ NEW_HOST_PACKAGES: dict[str, tuple[str, str]] = {
 
 def _merge_json(path: Path, over: dict[str, Any]) -> None:
     """Deep-merge ``over`` into the JSON object at ``path`` (a test may have written hooks there)."""
+
     def merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
         out = dict(base)
         for key, value in extra.items():
@@ -68,22 +69,28 @@ class GeminiLauncher(HostLauncher):
     default_options = {"model": "gemini-2.5-pro", "trust": True, "extra_args": []}
 
     def env(self, ctx: RunContext) -> dict[str, str]:
-        env = {"GOOGLE_GEMINI_BASE_URL": ctx.base_url, "GEMINI_API_KEY": FAKE_API_KEY,
-               "GEMINI_MODEL": ctx.options["model"], "GEMINI_CLI_NO_RELAUNCH": "true"}
+        env = {
+            "GOOGLE_GEMINI_BASE_URL": ctx.base_url,
+            "GEMINI_API_KEY": FAKE_API_KEY,
+            "GEMINI_MODEL": ctx.options["model"],
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
         if ctx.options["trust"]:
             env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
         return env
 
     def prepare(self, ctx: RunContext) -> None:
-        _merge_json(ctx.layout.home / ".gemini" / "settings.json", {
-            "security": {"auth": {"selectedType": "gemini-api-key"}},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-            "privacy": {"usageStatisticsEnabled": False},
-        })
+        _merge_json(
+            ctx.layout.home / ".gemini" / "settings.json",
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                "privacy": {"usageStatisticsEnabled": False},
+            },
+        )
 
     def argv(self, ctx: RunContext) -> list[str]:
-        return [str(ctx.binary), "-p", ctx.prompt, "--yolo", "--output-format", "json",
-                *ctx.options["extra_args"]]
+        return [str(ctx.binary), "-p", ctx.prompt, "--yolo", "--output-format", "json", *ctx.options["extra_args"]]
 
 
 class CopilotLauncher(HostLauncher):
@@ -97,14 +104,26 @@ class CopilotLauncher(HostLauncher):
     default_options = {"model": "fake-model", "trust": True, "extra_args": []}
 
     def env(self, ctx: RunContext) -> dict[str, str]:
-        return {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": ctx.base_url_v1,
-                "COPILOT_PROVIDER_API_KEY": FAKE_API_KEY, "COPILOT_MODEL": ctx.options["model"],
-                "COPILOT_AUTO_UPDATE": "false"}
+        return {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": ctx.base_url_v1,
+            "COPILOT_PROVIDER_API_KEY": FAKE_API_KEY,
+            "COPILOT_MODEL": ctx.options["model"],
+            "COPILOT_AUTO_UPDATE": "false",
+        }
 
     def argv(self, ctx: RunContext) -> list[str]:
         trust = ["--trust-folder"] if ctx.options["trust"] else []
-        return [str(ctx.binary), "-p", ctx.prompt, "--allow-all-tools", "--no-auto-update",
-                "--disable-client-telemetry", *trust, *ctx.options["extra_args"]]
+        return [
+            str(ctx.binary),
+            "-p",
+            ctx.prompt,
+            "--allow-all-tools",
+            "--no-auto-update",
+            "--disable-client-telemetry",
+            *trust,
+            *ctx.options["extra_args"],
+        ]
 
 
 class PiLauncher(HostLauncher):
@@ -121,31 +140,65 @@ class PiLauncher(HostLauncher):
         return {"PI_OFFLINE": "1", "PI_TELEMETRY": "0"}
 
     def prepare(self, ctx: RunContext) -> None:
-        _merge_json(ctx.layout.home / ".pi" / "agent" / "models.json", {"providers": {"pasture": {
-            "baseUrl": ctx.base_url_v1, "api": "openai-completions", "apiKey": FAKE_API_KEY,
-            "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-            "models": [{"id": ctx.options["model"], "name": "Pasture fake model"}]}}})
+        _merge_json(
+            ctx.layout.home / ".pi" / "agent" / "models.json",
+            {
+                "providers": {
+                    "pasture": {
+                        "baseUrl": ctx.base_url_v1,
+                        "api": "openai-completions",
+                        "apiKey": FAKE_API_KEY,
+                        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                        "models": [{"id": ctx.options["model"], "name": "Pasture fake model"}],
+                    }
+                }
+            },
+        )
 
     def argv(self, ctx: RunContext) -> list[str]:
-        return [str(ctx.binary), "--offline", "--provider", "pasture", "--model", ctx.options["model"],
-                "--no-session", *ctx.options["extra_args"], "-p", ctx.prompt]
+        return [
+            str(ctx.binary),
+            "--offline",
+            "--provider",
+            "pasture",
+            "--model",
+            ctx.options["model"],
+            "--no-session",
+            *ctx.options["extra_args"],
+            "-p",
+            ctx.prompt,
+        ]
 
 
 NEW_LAUNCHERS: dict[str, HostLauncher] = {
-    launcher.host: launcher for launcher in (GeminiLauncher(), CopilotLauncher(), PiLauncher())}
+    launcher.host: launcher for launcher in (GeminiLauncher(), CopilotLauncher(), PiLauncher())
+}
 
 
-def run_new_host(host: str, bin_dir: Path, root: Path, script: Script, *,
-                 setup: Callable[[RunLayout], None] | None = None, prompt: str = DEFAULT_PROMPT,
-                 timeout: float = 150.0, options: dict[str, Any] | None = None,
-                 extra_env: dict[str, str] | None = None) -> HostRunResult:
+def run_new_host(
+    host: str,
+    bin_dir: Path,
+    root: Path,
+    script: Script,
+    *,
+    setup: Callable[[RunLayout], None] | None = None,
+    prompt: str = DEFAULT_PROMPT,
+    timeout: float = 150.0,
+    options: dict[str, Any] | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> HostRunResult:
     """One isolated headless run of a new host: what :meth:`generator.hostenv.runner.HostRun.execute`
     does, with this module's launchers."""
     launcher = NEW_LAUNCHERS[host]
     binary = Path(bin_dir).absolute() / NEW_HOST_PACKAGES[host][1]
     layout = RunLayout.at(root).create()
-    subprocess.run(["git", "init", "-q", str(layout.project)], check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env={**base_host_env(layout), "GIT_CONFIG_NOSYSTEM": "1"})
+    subprocess.run(
+        ["git", "init", "-q", str(layout.project)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**base_host_env(layout), "GIT_CONFIG_NOSYSTEM": "1"},
+    )
     if setup is not None:
         setup(layout)
     iso = isolation_support()
@@ -156,10 +209,19 @@ def run_new_host(host: str, bin_dir: Path, root: Path, script: Script, *,
         raise ValueError(f"extra_env may not set {sorted(bad)}")
     passthrough = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL")
     spec = {
-        "host": host, "binary": str(binary), "layout": layout.to_dict(), "script": script.to_dict(),
-        "prompt": prompt, "options": launcher.options(options), "extra_env": dict(extra_env or {}),
-        "timeout": float(timeout), "max_requests": 64, "fake_deadline": float(timeout + 30),
-        "isolation": iso.mode, "cwd": None, "loggers": {},
+        "host": host,
+        "binary": str(binary),
+        "layout": layout.to_dict(),
+        "script": script.to_dict(),
+        "prompt": prompt,
+        "options": launcher.options(options),
+        "extra_env": dict(extra_env or {}),
+        "timeout": float(timeout),
+        "max_requests": 64,
+        "fake_deadline": float(timeout + 30),
+        "isolation": iso.mode,
+        "cwd": None,
+        "loggers": {},
         "caller_env": {k: v for k, v in os.environ.items() if k in passthrough or k.startswith("LC_")},
     }
     spec_path = layout.root / "run-spec.json"
@@ -168,8 +230,14 @@ def run_new_host(host: str, bin_dir: Path, root: Path, script: Script, *,
     argv = [*iso.wrapper, sys.executable, str(Path(__file__).resolve()), "--inside", str(spec_path)]
     log_path = layout.root / "runner.log"
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=python_env(), start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=python_env(),
+            start_new_session=True,
+        )
         try:
             proc.wait(timeout=timeout + 60)
         except subprocess.TimeoutExpired:
@@ -183,11 +251,18 @@ def run_new_host(host: str, bin_dir: Path, root: Path, script: Script, *,
         raise RuntimeError(f"host run failed: {out['error']}\n{log_path.read_text(errors='replace')[-4000:]}")
     requests = [json.loads(line) for line in (layout.root / "fake-requests.jsonl").read_text().splitlines() if line]
     return HostRunResult(
-        host=host, exit_code=out["exit_code"],
+        host=host,
+        exit_code=out["exit_code"],
         stdout=(layout.root / "host-stdout.txt").read_text(errors="replace"),
         stderr=(layout.root / "host-stderr.txt").read_text(errors="replace"),
-        requests=requests, layout=layout, isolation=out["isolation"], wall_time=out["wall_time"],
-        timed_out=out["timed_out"], argv=out["argv"], env=out["env"], fake_stop_reason=out.get("fake_stop_reason"),
+        requests=requests,
+        layout=layout,
+        isolation=out["isolation"],
+        wall_time=out["wall_time"],
+        timed_out=out["timed_out"],
+        argv=out["argv"],
+        env=out["env"],
+        fake_stop_reason=out.get("fake_stop_reason"),
         extra={k: v for k, v in out.items() if k.startswith("interfaces")},
     )
 
@@ -240,12 +315,12 @@ def write_recorder(folder: Path) -> Path:
     return path
 
 
-def recorder_command(recorder: Path, log: Path, event: str, mode: str, block_event: str, reason: str,
-                     host: str) -> str:
+def recorder_command(recorder: Path, log: Path, event: str, mode: str, block_event: str, reason: str, host: str) -> str:
     import shlex
 
-    return " ".join(shlex.quote(a) for a in (sys.executable, "-I", str(recorder), str(log), event, mode,
-                                             block_event, reason, host))
+    return " ".join(
+        shlex.quote(a) for a in (sys.executable, "-I", str(recorder), str(log), event, mode, block_event, reason, host)
+    )
 
 
 def read_records(log: Path) -> list[dict[str, Any]]:
@@ -253,42 +328,110 @@ def read_records(log: Path) -> list[dict[str, Any]]:
 
 
 #: Gemini CLI hook events, as its bundled docs/hooks/reference.md and configuration.md list them.
-GEMINI_EVENTS = ("SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
-                 "BeforeToolSelection", "BeforeTool", "AfterTool", "Notification", "PreCompress")
+GEMINI_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "Notification",
+    "PreCompress",
+)
 #: Copilot CLI hook event names (the strings of prebuilds/linux-x64/runtime.node in the package the
 #: native binary extracts; the hook code itself is native).
-COPILOT_EVENTS = ("sessionStart", "sessionEnd", "userPromptSubmitted", "userPromptTransformed", "preToolUse",
-                  "preMcpToolCall", "postToolUse", "postToolUseFailure", "errorOccurred", "agentStop",
-                  "subagentStart", "subagentStop", "preCompact", "permissionRequest", "notification")
+COPILOT_EVENTS = (
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "userPromptTransformed",
+    "preToolUse",
+    "preMcpToolCall",
+    "postToolUse",
+    "postToolUseFailure",
+    "errorOccurred",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "permissionRequest",
+    "notification",
+)
 #: Pi extension events (dist/core/extensions/types.d.ts: ``on(event: "...")``).
-PI_EVENTS = ("resources_discover", "session_start", "session_before_switch", "session_before_fork",
-             "session_before_compact", "session_compact", "session_shutdown", "session_before_tree",
-             "session_tree", "context", "before_provider_request", "after_provider_response",
-             "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
-             "message_update", "message_end", "tool_execution_start", "tool_execution_update",
-             "tool_execution_end", "model_select", "thinking_level_select", "tool_call", "tool_result",
-             "user_bash", "input")
+PI_EVENTS = (
+    "resources_discover",
+    "session_start",
+    "session_before_switch",
+    "session_before_fork",
+    "session_before_compact",
+    "session_compact",
+    "session_shutdown",
+    "session_before_tree",
+    "session_tree",
+    "context",
+    "before_provider_request",
+    "after_provider_response",
+    "before_agent_start",
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+    "model_select",
+    "thinking_level_select",
+    "tool_call",
+    "tool_result",
+    "user_bash",
+    "input",
+)
 
 
-def gemini_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = GEMINI_EVENTS, *,
-                 timeout_s: int = 20) -> dict[str, Any]:
+def gemini_hooks(
+    command_for: Callable[[str], str], events: tuple[str, ...] = GEMINI_EVENTS, *, timeout_s: int = 20
+) -> dict[str, Any]:
     """``hooks`` for ``.gemini/settings.json``: one command hook per event (matcher-less; timeout in ms)."""
-    return {"hooks": {e: [{"hooks": [{"type": "command", "name": f"pasture-{e}", "command": command_for(e),
-                                      "timeout": timeout_s * 1000}]}] for e in events}}
+    return {
+        "hooks": {
+            e: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "name": f"pasture-{e}",
+                            "command": command_for(e),
+                            "timeout": timeout_s * 1000,
+                        }
+                    ]
+                }
+            ]
+            for e in events
+        }
+    }
 
 
-def copilot_hooks(command_for: Callable[[str], str], events: tuple[str, ...] = COPILOT_EVENTS, *,
-                  timeout_s: int = 20) -> dict[str, Any]:
+def copilot_hooks(
+    command_for: Callable[[str], str], events: tuple[str, ...] = COPILOT_EVENTS, *, timeout_s: int = 20
+) -> dict[str, Any]:
     """A ``.github/hooks/*.json`` file: one command hook per event."""
-    return {"version": 1, "hooks": {e: [{"type": "command", "bash": command_for(e), "timeoutSec": timeout_s}]
-                                    for e in events}}
+    return {
+        "version": 1,
+        "hooks": {e: [{"type": "command", "bash": command_for(e), "timeoutSec": timeout_s}] for e in events},
+    }
 
 
 def pi_extension(log: Path, mode: str, reason: str, events: tuple[str, ...] = PI_EVENTS) -> str:
     """Source of a project extension (``.pi/extensions/*.ts``) that logs every event it subscribes to
     and, with ``mode == "block"``, answers ``tool_call`` of ``bash`` with ``{block: true, reason}``
     (``mode == "throw"``: throws ``new Error(reason)`` there instead)."""
-    return f'''// pasture new-hosts recording extension (generated for a test)
+    return f"""// pasture new-hosts recording extension (generated for a test)
 import {{ appendFileSync }} from "node:fs";
 const LOG = {json.dumps(str(log))};
 const MODE = {json.dumps(mode)};
@@ -312,7 +455,7 @@ export default function (pi: any) {{
     }});
   }}
 }}
-'''
+"""
 
 
 def _inside(spec: Path) -> int:

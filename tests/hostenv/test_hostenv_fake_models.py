@@ -26,8 +26,12 @@ from generator.hostenv.fake_models.sse import encode_event
 
 
 def post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", **(headers or {})})
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.headers.get("Content-Type", ""), resp.read()
@@ -45,12 +49,15 @@ def get(url: str) -> tuple[int, Any]:
 
 PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done: {tool_result}")
 
-ANTHROPIC_TOOLS = [{"name": "Bash", "description": "run", "input_schema": {"type": "object"}},
-                   {"name": "Write", "description": "write", "input_schema": {"type": "object"}}]
-RESPONSES_TOOLS = [{"type": "function", "name": "exec_command", "parameters": {}},
-                   {"type": "web_search"}]
-CHAT_TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {}}},
-              {"type": "function", "function": {"name": "read", "parameters": {}}}]
+ANTHROPIC_TOOLS = [
+    {"name": "Bash", "description": "run", "input_schema": {"type": "object"}},
+    {"name": "Write", "description": "write", "input_schema": {"type": "object"}},
+]
+RESPONSES_TOOLS = [{"type": "function", "name": "exec_command", "parameters": {}}, {"type": "web_search"}]
+CHAT_TOOLS = [
+    {"type": "function", "function": {"name": "bash", "parameters": {}}},
+    {"type": "function", "function": {"name": "read", "parameters": {}}},
+]
 
 
 # --- SSE codec -------------------------------------------------------------------------------
@@ -72,15 +79,29 @@ def test_anthropic_streams_tool_use_then_text_quoting_the_tool_result(tmp_path: 
     log = tmp_path / "requests.jsonl"
     with FakeModelServer("anthropic", PROBE, log_path=log) as fake:
         assert fake.url.startswith("http://127.0.0.1:")
-        body = {"model": "claude-sonnet-4-5", "stream": True, "max_tokens": 32000, "tools": ANTHROPIC_TOOLS,
-                "messages": [{"role": "user", "content": "Create the probe"}]}
-        status, ctype, raw = post(fake.url + "/v1/messages?beta=true", body,
-                                  {"x-api-key": "sk-ant-secret", "anthropic-beta": "claude-code-20250219"})
+        body = {
+            "model": "claude-sonnet-4-5",
+            "stream": True,
+            "max_tokens": 32000,
+            "tools": ANTHROPIC_TOOLS,
+            "messages": [{"role": "user", "content": "Create the probe"}],
+        }
+        status, ctype, raw = post(
+            fake.url + "/v1/messages?beta=true",
+            body,
+            {"x-api-key": "sk-ant-secret", "anthropic-beta": "claude-code-20250219"},
+        )
         assert status == 200 and ctype.startswith("text/event-stream")
         events = parse_sse(raw)
         assert [e.event for e in events] == [
-            "message_start", "ping", "content_block_start", "content_block_delta", "content_block_stop",
-            "message_delta", "message_stop"]
+            "message_start",
+            "ping",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ]
         assert all(e.json()["type"] == e.event for e in events)
         start = events[2].json()["content_block"]
         assert start["type"] == "tool_use" and start["name"] == "Bash" and start["input"] == {}
@@ -91,8 +112,16 @@ def test_anthropic_streams_tool_use_then_text_quoting_the_tool_result(tmp_path: 
 
         body["messages"] += [
             {"role": "assistant", "content": [{"type": "tool_use", "id": start["id"], "name": "Bash", "input": {}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": start["id"],
-                                          "content": [{"type": "text", "text": "probe written"}]}]},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": start["id"],
+                        "content": [{"type": "text", "text": "probe written"}],
+                    }
+                ],
+            },
         ]
         _, _, raw = post(fake.url + "/v1/messages", body)
         events = parse_sse(raw)
@@ -109,13 +138,16 @@ def test_anthropic_streams_tool_use_then_text_quoting_the_tool_result(tmp_path: 
     assert "sk-ant-secret" not in log.read_text()
     assert first["body"]["max_tokens"] == 32000
     assert first["reply"]["kind"] == "turn" and first["reply"]["turn"] == 0
-    assert first["reply"]["tool_calls"] == [{"name": "Bash", "arguments": {
-        "command": "echo pasture-probe > probe.txt", "description": "Run a shell command"}}]
+    assert first["reply"]["tool_calls"] == [
+        {
+            "name": "Bash",
+            "arguments": {"command": "echo pasture-probe > probe.txt", "description": "Run a shell command"},
+        }
+    ]
 
 
 def test_anthropic_json_reply_count_tokens_models_and_side_queries() -> None:
-    script = Script.of(Turn.tool("Write", {"file_path": "/x", "content": "y"}, text="Writing."),
-                       side_text="A title")
+    script = Script.of(Turn.tool("Write", {"file_path": "/x", "content": "y"}, text="Writing."), side_text="A title")
     with FakeModelServer("anthropic", script) as fake:
         # no tools offered: a side query, answered without consuming the turn
         status, _, raw = post(fake.url + "/v1/messages", {"model": "m", "messages": []})
@@ -152,13 +184,22 @@ def test_a_tool_the_host_does_not_offer_becomes_an_explaining_text() -> None:
 
 def test_responses_stream_function_call_then_message() -> None:
     with FakeModelServer("openai-responses", PROBE) as fake:
-        body = {"model": "fake-model", "stream": True, "store": False, "tools": RESPONSES_TOOLS,
-                "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}]}
+        body = {
+            "model": "fake-model",
+            "stream": True,
+            "store": False,
+            "tools": RESPONSES_TOOLS,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}],
+        }
         status, ctype, raw = post(fake.base_url_v1 + "/responses", body, {"Authorization": "Bearer sk-secret"})
         assert status == 200 and ctype.startswith("text/event-stream")
         events = parse_sse(raw)
-        assert [e.event for e in events] == ["response.created", "response.output_item.added",
-                                             "response.output_item.done", "response.completed"]
+        assert [e.event for e in events] == [
+            "response.created",
+            "response.output_item.added",
+            "response.output_item.done",
+            "response.completed",
+        ]
         assert [e.json()["sequence_number"] for e in events] == [0, 1, 2, 3]
         item = events[2].json()["item"]
         assert item["type"] == "function_call" and item["name"] == "exec_command"
@@ -170,19 +211,29 @@ def test_responses_stream_function_call_then_message() -> None:
         body["input"] += [item, {"type": "function_call_output", "call_id": item["call_id"], "output": "exit 0"}]
         _, _, raw = post(fake.base_url_v1 + "/responses", body)
         events = parse_sse(raw)
-        assert [e.event for e in events] == ["response.created", "response.output_item.added",
-                                             "response.output_text.delta", "response.output_item.done",
-                                             "response.completed"]
+        assert [e.event for e in events] == [
+            "response.created",
+            "response.output_item.added",
+            "response.output_text.delta",
+            "response.output_item.done",
+            "response.completed",
+        ]
         assert events[2].json()["delta"] == "Done: exit 0"
-        assert events[3].json()["item"]["content"][0] == {"type": "output_text", "text": "Done: exit 0",
-                                                          "annotations": []}
+        assert events[3].json()["item"]["content"][0] == {
+            "type": "output_text",
+            "text": "Done: exit 0",
+            "annotations": [],
+        }
     assert fake.requests[0]["headers"]["authorization"] == "<redacted>"
 
 
-@pytest.mark.parametrize(("tools", "expected"), [
-    ([{"type": "function", "name": "shell_command"}], ("shell_command", {"command": "ls"})),
-    ([{"type": "function", "name": "shell"}], ("shell", {"command": ["bash", "-lc", "ls"]})),
-])
+@pytest.mark.parametrize(
+    ("tools", "expected"),
+    [
+        ([{"type": "function", "name": "shell_command"}], ("shell_command", {"command": "ls"})),
+        ([{"type": "function", "name": "shell"}], ("shell", {"command": ["bash", "-lc", "ls"]})),
+    ],
+)
 def test_responses_shell_falls_back_to_older_shell_tools(tools: list, expected: tuple) -> None:
     with FakeModelServer("openai-responses", Script.of(Turn.shell("ls"))) as fake:
         _, _, raw = post(fake.base_url_v1 + "/responses", {"tools": tools, "input": []})
@@ -196,15 +247,24 @@ def test_responses_shell_falls_back_to_older_shell_tools(tools: list, expected: 
 def test_chat_stream_tool_call_then_text_and_done() -> None:
     with FakeModelServer("openai-chat", PROBE) as fake:
         # OpenCode's title request offers no tools: a side query
-        _, _, raw = post(fake.base_url_v1 + "/chat/completions",
-                         {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "title?"}]})
+        _, _, raw = post(
+            fake.base_url_v1 + "/chat/completions",
+            {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "title?"}]},
+        )
         chunks = parse_sse(raw)
         assert chunks[-1].data == "[DONE]"
-        assert "".join(c.json()["choices"][0]["delta"].get("content", "") for c in chunks[:-1]
-                       if c.json()["choices"]) == "Pasture probe"
+        assert (
+            "".join(c.json()["choices"][0]["delta"].get("content", "") for c in chunks[:-1] if c.json()["choices"])
+            == "Pasture probe"
+        )
 
-        body = {"model": "fake-model", "stream": True, "stream_options": {"include_usage": True},
-                "tools": CHAT_TOOLS, "messages": [{"role": "user", "content": "go"}]}
+        body = {
+            "model": "fake-model",
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "tools": CHAT_TOOLS,
+            "messages": [{"role": "user", "content": "go"}],
+        }
         status, ctype, raw = post(fake.base_url_v1 + "/chat/completions", body)
         assert status == 200 and ctype.startswith("text/event-stream")
         chunks = parse_sse(raw)
@@ -218,8 +278,10 @@ def test_chat_stream_tool_call_then_text_and_done() -> None:
         assert objs[2]["choices"][0]["finish_reason"] == "tool_calls"
         assert objs[3]["choices"] == [] and objs[3]["usage"]["total_tokens"] > 0
 
-        body["messages"] += [{"role": "assistant", "tool_calls": [call]},
-                             {"role": "tool", "tool_call_id": call["id"], "content": "(no output)"}]
+        body["messages"] += [
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call["id"], "content": "(no output)"},
+        ]
         body["stream"] = False
         _, _, raw = post(fake.base_url_v1 + "/chat/completions", body)
         completion = json.loads(raw)
@@ -234,8 +296,11 @@ def test_chat_multiple_tool_calls_in_one_turn() -> None:
     with FakeModelServer("openai-chat", Script.of(turn)) as fake:
         _, _, raw = post(fake.base_url_v1 + "/chat/completions", {"stream": True, "tools": CHAT_TOOLS, "messages": []})
     objs = [c.json() for c in parse_sse(raw)[:-1]]
-    calls = [o["choices"][0]["delta"]["tool_calls"][0] for o in objs
-             if o["choices"] and "tool_calls" in o["choices"][0]["delta"]]
+    calls = [
+        o["choices"][0]["delta"]["tool_calls"][0]
+        for o in objs
+        if o["choices"] and "tool_calls" in o["choices"][0]["delta"]
+    ]
     assert [c["function"]["name"] for c in calls] == ["bash", "read"]
     assert [c["index"] for c in calls] == [0, 1]
     assert len({c["id"] for c in calls}) == 2
@@ -243,9 +308,14 @@ def test_chat_multiple_tool_calls_in_one_turn() -> None:
 
 # --- Gemini generateContent (Gemini CLI) -----------------------------------------------------
 
-GEMINI_TOOLS = [{"functionDeclarations": [
-    {"name": "run_shell_command", "description": "run", "parametersJsonSchema": {"type": "object"}},
-    {"name": "read_file", "description": "read", "parametersJsonSchema": {"type": "object"}}]}]
+GEMINI_TOOLS = [
+    {
+        "functionDeclarations": [
+            {"name": "run_shell_command", "description": "run", "parametersJsonSchema": {"type": "object"}},
+            {"name": "read_file", "description": "read", "parametersJsonSchema": {"type": "object"}},
+        ]
+    }
+]
 
 
 def gemini_chunks(raw: bytes) -> list[dict[str, Any]]:
@@ -258,15 +328,20 @@ def test_gemini_streams_a_function_call_then_text_quoting_the_function_response(
     log = tmp_path / "requests.jsonl"
     with FakeModelServer("gemini", PROBE, log_path=log) as fake:
         url = fake.url + "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
-        body = {"contents": [{"role": "user", "parts": [{"text": "Create the probe"}]}], "tools": GEMINI_TOOLS,
-                "systemInstruction": {"role": "user", "parts": [{"text": "You are an agent"}]}}
+        body = {
+            "contents": [{"role": "user", "parts": [{"text": "Create the probe"}]}],
+            "tools": GEMINI_TOOLS,
+            "systemInstruction": {"role": "user", "parts": [{"text": "You are an agent"}]},
+        }
         status, ctype, raw = post(url, body, {"x-goog-api-key": "AIza-secret"})
         assert status == 200 and ctype.startswith("text/event-stream")
         chunks = gemini_chunks(raw)
         assert len(chunks) == 2
         call = chunks[0]["candidates"][0]["content"]["parts"][0]["functionCall"]
-        assert call == {"name": "run_shell_command", "args": {"command": "echo pasture-probe > probe.txt",
-                                                              "description": "Run a shell command"}}
+        assert call == {
+            "name": "run_shell_command",
+            "args": {"command": "echo pasture-probe > probe.txt", "description": "Run a shell command"},
+        }
         assert chunks[0]["candidates"][0]["content"]["role"] == "model"
         assert "finishReason" not in chunks[0]["candidates"][0]
         last = chunks[-1]
@@ -277,8 +352,18 @@ def test_gemini_streams_a_function_call_then_text_quoting_the_function_response(
 
         body["contents"] += [
             {"role": "model", "parts": [{"functionCall": call}]},
-            {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
-                                                             "response": {"output": "Output: (empty)"}}}]},
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "id": "c1",
+                            "name": "run_shell_command",
+                            "response": {"output": "Output: (empty)"},
+                        }
+                    }
+                ],
+            },
         ]
         _, _, raw = post(url, body)
         chunks = gemini_chunks(raw)
@@ -289,8 +374,10 @@ def test_gemini_streams_a_function_call_then_text_quoting_the_function_response(
         # a refused call comes back as {"error": ...}: the model sees that text (turns used up: the final text)
         body["contents"][-1]["parts"][0]["functionResponse"]["response"] = {"error": "blocked: no probe"}
         _, _, raw = post(url, body)
-        assert (gemini_chunks(raw)[0]["candidates"][0]["content"]["parts"][0]["text"]
-                == "Done. Last tool result: blocked: no probe")
+        assert (
+            gemini_chunks(raw)[0]["candidates"][0]["content"]["parts"][0]["text"]
+            == "Done. Last tool result: blocked: no probe"
+        )
 
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert entries == fake.requests
@@ -303,9 +390,13 @@ def test_gemini_streams_a_function_call_then_text_quoting_the_function_response(
 
 
 def test_gemini_generate_content_json_side_queries_count_tokens_and_models() -> None:
-    script = Script.of(Turn(text="Running it.", tool_calls=(ToolCall(SHELL, {"command": "ls"}),
-                                                            ToolCall("read_file", {"file_path": "a"}))),
-                       side_text="{}")
+    script = Script.of(
+        Turn(
+            text="Running it.",
+            tool_calls=(ToolCall(SHELL, {"command": "ls"}), ToolCall("read_file", {"file_path": "a"})),
+        ),
+        side_text="{}",
+    )
     with FakeModelServer("gemini", script) as fake:
         base = fake.url + "/v1beta/models/gemini-2.5-flash"
         # no tools: a side query (Gemini CLI's JSON-mode helper calls), answered without consuming the turn
@@ -319,9 +410,14 @@ def test_gemini_generate_content_json_side_queries_count_tokens_and_models() -> 
         assert candidate["finishReason"] == "STOP" and candidate["content"]["role"] == "model"
         assert candidate["content"]["parts"] == [
             {"text": "Running it."},
-            {"functionCall": {"name": "run_shell_command", "args": {"command": "ls",
-                                                                    "description": "Run a shell command"}}},
-            {"functionCall": {"name": "read_file", "args": {"file_path": "a"}}}]
+            {
+                "functionCall": {
+                    "name": "run_shell_command",
+                    "args": {"command": "ls", "description": "Run a shell command"},
+                }
+            },
+            {"functionCall": {"name": "read_file", "args": {"file_path": "a"}}},
+        ]
         assert response["usageMetadata"]["totalTokenCount"] > 0
 
         status, _, raw = post(base + ":countTokens", {"contents": [{"role": "user", "parts": [{"text": "x"}]}]})
@@ -334,7 +430,13 @@ def test_gemini_generate_content_json_side_queries_count_tokens_and_models() -> 
         status, _, raw = post(fake.url + "/v1beta/models/x/y:generateContent", {})
         assert status == 404
     assert [r["reply"].get("kind") for r in fake.requests] == [
-        "side", "turn", "count_tokens", "models", "not_found", "not_found"]
+        "side",
+        "turn",
+        "count_tokens",
+        "models",
+        "not_found",
+        "not_found",
+    ]
 
 
 def test_gemini_without_a_shell_tool_says_so_in_text() -> None:
@@ -382,26 +484,48 @@ def test_gzip_request_bodies_are_logged_decoded() -> None:
     import gzip
 
     with FakeModelServer("openai-responses", PROBE) as fake:
-        req = urllib.request.Request(fake.base_url_v1 + "/responses", method="POST",
-                                     data=gzip.compress(json.dumps({"tools": RESPONSES_TOOLS, "input": []}).encode()),
-                                     headers={"Content-Encoding": "gzip", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            fake.base_url_v1 + "/responses",
+            method="POST",
+            data=gzip.compress(json.dumps({"tools": RESPONSES_TOOLS, "input": []}).encode()),
+            headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             assert resp.status == 200
     assert fake.requests[0]["body"]["tools"][0]["name"] == "exec_command"
 
 
 def test_redaction_covers_credential_headers() -> None:
-    headers = {"authorization": "Bearer a", "x-api-key": "b", "api-key": "c", "cookie": "d",
-               "proxy-authorization": "e", "x-goog-api-key": "f", "anthropic-version": "2023-06-01",
-               "session-id": "s", "x-codex-turn-metadata": "{}"}
+    headers = {
+        "authorization": "Bearer a",
+        "x-api-key": "b",
+        "api-key": "c",
+        "cookie": "d",
+        "proxy-authorization": "e",
+        "x-goog-api-key": "f",
+        "anthropic-version": "2023-06-01",
+        "session-id": "s",
+        "x-codex-turn-metadata": "{}",
+    }
     out = redact_headers(headers)
     assert {k for k, v in out.items() if v == "<redacted>"} == {
-        "authorization", "x-api-key", "api-key", "cookie", "proxy-authorization", "x-goog-api-key"}
+        "authorization",
+        "x-api-key",
+        "api-key",
+        "cookie",
+        "proxy-authorization",
+        "x-goog-api-key",
+    }
 
 
 def test_script_json_round_trip() -> None:
-    script = Script.of(Turn.shell("echo hi", text="running"), Turn.tool("Write", {"a": 1}), Turn.reply("bye"),
-                       final_text="F", side_text="S")
+    script = Script.of(
+        Turn.shell("echo hi", text="running"),
+        Turn.tool("Write", {"a": 1}),
+        Turn.reply("bye"),
+        final_text="F",
+        side_text="S",
+    )
     assert Script.from_json(script.to_json()) == script
     assert Script.from_dict([{"text": "only"}]).turns == (Turn.reply("only"),)
     with pytest.raises(ValueError):
@@ -428,10 +552,26 @@ def test_cli_entry_point_writes_its_port_and_serves(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(Script.of(Turn.reply("hello")).to_json())
     port_file = tmp_path / "port"
-    proc = subprocess.Popen([sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat",
-                             "--script", str(script), "--port-file", str(port_file), "--log",
-                             str(tmp_path / "log.jsonl"), "--deadline", "30"],
-                            env=python_env(), stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "generator.hostenv.fake_models",
+            "--protocol",
+            "openai-chat",
+            "--script",
+            str(script),
+            "--port-file",
+            str(port_file),
+            "--log",
+            str(tmp_path / "log.jsonl"),
+            "--deadline",
+            "30",
+        ],
+        env=python_env(),
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             if port_file.exists():

@@ -15,16 +15,20 @@ REPO = Path(__file__).resolve().parents[2]
 NPM = REPO / "tests" / "npm"
 EXACT = re.compile(r"^\d+\.\d+\.\d+$")
 
+
 def _expected_pins() -> dict[str, str]:
     """Each host is pinned at a version that has its own contract in profiles/ (the real-host tests run
     it against that contract), and the OpenCode plugin typings at OpenCode's version."""
     pins = json.loads((NPM / "package.json").read_text())["dependencies"]
-    for package, (harness, _binary) in {"@anthropic-ai/claude-code": ("claude-code", "claude"),
-                                        "@openai/codex": ("codex", "codex"),
-                                        "opencode-ai": ("opencode", "opencode")}.items():
+    for package, (harness, _binary) in {
+        "@anthropic-ai/claude-code": ("claude-code", "claude"),
+        "@openai/codex": ("codex", "codex"),
+        "opencode-ai": ("opencode", "opencode"),
+    }.items():
         assert (REPO / "profiles" / f"{harness}@{pins[package]}").is_dir(), (package, pins[package])
     return {p: pins[p] for p in ("@anthropic-ai/claude-code", "@openai/codex", "opencode-ai")} | {
-        "@opencode-ai/plugin": pins["opencode-ai"]}
+        "@opencode-ai/plugin": pins["opencode-ai"]
+    }
 
 
 EXPECTED_PINS = _expected_pins()
@@ -90,8 +94,9 @@ def test_cache_folder_is_named_by_lockfile_digest() -> None:
     assert npm_tools.pinned_versions(REPO)["opencode-ai"] == EXPECTED_PINS["opencode-ai"]
 
 
-def test_ensure_npm_tools_reuses_a_complete_install_without_npm(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ensure_npm_tools_reuses_a_complete_install_without_npm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A finished install (marker present) is returned without running npm at all."""
     (tmp_path / "tests" / "npm").mkdir(parents=True)
     for name in ("package.json", "package-lock.json"):

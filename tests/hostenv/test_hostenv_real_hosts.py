@@ -68,10 +68,13 @@ def _claude_run(npm_bin: Path, tmp_path: Path, mode: str) -> tuple[Any, HostRunR
     run = prepare_run("claude-code", npm_bin, tmp_path / "run")
     log = run.root / "hooks.jsonl"
     recorder = install_recorder(run.root)
-    settings = _command_hooks({
-        "PreToolUse": recorder_command(recorder, log, "PreToolUse", mode=mode, reason=REASON),
-        "PostToolUse": recorder_command(recorder, log, "PostToolUse"),
-    }, matcher="Bash")
+    settings = _command_hooks(
+        {
+            "PreToolUse": recorder_command(recorder, log, "PreToolUse", mode=mode, reason=REASON),
+            "PostToolUse": recorder_command(recorder, log, "PostToolUse"),
+        },
+        matcher="Bash",
+    )
     (run.project / ".claude").mkdir()
     (run.project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
     result = run.execute(PROBE)
@@ -117,10 +120,12 @@ def _codex_run(npm_bin: Path, tmp_path: Path, mode: str, hook_trust: str) -> tup
     run = prepare_run("codex", npm_bin, tmp_path / "run")
     log = run.root / "hooks.jsonl"
     recorder = install_recorder(run.root)
-    hooks = _command_hooks({
-        "PreToolUse": recorder_command(recorder, log, "PreToolUse", mode=mode, reason=REASON),
-        "PostToolUse": recorder_command(recorder, log, "PostToolUse"),
-    })
+    hooks = _command_hooks(
+        {
+            "PreToolUse": recorder_command(recorder, log, "PreToolUse", mode=mode, reason=REASON),
+            "PostToolUse": recorder_command(recorder, log, "PostToolUse"),
+        }
+    )
     (run.project / ".codex").mkdir()
     (run.project / ".codex" / "hooks.json").write_text(json.dumps(hooks, indent=2))
     result = run.execute(PROBE, options={"hook_trust": hook_trust})
@@ -175,7 +180,8 @@ def _opencode_run(npm_bin: Path, tmp_path: Path, block: bool) -> tuple[Any, Host
     plugins = run.project / ".opencode" / "plugins"
     plugins.mkdir(parents=True)
     (plugins / "pasture-recorder.js").write_text(
-        opencode_recorder_plugin(log, block_tool="bash" if block else None, reason=REASON))
+        opencode_recorder_plugin(log, block_tool="bash" if block else None, reason=REASON)
+    )
     result = run.execute(PROBE)
     return run, result, read_records(log)
 

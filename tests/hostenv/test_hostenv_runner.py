@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from generator.hostenv import Script, isolation_support, prepare_run
-from generator.hosts import RunContext, RunLayout, launcher_for
 from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from generator.hostenv.runner import CLEARED_ENV, base_host_env
+from generator.hosts import RunContext, RunLayout, launcher_for
 
 # A stand-in for `claude`: records what it was given, then plays one Anthropic tool loop against
 # ANTHROPIC_BASE_URL exactly as Claude Code would (stream, run the Bash command, send the result).
@@ -66,8 +66,9 @@ def test_runner_isolates_the_host_and_wires_it_to_the_fake(
     monkeypatch.setenv("SOME_RANDOM_VAR", "leak")
     run = prepare_run("claude-code", stand_in_bin, tmp_path / "run")
     assert (run.project / ".git").is_dir()
-    result = run.execute(Script.shell_then_reply("echo from-host > probe.txt; echo printed",
-                                                 "final: {tool_result}"), timeout=60)
+    result = run.execute(
+        Script.shell_then_reply("echo from-host > probe.txt; echo printed", "final: {tool_result}"), timeout=60
+    )
     assert result.exit_code == 0, result.describe()
     assert result.stdout.strip() == "final: printed"
     assert (run.project / "probe.txt").read_text() == "from-host\n"
@@ -117,8 +118,17 @@ def test_unknown_launcher_option_is_refused(stand_in_bin: Path, tmp_path: Path) 
 
 def test_base_env_is_an_allowlist(tmp_path: Path) -> None:
     layout = RunLayout.at(tmp_path)
-    env = base_host_env(layout, {"PATH": "/bin", "LC_ALL": "C", "http_proxy": "x", "AWS_SECRET_ACCESS_KEY": "y",
-                                 "CI": "true", "PYENV_VERSION": "3.11.7"})
+    env = base_host_env(
+        layout,
+        {
+            "PATH": "/bin",
+            "LC_ALL": "C",
+            "http_proxy": "x",
+            "AWS_SECRET_ACCESS_KEY": "y",
+            "CI": "true",
+            "PYENV_VERSION": "3.11.7",
+        },
+    )
     assert env["PATH"] == "/bin" and env["LC_ALL"] == "C" and env["PYENV_VERSION"] == "3.11.7"
     assert "http_proxy" not in env and "AWS_SECRET_ACCESS_KEY" not in env and "CI" not in env
     assert env["HOME"] == str(layout.home)
@@ -135,7 +145,7 @@ def _ctx(host: str, tmp_path: Path, **options: object) -> RunContext:
 
 
 def test_codex_config_toml_is_valid_and_trusts_the_project(tmp_path: Path) -> None:
-    ctx = _ctx("codex", tmp_path, config_toml_extra='[tui]\nanimations = false')
+    ctx = _ctx("codex", tmp_path, config_toml_extra="[tui]\nanimations = false")
     launcher = launcher_for("codex")
     launcher.prepare(ctx)
     config = tomllib.loads((ctx.layout.codex_home / "config.toml").read_text())
@@ -177,13 +187,16 @@ def test_claude_permission_mode_other_than_bypass(tmp_path: Path) -> None:
 # --- recorder ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("mode", "event", "code", "stdout_has"), [
-    ("observe", "PreToolUse", 0, ""),
-    ("exit2", "PreToolUse", 2, ""),
-    ("deny", "PreToolUse", 0, '"permissionDecision": "deny"'),
-    ("allow-permission", "PermissionRequest", 0, '"behavior": "allow"'),
-    ("exit2", "PostToolUse", 0, ""),
-])
+@pytest.mark.parametrize(
+    ("mode", "event", "code", "stdout_has"),
+    [
+        ("observe", "PreToolUse", 0, ""),
+        ("exit2", "PreToolUse", 2, ""),
+        ("deny", "PreToolUse", 0, '"permissionDecision": "deny"'),
+        ("allow-permission", "PermissionRequest", 0, '"behavior": "allow"'),
+        ("exit2", "PostToolUse", 0, ""),
+    ],
+)
 def test_recorder_hook_modes(tmp_path: Path, mode: str, event: str, code: int, stdout_has: str) -> None:
     import subprocess
 
@@ -191,8 +204,14 @@ def test_recorder_hook_modes(tmp_path: Path, mode: str, event: str, code: int, s
     log = tmp_path / "hooks.jsonl"
     cmd = recorder_command(script, log, event, mode=mode, reason="nope")
     payload = {"hook_event_name": event, "tool_name": "Bash"}
-    proc = subprocess.run(cmd, shell=True, input=json.dumps(payload), capture_output=True, text=True,
-                          env={**os.environ, "CLAUDE_PROJECT_DIR": "/p", "CLAUDE_CODE_MESSAGING_TOKEN": "t"})
+    proc = subprocess.run(
+        cmd,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": "/p", "CLAUDE_CODE_MESSAGING_TOKEN": "t"},
+    )
     assert proc.returncode == code
     assert stdout_has in proc.stdout
     if mode == "exit2" and code == 2:
@@ -209,14 +228,26 @@ def test_recorder_answer_mode_prints_the_file_on_the_first_calls_only(tmp_path: 
     script = install_recorder(tmp_path)
     log = tmp_path / "hooks.jsonl"
     answer = tmp_path / "answer.json"
-    answer.write_text(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                                         "updatedInput": {"command": "echo b"}}}))
-    cmd = recorder_command(script, log, "PreToolUse", mode="answer", answer_file=answer, answer_times=2,
-                           merge_tool_input=True)
+    answer.write_text(
+        json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "updatedInput": {"command": "echo b"},
+                }
+            }
+        )
+    )
+    cmd = recorder_command(
+        script, log, "PreToolUse", mode="answer", answer_file=answer, answer_times=2, merge_tool_input=True
+    )
     assert "echo b" not in cmd  # the answer stays off the command line
     payload = {"hook_event_name": "PreToolUse", "tool_input": {"command": "echo a", "description": "d"}}
-    outs = [subprocess.run(cmd, shell=True, input=json.dumps(payload), capture_output=True, text=True).stdout
-            for _ in range(3)]
+    outs = [
+        subprocess.run(cmd, shell=True, input=json.dumps(payload), capture_output=True, text=True).stdout
+        for _ in range(3)
+    ]
     first = json.loads(outs[0])
     assert first["hookSpecificOutput"]["updatedInput"] == {"command": "echo b", "description": "d"}
     assert outs[1] == outs[0] and outs[2] == ""  # answered twice, then it only observes
@@ -226,8 +257,10 @@ def test_recorder_answer_mode_prints_the_file_on_the_first_calls_only(tmp_path: 
 
 
 def test_opencode_plugin_answers_are_a_closed_set(tmp_path: Path) -> None:
-    source = opencode_recorder_plugin(tmp_path / "log.jsonl", answers={
-        "tool.execute.before": {"op": "set-arg", "tool": "bash", "field": "command", "value": "echo b"}})
+    source = opencode_recorder_plugin(
+        tmp_path / "log.jsonl",
+        answers={"tool.execute.before": {"op": "set-arg", "tool": "bash", "field": "command", "value": "echo b"}},
+    )
     assert '"set-arg"' in source and '"echo b"' in source
     with pytest.raises(ValueError, match="op must be one of"):
         opencode_recorder_plugin(tmp_path / "log.jsonl", answers={"tool.execute.before": {"op": "eval"}})
@@ -241,8 +274,8 @@ def test_opencode_plugin_source_exports_one_function(tmp_path: Path) -> None:
 
 def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
     from generator.hostenv.fake_models import HOST_PROTOCOL
-    from generator.hosts import LAUNCHERS
     from generator.hostenv.npm_tools import HOST_PACKAGES
+    from generator.hosts import LAUNCHERS
 
     assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)
     assert {h: launcher.wire_protocol for h, launcher in LAUNCHERS.items()} == HOST_PROTOCOL

@@ -60,18 +60,28 @@ def test_each_new_host_reports_its_pinned_version(npm_bin: Path, host: str) -> N
 # --- Gemini CLI -------------------------------------------------------------------------------
 
 
-def _gemini(npm_bin: Path, tmp_path: Path, mode: str, *, timeout_s: int = 20, persist_trust: bool = False,
-            user_level: bool = False, **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
+def _gemini(
+    npm_bin: Path,
+    tmp_path: Path,
+    mode: str,
+    *,
+    timeout_s: int = 20,
+    persist_trust: bool = False,
+    user_level: bool = False,
+    **options: Any,
+) -> tuple[HostRunResult, list[dict[str, Any]]]:
     log = tmp_path / "run" / "hooks.jsonl"
 
     def setup(layout: RunLayout) -> None:
         recorder = write_recorder(layout.root)
-        hooks = gemini_hooks(lambda e: recorder_command(recorder, log, e, mode, "BeforeTool", REASON, "gemini-cli"),
-                             timeout_s=timeout_s)
+        hooks = gemini_hooks(
+            lambda e: recorder_command(recorder, log, e, mode, "BeforeTool", REASON, "gemini-cli"), timeout_s=timeout_s
+        )
         if persist_trust:  # what the interactive trust dialog saves (docs/cli/trusted-folders.md)
             (layout.home / ".gemini").mkdir(parents=True, exist_ok=True)
             (layout.home / ".gemini" / "trustedFolders.json").write_text(
-                json.dumps({str(layout.project): "TRUST_FOLDER"}))
+                json.dumps({str(layout.project): "TRUST_FOLDER"})
+            )
         folder = layout.home if user_level else layout.project  # the launcher merges its keys into the user's
         (folder / ".gemini").mkdir(exist_ok=True)
         (folder / ".gemini" / "settings.json").write_text(json.dumps(hooks, indent=2))
@@ -94,7 +104,8 @@ def test_gemini_allow_run_fires_ten_events_with_snake_case_payloads(npm_bin: Pat
     assert _probe(result).read_text() == "pasture-probe\n"
     # only the streaming endpoint is called: one request per model turn
     assert [(r["method"], r["path"], r["query"]) for r in result.requests] == [
-        ("POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "alt=sse")] * 2
+        ("POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "alt=sse")
+    ] * 2
     fired = Counter(r["event"] for r in records)
     assert set(fired) == set(GEMINI_EVENTS) - {"Notification"}, fired
     assert fired["BeforeTool"] == fired["AfterTool"] == 1
@@ -102,8 +113,15 @@ def test_gemini_allow_run_fires_ten_events_with_snake_case_payloads(npm_bin: Pat
 
     before = next(r for r in records if r["event"] == "BeforeTool")
     payload = before["payload"]
-    assert set(payload) == {"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp", "tool_name",
-                            "tool_input"}
+    assert set(payload) == {
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "timestamp",
+        "tool_name",
+        "tool_input",
+    }
     assert payload["tool_name"] == "run_shell_command"
     assert payload["tool_input"] == {"command": COMMAND, "description": "Run a shell command"}
     assert payload["cwd"] == str(result.project) and payload["timestamp"].endswith("Z")
@@ -117,8 +135,9 @@ def test_gemini_allow_run_fires_ten_events_with_snake_case_payloads(npm_bin: Pat
 
 
 @pytest.mark.parametrize("mode", ["exit2", "deny"])
-def test_gemini_before_tool_refusal_blocks_and_the_model_reads_the_reason(npm_bin: Path, tmp_path: Path,
-                                                                         mode: str) -> None:
+def test_gemini_before_tool_refusal_blocks_and_the_model_reads_the_reason(
+    npm_bin: Path, tmp_path: Path, mode: str
+) -> None:
     """exit 2 + stderr and ``{"decision": "deny", "reason"}`` on exit 0 both carry the reason."""
     result, records = _gemini(npm_bin, tmp_path, mode)
     assert result.exit_code == 0, result.describe()
@@ -187,15 +206,24 @@ def test_gemini_user_level_hooks_run_under_skip_trust(npm_bin: Path, tmp_path: P
 # --- Copilot CLI ------------------------------------------------------------------------------
 
 
-def _copilot(npm_bin: Path, tmp_path: Path, mode: str, *, user_level: bool = False, timeout_s: int = 20,
-             persist_trust: bool = False, extra_env: dict[str, str] | None = None,
-             **options: Any) -> tuple[HostRunResult, list[dict[str, Any]]]:
+def _copilot(
+    npm_bin: Path,
+    tmp_path: Path,
+    mode: str,
+    *,
+    user_level: bool = False,
+    timeout_s: int = 20,
+    persist_trust: bool = False,
+    extra_env: dict[str, str] | None = None,
+    **options: Any,
+) -> tuple[HostRunResult, list[dict[str, Any]]]:
     log = tmp_path / "run" / "hooks.jsonl"
 
     def setup(layout: RunLayout) -> None:
         recorder = write_recorder(layout.root)
-        hooks = copilot_hooks(lambda e: recorder_command(recorder, log, e, mode, "preToolUse", REASON, "copilot-cli"),
-                              timeout_s=timeout_s)
+        hooks = copilot_hooks(
+            lambda e: recorder_command(recorder, log, e, mode, "preToolUse", REASON, "copilot-cli"), timeout_s=timeout_s
+        )
         if persist_trust:  # the config.json key the CLI keeps trusted folders in
             (layout.home / ".copilot").mkdir(parents=True, exist_ok=True)
             (layout.home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [str(layout.project)]}))
@@ -206,8 +234,9 @@ def _copilot(npm_bin: Path, tmp_path: Path, mode: str, *, user_level: bool = Fal
             (layout.project / ".github" / "hooks").mkdir(parents=True)
             (layout.project / ".github" / "hooks" / "pasture.json").write_text(json.dumps(hooks, indent=2))
 
-    result = run_new_host("copilot-cli", npm_bin, tmp_path / "run", PROBE, setup=setup, options=options,
-                          extra_env=extra_env)
+    result = run_new_host(
+        "copilot-cli", npm_bin, tmp_path / "run", PROBE, setup=setup, options=options, extra_env=extra_env
+    )
     # the native binary unpacks its ~235 MB JavaScript package into $XDG_CACHE_HOME on every fresh HOME
     shutil.rmtree(result.layout.xdg_cache / "copilot" / "pkg", ignore_errors=True)
     return result, read_records(log)
@@ -218,16 +247,24 @@ def _copilot_tool_message(result: HostRunResult) -> str:
     return tool["content"]
 
 
-def test_copilot_allow_run_fires_camel_case_events_through_the_unchanged_chat_fake(npm_bin: Path,
-                                                                                   tmp_path: Path) -> None:
+def test_copilot_allow_run_fires_camel_case_events_through_the_unchanged_chat_fake(
+    npm_bin: Path, tmp_path: Path
+) -> None:
     result, records = _copilot(npm_bin, tmp_path, "observe")
     assert result.exit_code == 0, result.describe()
     _assert_isolated(result)
     assert _probe(result).read_text() == "pasture-probe\n"
     assert [(r["path"], r["reply"]["kind"]) for r in result.requests] == [("/v1/chat/completions", "turn")] * 2
-    assert [r["event"] for r in records] == ["sessionStart", "userPromptSubmitted", "userPromptTransformed",
-                                             "preToolUse", "permissionRequest", "postToolUse", "agentStop",
-                                             "sessionEnd"]
+    assert [r["event"] for r in records] == [
+        "sessionStart",
+        "userPromptSubmitted",
+        "userPromptTransformed",
+        "preToolUse",
+        "permissionRequest",
+        "postToolUse",
+        "agentStop",
+        "sessionEnd",
+    ]
     pre = records[3]["payload"]
     assert set(pre) == {"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}
     assert pre["toolName"] == "bash" and pre["toolArgs"] == {"command": COMMAND, "description": "Run a shell command"}
@@ -340,8 +377,19 @@ def test_pi_allow_run_fires_extension_events_through_the_unchanged_chat_fake(npm
     assert _probe(result).read_text() == "pasture-probe\n"
     assert [(r["path"], r["reply"]["kind"]) for r in result.requests] == [("/v1/chat/completions", "turn")] * 2
     fired = Counter(r["event"] for r in records)
-    assert {"session_start", "input", "before_agent_start", "context", "before_provider_request", "tool_call",
-            "tool_result", "tool_execution_start", "tool_execution_end", "agent_end", "session_shutdown"} <= set(fired)
+    assert {
+        "session_start",
+        "input",
+        "before_agent_start",
+        "context",
+        "before_provider_request",
+        "tool_call",
+        "tool_result",
+        "tool_execution_start",
+        "tool_execution_end",
+        "agent_end",
+        "session_shutdown",
+    } <= set(fired)
     assert len(fired) == 20, fired
     assert all(r["payload"]["type"] == r["event"] for r in records)
     call = next(r for r in records if r["event"] == "tool_call")["payload"]
@@ -354,8 +402,9 @@ def test_pi_allow_run_fires_extension_events_through_the_unchanged_chat_fake(npm
 
 
 @pytest.mark.parametrize("mode", ["block", "throw"])
-def test_pi_tool_call_refusal_blocks_and_the_reason_is_the_tool_result(npm_bin: Path, tmp_path: Path,
-                                                                      mode: str) -> None:
+def test_pi_tool_call_refusal_blocks_and_the_reason_is_the_tool_result(
+    npm_bin: Path, tmp_path: Path, mode: str
+) -> None:
     """``{block: true, reason}`` and a thrown Error both block; the model reads exactly the reason."""
     result, records = _pi(npm_bin, tmp_path, mode)
     assert result.exit_code == 0, result.describe()

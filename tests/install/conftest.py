@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from generator.install.adapter import load_adapter
+from generator.install.commands import install, uninstall
 from generator.install.hooktable import render, with_binary
 from generator.install.launcher import launcher_path, shell_word
-from generator.install.commands import install, uninstall
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,9 +27,19 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-                 "XDG_CACHE_HOME", "PASTURE_BIN", "PASTURE_POLICY", "PASTURE_TRUST_STORE", "PASTURE_JOURNAL",
-                 "PASTURE_CACHE_DIR"):
+    for name in (
+        "CODEX_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "PASTURE_BIN",
+        "PASTURE_POLICY",
+        "PASTURE_TRUST_STORE",
+        "PASTURE_JOURNAL",
+        "PASTURE_CACHE_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PASTURE_MANAGED_POLICY", str(tmp_path / "no-managed-policy.toml"))  # never /etc/pasture
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))

@@ -33,24 +33,33 @@ def _run(npm_bin: Path, root: Path, handler: dict):
     result = run.execute(PROBE, timeout=120)
     if isolation_support().private_network:
         assert result.extra.get("interfaces") == ["lo"]
-    told = [part for req in result.requests for msg in (req.get("body") or {}).get("messages", [])
-            if msg.get("role") == "user" and isinstance(msg.get("content"), list)
-            for part in msg["content"] if isinstance(part, dict) and part.get("type") == "tool_result"]
+    told = [
+        part
+        for req in result.requests
+        for msg in (req.get("body") or {}).get("messages", [])
+        if msg.get("role") == "user" and isinstance(msg.get("content"), list)
+        for part in msg["content"]
+        if isinstance(part, dict) and part.get("type") == "tool_result"
+    ]
     return run, result, told
 
 
 def test_missing_binary_with_on_failure_block_blocks(npm_bin: Path, tmp_path: Path) -> None:
     missing = tmp_path / "gone" / "pasture-hook"
-    run, result, told = _run(npm_bin, tmp_path / "run", {
-        "type": "command", "command": f"{missing} hook lifecycle", "timeout": 30, "onFailure": "block"})
+    run, result, told = _run(
+        npm_bin,
+        tmp_path / "run",
+        {"type": "command", "command": f"{missing} hook lifecycle", "timeout": 30, "onFailure": "block"},
+    )
     assert result.exit_code == 0, result.describe()
     assert not (run.project / "probe.txt").exists(), result.describe()
     assert told and told[0].get("is_error") is True, (told, result.describe())
 
 
 def test_timeout_with_on_failure_block_blocks(npm_bin: Path, tmp_path: Path) -> None:
-    run, result, told = _run(npm_bin, tmp_path / "run", {
-        "type": "command", "command": "sleep 30", "timeout": 2, "onFailure": "block"})
+    run, result, told = _run(
+        npm_bin, tmp_path / "run", {"type": "command", "command": "sleep 30", "timeout": 2, "onFailure": "block"}
+    )
     assert result.exit_code == 0, result.describe()
     assert not (run.project / "probe.txt").exists(), result.describe()
     assert told and told[0].get("is_error") is True, (told, result.describe())
@@ -59,7 +68,8 @@ def test_timeout_with_on_failure_block_blocks(npm_bin: Path, tmp_path: Path) -> 
 def test_missing_binary_without_on_failure_lets_the_tool_run(npm_bin: Path, tmp_path: Path) -> None:
     """The control: the fail-open default that issue 9 item 1 reported."""
     missing = tmp_path / "gone" / "pasture-hook"
-    run, result, told = _run(npm_bin, tmp_path / "run", {
-        "type": "command", "command": f"{missing} hook lifecycle", "timeout": 30})
+    run, result, told = _run(
+        npm_bin, tmp_path / "run", {"type": "command", "command": f"{missing} hook lifecycle", "timeout": 30}
+    )
     assert result.exit_code == 0, result.describe()
     assert (run.project / "probe.txt").exists(), result.describe()

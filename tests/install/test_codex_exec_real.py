@@ -59,11 +59,12 @@ def _calls(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-def _installed_run(pasture, npm_bin: Path, root: Path, monkeypatch: pytest.MonkeyPatch, *,
-                   record_trust: bool = True) -> tuple[HostRun, str, dict]:
+def _installed_run(
+    pasture, npm_bin: Path, root: Path, monkeypatch: pytest.MonkeyPatch, *, record_trust: bool = True
+) -> tuple[HostRun, str, dict]:
     run = prepare_run("codex", npm_bin, root)
     codex_home = run.layout.codex_home
-    user_part = f"[projects.{json.dumps(str(run.project))}]\ntrust_level = \"trusted\"\n"
+    user_part = f'[projects.{json.dumps(str(run.project))}]\ntrust_level = "trusted"\n'
     (codex_home / "config.toml").write_text(user_part)
     monkeypatch.setenv("HOME", str(run.home))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -75,7 +76,7 @@ def _installed_run(pasture, npm_bin: Path, root: Path, monkeypatch: pytest.Monke
     assert result.code == (0 if record_trust else 3), result
     text = (codex_home / "config.toml").read_text()
     assert text.startswith(user_part)
-    return run, text[len(user_part):], report
+    return run, text[len(user_part) :], report
 
 
 def _execute(run: HostRun, trust_tables: str, stub: Path, **env: str):
@@ -85,13 +86,14 @@ def _execute(run: HostRun, trust_tables: str, stub: Path, **env: str):
 
     hooks = json.loads((run.project / ".codex" / "hooks.json").read_text())["hooks"]
     launcher = Path(recorded_binary(next(iter(hooks.values()))[0]["hooks"][0]["command"]))
-    launcher.write_text(f"#!/bin/sh\nexec {stub} \"$@\"\n")
+    launcher.write_text(f'#!/bin/sh\nexec {stub} "$@"\n')
     launcher.chmod(0o755)
     return run.execute(PROBE, options={"hook_trust": "none", "config_toml_extra": trust_tables}, extra_env=env)
 
 
-def test_installed_hooks_fire_without_the_bypass_flag(pasture, npm_bin: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installed_hooks_fire_without_the_bypass_flag(
+    pasture, npm_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run, trust_tables, report = _installed_run(pasture, npm_bin, tmp_path / "run", monkeypatch)
     assert trust_tables.count("[hooks.state.") == len(report["events"]) == 12
     stub, log = _stub(run)
@@ -104,12 +106,21 @@ def test_installed_hooks_fire_without_the_bypass_flag(pasture, npm_bin: Path, tm
     assert (run.project / "probe.txt").read_text() == "pasture-probe\n"
     calls = _calls(log)
     events = [c["argv"][5] for c in calls]
-    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"], \
+    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"], (
         result.describe()
+    )
     for call in calls:
         event = call["argv"][5]
-        assert call["argv"] == ["hook", "lifecycle", "--harness", "codex", "--event", event,
-                                "--host-version", HOST_VERSION]
+        assert call["argv"] == [
+            "hook",
+            "lifecycle",
+            "--harness",
+            "codex",
+            "--event",
+            event,
+            "--host-version",
+            HOST_VERSION,
+        ]
         payload = json.loads(call["stdin"])
         assert payload["hook_event_name"] == event and payload["cwd"] == str(run.project)
         assert call["cwd"] == str(run.project)
@@ -119,8 +130,9 @@ def test_installed_hooks_fire_without_the_bypass_flag(pasture, npm_bin: Path, tm
     assert "without review" not in result.stdout + result.stderr
 
 
-def test_installed_pretooluse_hook_blocks_without_the_bypass_flag(pasture, npm_bin: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installed_pretooluse_hook_blocks_without_the_bypass_flag(
+    pasture, npm_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run, trust_tables, _ = _installed_run(pasture, npm_bin, tmp_path / "run", monkeypatch)
     stub, log = _stub(run)
     result = _execute(run, trust_tables, stub, PASTURE_STUB_BLOCK="1")
@@ -128,16 +140,22 @@ def test_installed_pretooluse_hook_blocks_without_the_bypass_flag(pasture, npm_b
     assert result.exit_code == 0, result.describe()
     assert not (run.project / "probe.txt").exists()
     assert "PostToolUse" not in [c["argv"][5] for c in _calls(log)]
-    told = [i["output"] for r in result.requests for i in r["body"].get("input", [])
-            if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    told = [
+        i["output"]
+        for r in result.requests
+        for i in r["body"].get("input", [])
+        if isinstance(i, dict) and i.get("type") == "function_call_output"
+    ]
     assert any(f"Command blocked by PreToolUse hook: {REASON}" in json.dumps(o) for o in told), result.describe()
 
 
-def test_without_recorded_trust_codex_skips_the_same_hooks_silently(pasture, npm_bin: Path, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_recorded_trust_codex_skips_the_same_hooks_silently(
+    pasture, npm_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The control: same install, but no codex to record trust (install exits 3 and says so)."""
-    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                                               if not (Path(p) / "codex").exists()))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "codex").exists())
+    )
     run, trust_tables, report = _installed_run(pasture, npm_bin, tmp_path / "run", monkeypatch, record_trust=False)
     assert trust_tables == "" and "SILENTLY SKIP" in report["problems"][0]
     stub, log = _stub(run)

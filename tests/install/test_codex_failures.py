@@ -18,7 +18,7 @@ from profiles_found import newest as newest_contract
 
 REPO = Path(__file__).resolve().parents[2]
 
-FAKE = r'''#!{python}
+FAKE = r"""#!{python}
 import json, os, sys
 mode = os.environ.get("FAKE_CODEX_MODE", "")
 with open(os.environ["FAKE_CODEX_LOG"], "a") as fh:
@@ -48,7 +48,7 @@ for line in sys.stdin:
         result = {{}}
     print(json.dumps({{"method": "configWarning", "params": {{}}}}), flush=True)
     print(json.dumps({{"id": msg["id"], "result": result}}), flush=True)
-'''
+"""
 
 
 @pytest.fixture
@@ -76,8 +76,8 @@ def _calls(tmp_path: Path) -> list[list[str]]:
 
 
 def test_older_codex_without_disable_flag_is_retried_and_unlisted_hooks_are_a_problem(
-        pasture, trusted_repo: Path, fake_codex: Path, tmp_path: Path, private_home: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    pasture, trusted_repo: Path, fake_codex: Path, tmp_path: Path, private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_CODEX_MODE", "reject-disable")
     config = (private_home / ".codex" / "config.toml").read_text()
     run = pasture("install", "codex", "--project", str(trusted_repo), "--codex-bin", str(fake_codex), "--json")
@@ -90,11 +90,19 @@ def test_older_codex_without_disable_flag_is_retried_and_unlisted_hooks_are_a_pr
     assert (private_home / ".codex" / "config.toml").read_text() == config  # no trust claimed
 
 
-@pytest.mark.parametrize("mode, says", [("crash", "exited (code 1) before answering initialize"),
-                                        ("error", "answered hooks/list with an error")])
+@pytest.mark.parametrize(
+    "mode, says",
+    [("crash", "exited (code 1) before answering initialize"), ("error", "answered hooks/list with an error")],
+)
 def test_a_failing_app_server_leaves_the_hooks_untrusted_and_says_how_to_finish(
-        pasture, trusted_repo: Path, fake_codex: Path, private_home: Path, monkeypatch: pytest.MonkeyPatch,
-        mode: str, says: str) -> None:
+    pasture,
+    trusted_repo: Path,
+    fake_codex: Path,
+    private_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    says: str,
+) -> None:
     monkeypatch.setenv("FAKE_CODEX_MODE", mode)
     run = pasture("install", "codex", "--project", str(trusted_repo), "--codex-bin", str(fake_codex))
     assert run.code == 3, run
@@ -112,7 +120,8 @@ def test_codex_bin_that_is_not_executable(pasture, trusted_repo: Path, tmp_path:
 def test_trust_project_replaces_an_explicit_untrusted_and_says_so(pasture, project: Path, private_home: Path) -> None:
     (private_home / ".codex").mkdir()
     (private_home / ".codex" / "config.toml").write_text(
-        f'# keep me\n[projects."{project}"]\ntrust_level = "untrusted"  # decided earlier\n')
+        f'# keep me\n[projects."{project}"]\ntrust_level = "untrusted"  # decided earlier\n'
+    )
     run = pasture("install", "codex", "--project", str(project), "--json")
     assert run.code == 2 and "marked 'untrusted'" in run.json()["error"]
     run = pasture("install", "codex", "--project", str(project), "--trust-project", "--json")
@@ -120,8 +129,9 @@ def test_trust_project_replaces_an_explicit_untrusted_and_says_so(pasture, proje
     config = run.json()["files"][1]
     assert "marked trusted (was 'untrusted')" in config["detail"]
     # the value changes in place; the user's comments stay theirs
-    assert (private_home / ".codex" / "config.toml").read_text() == \
-        f'# keep me\n[projects."{project}"]\ntrust_level = "trusted"  # decided earlier\n'
+    assert (
+        private_home / ".codex" / "config.toml"
+    ).read_text() == f'# keep me\n[projects."{project}"]\ntrust_level = "trusted"  # decided earlier\n'
 
 
 def test_trust_project_is_for_project_installs_only(pasture) -> None:
@@ -135,8 +145,9 @@ def test_trust_only_without_our_hooks_is_refused(pasture, trusted_repo: Path) ->
     assert f"run: pasture install codex --project {trusted_repo} --root {REPO}\n" in run.stderr
 
 
-def test_stale_generated_copy_is_reported_and_the_profile_wins(pasture, project: Path, tmp_path: Path,
-                                                               generated) -> None:
+def test_stale_generated_copy_is_reported_and_the_profile_wins(
+    pasture, project: Path, tmp_path: Path, generated
+) -> None:
     import shutil
 
     root = tmp_path / "pasture-root"

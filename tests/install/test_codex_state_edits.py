@@ -91,7 +91,8 @@ def test_delete_removes_the_table_and_nothing_else() -> None:
     out = tomledit.delete_table(USER_CONFIG, STATE + ("/other/hooks.json:stop:0:0",))
     # tomlkit takes the blank line that ended the table with it
     assert out == USER_CONFIG.replace(
-        '[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n\n', "")
+        '[hooks.state."/other/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:other"\n\n', ""
+    )
     assert "# review state for another tool\n" in out  # comments are never ours to drop
     assert tomllib.loads(out)["mcp_servers"] == tomllib.loads(USER_CONFIG)["mcp_servers"]
 
@@ -103,11 +104,14 @@ def test_renames_are_simultaneous() -> None:
     assert _state(out) == {b: {"trusted_hash": "A"}, f"{F}:pre_tool_use:3:0": {"trusted_hash": "B"}}
 
 
-@pytest.mark.parametrize("text", [
-    'hooks = { state = { "k" = { trusted_hash = "x" } } }\n',
-    '[hooks]\nstate."k".trusted_hash = "x"\n',
-    '[hooks.state]\n"k" = { trusted_hash = "x" }\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'hooks = { state = { "k" = { trusted_hash = "x" } } }\n',
+        '[hooks]\nstate."k".trusted_hash = "x"\n',
+        '[hooks.state]\n"k" = { trusted_hash = "x" }\n',
+    ],
+)
 def test_inline_and_dotted_forms_are_edited_in_their_own_form(text: str) -> None:
     out = tomledit.set_value(text, STATE + ("k",), "trusted_hash", "y")
     assert out == text.replace('"x"', '"y"')
@@ -119,7 +123,7 @@ def test_an_edit_that_would_change_more_is_refused() -> None:
     with pytest.raises(tomledit.TomlEditError):
         tomledit.set_value('[hooks]\nstate."k".trusted_hash = "x"\n', STATE + ("k2",), "trusted_hash", "y")
     with pytest.raises(tomledit.TomlEditError, match="not a table"):
-        tomledit.set_value('hooks = 3\n', STATE + ("k2",), "trusted_hash", "y")
+        tomledit.set_value("hooks = 3\n", STATE + ("k2",), "trusted_hash", "y")
 
 
 def test_invalid_toml_is_an_error() -> None:
@@ -128,8 +132,10 @@ def test_invalid_toml_is_an_error() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(key=st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40),
-       value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
+@given(
+    key=st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40),
+    value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+)
 def test_any_key_and_value_round_trip(key: str, value: str) -> None:
     out = tomledit.set_value(USER_CONFIG, STATE + (key,), "trusted_hash", value)
     assert _state(out)[key]["trusted_hash"] == value
@@ -145,30 +151,39 @@ def _config(**entries: dict) -> dict:
 
 
 def test_event_labels_match_codex() -> None:
-    assert [codex_trust.event_label(e) for e in ("PreToolUse", "SessionStart", "Stop", "Interrupt",
-                                                 "UserPromptSubmit")] == \
-        ["pre_tool_use", "session_start", "stop", "interrupt", "user_prompt_submit"]
+    assert [
+        codex_trust.event_label(e) for e in ("PreToolUse", "SessionStart", "Stop", "Interrupt", "UserPromptSubmit")
+    ] == ["pre_tool_use", "session_start", "stop", "interrupt", "user_prompt_submit"]
 
 
 def test_plan_trusts_ours_moves_foreign_and_drops_stale(tmp_path) -> None:
     hooks = tmp_path / "hooks.json"
     f = str(hooks)
-    config = _config(**{
-        f"{f}:pre_tool_use:0:0": {"trusted_hash": "foreign-a"},  # foreign, stays
-        f"{f}:pre_tool_use:1:0": {"trusted_hash": "ours-old"},  # ours, removed by the edit
-        f"{f}:pre_tool_use:2:0": {"trusted_hash": "foreign-b", "enabled": False},  # foreign, moves to 1
-        f"{f}:stop:0:0": {"trusted_hash": "ours-stop", "enabled": False},  # ours, kept in place, rehashed
-        "/elsewhere/hooks.json:pre_tool_use:1:0": {"trusted_hash": "x"},  # another file: untouched
-    })
-    plan = codex_trust.plan_state(config, hooks, before={("pre_tool_use", 1, 0), ("stop", 0, 0)}, kept=set(),
-                                  moved=[("PreToolUse", 2, 1)], trust={f"{f}:stop:0:0": "ours-new"})
+    config = _config(
+        **{
+            f"{f}:pre_tool_use:0:0": {"trusted_hash": "foreign-a"},  # foreign, stays
+            f"{f}:pre_tool_use:1:0": {"trusted_hash": "ours-old"},  # ours, removed by the edit
+            f"{f}:pre_tool_use:2:0": {"trusted_hash": "foreign-b", "enabled": False},  # foreign, moves to 1
+            f"{f}:stop:0:0": {"trusted_hash": "ours-stop", "enabled": False},  # ours, kept in place, rehashed
+            "/elsewhere/hooks.json:pre_tool_use:1:0": {"trusted_hash": "x"},  # another file: untouched
+        }
+    )
+    plan = codex_trust.plan_state(
+        config,
+        hooks,
+        before={("pre_tool_use", 1, 0), ("stop", 0, 0)},
+        kept=set(),
+        moved=[("PreToolUse", 2, 1)],
+        trust={f"{f}:stop:0:0": "ours-new"},
+    )
     assert plan.drop == [f"{f}:pre_tool_use:1:0"]
     assert plan.move == {f"{f}:pre_tool_use:2:0": f"{f}:pre_tool_use:1:0"}
     assert plan.trust == {f"{f}:stop:0:0": "ours-new"}
-    text = "\n".join(f'[hooks.state."{k}"]\n'
-                     + "".join(f"{n} = {tomledit.basic_string(v) if isinstance(v, str) else 'false'}\n"
-                               for n, v in e.items())
-                     for k, e in config["hooks"]["state"].items())
+    text = "\n".join(
+        f'[hooks.state."{k}"]\n'
+        + "".join(f"{n} = {tomledit.basic_string(v) if isinstance(v, str) else 'false'}\n" for n, v in e.items())
+        for k, e in config["hooks"]["state"].items()
+    )
     out = _state(codex_trust.apply_state(text, plan))
     assert out == {
         f"{f}:pre_tool_use:0:0": {"trusted_hash": "foreign-a"},
@@ -181,16 +196,22 @@ def test_plan_trusts_ours_moves_foreign_and_drops_stale(tmp_path) -> None:
 def test_plan_without_codex_keeps_trust_of_unchanged_hooks(tmp_path) -> None:
     f = str(tmp_path / "hooks.json")
     config = _config(**{f"{f}:stop:0:0": {"trusted_hash": "h"}, f"{f}:pre_tool_use:0:0": {"trusted_hash": "old"}})
-    plan = codex_trust.plan_state(config, tmp_path / "hooks.json", before={("stop", 0, 0), ("pre_tool_use", 0, 0)},
-                                  kept={("stop", 0, 0)}, moved=[])
+    plan = codex_trust.plan_state(
+        config,
+        tmp_path / "hooks.json",
+        before={("stop", 0, 0), ("pre_tool_use", 0, 0)},
+        kept={("stop", 0, 0)},
+        moved=[],
+    )
     assert plan.drop == [f"{f}:pre_tool_use:0:0"] and not plan.move and not plan.trust
 
 
 def test_plan_drops_a_leftover_where_ours_now_sit(tmp_path) -> None:
     f = str(tmp_path / "hooks.json")
     config = _config(**{f"{f}:stop:3:0": {"trusted_hash": "leftover", "enabled": False}})
-    plan = codex_trust.plan_state(config, tmp_path / "hooks.json", before=set(), kept=set(), moved=[],
-                                  trust={f"{f}:stop:3:0": "ours"})
+    plan = codex_trust.plan_state(
+        config, tmp_path / "hooks.json", before=set(), kept=set(), moved=[], trust={f"{f}:stop:3:0": "ours"}
+    )
     assert plan.drop == [f"{f}:stop:3:0"] and plan.trust == {f"{f}:stop:3:0": "ours"}
 
 

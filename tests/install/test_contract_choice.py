@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from profiles_found import admitting, contract_ids, newest
+from repo_paths import REPO
 
 from generator.install.targets import TargetError, choose_contract
-from repo_paths import REPO
 
 
 def _fake(tmp_path: Path, name: str, answer: str) -> dict:
@@ -21,11 +21,14 @@ def _fake(tmp_path: Path, name: str, answer: str) -> dict:
     return {"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin"}
 
 
-@pytest.mark.parametrize("answer,expected", [
-    ("2.1.300 (Claude Code)", admitting("claude-code", "2.1.300")),
-    *[(f"{c.partition('@')[2]} (Claude Code)", c) for c in contract_ids("claude-code")],
-    ("2.2.0 (Claude Code)", newest("claude-code")),
-])
+@pytest.mark.parametrize(
+    "answer,expected",
+    [
+        ("2.1.300 (Claude Code)", admitting("claude-code", "2.1.300")),
+        *[(f"{c.partition('@')[2]} (Claude Code)", c) for c in contract_ids("claude-code")],
+        ("2.2.0 (Claude Code)", newest("claude-code")),
+    ],
+)
 def test_claude_version_picks_the_admitting_contract(tmp_path, answer, expected):
     contract, why = choose_contract(REPO, "claude-code", None, _fake(tmp_path, "claude", answer))
     assert contract == expected

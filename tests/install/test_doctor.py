@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from profiles_found import admitting, newest
 from click.testing import CliRunner
+from profiles_found import admitting, newest
 
 from generator.cli import main
 
@@ -94,8 +94,9 @@ def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_pa
     assert text.exit_code == 0 and "enforcement is on here" in text.stdout
 
 
-def test_a_missing_or_broken_launcher_is_off_with_the_reinstall_command(doctor, pasture, repo: Path,
-                                                                        private_home: Path) -> None:
+def test_a_missing_or_broken_launcher_is_off_with_the_reinstall_command(
+    doctor, pasture, repo: Path, private_home: Path
+) -> None:
     _install(pasture, repo)
     path = private_home / ".local" / "share" / "pasture" / "bin" / "pasture-hook"
     text = path.read_text()
@@ -150,13 +151,17 @@ def test_disable_all_hooks_is_off(doctor, pasture, repo: Path) -> None:
     assert code == 1 and any("disableAllHooks" in f["message"] and f["status"] == "off" for f in _by(body, "adapter"))
 
 
-@pytest.mark.parametrize("installed, expected, words", [
-    ("1.9.0", "off", f"which contract {NEWEST} does not admit"),
-    ("2.1.300", "off", "does not admit"),
-    (LATER, "ok", f"admitted by {NEWEST}"),
-])
-def test_the_installed_host_version_must_be_admitted(doctor, pasture, repo: Path, hosts_on_path, installed: str,
-                                                     expected: str, words: str) -> None:
+@pytest.mark.parametrize(
+    "installed, expected, words",
+    [
+        ("1.9.0", "off", f"which contract {NEWEST} does not admit"),
+        ("2.1.300", "off", "does not admit"),
+        (LATER, "ok", f"admitted by {NEWEST}"),
+    ],
+)
+def test_the_installed_host_version_must_be_admitted(
+    doctor, pasture, repo: Path, hosts_on_path, installed: str, expected: str, words: str
+) -> None:
     _install(pasture, repo, "claude-code", "--contract", NEWEST)
     hosts_on_path("claude", installed)
     code, body, _ = doctor("--project", str(repo))
@@ -173,8 +178,9 @@ def test_an_older_contract_than_the_host_fits_is_a_warning(doctor, pasture, repo
     assert version["status"] == "warn" and f"{admitting('claude-code', '2.1.330')} fits it better" in version["message"]
 
 
-def test_claude_started_below_the_project_root_is_off_unless_the_user_adapter_covers_it(doctor, pasture,
-                                                                                       repo: Path) -> None:
+def test_claude_started_below_the_project_root_is_off_unless_the_user_adapter_covers_it(
+    doctor, pasture, repo: Path
+) -> None:
     """Issue 9 item 2, host side: Claude Code started in src/ loads no project settings at all; issue 18:
     so the doctor never ends "enforcement is on here" there (exit 1), unless the --user adapter runs."""
     _install(pasture, repo)
@@ -182,8 +188,10 @@ def test_claude_started_below_the_project_root_is_off_unless_the_user_adapter_co
     code, body, result = doctor(cwd=repo / "src")
     assert body["root"] == str(repo) and body["start"] == str(repo / "src")
     (start,) = _by(body, "claude-start")
-    assert start["status"] == "off" and f"reads {repo}/.claude/settings.json only when started in {repo}" in \
-        start["message"]
+    assert (
+        start["status"] == "off"
+        and f"reads {repo}/.claude/settings.json only when started in {repo}" in start["message"]
+    )
     assert code == 1
     assert pasture("install", "claude-code", "--user").code == 0
     code, body, _ = doctor(cwd=repo / "src")
@@ -203,11 +211,14 @@ def test_the_project_root_is_the_repository_top_level(doctor, pasture, repo: Pat
     assert body["root"] == str(repo)
     root, ignored = [f for f in body["findings"] if f["check"] == "project-root"]
     assert "the repository's top level" in root["message"]
-    assert ignored["status"] == "warn" and f"{repo / 'pkg' / '.pasture'} is below the project root" in ignored["message"]
+    assert (
+        ignored["status"] == "warn" and f"{repo / 'pkg' / '.pasture'} is below the project root" in ignored["message"]
+    )
 
 
-def test_codex_with_a_shell_that_is_not_posix_is_off(doctor, pasture, repo: Path, private_home: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_with_a_shell_that_is_not_posix_is_off(
+    doctor, pasture, repo: Path, private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (private_home / ".codex").mkdir()
     (private_home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
     _install(pasture, repo, "codex")
@@ -237,8 +248,11 @@ def _trust(repo: Path) -> None:
     # `pasture policy trust` asks a person on the controlling terminal: answer it on a real one
     from terminal import run_at_terminal
 
-    code, shown, out, err = run_at_terminal([sys.executable, "-m", "generator.entry", "policy", "trust", "--project",
-                                             str(repo)], env=dict(os.environ), cwd=repo)
+    code, shown, out, err = run_at_terminal(
+        [sys.executable, "-m", "generator.entry", "policy", "trust", "--project", str(repo)],
+        env=dict(os.environ),
+        cwd=repo,
+    )
     assert code == 0, (shown, out, err)
 
 
@@ -264,7 +278,7 @@ def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, mon
     (gate,) = _by(body, "gate", None)
     assert code == 1 and gate["status"] == "off" and f"{repo}/gates/check is not an executable file" in gate["message"]
     (repo / "gates").mkdir()
-    (repo / "gates" / "check").write_text("#!/bin/sh\necho '{\"decision\": \"proceed\"}'\n")
+    (repo / "gates" / "check").write_text('#!/bin/sh\necho \'{"decision": "proceed"}\'\n')
     (repo / "gates" / "check").chmod(0o755)
     code, body, _ = doctor("--project", str(repo))
     assert [f["status"] for f in _by(body, "gate", None)] == ["ok"]
@@ -281,14 +295,19 @@ def test_policy_trust_journal_and_gate_findings(doctor, pasture, repo: Path, mon
     _trust(repo)
     code, body, _ = doctor("--project", str(repo))
     (gate,) = _by(body, "gate", None)
-    assert code == 1 and gate["status"] == "off" and "agent gate: host codex is not installed (./judges/codex)" in \
-        gate["message"] and "npm install -g @openai/codex" in gate["message"]
+    assert (
+        code == 1
+        and gate["status"] == "off"
+        and "agent gate: host codex is not installed (./judges/codex)" in gate["message"]
+        and "npm install -g @openai/codex" in gate["message"]
+    )
     (repo / "judges").mkdir()
     (repo / "judges" / "codex").write_text("#!/bin/sh\n")
     (repo / "judges" / "codex").chmod(0o755)
     code, body, _ = doctor("--project", str(repo))
     assert [(f["status"], f["message"]) for f in _by(body, "gate", None)] == [
-        ("ok", f"project agent gate: host codex at {repo}/judges/codex")]
+        ("ok", f"project agent gate: host codex at {repo}/judges/codex")
+    ]
 
     policy.write_text('[gate]\nkind = "rules"\n\n[journal]\npath = ".pasture/journal-dir/x.sqlite3"\n')
     _trust(repo)

@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _doctor(project: Path) -> tuple[int, dict]:
-    result = CliRunner().invoke(main, ["doctor", "--project", str(project), "--root", str(REPO), "--json"],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["doctor", "--project", str(project), "--root", str(REPO), "--json"], catch_exceptions=False
+    )
     return result.exit_code, json.loads(result.stdout)
 
 
@@ -46,8 +47,10 @@ def test_claude_without_a_sandbox_is_a_warning_naming_how_to_turn_it_on(installe
     finding = _sandbox_finding(body)
     assert finding["status"] == "warn" and "OS sandbox is not enabled in any settings file" in finding["message"]
     pasture_dir = installed.resolve() / ".pasture"
-    assert finding["fix"].startswith(f'add "sandbox": {{"enabled": true, "filesystem": {{"denyWrite": '
-                                     f'["/{pasture_dir}"]}}}} to {installed.resolve()}/.claude/settings.local.json')
+    assert finding["fix"].startswith(
+        f'add "sandbox": {{"enabled": true, "filesystem": {{"denyWrite": '
+        f'["/{pasture_dir}"]}}}} to {installed.resolve()}/.claude/settings.local.json'
+    )
     assert code == 0  # the hooks still enforce: a warning, not "off"
 
 
@@ -87,14 +90,20 @@ def _codex(tmp_path: Path, text: str | None) -> dict:
     return finding.as_json()
 
 
-@pytest.mark.parametrize("text, status, said", [
-    ('sandbox_mode = "read-only"\n', "ok", "cannot change the guard's files"),
-    ('sandbox_mode = "workspace-write"\n', "warn", "is inside the workspace they may write"),
-    ('sandbox_mode = "danger-full-access"\n', "warn", "nothing keeps a program the agent writes"),
-    (None, "warn", "sandbox_mode is not set"),
-    ('sandbox_mode = "danger-full-access"\nprofile = "safe"\n[profiles.safe]\nsandbox_mode = "read-only"\n', "ok",
-     "profiles.safe.sandbox_mode"),
-])
+@pytest.mark.parametrize(
+    "text, status, said",
+    [
+        ('sandbox_mode = "read-only"\n', "ok", "cannot change the guard's files"),
+        ('sandbox_mode = "workspace-write"\n', "warn", "is inside the workspace they may write"),
+        ('sandbox_mode = "danger-full-access"\n', "warn", "nothing keeps a program the agent writes"),
+        (None, "warn", "sandbox_mode is not set"),
+        (
+            'sandbox_mode = "danger-full-access"\nprofile = "safe"\n[profiles.safe]\nsandbox_mode = "read-only"\n',
+            "ok",
+            "profiles.safe.sandbox_mode",
+        ),
+    ],
+)
 def test_codex_sandbox_mode(tmp_path: Path, text, status, said) -> None:
     finding = _codex(tmp_path, text)
     assert finding["status"] == status and said in finding["message"], finding

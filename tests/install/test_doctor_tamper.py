@@ -15,8 +15,10 @@ from generator.cli import main
 from generator.runtime import effective, trust
 
 REPO = Path(__file__).resolve().parents[2]
-DENY_RM = '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf here"\ntool_kind = "shell"\n' \
-          'command = "rm\\\\s+-rf"\n'
+DENY_RM = (
+    '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf here"\ntool_kind = "shell"\n'
+    'command = "rm\\\\s+-rf"\n'
+)
 
 
 @pytest.fixture
@@ -41,8 +43,9 @@ def _by(body: dict, check: str) -> list[dict]:
     return [f for f in body["findings"] if f["check"] == check]
 
 
-@pytest.mark.parametrize("variable", ["PASTURE_BIN", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "HOME",
-                                      "XDG_STATE_HOME", "LD_PRELOAD"])
+@pytest.mark.parametrize(
+    "variable", ["PASTURE_BIN", "PASTURE_POLICY", "PASTURE_MANAGED_POLICY", "HOME", "XDG_STATE_HOME", "LD_PRELOAD"]
+)
 def test_doctor_flags_a_project_settings_env_that_injects_a_root(doctor, repo: Path, variable: str, monkeypatch):
     settings = repo / ".claude" / "settings.json"
     doc = json.loads(settings.read_text())
@@ -98,8 +101,7 @@ def _hook_load(repo: Path) -> None:
     effective._MEMO.clear()
 
 
-def test_doctor_reports_a_forged_cache_as_tampering_and_never_reports_from_it(doctor, repo: Path,
-                                                                               private_home: Path):
+def test_doctor_reports_a_forged_cache_as_tampering_and_never_reports_from_it(doctor, repo: Path, private_home: Path):
     _policy_layers(repo, private_home)
     _hook_load(repo)
     code, body, _ = doctor("--project", str(repo))
@@ -107,7 +109,7 @@ def test_doctor_reports_a_forged_cache_as_tampering_and_never_reports_from_it(do
     assert ok["status"] == "ok"
     cached = _cache(private_home)
     raw = cached.read_bytes()
-    head, blob = raw[:len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32:]
+    head, blob = raw[: len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32 :]
     key, data = marshal.loads(blob)
     for layer in data["layers"]:
         layer.update(status="absent", rules=[])  # "the user layer absent and the guard off"
@@ -164,7 +166,7 @@ def test_policy_show_and_check_never_report_from_a_forged_cache(repo: Path, priv
     _hook_load(repo)
     cached = _cache(private_home)
     raw = cached.read_bytes()
-    head, blob = raw[:len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32:]
+    head, blob = raw[: len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32 :]
     key, data = marshal.loads(blob)
     for layer in data["layers"]:
         layer.update(status="absent", rules=[])
@@ -177,8 +179,7 @@ def test_policy_show_and_check_never_report_from_a_forged_cache(repo: Path, priv
     assert any("failed verification" in w for w in body["warnings"])
     cached.write_bytes(head + marshal.dumps((key, data)))  # forged again: show rebuilt it
     effective._MEMO.clear()
-    checked = CliRunner().invoke(main, ["policy", "check", "--project", str(repo), "--json"],
-                                 catch_exceptions=False)
+    checked = CliRunner().invoke(main, ["policy", "check", "--project", str(repo), "--json"], catch_exceptions=False)
     assert "failed verification" in checked.output
     effective._MEMO.clear()
     assert effective.load(str(repo), dict(__import__("os").environ)).layer("user")["status"] == "trusted"

@@ -6,11 +6,11 @@ import json
 import os
 from pathlib import Path
 
+import host_schemas
 import jsonschema
 import pytest
 from profiles_found import newest
 
-import host_schemas
 from generator.install.hooktable import COMMAND_PREFIX, is_our_group
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,9 +18,11 @@ CONTRACT = newest("claude-code")  # install picks the newest contract when claud
 SCHEMA = host_schemas.load("claude-code-settings.schema.json")  # committed; a missing copy fails, never skips
 # SchemaStore's schema predates onFailure (Claude 2.1.295); the real 2.1.328 accepts and honours
 # it on command hooks (tests/install/test_claude_onfailure_real.py): add exactly that key.
-next(shape for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
-     if shape.get("properties", {}).get("type", {}).get("const") == "command")["properties"]["onFailure"] = {
-    "type": "string", "enum": ["continue", "block"]}
+next(
+    shape
+    for shape in SCHEMA["$defs"]["hookCommand"]["anyOf"]
+    if shape.get("properties", {}).get("type", {}).get("const") == "command"
+)["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
 
 FOREIGN = {
     "permissions": {"allow": ["Bash(ls:*)"]},
@@ -79,8 +81,8 @@ def test_merge_keeps_foreign_hooks_keys_and_order(pasture, project: Path, genera
     assert doc["permissions"] == FOREIGN["permissions"] | {"deny": _deny(project)} and doc["env"] == FOREIGN["env"]
     # existing events first, in their order; then ours in catalog order
     existing = list(FOREIGN["hooks"])
-    assert list(doc["hooks"])[:len(existing)] == existing
-    assert list(doc["hooks"])[len(existing):] == [e for e in ours if e not in existing]
+    assert list(doc["hooks"])[: len(existing)] == existing
+    assert list(doc["hooks"])[len(existing) :] == [e for e in ours if e not in existing]
     # foreign groups untouched and first; ours appended after them
     assert doc["hooks"]["PreToolUse"][:2] == FOREIGN["hooks"]["PreToolUse"]
     assert doc["hooks"]["PreToolUse"][2:] == ours["PreToolUse"]
@@ -90,8 +92,11 @@ def test_merge_keeps_foreign_hooks_keys_and_order(pasture, project: Path, genera
         assert [g for g in doc["hooks"][event] if _ours(g)] == groups
     # the file keeps its 4-space indent
     assert _settings(project).read_text().startswith('{\n    "permissions"')
-    jsonschema.validate({k: v for k, v in doc.items() if k != "hooks"} | {"hooks": {
-        e: g for e, g in doc["hooks"].items() if e in SCHEMA["properties"]["hooks"]["properties"]}}, SCHEMA)
+    jsonschema.validate(
+        {k: v for k, v in doc.items() if k != "hooks"}
+        | {"hooks": {e: g for e, g in doc["hooks"].items() if e in SCHEMA["properties"]["hooks"]["properties"]}},
+        SCHEMA,
+    )
 
 
 def test_backup_holds_the_bytes_before_the_install(pasture, project: Path) -> None:
@@ -101,9 +106,15 @@ def test_backup_holds_the_bytes_before_the_install(pasture, project: Path) -> No
     backup = _settings(project).with_name("settings.json.pasture-backup")
     assert backup.read_bytes() == before
     report = run.json()
-    assert report["files"] == [{"path": str(_settings(project)), "change": "updated", "backup": str(backup),
-                                "detail": f"permissions.deny: {len(_deny(project))} rule(s) keep Claude Code's "
-                                          "file tools off the guard's files"}]
+    assert report["files"] == [
+        {
+            "path": str(_settings(project)),
+            "change": "updated",
+            "backup": str(backup),
+            "detail": f"permissions.deny: {len(_deny(project))} rule(s) keep Claude Code's "
+            "file tools off the guard's files",
+        }
+    ]
     assert report["contract"] == CONTRACT and "PreToolUse" in report["events"] and report["ok"] is True
 
 
@@ -124,9 +135,16 @@ def test_reinstall_is_byte_identical_and_keeps_the_backup(pasture, project: Path
 
 def test_reinstall_replaces_ours_in_place(pasture, project: Path, generated) -> None:
     """An older pasture group between foreign ones is replaced at the same position."""
-    old_ours = {"matcher": "*", "hooks": [{"type": "command", "timeout": 5,
-                                           "command": COMMAND_PREFIX + "--harness claude-code --event PreToolUse "
-                                                                       "--host-version 2.0.0"}]}
+    old_ours = {
+        "matcher": "*",
+        "hooks": [
+            {
+                "type": "command",
+                "timeout": 5,
+                "command": COMMAND_PREFIX + "--harness claude-code --event PreToolUse --host-version 2.0.0",
+            }
+        ],
+    }
     stale = {"hooks": [{"type": "command", "command": COMMAND_PREFIX + "--harness claude-code --event Gone"}]}
     doc = json.loads(json.dumps(FOREIGN))
     doc["hooks"]["PreToolUse"].insert(1, old_ours)
@@ -136,8 +154,11 @@ def test_reinstall_replaces_ours_in_place(pasture, project: Path, generated) -> 
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
     new = json.loads(_settings(project).read_text())
     ours = json.loads(generated[f"{CONTRACT}/settings.json"])["hooks"]
-    assert new["hooks"]["PreToolUse"] == [FOREIGN["hooks"]["PreToolUse"][0], ours["PreToolUse"][0],
-                                          FOREIGN["hooks"]["PreToolUse"][1]]
+    assert new["hooks"]["PreToolUse"] == [
+        FOREIGN["hooks"]["PreToolUse"][0],
+        ours["PreToolUse"][0],
+        FOREIGN["hooks"]["PreToolUse"][1],
+    ]
     assert "RetiredEvent" not in new["hooks"]  # held only our stale group
     assert new["hooks"]["Stop"] == FOREIGN["hooks"]["Stop"] + ours["Stop"]  # stale one replaced in place
 
@@ -184,14 +205,17 @@ def test_uninstall_keeps_a_folder_holding_other_files(pasture, project: Path) ->
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["agents.md"]
 
 
-@pytest.mark.parametrize("text, why", [
-    ('{"hooks": {', "invalid JSON"),
-    ('{"hooks": {}, "hooks": {}}', "duplicate key"),
-    ('[]', "not an object"),
-    ('{"hooks": []}', "not an object"),
-    ('{"hooks": {"Stop": {}}}', "not an array"),
-    ('{"timeout": NaN}', "NaN is not JSON"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ('{"hooks": {', "invalid JSON"),
+        ('{"hooks": {}, "hooks": {}}', "duplicate key"),
+        ("[]", "not an object"),
+        ('{"hooks": []}', "not an object"),
+        ('{"hooks": {"Stop": {}}}', "not an array"),
+        ('{"timeout": NaN}', "NaN is not JSON"),
+    ],
+)
 def test_invalid_existing_file_is_refused_untouched(pasture, project: Path, text: str, why: str) -> None:
     path = _settings(project)
     path.parent.mkdir()
@@ -216,8 +240,12 @@ def test_non_utf8_file_is_refused(pasture, project: Path) -> None:
 
 
 def test_mixed_group_is_left_alone_and_reported(pasture, project: Path) -> None:
-    mixed = {"hooks": [{"type": "command", "command": "mine"},
-                       {"type": "command", "command": COMMAND_PREFIX + "--harness claude-code --event Stop"}]}
+    mixed = {
+        "hooks": [
+            {"type": "command", "command": "mine"},
+            {"type": "command", "command": COMMAND_PREFIX + "--harness claude-code --event Stop"},
+        ]
+    }
     _write_foreign(project, {"hooks": {"Stop": [mixed]}})
     run = pasture("install", "claude-code", "--project", str(project))
     assert run.code == 0 and "hooks.Stop[0] mix pasture's hook" in run.stdout
@@ -226,8 +254,9 @@ def test_mixed_group_is_left_alone_and_reported(pasture, project: Path) -> None:
     assert json.loads(_settings(project).read_text()) == {"hooks": {"Stop": [mixed]}}
 
 
-def test_user_scope_uses_home_and_claude_config_dir(pasture, private_home: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_scope_uses_home_and_claude_config_dir(
+    pasture, private_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = pasture("install", "claude-code", "--user", "--json")
     assert run.code == 0, run
     assert run.json()["files"][0]["path"] == str(private_home / ".claude" / "settings.json")

@@ -10,9 +10,9 @@ import re
 import stat
 from pathlib import Path
 
+import host_schemas
 import jsonschema
 
-import host_schemas
 from generator.install import denyrules
 
 SCHEMA = host_schemas.load("claude-code-settings.schema.json")
@@ -31,18 +31,24 @@ def test_project_install_denies_edits_of_every_guard_path(pasture, project: Path
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
     deny = _deny(_settings(project))
     real = project.resolve()
-    for wanted in (f"Edit(/{real}/.pasture/**)", f"Edit(/{real}/.claude/settings.json)",
-                   f"Edit(/{real}/.claude/settings.local.json)", f"Edit(/{private_home}/.config/pasture/**)",
-                   f"Edit(/{private_home}/.local/state/pasture/**)", f"Edit(/{private_home}/.claude/settings.json)",
-                   "Edit(//etc/pasture/**)"):
+    for wanted in (
+        f"Edit(/{real}/.pasture/**)",
+        f"Edit(/{real}/.claude/settings.json)",
+        f"Edit(/{real}/.claude/settings.local.json)",
+        f"Edit(/{private_home}/.config/pasture/**)",
+        f"Edit(/{private_home}/.local/state/pasture/**)",
+        f"Edit(/{private_home}/.claude/settings.json)",
+        "Edit(//etc/pasture/**)",
+    ):
         assert wanted in deny, (wanted, deny)
     assert all(RULE.fullmatch(rule) for rule in deny), deny  # each one a rule the host's schema accepts
     jsonschema.validate({"permissions": {"deny": deny}}, SCHEMA)
     assert len(deny) == len(set(deny))
 
 
-def test_a_user_policy_and_trust_store_elsewhere_get_their_own_rules(pasture, project: Path, tmp_path: Path,
-                                                                     monkeypatch) -> None:
+def test_a_user_policy_and_trust_store_elsewhere_get_their_own_rules(
+    pasture, project: Path, tmp_path: Path, monkeypatch
+) -> None:
     policy, store = tmp_path / "elsewhere" / "policy.toml", tmp_path / "state2" / "trust.json"
     monkeypatch.setenv("PASTURE_POLICY", str(policy))
     monkeypatch.setenv("PASTURE_TRUST_STORE", str(store))
@@ -54,13 +60,16 @@ def test_a_user_policy_and_trust_store_elsewhere_get_their_own_rules(pasture, pr
 def test_user_scope_names_project_paths_at_any_depth(pasture, private_home: Path) -> None:
     assert pasture("install", "claude-code", "--user").code == 0
     deny = _deny(private_home / ".claude" / "settings.json")
-    assert {"Edit(**/.pasture/**)", "Edit(**/.claude/settings.json)", "Edit(**/.claude/settings.local.json)",
-            f"Edit(/{private_home}/.claude/settings.json)"} <= set(deny)
+    assert {
+        "Edit(**/.pasture/**)",
+        "Edit(**/.claude/settings.json)",
+        "Edit(**/.claude/settings.local.json)",
+        f"Edit(/{private_home}/.claude/settings.json)",
+    } <= set(deny)
     assert not any("nonexistent" in rule for rule in deny)
 
 
-FOREIGN = {"permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)", "Bash(rm:*)"]},
-           "model": "opus"}
+FOREIGN = {"permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)", "Bash(rm:*)"]}, "model": "opus"}
 
 
 def _write(project: Path, doc: dict) -> bytes:

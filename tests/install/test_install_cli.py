@@ -15,14 +15,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _pasture() -> click.Group:
     commands = {**main.commands, "install": install, "uninstall": uninstall}
-    return click.Group(main.name, commands=commands, params=main.params, callback=main.callback,
-                       context_settings=main.context_settings)
+    return click.Group(
+        main.name, commands=commands, params=main.params, callback=main.callback, context_settings=main.context_settings
+    )
 
 
 def test_group_root_option_reaches_install(project: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # no profiles/ here: the group's --root must be used
-    result = CliRunner().invoke(_pasture(), ["--root", str(REPO), "install", "claude-code", "--project",
-                                             str(project), "--json"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        _pasture(),
+        ["--root", str(REPO), "install", "claude-code", "--project", str(project), "--json"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert (project / ".claude" / "settings.json").is_file()
     result = CliRunner().invoke(_pasture(), ["uninstall", "claude-code", "--project", str(project)])

@@ -67,8 +67,9 @@ def test_codex_read_only_config_toml_is_refused_before_hooks_json(pasture, proje
     assert not (project / ".codex").exists()
 
 
-def test_a_failing_replace_leaves_target_and_backup_as_they_were(pasture, project: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_replace_leaves_target_and_backup_as_they_were(
+    pasture, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What an immutable (chattr +i) file does: the rename over it fails after the backup was made."""
     path = _settings(project)
     path.parent.mkdir()
@@ -90,8 +91,9 @@ def test_a_failing_replace_leaves_target_and_backup_as_they_were(pasture, projec
     assert _tree(project) == before
 
 
-def test_codex_puts_hooks_json_back_when_config_toml_cannot_be_written(pasture, project: Path, private_home: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_puts_hooks_json_back_when_config_toml_cannot_be_written(
+    pasture, project: Path, private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = private_home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text('model = "gpt-5"\n')  # the project is not trusted yet: --trust-project writes it first
@@ -117,8 +119,9 @@ def test_codex_puts_hooks_json_back_when_config_toml_cannot_be_written(pasture, 
 
 @pytest.mark.parametrize("link", ["file", "folder"])
 @pytest.mark.parametrize("action", ["install", "uninstall"])
-def test_a_symlink_out_of_the_project_is_refused_without_the_flag(pasture, project: Path, tmp_path: Path,
-                                                                   link: str, action: str) -> None:
+def test_a_symlink_out_of_the_project_is_refused_without_the_flag(
+    pasture, project: Path, tmp_path: Path, link: str, action: str
+) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "settings.json").write_text(json.dumps(FOREIGN))
@@ -162,8 +165,10 @@ def test_codex_hooks_json_symlinked_out_is_refused(pasture, project: Path, priva
 def test_crlf_config_toml_stays_crlf_through_install_and_uninstall(pasture, project: Path, private_home: Path) -> None:
     config = private_home / ".codex" / "config.toml"
     config.parent.mkdir()
-    text = (f'# mine\r\nmodel = "gpt-5"\r\n\r\n[projects."{project}"]\r\ntrust_level = "untrusted"\r\n\r\n'
-            '[tui]\r\nx = 1\r\n')
+    text = (
+        f'# mine\r\nmodel = "gpt-5"\r\n\r\n[projects."{project}"]\r\ntrust_level = "untrusted"\r\n\r\n'
+        "[tui]\r\nx = 1\r\n"
+    )
     config.write_bytes(text.encode())
     run = pasture("install", "codex", "--project", str(project), "--trust-project")
     assert run.code == 3, run  # no codex here: trust of the hooks not recorded, project trust written

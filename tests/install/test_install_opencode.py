@@ -33,11 +33,17 @@ def test_without_opencode_installs_the_newest_1x_plugin(pasture, project: Path, 
     assert report["files"] == [{"path": str(project / PLUGIN), "change": "created", "backup": None, "detail": ""}]
 
 
-@pytest.mark.parametrize("output, contract", [("2.0.20", "opencode@2.0.20"), ("opencode 2.3.1", "opencode@2.0.20"),
-                                              ("1.18.40", admitting("opencode", "1.18.40"))])
-def test_installed_opencode_major_picks_the_contract(pasture, project: Path, tmp_path: Path, generated,
-                                                     monkeypatch: pytest.MonkeyPatch, output: str,
-                                                     contract: str) -> None:
+@pytest.mark.parametrize(
+    "output, contract",
+    [
+        ("2.0.20", "opencode@2.0.20"),
+        ("opencode 2.3.1", "opencode@2.0.20"),
+        ("1.18.40", admitting("opencode", "1.18.40")),
+    ],
+)
+def test_installed_opencode_major_picks_the_contract(
+    pasture, project: Path, tmp_path: Path, generated, monkeypatch: pytest.MonkeyPatch, output: str, contract: str
+) -> None:
     bin_dir = tmp_path / "bin"
     _fake_opencode(bin_dir, output)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
@@ -97,8 +103,9 @@ def test_uninstall_removes_the_plugin_and_empty_folders_only(pasture, project: P
     assert again.code == 0 and again.json()["files"][0]["change"] == "absent"
 
 
-def test_user_scope_follows_xdg_config_home(pasture, private_home: Path, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_scope_follows_xdg_config_home(
+    pasture, private_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = pasture("install", "opencode", "--user", "--json")
     assert run.code == 0, run
     plugin = private_home / ".config" / "opencode" / "plugins" / "pasture-lifecycle.ts"

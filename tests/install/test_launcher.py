@@ -22,7 +22,7 @@ from generator.install.hooktable import OUR_COMMAND, recorded_binary
 
 CONTRACT = "claude-code@2.1.328"
 HOST_PATH = "/usr/bin:/bin"
-DENY_POLICY = '''[gate]
+DENY_POLICY = """[gate]
 kind = "rules"
 
 [[rules]]
@@ -31,13 +31,21 @@ decision = "deny"
 reason = "no rm -rf here"
 tool_kind = "shell"
 command = "rm\\\\s+-rf"
-'''
+"""
 
 
 def _payload(project: Path, command: str = "rm -rf build") -> str:
-    return json.dumps({"session_id": "s1", "transcript_path": "/dev/null", "cwd": str(project),
-                       "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
-                       "tool_input": {"command": command}})
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": "/dev/null",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": "t1",
+            "tool_input": {"command": command},
+        }
+    )
 
 
 def _settings(project: Path) -> dict:
@@ -50,8 +58,15 @@ def _command(project: Path, event: str = "PreToolUse") -> str:
 
 
 def _as_host(command: str, payload: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", "-c", command], input=payload, capture_output=True, text=True, timeout=60,
-                          cwd=cwd, env={"PATH": HOST_PATH, "HOME": str(cwd), **env})
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env={"PATH": HOST_PATH, "HOME": str(cwd), **env},
+    )
 
 
 def _deny_project(project: Path) -> None:
@@ -59,8 +74,9 @@ def _deny_project(project: Path) -> None:
     (project / ".pasture" / "policy.toml").write_text(DENY_POLICY)
 
 
-def test_install_writes_a_checked_launcher_and_records_its_absolute_path(pasture, project: Path,
-                                                                         private_home: Path) -> None:
+def test_install_writes_a_checked_launcher_and_records_its_absolute_path(
+    pasture, project: Path, private_home: Path
+) -> None:
     run = pasture("install", "claude-code", "--project", str(project), "--json")
     assert run.code == 0, run
     path = private_home / ".local" / "share" / "pasture" / "bin" / "pasture-hook"
@@ -81,8 +97,9 @@ def test_install_writes_a_checked_launcher_and_records_its_absolute_path(pasture
     assert again.json()["launcher"]["change"] == "unchanged"
 
 
-def test_xdg_data_home_decides_where_the_launcher_goes(pasture, project: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_xdg_data_home_decides_where_the_launcher_goes(
+    pasture, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = tmp_path / "data with space"
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
     run = pasture("install", "claude-code", "--project", str(project), "--json")
@@ -140,8 +157,11 @@ def test_a_broken_launcher_refuses_with_one_line(pasture, project: Path, private
     elif breakage == "interpreter-gone":
         path.write_text(text.replace(sys.executable, str(private_home / "gone" / "python3"), 1))
     elif breakage == "runtime-moved":
-        path.write_text(text.replace("PATHS = [", "PATHS = ['/nonexistent/checkout', ") .replace(
-            repr(launcher.import_dirs()[0]) + ",", "", 1))
+        path.write_text(
+            text.replace("PATHS = [", "PATHS = ['/nonexistent/checkout', ").replace(
+                repr(launcher.import_dirs()[0]) + ",", "", 1
+            )
+        )
     else:
         path.chmod(0o644)
     done = _as_host(_command(project), _payload(project), project)
@@ -156,8 +176,9 @@ def test_a_broken_launcher_refuses_with_one_line(pasture, project: Path, private
     assert post.returncode not in (0, 2) and "pasture: the guard" not in post.stderr
 
 
-def test_a_launcher_that_fails_its_self_test_never_replaces_a_working_one(private_home: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_launcher_that_fails_its_self_test_never_replaces_a_working_one(
+    private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {"HOME": str(private_home)}
     first = launcher.ensure(env, "codex")
     assert first.change == "created" and first.check.ok
@@ -199,35 +220,61 @@ def test_launcher_paths_the_shell_cannot_carry_are_refused(tmp_path: Path) -> No
 def test_every_form_of_our_command_is_recognised() -> None:
     for command, binary in [
         ("${PASTURE_BIN:-pasture} hook lifecycle --harness codex --event Stop --host-version 0.153.0", "pasture"),
-        ("${PASTURE_BIN:-/h/.local/share/pasture/bin/pasture-hook} hook lifecycle --harness x || { r=$?; }",
-         "/h/.local/share/pasture/bin/pasture-hook"),
+        (
+            "${PASTURE_BIN:-/h/.local/share/pasture/bin/pasture-hook} hook lifecycle --harness x || { r=$?; }",
+            "/h/.local/share/pasture/bin/pasture-hook",
+        ),
         ("${PASTURE_BIN:-'/a b/pasture-hook'} hook lifecycle --harness x", "/a b/pasture-hook"),
-        ("/h/.local/share/pasture/bin/pasture-hook hook lifecycle --harness x || { r=$?; }",
-         "/h/.local/share/pasture/bin/pasture-hook"),  # what install records since issue 18
+        (
+            "/h/.local/share/pasture/bin/pasture-hook hook lifecycle --harness x || { r=$?; }",
+            "/h/.local/share/pasture/bin/pasture-hook",
+        ),  # what install records since issue 18
         ("'/a b/pasture-hook' hook lifecycle --harness x", "/a b/pasture-hook"),
     ]:
         assert OUR_COMMAND.match(command) and recorded_binary(command) == binary
-    for foreign in ("pasture hook lifecycle --harness x", "${PASTURE_BIN} hook lifecycle", "lint-bash",
-                    "echo ${PASTURE_BIN:-pasture} hook lifecycle --harness x", "/bin/other hook lifecycle --harness x",
-                    "relative/pasture-hook hook lifecycle --harness x"):
+    for foreign in (
+        "pasture hook lifecycle --harness x",
+        "${PASTURE_BIN} hook lifecycle",
+        "lint-bash",
+        "echo ${PASTURE_BIN:-pasture} hook lifecycle --harness x",
+        "/bin/other hook lifecycle --harness x",
+        "relative/pasture-hook hook lifecycle --harness x",
+    ):
         assert recorded_binary(foreign) is None
 
 
 def test_reinstall_and_uninstall_replace_commands_of_older_installs(pasture, project: Path) -> None:
     """An install from before the launcher recorded `${PASTURE_BIN:-pasture} ...` without the tail."""
-    old = {"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint-bash"}]},
-        {"matcher": "*", "hooks": [{"type": "command", "timeout": 60, "command":
-            "${PASTURE_BIN:-pasture} hook lifecycle --harness claude-code --event PreToolUse --host-version 2.1.261"}]},
-    ]}}
+    old = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint-bash"}]},
+                {
+                    "matcher": "*",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "timeout": 60,
+                            "command": (
+                                "${PASTURE_BIN:-pasture} hook lifecycle --harness claude-code "
+                                "--event PreToolUse --host-version 2.1.261"
+                            ),
+                        }
+                    ],
+                },
+            ]
+        }
+    }
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(json.dumps(old, indent=2) + "\n")
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
     groups = _settings(project)["hooks"]["PreToolUse"]
     assert len(groups) == 2 and groups[0] == old["hooks"]["PreToolUse"][0]
     newest = newest_contract("claude-code").partition("@")[2]  # install picks the newest without a claude on PATH
-    assert f"pasture-hook hook lifecycle --harness claude-code --event PreToolUse --host-version {newest} ||" in \
-        groups[1]["hooks"][0]["command"]
+    assert (
+        f"pasture-hook hook lifecycle --harness claude-code --event PreToolUse --host-version {newest} ||"
+        in groups[1]["hooks"][0]["command"]
+    )
     assert pasture("uninstall", "claude-code", "--project", str(project)).code == 0
     assert _settings(project)["hooks"]["PreToolUse"] == [old["hooks"]["PreToolUse"][0]]
 

@@ -46,7 +46,7 @@ def _stub(root: Path) -> tuple[Path, Path]:
 def _launcher_runs(report: dict, stub: Path) -> None:
     """Issue 18: installed hooks run the launcher by absolute path; the test's stub goes in its place."""
     launcher = Path(report["launcher"]["path"])
-    launcher.write_text(f"#!/bin/sh\nexec {stub} \"$@\"\n")
+    launcher.write_text(f'#!/bin/sh\nexec {stub} "$@"\n')
     launcher.chmod(0o755)
 
 
@@ -57,8 +57,9 @@ def _events(log: Path) -> list[str]:
     return [r["event"] if "event" in r else r["argv"][5] for r in records]
 
 
-def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_claude_code_runs_the_installed_settings(
+    pasture, npm_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = prepare_run("claude-code", npm_bin, tmp_path / "run")
     monkeypatch.setenv("HOME", str(run.home))
     installed = pasture("install", "claude-code", "--project", str(run.project), "--json")
@@ -76,12 +77,14 @@ def test_claude_code_runs_the_installed_settings(pasture, npm_bin: Path, tmp_pat
     assert first["argv"][6:] == ["--host-version", pinned("@anthropic-ai/claude-code")]
 
 
-def test_opencode_loads_the_installed_plugin(pasture, npm_bin: Path, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_opencode_loads_the_installed_plugin(
+    pasture, npm_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = prepare_run("opencode", npm_bin, tmp_path / "run")
     monkeypatch.setenv("HOME", str(run.home))
-    installed = pasture("install", "opencode", "--project", str(run.project), "--opencode-bin",
-                        str(npm_bin / "opencode"), "--json")
+    installed = pasture(
+        "install", "opencode", "--project", str(run.project), "--opencode-bin", str(npm_bin / "opencode"), "--json"
+    )
     assert installed.code == 0, installed
     version = pinned("opencode-ai")
     assert installed.json()["contract"] == admitting("opencode", version)  # its --version picks the contract

@@ -27,17 +27,46 @@ REPO = Path(__file__).resolve().parents[2]
 PAYLOADS = REPO / "tests" / "runtime" / "file_tool_payloads"
 
 #: The project policy the model tries to overwrite: every byte must survive the session.
-POLICY = "\n".join([
-    "[gate]", 'kind = "rules"', 'default = "proceed"', "",
-    "[[rules]]", 'name = "keep-me"', 'decision = "deny"', 'reason = "this rule must survive the session"',
-    'command = "pasture-realhost-never-runs"', "",
-])
+POLICY = "\n".join(
+    [
+        "[gate]",
+        'kind = "rules"',
+        'default = "proceed"',
+        "",
+        "[[rules]]",
+        'name = "keep-me"',
+        'decision = "deny"',
+        'reason = "this rule must survive the session"',
+        'command = "pasture-realhost-never-runs"',
+        "",
+    ]
+)
 NOTES = "hello\n"
-NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["print(1)"],
-                                  "outputs": [], "execution_count": None}],
-                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
-PATCH_POLICY = ("*** Begin Patch\n*** Update File: .pasture/policy.toml\n@@\n-default = \"proceed\"\n"
-                "+default = \"deny\"\n*** End Patch\n")
+NOTEBOOK = (
+    json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "id": "c1",
+                    "metadata": {},
+                    "source": ["print(1)"],
+                    "outputs": [],
+                    "execution_count": None,
+                }
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    )
+    + "\n"
+)
+PATCH_POLICY = (
+    '*** Begin Patch\n*** Update File: .pasture/policy.toml\n@@\n-default = "proceed"\n'
+    '+default = "deny"\n*** End Patch\n'
+)
 PATCH_ADD = "*** Begin Patch\n*** Add File: {name}\n+added by the model\n*** End Patch\n"
 REDIRECT_POLICY = "echo '[gate]' > .pasture/policy.toml"
 
@@ -80,6 +109,7 @@ def _tool(name: str, **arguments: Any) -> Callable[[Path], Turn]:
     def build(project: Path) -> Turn:
         args = {k: (v.format(project=project) if isinstance(v, str) else v) for k, v in arguments.items()}
         return Turn.tool(name, args)
+
     return build
 
 
@@ -88,72 +118,169 @@ def _shell(command: str) -> Callable[[Path], Turn]:
 
 
 _P = "{project}"
-CLAUDE = Session("claude-code", "file tools", (
-    Case("Read-setup", _tool("Read", file_path=f"{_P}/.pasture/policy.toml"), tool="Read"),
-    Case("Write-protected", _tool("Write", file_path=f"{_P}/.pasture/policy.toml", content="[gate]\n"),
-         "protected", "Write"),
-    Case("Edit-protected", _tool("Edit", file_path=f"{_P}/.pasture/policy.toml", old_string='default = "proceed"',
-                                 new_string='default = "deny"'), "protected", "Edit"),
-    Case("ToolSearch-setup", _tool("ToolSearch", query="select:NotebookEdit", max_results=1), tool="ToolSearch"),
-    Case("Read-notebook-setup", _tool("Read", file_path=f"{_P}/.pasture/notes.ipynb"), tool="Read"),
-    Case("NotebookEdit-protected", _tool("NotebookEdit", notebook_path=f"{_P}/.pasture/notes.ipynb", cell_id="c1",
-                                         new_source="print(2)"), "protected", "NotebookEdit"),
-    Case("Bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "Bash"),
-    Case("Read-ordinary-setup", _tool("Read", file_path=f"{_P}/notes.txt"), tool="Read"),
-    # the Edit below can only succeed on what this Write wrote: its effect shows both ran
-    Case("Write-ordinary", _tool("Write", file_path=f"{_P}/notes.txt", content="written\n"), "ordinary", "Write"),
-    Case("Edit-ordinary", _tool("Edit", file_path=f"{_P}/notes.txt", old_string="written", new_string="edited"),
-         "ordinary", "Edit", ("notes.txt", "edited\n")),
-    Case("Read-ordinary-notebook-setup", _tool("Read", file_path=f"{_P}/notes.ipynb"), tool="Read"),
-    Case("NotebookEdit-ordinary", _tool("NotebookEdit", notebook_path=f"{_P}/notes.ipynb", cell_id="c1",
-                                        new_source="print(2)"), "ordinary", "NotebookEdit"),
-    Case("Bash-ordinary-redirect", _shell("echo redirected > redirected.txt"), "ordinary", "Bash",
-         ("redirected.txt", "redirected\n")),
-), note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool "
-        "(loaded with ToolSearch select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
-    not_offered=("MultiEdit",))
+CLAUDE = Session(
+    "claude-code",
+    "file tools",
+    (
+        Case("Read-setup", _tool("Read", file_path=f"{_P}/.pasture/policy.toml"), tool="Read"),
+        Case(
+            "Write-protected",
+            _tool("Write", file_path=f"{_P}/.pasture/policy.toml", content="[gate]\n"),
+            "protected",
+            "Write",
+        ),
+        Case(
+            "Edit-protected",
+            _tool(
+                "Edit",
+                file_path=f"{_P}/.pasture/policy.toml",
+                old_string='default = "proceed"',
+                new_string='default = "deny"',
+            ),
+            "protected",
+            "Edit",
+        ),
+        Case("ToolSearch-setup", _tool("ToolSearch", query="select:NotebookEdit", max_results=1), tool="ToolSearch"),
+        Case("Read-notebook-setup", _tool("Read", file_path=f"{_P}/.pasture/notes.ipynb"), tool="Read"),
+        Case(
+            "NotebookEdit-protected",
+            _tool("NotebookEdit", notebook_path=f"{_P}/.pasture/notes.ipynb", cell_id="c1", new_source="print(2)"),
+            "protected",
+            "NotebookEdit",
+        ),
+        Case("Bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "Bash"),
+        Case("Read-ordinary-setup", _tool("Read", file_path=f"{_P}/notes.txt"), tool="Read"),
+        # the Edit below can only succeed on what this Write wrote: its effect shows both ran
+        Case("Write-ordinary", _tool("Write", file_path=f"{_P}/notes.txt", content="written\n"), "ordinary", "Write"),
+        Case(
+            "Edit-ordinary",
+            _tool("Edit", file_path=f"{_P}/notes.txt", old_string="written", new_string="edited"),
+            "ordinary",
+            "Edit",
+            ("notes.txt", "edited\n"),
+        ),
+        Case("Read-ordinary-notebook-setup", _tool("Read", file_path=f"{_P}/notes.ipynb"), tool="Read"),
+        Case(
+            "NotebookEdit-ordinary",
+            _tool("NotebookEdit", notebook_path=f"{_P}/notes.ipynb", cell_id="c1", new_source="print(2)"),
+            "ordinary",
+            "NotebookEdit",
+        ),
+        Case(
+            "Bash-ordinary-redirect",
+            _shell("echo redirected > redirected.txt"),
+            "ordinary",
+            "Bash",
+            ("redirected.txt", "redirected\n"),
+        ),
+    ),
+    note="Claude Code 2.1.332 (as 2.1.328 before it) offers Write and Edit, NotebookEdit as a deferred tool "
+    "(loaded with ToolSearch select:NotebookEdit), and no MultiEdit at all, so MultiEdit has no captured payload.",
+    not_offered=("MultiEdit",),
+)
 
-CODEX = Session("codex", "apply_patch and the shell", (
-    Case("apply_patch-protected", _tool("apply_patch", input=PATCH_POLICY), "protected", "apply_patch"),
-    Case("Bash-protected-apply-patch-heredoc", _shell(f"apply_patch <<'EOF'\n{PATCH_POLICY}EOF"), "protected", "Bash"),
-    Case("Bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "Bash"),
-    Case("apply_patch-ordinary", _tool("apply_patch", input=PATCH_ADD.format(name="added.txt")), "ordinary",
-         "apply_patch", ("added.txt", "added by the model\n")),
-    Case("Bash-ordinary-apply-patch-heredoc",
-         _shell(f"apply_patch <<'EOF'\n{PATCH_ADD.format(name='added-by-shell.txt')}EOF"), "ordinary", "Bash",
-         ("added-by-shell.txt", "added by the model\n")),
-    Case("Bash-ordinary-redirect", _shell("echo redirected > redirected.txt"), "ordinary", "Bash",
-         ("redirected.txt", "redirected\n")),
-), options={"model_catalog": "gpt-5.5"},
+CODEX = Session(
+    "codex",
+    "apply_patch and the shell",
+    (
+        Case("apply_patch-protected", _tool("apply_patch", input=PATCH_POLICY), "protected", "apply_patch"),
+        Case(
+            "Bash-protected-apply-patch-heredoc", _shell(f"apply_patch <<'EOF'\n{PATCH_POLICY}EOF"), "protected", "Bash"
+        ),
+        Case("Bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "Bash"),
+        Case(
+            "apply_patch-ordinary",
+            _tool("apply_patch", input=PATCH_ADD.format(name="added.txt")),
+            "ordinary",
+            "apply_patch",
+            ("added.txt", "added by the model\n"),
+        ),
+        Case(
+            "Bash-ordinary-apply-patch-heredoc",
+            _shell(f"apply_patch <<'EOF'\n{PATCH_ADD.format(name='added-by-shell.txt')}EOF"),
+            "ordinary",
+            "Bash",
+            ("added-by-shell.txt", "added by the model\n"),
+        ),
+        Case(
+            "Bash-ordinary-redirect",
+            _shell("echo redirected > redirected.txt"),
+            "ordinary",
+            "Bash",
+            ("redirected.txt", "redirected\n"),
+        ),
+    ),
+    options={"model_catalog": "gpt-5.5"},
     note="Codex offers apply_patch (a freeform tool) only to models whose catalog entry asks for it: the run "
-         "plays the binary's own gpt-5.5 entry (generator.hosts.codex.catalog_entry). An "
-         "`apply_patch <<'EOF'` heredoc sent through the shell is applied by Codex as a patch too, and reaches "
-         "PreToolUse as tool_name Bash.")
+    "plays the binary's own gpt-5.5 entry (generator.hosts.codex.catalog_entry). An "
+    "`apply_patch <<'EOF'` heredoc sent through the shell is applied by Codex as a patch too, and reaches "
+    "PreToolUse as tool_name Bash.",
+)
 
-OPENCODE = Session("opencode", "write and edit", (
-    Case("read-setup", _tool("read", filePath=f"{_P}/.pasture/policy.toml"), tool="read"),
-    Case("write-protected", _tool("write", filePath=f"{_P}/.pasture/policy.toml", content="[gate]\n"),
-         "protected", "write"),
-    Case("edit-protected", _tool("edit", filePath=f"{_P}/.pasture/policy.toml", oldString='default = "proceed"',
-                                 newString='default = "deny"'), "protected", "edit"),
-    Case("bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "bash"),
-    Case("read-ordinary-setup", _tool("read", filePath=f"{_P}/notes.txt"), tool="read"),
-    # the edit below can only succeed on what this write wrote: its effect shows both ran
-    Case("write-ordinary", _tool("write", filePath=f"{_P}/notes.txt", content="written\n"), "ordinary", "write"),
-    Case("edit-ordinary", _tool("edit", filePath=f"{_P}/notes.txt", oldString="written", newString="edited"),
-         "ordinary", "edit", ("notes.txt", "edited\n")),
-    Case("bash-ordinary-redirect", _shell("echo redirected > redirected.txt"), "ordinary", "bash",
-         ("redirected.txt", "redirected\n")),
-), note="OpenCode 1.18.33 offers write and edit to most models, and apply_patch instead of both to GPT models "
-        "(see the apply_patch session).", not_offered=("apply_patch", "patch", "multiedit"))
+OPENCODE = Session(
+    "opencode",
+    "write and edit",
+    (
+        Case("read-setup", _tool("read", filePath=f"{_P}/.pasture/policy.toml"), tool="read"),
+        Case(
+            "write-protected",
+            _tool("write", filePath=f"{_P}/.pasture/policy.toml", content="[gate]\n"),
+            "protected",
+            "write",
+        ),
+        Case(
+            "edit-protected",
+            _tool(
+                "edit",
+                filePath=f"{_P}/.pasture/policy.toml",
+                oldString='default = "proceed"',
+                newString='default = "deny"',
+            ),
+            "protected",
+            "edit",
+        ),
+        Case("bash-protected-redirect", _shell(REDIRECT_POLICY), "protected", "bash"),
+        Case("read-ordinary-setup", _tool("read", filePath=f"{_P}/notes.txt"), tool="read"),
+        # the edit below can only succeed on what this write wrote: its effect shows both ran
+        Case("write-ordinary", _tool("write", filePath=f"{_P}/notes.txt", content="written\n"), "ordinary", "write"),
+        Case(
+            "edit-ordinary",
+            _tool("edit", filePath=f"{_P}/notes.txt", oldString="written", newString="edited"),
+            "ordinary",
+            "edit",
+            ("notes.txt", "edited\n"),
+        ),
+        Case(
+            "bash-ordinary-redirect",
+            _shell("echo redirected > redirected.txt"),
+            "ordinary",
+            "bash",
+            ("redirected.txt", "redirected\n"),
+        ),
+    ),
+    note="OpenCode 1.18.33 offers write and edit to most models, and apply_patch instead of both to GPT models "
+    "(see the apply_patch session).",
+    not_offered=("apply_patch", "patch", "multiedit"),
+)
 
-OPENCODE_PATCH = Session("opencode", "apply_patch", (
-    Case("apply_patch-protected", _tool("apply_patch", patchText=PATCH_POLICY), "protected", "apply_patch"),
-    Case("apply_patch-ordinary", _tool("apply_patch", patchText=PATCH_ADD.format(name="added.txt")), "ordinary",
-         "apply_patch", ("added.txt", "added by the model\n")),
-), options={"model": "gpt-5-pasture-fake"},
+OPENCODE_PATCH = Session(
+    "opencode",
+    "apply_patch",
+    (
+        Case("apply_patch-protected", _tool("apply_patch", patchText=PATCH_POLICY), "protected", "apply_patch"),
+        Case(
+            "apply_patch-ordinary",
+            _tool("apply_patch", patchText=PATCH_ADD.format(name="added.txt")),
+            "ordinary",
+            "apply_patch",
+            ("added.txt", "added by the model\n"),
+        ),
+    ),
+    options={"model": "gpt-5-pasture-fake"},
     note="OpenCode 1.18.33 swaps write/edit for apply_patch when the model id looks like a GPT model "
-         "(gpt-5-pasture-fake here).", not_offered=("write", "edit", "patch"))
+    "(gpt-5-pasture-fake here).",
+    not_offered=("write", "edit", "patch"),
+)
 
 SESSIONS = (CLAUDE, CODEX, OPENCODE, OPENCODE_PATCH)
 
@@ -161,8 +288,11 @@ SESSIONS = (CLAUDE, CODEX, OPENCODE, OPENCODE_PATCH)
 def offered_tools(request: dict) -> set[str]:
     """The tool names one logged model request offered (Anthropic, Responses and Chat shapes)."""
     body = request.get("body") or {}
-    return {t.get("name") or (t.get("function") or {}).get("name") or t.get("type")
-            for t in body.get("tools") or [] if isinstance(t, dict)}
+    return {
+        t.get("name") or (t.get("function") or {}).get("name") or t.get("type")
+        for t in body.get("tools") or []
+        if isinstance(t, dict)
+    }
 
 
 def payload_dir(host: str, version: str) -> Path:
@@ -178,11 +308,17 @@ def scrubbed(run_root: Path, binary: Path, payloads: list[Any]) -> list[Any]:
 def document(session: Session, case: Case, version: str, event: str, payload: Any) -> str:
     """One committed payload file: provenance first, then what the host sent, as is (scrubbed)."""
     doc = {
-        "host": session.host, "version": version, "event": event, "session": session.label,
-        "tool": case.tool, "target": case.target,
-        "meaning": ("writes one of pasture's own files (the project's .pasture/): the built-in guard-files rule "
-                    "must deny it" if case.target == "protected" else
-                    "writes an ordinary project file with the same tool: nothing may deny it"),
+        "host": session.host,
+        "version": version,
+        "event": event,
+        "session": session.label,
+        "tool": case.tool,
+        "target": case.target,
+        "meaning": (
+            "writes one of pasture's own files (the project's .pasture/): the built-in guard-files rule must deny it"
+            if case.target == "protected"
+            else "writes an ordinary project file with the same tool: nothing may deny it"
+        ),
         "payload": payload,
     }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.runtime.tables import resolve
 from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
 from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from generator.runtime.tables import resolve
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = REPO / "generated"
@@ -69,7 +69,6 @@ class HostSpec:
     def adapter_dir(self) -> Path:
         return GENERATED / self.contract
 
-
     def row(self, event: str) -> Any:
         """The generated contract row the runtime resolves for ``event`` on this host."""
         row = resolve(self.host, self.version, event).row
@@ -93,8 +92,14 @@ def _module_of(contract: str | None) -> str:
 
 
 #: The exit code the runtime gives the host for a failure, by effective failure mode (generator/runtime/answer.py).
-FAILURE_EXIT = {"report-and-continue": 0, "observe-only": 0, "strict-hook-failure": 1, "exit-2-blocks": 2,
-                "strict-output-exit-2-blocks": 2, "throw-fail-fast": 3}
+FAILURE_EXIT = {
+    "report-and-continue": 0,
+    "observe-only": 0,
+    "strict-hook-failure": 1,
+    "exit-2-blocks": 2,
+    "strict-output-exit-2-blocks": 2,
+    "throw-fail-fast": 3,
+}
 
 
 CLAUDE = HostSpec("claude-code", "PreToolUse", "PostToolUse", "Bash", ("session", "tool-call"))
@@ -105,26 +110,47 @@ SPECS = {s.host: s for s in (CLAUDE, CODEX, OPENCODE)}
 
 # --- policies and gates -------------------------------------------------------------------------
 
+
 def _toml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
 def deny_policy() -> str:
     """A rules gate with one deny rule on the probe's shell command; everything else proceeds."""
-    return "\n".join([
-        "[gate]", 'kind = "rules"', 'default = "proceed"', "",
-        "[[rules]]", 'name = "realhost-no-probe"', 'decision = "deny"', f"reason = {_toml(DENY_REASON)}",
-        'tool_kind = "shell"', 'command = "pasture-probe\\\\s*>\\\\s*probe\\\\.txt"', "",
-    ])
+    return "\n".join(
+        [
+            "[gate]",
+            'kind = "rules"',
+            'default = "proceed"',
+            "",
+            "[[rules]]",
+            'name = "realhost-no-probe"',
+            'decision = "deny"',
+            f"reason = {_toml(DENY_REASON)}",
+            'tool_kind = "shell"',
+            'command = "pasture-probe\\\\s*>\\\\s*probe\\\\.txt"',
+            "",
+        ]
+    )
 
 
 def allow_policy() -> str:
     """A rules gate whose only rule matches nothing the probe does: the default (proceed) decides."""
-    return "\n".join([
-        "[gate]", 'kind = "rules"', 'default = "proceed"', "",
-        "[[rules]]", 'name = "realhost-no-rm-rf"', 'decision = "deny"', 'reason = "no rm -rf"',
-        'tool_kind = "shell"', 'command = "rm\\\\s+-rf"', "",
-    ])
+    return "\n".join(
+        [
+            "[gate]",
+            'kind = "rules"',
+            'default = "proceed"',
+            "",
+            "[[rules]]",
+            'name = "realhost-no-rm-rf"',
+            'decision = "deny"',
+            'reason = "no rm -rf"',
+            'tool_kind = "shell"',
+            'command = "rm\\\\s+-rf"',
+            "",
+        ]
+    )
 
 
 _CRASH_GATE = r'''"""pasture realhost test gate: crashes (exit CRASH_EXIT) on the events named in argv,
@@ -148,9 +174,15 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
     gate = folder / "crash_gate.py"
     gate.write_text(_CRASH_GATE.replace("CRASH_MARK", json.dumps(CRASH_MARK)).replace("CRASH_EXIT", str(CRASH_EXIT)))
     argv = [sys.executable, "-I", "-S", str(gate), *crash_on]
-    return "\n".join([
-        "[gate]", 'kind = "command"', f"command = [{', '.join(_toml(a) for a in argv)}]", "timeout = 20", "",
-    ])
+    return "\n".join(
+        [
+            "[gate]",
+            'kind = "command"',
+            f"command = [{', '.join(_toml(a) for a in argv)}]",
+            "timeout = 20",
+            "",
+        ]
+    )
 
 
 def broken_journal(work: Path) -> Path:
@@ -166,6 +198,7 @@ def broken_journal(work: Path) -> Path:
 
 
 # --- the PASTURE_BIN wrapper --------------------------------------------------------------------
+
 
 def write_wrapper(folder: Path, calls: Path, tables: Path | None = None) -> Path:
     """``<folder>/pasture``: runs ``<this interpreter> -m generator.entry "$@"`` with this repo first on
@@ -204,7 +237,7 @@ def point_launcher_at(installed: "Installed", binary: str) -> None:
     if not launcher.get("path"):
         return
     path = Path(launcher["path"])
-    path.write_text(f"#!/bin/sh\nexec {shlex.quote(binary)} \"$@\"\n")
+    path.write_text(f'#!/bin/sh\nexec {shlex.quote(binary)} "$@"\n')
     path.chmod(0o755)
 
 
@@ -232,10 +265,8 @@ class Call:
 
     def brief(self) -> str:
         if self.serves:
-            return (f"hook serve: rc={self.rc} {len(self.served())} request(s) "
-                    f"stderr={self.stderr.strip()[:300]!r}")
-        return (f"{self.event}: rc={self.rc} stdout={self.stdout.strip()[:300]!r} "
-                f"stderr={self.stderr.strip()[:300]!r}")
+            return f"hook serve: rc={self.rc} {len(self.served())} request(s) stderr={self.stderr.strip()[:300]!r}"
+        return f"{self.event}: rc={self.rc} stdout={self.stdout.strip()[:300]!r} stderr={self.stderr.strip()[:300]!r}"
 
     @property
     def serves(self) -> bool:
@@ -289,16 +320,27 @@ def read_calls(calls: Path) -> list[Call]:
     if not calls.is_dir():
         return out
     for d in sorted(calls.iterdir(), key=lambda p: (int(p.name.split(".")[0]), p.name)):
+
         def text(name: str, d: Path = d) -> str:
             f = d / name
             return f.read_text(errors="replace") if f.exists() else ""
+
         rc = text("rc").strip()
-        out.append(Call(text("argv").splitlines(), text("cwd").strip(), text("stdin"), text("stdout"), text("stderr"),
-                        int(rc) if rc else None))
+        out.append(
+            Call(
+                text("argv").splitlines(),
+                text("cwd").strip(),
+                text("stdin"),
+                text("stdout"),
+                text("stderr"),
+                int(rc) if rc else None,
+            )
+        )
     return out
 
 
 # --- installing our adapter ---------------------------------------------------------------------
+
 
 @dataclass
 class Installed:
@@ -324,9 +366,12 @@ def install_argv() -> list[str] | None:
         import generator.install.commands  # noqa: F401
     except ImportError:
         return None
-    return [sys.executable, "-c",
-            "import sys; from generator.install.commands import install; "
-            "install.main(sys.argv[1:], prog_name='pasture install')"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from generator.install.commands import install; "
+        "install.main(sys.argv[1:], prog_name='pasture install')",
+    ]
 
 
 def _install_env(run: HostRun, npm_bin: Path) -> dict[str, str]:
@@ -360,12 +405,15 @@ def _hooks_state_toml(config: Path) -> str:
     import tomllib
 
     state = tomllib.loads(config.read_text()).get("hooks", {}).get("state", {})
-    return "".join(f"\n[hooks.state.{_toml(key)}]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in entry.items())
-                   for key, entry in state.items())
+    return "".join(
+        f"\n[hooks.state.{_toml(key)}]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in entry.items())
+        for key, entry in state.items()
+    )
 
 
-def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | None = None,
-                    scope: str = "project") -> Installed:
+def install_adapter(
+    spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | None = None, scope: str = "project"
+) -> Installed:
     """Put our adapter where the real host reads it: with ``pasture install`` when it exists (run in
     its own network namespace, so ``codex app-server`` can reach nothing), else by hand. ``repo``:
     the pasture tree whose generated adapters are installed (default this one); ``scope``:
@@ -384,10 +432,18 @@ def install_adapter(spec: HostSpec, run: HostRun, npm_bin: Path, repo: Path | No
         argv += ["--codex-bin", str(npm_bin / "codex")]
     if spec.host == "opencode":
         argv += ["--opencode-bin", str(npm_bin / "opencode")]
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=run.project, env=_install_env(run, npm_bin),
-                          stdin=subprocess.DEVNULL, timeout=180)
-    assert done.returncode == 0, (f"pasture install {spec.host} failed (exit {done.returncode}):\n"
-                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    done = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        cwd=run.project,
+        env=_install_env(run, npm_bin),
+        stdin=subprocess.DEVNULL,
+        timeout=180,
+    )
+    assert done.returncode == 0, (
+        f"pasture install {spec.host} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     report = json.loads(done.stdout)
     trust = _hooks_state_toml(config) if config is not None else ""
     return Installed("pasture install", f"pasture install {spec.host} {' '.join(where)}", report, trust)
@@ -424,10 +480,16 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
                 for part in msg["content"]:
                     if isinstance(part, dict) and part.get("type") == "tool_result":
                         content = part.get("content")
-                        text = content if isinstance(content, str) else " ".join(
-                            p.get("text", "") for p in content or [] if isinstance(p, dict))
-                        seen[part.get("tool_use_id")] = {"call_id": part.get("tool_use_id"), "text": text,
-                                                         "is_error": part.get("is_error")}
+                        text = (
+                            content
+                            if isinstance(content, str)
+                            else " ".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+                        )
+                        seen[part.get("tool_use_id")] = {
+                            "call_id": part.get("tool_use_id"),
+                            "text": text,
+                            "is_error": part.get("is_error"),
+                        }
         elif host == "codex":
             for item in body.get("input", []):
                 if isinstance(item, dict) and item.get("type") in ("function_call_output", "custom_tool_call_output"):
@@ -439,8 +501,7 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
                 if msg.get("role") == "tool":
                     content = msg.get("content")
                     text = content if isinstance(content, str) else json.dumps(content)
-                    seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text,
-                                                     "is_error": None}
+                    seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text, "is_error": None}
     return list(seen.values())
 
 
@@ -449,6 +510,7 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 # bus event as a JSON line (generator/runtime/serve.py); the wrapper records the whole stream, and
 # Outcome.served() reads it back as one request + reply per event. Decisions are read from the
 # journal and what the model was told from the fake's log; what needs the plugin's own text lives here.
+
 
 def opencode_fail_fast(event: str) -> str:
     """What the plugin throws (and OpenCode tells the model) when the runtime fails a fail-fast row
@@ -468,6 +530,7 @@ def opencode_registered_timeout_ms(project: Path, event: str) -> int:
 
 
 # --- one run ------------------------------------------------------------------------------------
+
 
 @dataclass
 class Outcome:
@@ -496,31 +559,50 @@ class Outcome:
         if self.phase:
             keep = self.run.root / f"phase-{self.phase}"
             keep.mkdir()
-            for name in [self.calls_dir.name, "fake-requests.jsonl",
-                         *[p.name for p in self.run.root.glob("logger-*.jsonl")]]:
+            for name in [
+                self.calls_dir.name,
+                "fake-requests.jsonl",
+                *[p.name for p in self.run.root.glob("logger-*.jsonl")],
+            ]:
                 if (self.run.root / name).exists():
                     (self.run.root / name).rename(keep / name)
         launch = self.launch
-        self.result = self.run.execute(launch["script"], timeout=launch["timeout"], options=self.options,
-                                       extra_env=launch["extra_env"], cwd=launch["cwd"], loggers=launch["loggers"],
-                                       isolation=launch["isolation"])
+        self.result = self.run.execute(
+            launch["script"],
+            timeout=launch["timeout"],
+            options=self.options,
+            extra_env=launch["extra_env"],
+            cwd=launch["cwd"],
+            loggers=launch["loggers"],
+            isolation=launch["isolation"],
+        )
         self.phase += 1
         assert_loopback_only(self)  # every run, whatever the test checks next
         return self
 
     def pasture(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """``pasture ARGS`` as the user of this run would type it (the run's HOME, trust store, ...)."""
-        return subprocess.run([sys.executable, "-m", "generator.entry", *args], capture_output=True, text=True,
-                              cwd=cwd or self.project, env=self.env, stdin=subprocess.DEVNULL, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "generator.entry", *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd or self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
 
     def trust_project(self) -> str:
         """``pasture policy trust --project <project>``, answered ``y`` at a real terminal the way the
         user answers it (it asks on /dev/tty, never stdin): must succeed; returns its output."""
         from terminal import run_at_terminal
 
-        code, shown, out, err = run_at_terminal([sys.executable, "-m", "generator.entry", "policy", "trust",
-                                                 "--project", str(self.project)], env=self.env, cwd=self.project,
-                                                timeout=120)
+        code, shown, out, err = run_at_terminal(
+            [sys.executable, "-m", "generator.entry", "policy", "trust", "--project", str(self.project)],
+            env=self.env,
+            cwd=self.project,
+            timeout=120,
+        )
         assert code == 0, f"pasture policy trust failed ({code}): {shown}{out}{err}"
         return out
 
@@ -553,8 +635,9 @@ class Outcome:
     def served(self, event: str | None = None) -> list[Served]:
         """Every request the OpenCode plugin sent its ``hook serve`` process(es), in order, each with
         the runtime's reply: what the runtime answered the plugin, event by event."""
-        return [s for c in read_calls(self.calls_dir) if c.serves for s in c.served()
-                if event is None or s.event == event]
+        return [
+            s for c in read_calls(self.calls_dir) if c.serves for s in c.served() if event is None or s.event == event
+        ]
 
     def wait_for_runtime_exit(self, timeout: float = 60.0) -> bool:
         """Whether every recorded runtime process has exited (its ``rc`` written) within ``timeout``;
@@ -591,8 +674,10 @@ class Outcome:
             calls += "\n  awaited requests:\n" + served
         results = "\n".join(f"  {r}" for r in self.tool_results())
         how = f"{self.install.how}: {self.install.detail}" if self.install else "none (the test loads the adapter)"
-        return (f"{self.result.describe()}\ninstall: {how}\nprobe.txt exists: {self.probe_exists}\n"
-                f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}")
+        return (
+            f"{self.result.describe()}\ninstall: {how}\nprobe.txt exists: {self.probe_exists}\n"
+            f"runtime calls:\n{calls or '  (none)'}\ntool results sent to the model:\n{results or '  (none)'}"
+        )
 
 
 def pasture_env(run: HostRun, work: Path, wrapper: Path, policy: Path, journal: Path | None) -> dict[str, str]:
@@ -623,14 +708,30 @@ def user_env(run: HostRun, pasture: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
-             options: dict[str, Any] | None = None, crash_on: tuple[str, ...] = (), timeout: float = 90.0,
-             install: bool | str = True, script: Script = PROBE, journal: str = "run",
-             project_policy: str | None = None, trust_project: bool = False,
-             prepare: Any = None, cwd: str | None = None, loggers: dict[str, dict[str, Any]] | None = None,
-             extra_env: dict[str, str] | None = None, repo: Path | None = None,
-             isolation: str | None = None, record_opencode: Path | None = None,
-             reaches_model: bool = True, host_deny_rules: bool = True) -> Outcome:
+def run_host(
+    spec: HostSpec,
+    npm_bin: Path,
+    root: Path,
+    policy: str | None,
+    *,
+    options: dict[str, Any] | None = None,
+    crash_on: tuple[str, ...] = (),
+    timeout: float = 90.0,
+    install: bool | str = True,
+    script: Script = PROBE,
+    journal: str = "run",
+    project_policy: str | None = None,
+    trust_project: bool = False,
+    prepare: Any = None,
+    cwd: str | None = None,
+    loggers: dict[str, dict[str, Any]] | None = None,
+    extra_env: dict[str, str] | None = None,
+    repo: Path | None = None,
+    isolation: str | None = None,
+    record_opencode: Path | None = None,
+    reaches_model: bool = True,
+    host_deny_rules: bool = True,
+) -> Outcome:
     """Prepare a temp project with our adapter, the wrapper, the policy layers and a journal; run the host once.
 
     ``policy``: the USER layer's TOML text (``PASTURE_POLICY``); None: a crash policy built from
@@ -658,8 +759,11 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
     text = policy if policy is not None else (crash_policy(work, crash_on) if crash_on else None)
     if text is not None:
         policy_path.write_text(text)
-    journal_path = {"run": work / "journal.sqlite3", "broken": broken_journal(work) if journal == "broken" else None,
-                    "layers": None}[journal]
+    journal_path = {
+        "run": work / "journal.sqlite3",
+        "broken": broken_journal(work) if journal == "broken" else None,
+        "layers": None,
+    }[journal]
     env = pasture_env(run, work, wrapper, policy_path, journal_path)
     if journal_path is None:
         journal_path = run.project / ".pasture" / "journal.sqlite3"
@@ -670,14 +774,18 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
         prepare(run)
     # install=False: the test loads the adapter some other way (e.g. Claude's --plugin-dir);
     # install="user": pasture install --user.
-    installed = (install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project")
-                 if install else None)
+    installed = (
+        install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project") if install else None
+    )
     hooks_run = {**env, **(extra_env or {})}.get("PASTURE_BIN")
     if installed is not None and hooks_run:
         point_launcher_at(installed, hooks_run)
     if not host_deny_rules and installed is not None and spec.host == "claude-code":
-        settings_path = (run.project / ".claude" / "settings.json" if install != "user"
-                         else run.layout.claude_config / "settings.json")
+        settings_path = (
+            run.project / ".claude" / "settings.json"
+            if install != "user"
+            else run.layout.claude_config / "settings.json"
+        )
         settings = json.loads(settings_path.read_text())
         settings.pop("permissions", None)  # the test project has no permissions of its own
         settings_path.write_text(json.dumps(settings, indent=2) + "\n")
@@ -696,11 +804,26 @@ def run_host(spec: HostSpec, npm_bin: Path, root: Path, policy: str | None, *,
             trust = "pasture install"
         else:
             opts["hook_trust"] = trust = "persist"
-    outcome = Outcome(spec, run, None, installed, journal_path, calls, opts, trust,  # type: ignore[arg-type]
-                      env=user_env(run, env), launch={
-                          "script": script, "timeout": timeout, "cwd": cwd, "loggers": loggers,
-                          "reaches_model": reaches_model, "isolation": isolation,
-                          "extra_env": {**env, **(extra_env or {})}})
+    outcome = Outcome(
+        spec,
+        run,
+        None,
+        installed,
+        journal_path,
+        calls,
+        opts,
+        trust,  # type: ignore[arg-type]
+        env=user_env(run, env),
+        launch={
+            "script": script,
+            "timeout": timeout,
+            "cwd": cwd,
+            "loggers": loggers,
+            "reaches_model": reaches_model,
+            "isolation": isolation,
+            "extra_env": {**env, **(extra_env or {})},
+        },
+    )
     if trust_project:
         outcome.trust_project()
     return outcome.execute()

@@ -23,7 +23,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from realhost_support import (
     COMMAND,
     FAILURE_EXIT,
@@ -65,9 +64,14 @@ def short_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         start = text.index(row)
         end = text.find("\n  - name: ", start + len(row))
         assert "timeout:" not in text[start:end], f"{contract} {event} already sets a timeout"
-        path.write_text(text[:start] + row + f"    timeout: {HOST_TIMEOUT}\n" + text[start + len(row):])
-    done = subprocess.run([sys.executable, "-m", "generator.entry", "--root", str(tree), "generate"],
-                          capture_output=True, text=True, cwd=tree, timeout=300)
+        path.write_text(text[:start] + row + f"    timeout: {HOST_TIMEOUT}\n" + text[start + len(row) :])
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.entry", "--root", str(tree), "generate"],
+        capture_output=True,
+        text=True,
+        cwd=tree,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return tree
 
@@ -84,13 +88,30 @@ def _registered_timeouts(out) -> list:
 
 def _gate_policy(work_log: Path, event: str) -> str:
     argv = [sys.executable, "-I", "-S", str(work_log.parent / "slow-gate.py"), str(work_log)]
-    return "\n".join(["[gate]", 'kind = "command"', f"command = {json.dumps(argv)}", "timeout = 20",
-                      f"events = [{json.dumps(event)}]", ""])
+    return "\n".join(
+        [
+            "[gate]",
+            'kind = "command"',
+            f"command = {json.dumps(argv)}",
+            "timeout = 20",
+            f"events = [{json.dumps(event)}]",
+            "",
+        ]
+    )
 
 
 def _ai_policy(port: int, event: str) -> str:
-    return "\n".join(["[gate]", 'kind = "ai"', 'model = "gate/model"', f'base_url = "http://127.0.0.1:{port}/v1"',
-                      "timeout = 20", f"events = [{json.dumps(event)}]", ""])
+    return "\n".join(
+        [
+            "[gate]",
+            'kind = "ai"',
+            'model = "gate/model"',
+            f'base_url = "http://127.0.0.1:{port}/v1"',
+            "timeout = 20",
+            f"events = [{json.dumps(event)}]",
+            "",
+        ]
+    )
 
 
 def _assert_blocked_before_the_host_kill(out, failure: str) -> dict:
@@ -108,8 +129,9 @@ def _assert_blocked_before_the_host_kill(out, failure: str) -> dict:
     if spec.host == "opencode":
         assert told["text"] == opencode_fail_fast("tool.execute.before"), told
     else:
-        prefix = {"claude-code": "PreToolUse:Bash hook error: ",
-                  "codex": "Command blocked by PreToolUse hook: "}[spec.host]
+        prefix = {"claude-code": "PreToolUse:Bash hook error: ", "codex": "Command blocked by PreToolUse hook: "}[
+            spec.host
+        ]
         assert told["text"].startswith(prefix) and "pasture: gate failed on PreToolUse" in told["text"], told
         (call,) = out.calls(spec.pre_event)
         assert call.rc == FAILURE_EXIT[spec.row(spec.pre_event).failure] == 2, call.brief()
@@ -117,15 +139,15 @@ def _assert_blocked_before_the_host_kill(out, failure: str) -> dict:
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "opencode"])
-def test_a_command_gate_longer_than_the_hook_timeout_is_cut_at_the_deadline(npm_bin: Path, tmp_path: Path,
-                                                                            short_tree: Path, host: str) -> None:
+def test_a_command_gate_longer_than_the_hook_timeout_is_cut_at_the_deadline(
+    npm_bin: Path, tmp_path: Path, short_tree: Path, host: str
+) -> None:
     spec = SPECS[host]
     work = tmp_path / "gate"
     work.mkdir()
     (work / "slow-gate.py").write_text(SLOW_GATE)
     log = work / "gate.log"
-    out = run_host(spec, npm_bin, tmp_path / "run", _gate_policy(log, spec.pre_event), repo=short_tree,
-                   timeout=120)
+    out = run_host(spec, npm_bin, tmp_path / "run", _gate_policy(log, spec.pre_event), repo=short_tree, timeout=120)
     row = _assert_blocked_before_the_host_kill(out, r"gate command timed out after [45]\.\ds")
     assert row["runtime_ms"] > (DEADLINE - 1.0) * 1000, row["runtime_ms"]  # it did wait for the gate, to the deadline
     assert log.read_text() == f"started {spec.pre_event}\n"  # the gate was stopped; it never finished
@@ -133,8 +155,9 @@ def test_a_command_gate_longer_than_the_hook_timeout_is_cut_at_the_deadline(npm_
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "opencode"])
-def test_the_ai_gates_transient_retries_stay_inside_the_deadline(npm_bin: Path, tmp_path: Path,
-                                                                 short_tree: Path, host: str) -> None:
+def test_the_ai_gates_transient_retries_stay_inside_the_deadline(
+    npm_bin: Path, tmp_path: Path, short_tree: Path, host: str
+) -> None:
     """The AI gate's endpoint answers 503 every time: it retries after 2 s (and would again after
     4 s and 8 s), but never past the row's deadline; the row blocks before the host's kill."""
     spec = SPECS[host]
@@ -142,8 +165,16 @@ def test_the_ai_gates_transient_retries_stay_inside_the_deadline(npm_bin: Path, 
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     loggers = {"ai": {"port": port, "default": {"status": 503, "error": "overloaded, try again"}}}
-    out = run_host(spec, npm_bin, tmp_path / "run", _ai_policy(port, spec.pre_event), repo=short_tree,
-                   loggers=loggers, extra_env={"PASTURE_AI_API_KEY": "sk-pasture-realhost-user-key"}, timeout=120)
+    out = run_host(
+        spec,
+        npm_bin,
+        tmp_path / "run",
+        _ai_policy(port, spec.pre_event),
+        repo=short_tree,
+        loggers=loggers,
+        extra_env={"PASTURE_AI_API_KEY": "sk-pasture-realhost-user-key"},
+        timeout=120,
+    )
     _assert_blocked_before_the_host_kill(out, r"AI gate")
     asked = out.logger_requests("ai")
     assert len(asked) >= 2, asked  # it did retry the transient failure, within the deadline
@@ -175,8 +206,9 @@ sys.exit(child.wait())
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "opencode"])
-def test_control_the_host_kills_a_hook_at_the_registered_timeout(npm_bin: Path, tmp_path: Path, short_tree: Path,
-                                                                 host: str) -> None:
+def test_control_the_host_kills_a_hook_at_the_registered_timeout(
+    npm_bin: Path, tmp_path: Path, short_tree: Path, host: str
+) -> None:
     """Without a deadline of ours, the host's own kill at 6 s decides, and nothing is journaled:
     Codex RUNS the tool; Claude Code blocks it only because install registers ``onFailure: "block"``
     on its gate rows (the model is told "timed out"); OpenCode's generated plugin gives up on the
@@ -186,13 +218,17 @@ def test_control_the_host_kills_a_hook_at_the_registered_timeout(npm_bin: Path, 
     slow = tmp_path / "slow-pasture"
     wrapper = tmp_path / "run" / "pasture" / "pasture"  # where run_host writes the recording wrapper
     if host == "opencode":
-        slow.write_text(SLOW_SERVE.replace("PYTHON", sys.executable).replace("WRAPPER", str(wrapper))
-                        .replace("EVENT", spec.pre_event))
+        slow.write_text(
+            SLOW_SERVE.replace("PYTHON", sys.executable)
+            .replace("WRAPPER", str(wrapper))
+            .replace("EVENT", spec.pre_event)
+        )
     else:
         slow.write_text(SLOW_BIN.format(event=spec.pre_event, wrapper=wrapper))
     slow.chmod(0o755)
-    out = run_host(spec, npm_bin, tmp_path / "run", None, repo=short_tree, extra_env={"PASTURE_BIN": str(slow)},
-                   timeout=120)
+    out = run_host(
+        spec, npm_bin, tmp_path / "run", None, repo=short_tree, extra_env={"PASTURE_BIN": str(slow)}, timeout=120
+    )
     assert out.result.exit_code == 0, out.describe()
     assert _registered_timeouts(out) == [HOST_TIMEOUT * (1000 if host == "opencode" else 1)]
     assert out.result.wall_time > HOST_TIMEOUT, out.describe()
@@ -203,8 +239,11 @@ def test_control_the_host_kills_a_hook_at_the_registered_timeout(npm_bin: Path, 
     assert not out.probe_exists, out.describe()
     (told,) = out.tool_results()
     if host == "opencode":
-        assert told["text"] == ("pasture refused tool.execute.before: no answer within 6000 ms, and this hook "
-                                "fails fast"), told
+        assert told["text"] == (
+            "pasture refused tool.execute.before: no answer within 6000 ms, and this hook fails fast"
+        ), told
     else:
-        assert told["text"].startswith("PreToolUse:Bash hook error: ") and \
-            'timed out; blocking because onFailure is "block"' in told["text"], told
+        assert (
+            told["text"].startswith("PreToolUse:Bash hook error: ")
+            and 'timed out; blocking because onFailure is "block"' in told["text"]
+        ), told

@@ -15,12 +15,11 @@ import os
 from pathlib import Path
 
 import pytest
-
-from file_tools import (NOTEBOOK, POLICY, SESSIONS, Session, document, offered_tools, payload_dir, scrubbed,
-                        seed_project)
-from generator.runtime.builtin import RULE
-from generator.hostenv import Script
+from file_tools import NOTEBOOK, POLICY, SESSIONS, Session, document, offered_tools, payload_dir, scrubbed, seed_project
 from realhost_support import SPECS, run_host
+
+from generator.hostenv import Script
+from generator.runtime.builtin import RULE
 
 pytestmark = pytest.mark.real_host
 REFRESH = os.environ.get("PASTURE_REFRESH_FILE_TOOL_PAYLOADS") == "1"
@@ -33,8 +32,9 @@ def _pair(session: Session, rows: list[dict]) -> list[tuple]:
     for case in session.cases:
         while index < len(rows) and rows[index]["tool_name"] != case.tool:
             index += 1
-        assert index < len(rows), f"no pre-tool row for {case.name} ({case.tool}); rows: " \
-                                  f"{[r['tool_name'] for r in rows]}"
+        assert index < len(rows), (
+            f"no pre-tool row for {case.name} ({case.tool}); rows: {[r['tool_name'] for r in rows]}"
+        )
         if case.target:
             pairs.append((case, rows[index]))
         index += 1
@@ -49,8 +49,17 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
     script = Script.of(*(case.turn(project) for case in session.cases), final_text="Done: {tool_result}")
     # The hooks alone: Claude Code's own deny rules (which install also writes) would refuse these
     # calls before the hook sees them (tests/realhost/test_host_deny_rules_real_hosts.py).
-    out = run_host(spec, npm_bin, root, None, script=script, options=session.options, timeout=180,
-                   prepare=lambda run: seed_project(run.project), host_deny_rules=False)
+    out = run_host(
+        spec,
+        npm_bin,
+        root,
+        None,
+        script=script,
+        options=session.options,
+        timeout=180,
+        prepare=lambda run: seed_project(run.project),
+        host_deny_rules=False,
+    )
     assert out.result.exit_code == 0, out.describe()
     offered = set().union(*(offered_tools(r) for r in out.result.requests))
     # (hooks name every host's shell Bash/bash, whatever the model was offered: exec_command, ...)
@@ -66,8 +75,10 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
     for case, row in pairs:
         call_id = row["envelope"]["identities"].get("tool-call")
         if case.target == "protected":
-            assert (row["decision"], row["answer"], row["layer"], row["rule"]) == (
-                "deny", "deny", "builtin", RULE), (case.name, row)
+            assert (row["decision"], row["answer"], row["layer"], row["rule"]) == ("deny", "deny", "builtin", RULE), (
+                case.name,
+                row,
+            )
             assert GUARD_REASON in row["reason"]
             assert GUARD_REASON in told.get(call_id, ""), (case.name, told)  # the model was told why
         else:
@@ -91,5 +102,7 @@ def test_file_tools_cannot_touch_the_guards_files(npm_bin: Path, tmp_path: Path,
         elif not path.exists() or path.read_text() != text:
             old = path.read_text().splitlines(keepends=True) if path.exists() else []
             stale.append("".join(difflib.unified_diff(old, text.splitlines(keepends=True), str(path), "this run")))
-    assert not stale, ("the host sent other payloads than the committed ones; if the host changed, refresh with "
-                       "PASTURE_REFRESH_FILE_TOOL_PAYLOADS=1 and read the diff:\n" + "\n".join(stale))
+    assert not stale, (
+        "the host sent other payloads than the committed ones; if the host changed, refresh with "
+        "PASTURE_REFRESH_FILE_TOOL_PAYLOADS=1 and read the diff:\n" + "\n".join(stale)
+    )

@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from file_tools import NOTEBOOK, POLICY, seed_project
-from generator.hostenv import Script, Turn
 from realhost_support import SPECS, run_host
+
+from generator.hostenv import Script, Turn
 
 pytestmark = pytest.mark.real_host
 GUARD_OFF = "[builtin]\nprotect_guard_files = false\n"
@@ -33,8 +33,10 @@ def _turns(project: Path) -> list[Turn]:
         Turn.tool("Write", {"file_path": policy, "content": "[gate]\n"}),
         Turn.tool("ToolSearch", {"query": "select:NotebookEdit", "max_results": 1}),  # a deferred tool
         Turn.tool("Read", {"file_path": f"{project}/.pasture/notes.ipynb"}),
-        Turn.tool("NotebookEdit", {"notebook_path": f"{project}/.pasture/notes.ipynb", "cell_id": "c1",
-                                   "new_source": "print(2)"}),
+        Turn.tool(
+            "NotebookEdit",
+            {"notebook_path": f"{project}/.pasture/notes.ipynb", "cell_id": "c1", "new_source": "print(2)"},
+        ),
         Turn.tool("Read", {"file_path": f"{project}/notes.txt"}),
         Turn.tool("Write", {"file_path": f"{project}/notes.txt", "content": "written\n"}),
     ]
@@ -45,8 +47,9 @@ def test_claude_code_refuses_edit_and_write_of_the_policy_by_its_own_deny_rule(n
     root = tmp_path / "run"
     project = root.resolve() / "project"
     script = Script.of(*_turns(project), final_text="Done: {tool_result}")
-    out = run_host(spec, npm_bin, root, GUARD_OFF, script=script, timeout=180,
-                   prepare=lambda run: seed_project(run.project))
+    out = run_host(
+        spec, npm_bin, root, GUARD_OFF, script=script, timeout=180, prepare=lambda run: seed_project(run.project)
+    )
     assert out.result.exit_code == 0, out.describe()
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert f"Edit(/{project}/.pasture/**)" in settings["permissions"]["deny"]

@@ -16,18 +16,25 @@ import json
 from pathlib import Path
 
 import pytest
+from realhost_support import SPECS, run_host
 
 from generator.hostenv import Script, Turn
-from realhost_support import SPECS, run_host
 
 pytestmark = pytest.mark.real_host
 
 RM = "rm -rf build"
 USER_REASON = "pasture-realhost user layer: rm -rf is not allowed here"
-USER_POLICY = "\n".join([
-    "[[rules]]", 'name = "user-no-rm-rf"', 'decision = "deny"', f"reason = {json.dumps(USER_REASON)}",
-    'tool_kind = "shell"', 'command = "rm\\\\s+-rf"', "",
-])
+USER_POLICY = "\n".join(
+    [
+        "[[rules]]",
+        'name = "user-no-rm-rf"',
+        'decision = "deny"',
+        f"reason = {json.dumps(USER_REASON)}",
+        'tool_kind = "shell"',
+        'command = "rm\\\\s+-rf"',
+        "",
+    ]
+)
 MANAGED = '[builtin]\nprotect_guard_files = false\n\n[[rules]]\nname = "all"\ndecision = "proceed"\n'
 
 
@@ -45,8 +52,11 @@ def test_a_repository_env_block_cannot_switch_claude_codes_guard_off(npm_bin: Pa
         (run.project / "build" / "keep.txt").write_text("built\n")
         (run.project / ".pasture").mkdir(exist_ok=True)
         (run.project / ".pasture" / "managed.toml").write_text(MANAGED)
-        injected.update(PASTURE_BIN="true", PASTURE_POLICY="/dev/null",
-                        PASTURE_MANAGED_POLICY=str(run.project / ".pasture" / "managed.toml"))
+        injected.update(
+            PASTURE_BIN="true",
+            PASTURE_POLICY="/dev/null",
+            PASTURE_MANAGED_POLICY=str(run.project / ".pasture" / "managed.toml"),
+        )
         (run.project / ".claude").mkdir(exist_ok=True)
         (run.project / ".claude" / "settings.json").write_text(json.dumps({"env": injected}, indent=2) + "\n")
 
@@ -59,7 +69,11 @@ def test_a_repository_env_block_cannot_switch_claude_codes_guard_off(npm_bin: Pa
     journal = out.project / ".pasture" / "journal.sqlite3"
     row = [r for r in out.journal(journal, event=spec.pre_event) if r["envelope"]["command"] == RM][-1]
     assert (row["decision"], row["layer"], row["rule"], row["reason"]) == (
-        "deny", "user", "user-no-rm-rf", USER_REASON), row
+        "deny",
+        "user",
+        "user-no-rm-rf",
+        USER_REASON,
+    ), row
     notes = " ".join(row["detail"]["notes"])
     assert f"set by the project's host settings {out.project / '.claude' / 'settings.json'}" in notes, row
     for name in ("PASTURE_BIN", "PASTURE_MANAGED_POLICY", "PASTURE_POLICY"):

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from realhost_support import (
     CLAUDE,
     COMMAND,
@@ -42,8 +41,13 @@ def test_deny_rule_blocks_bash_and_the_model_gets_our_reason(npm_bin: Path, tmp_
     assert pre.payload["tool_name"] == "Bash" and pre.payload["tool_input"]["command"] == COMMAND
     # We answered with the JSON deny the PreToolUse row's response capability (deny+ask) allows...
     assert pre.rc == 0
-    assert json.loads(pre.stdout) == {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": DENY_REASON}}
+    assert json.loads(pre.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": DENY_REASON,
+        }
+    }
     # ...and Claude sent exactly that reason back to the model as an error tool result.
     (told,) = out.tool_results()
     assert told["is_error"] is True
@@ -54,7 +58,11 @@ def test_deny_rule_blocks_bash_and_the_model_gets_our_reason(npm_bin: Path, tmp_
 
     (row,) = out.journal(event="PreToolUse")
     assert (row["decision"], row["answer"], row["gate"], row["reason"]) == (
-        "deny", "deny", "rules:realhost-no-probe", DENY_REASON)
+        "deny",
+        "deny",
+        "rules:realhost-no-probe",
+        DENY_REASON,
+    )
 
 
 def test_allow_path_runs_bash_and_journals_post_tool_use_with_identities(npm_bin: Path, tmp_path: Path) -> None:
@@ -77,7 +85,12 @@ def test_allow_path_runs_bash_and_journals_post_tool_use_with_identities(npm_bin
     assert env["identities"] == {"session": session, "tool-call": call_id}
     assert env["unresolved"] == []
     assert (env["harness"], env["contract"], env["tool_name"], env["tool_kind"], env["command"]) == (
-        "claude-code", SPEC.contract, "Bash", "shell", COMMAND)
+        "claude-code",
+        SPEC.contract,
+        "Bash",
+        "shell",
+        COMMAND,
+    )
     assert env["payload"]["tool_response"]["interrupted"] is False
     assert env["cwd"] == str(out.project)
     # Every hook Claude ran went through the runtime and into the journal, in one session.
@@ -113,7 +126,10 @@ def test_a_crashing_gate_on_a_non_blocking_gate_row_never_blocks(npm_bin: Path, 
     report-and-continue (declared exit-2-blocks, uncited): Claude must run the tool and finish."""
     batch = SPEC.row("PostToolBatch")
     assert (batch.semantic, batch.declared_failure, batch.failure) == (
-        "gate-consultation", "exit-2-blocks", "report-and-continue")
+        "gate-consultation",
+        "exit-2-blocks",
+        "report-and-continue",
+    )
     out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("PostToolBatch",))
     assert out.result.exit_code == 0, out.describe()
     assert (out.project / "probe.txt").read_text() == "pasture-probe\n", out.describe()
@@ -139,9 +155,11 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     (start,) = out.calls("SessionStart")
     assert SPEC.row("SessionStart").failure == "report-and-continue"
     assert (start.rc, start.stdout) == (0, ""), start.brief()
-    assert start.stderr == (f"pasture: cannot journal SessionStart: journal {spool}: {JOURNAL_REFUSAL}; make that "
-                            "folder writable, or point PASTURE_JOURNAL or the policy's [journal] path at one "
-                            "(pasture policy show names the journal in use)\n"), start.brief()
+    assert start.stderr == (
+        f"pasture: cannot journal SessionStart: journal {spool}: {JOURNAL_REFUSAL}; make that "
+        "folder writable, or point PASTURE_JOURNAL or the policy's [journal] path at one "
+        "(pasture policy show names the journal in use)\n"
+    ), start.brief()
     (prompt,) = out.calls("UserPromptSubmit")
     assert SPEC.row("UserPromptSubmit").failure == "exit-2-blocks"
     assert (prompt.rc, prompt.stdout) == (2, ""), prompt.brief()
@@ -155,8 +173,14 @@ def test_the_generated_plugin_bundle_loads_and_denies(npm_bin: Path, tmp_path: P
     """Claude Code loads generated/claude-code@*/plugin/ with --plugin-dir; its hooks run our runtime."""
     plugin = SPEC.adapter_dir / "plugin"
     assert (plugin / ".claude-plugin" / "plugin.json").is_file()
-    out = run_host(SPEC, npm_bin, tmp_path / "run", deny_policy(), install=False,
-                   options={"extra_args": ["--plugin-dir", str(plugin)]})
+    out = run_host(
+        SPEC,
+        npm_bin,
+        tmp_path / "run",
+        deny_policy(),
+        install=False,
+        options={"extra_args": ["--plugin-dir", str(plugin)]},
+    )
     assert out.result.exit_code == 0, out.describe()
     assert not (out.project / ".claude" / "settings.json").exists()  # the plugin is the only adapter
     assert not out.probe_exists, out.describe()

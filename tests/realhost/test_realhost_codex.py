@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from realhost_support import (
     CODEX,
     COMMAND,
@@ -76,8 +75,13 @@ def test_deny_rule_blocks_the_shell_command_and_the_model_gets_our_reason(npm_bi
     assert pre.payload["tool_name"] == "Bash" and pre.payload["tool_input"] == {"command": COMMAND}
     # Strict output: exactly the fields PreToolUse allows, hookEventName present, exit 0.
     assert pre.rc == 0
-    assert json.loads(pre.stdout) == {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": DENY_REASON}}
+    assert json.loads(pre.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": DENY_REASON,
+        }
+    }
     # Codex told the model our reason (and, its own doing, appends the raw command).
     (told,) = out.tool_results()
     assert told["call_id"] == pre.payload["tool_use_id"]
@@ -87,11 +91,14 @@ def test_deny_rule_blocks_the_shell_command_and_the_model_gets_our_reason(npm_bi
 
     (row,) = out.journal(event="PreToolUse")
     assert (row["decision"], row["answer"], row["gate"], row["reason"]) == (
-        "deny", "deny", "rules:realhost-no-probe", DENY_REASON)
+        "deny",
+        "deny",
+        "rules:realhost-no-probe",
+        DENY_REASON,
+    )
 
 
-def test_allow_path_runs_the_command_and_journals_post_tool_use_with_identities(npm_bin: Path,
-                                                                               tmp_path: Path) -> None:
+def test_allow_path_runs_the_command_and_journals_post_tool_use_with_identities(npm_bin: Path, tmp_path: Path) -> None:
     out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy())
     assert out.result.exit_code == 0, out.describe()
     _assert_trusted_without_bypass(out)
@@ -110,7 +117,12 @@ def test_allow_path_runs_the_command_and_journals_post_tool_use_with_identities(
     assert env["identities"] == {"session": session, "turn": meta["turn_id"], "tool-call": call_id}
     assert env["unresolved"] == []
     assert (env["harness"], env["contract"], env["tool_name"], env["tool_kind"], env["command"]) == (
-        "codex", SPEC.contract, "Bash", "shell", COMMAND)
+        "codex",
+        SPEC.contract,
+        "Bash",
+        "shell",
+        COMMAND,
+    )
     assert env["cwd"] == str(out.project)
     events = [r["event"] for r in out.journal()]
     assert events[:4] == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"], events
@@ -120,7 +132,8 @@ def test_crashing_gate_on_pre_tool_use_blocks_exit_2(npm_bin: Path, tmp_path: Pa
     row = SPEC.row("PreToolUse")
     # cited: the codex-rs handler (0.153.0) or our committed capture of the refusal (0.171.0)
     assert row.failure == "strict-output-exit-2-blocks" and (
-        "pre_tool_use.rs" in row.evidence or row.evidence.startswith("captures/codex@"))
+        "pre_tool_use.rs" in row.evidence or row.evidence.startswith("captures/codex@")
+    )
     out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("PreToolUse",))
     assert out.result.exit_code == 0, out.describe()
     _assert_trusted_without_bypass(out)
@@ -130,8 +143,10 @@ def test_crashing_gate_on_pre_tool_use_blocks_exit_2(npm_bin: Path, tmp_path: Pa
     assert pre.rc == FAILURE_EXIT[row.failure] == 2 and pre.stdout == ""
     assert "gate failed on PreToolUse" in pre.stderr and CRASH_MARK in pre.stderr
     (told,) = out.tool_results()
-    assert told["text"].startswith("Command blocked by PreToolUse hook: pasture: gate failed on PreToolUse: "
-                                   "user policy command gate: gate command exited 7"), told
+    assert told["text"].startswith(
+        "Command blocked by PreToolUse hook: pasture: gate failed on PreToolUse: "
+        "user policy command gate: gate command exited 7"
+    ), told
     (journaled,) = out.journal(event="PreToolUse")
     assert (journaled["decision"], journaled["answer"], journaled["gate"]) == ("none", "fail-block", "command")
 
@@ -141,7 +156,10 @@ def test_a_crashing_gate_on_a_non_blocking_gate_row_never_blocks(npm_bin: Path, 
     report-and-continue (declared strict-output-exit-2-blocks, uncited): Codex must carry on."""
     post_row = SPEC.row("PostToolUse")
     assert (post_row.semantic, post_row.declared_failure, post_row.failure) == (
-        "gate-consultation", "strict-output-exit-2-blocks", "report-and-continue")
+        "gate-consultation",
+        "strict-output-exit-2-blocks",
+        "report-and-continue",
+    )
     out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("PostToolUse",))
     assert out.result.exit_code == 0, out.describe()
     _assert_trusted_without_bypass(out)
@@ -169,9 +187,11 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     (start,) = out.calls("SessionStart")
     assert SPEC.row("SessionStart").failure == "strict-hook-failure"
     assert (start.rc, start.stdout) == (1, ""), start.brief()
-    assert start.stderr == (f"pasture: cannot journal SessionStart: journal {spool}: {JOURNAL_REFUSAL}; make that "
-                            "folder writable, or point PASTURE_JOURNAL or the policy's [journal] path at one "
-                            "(pasture policy show names the journal in use)\n"), start.brief()
+    assert start.stderr == (
+        f"pasture: cannot journal SessionStart: journal {spool}: {JOURNAL_REFUSAL}; make that "
+        "folder writable, or point PASTURE_JOURNAL or the policy's [journal] path at one "
+        "(pasture policy show names the journal in use)\n"
+    ), start.brief()
     (prompt,) = out.calls("UserPromptSubmit")
     assert SPEC.row("UserPromptSubmit").failure == "strict-output-exit-2-blocks"
     assert (prompt.rc, prompt.stdout) == (2, ""), prompt.brief()

@@ -25,8 +25,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from generator.hostenv import HostRun, Script, isolation_support, prepare_run
 from realhost_support import (
     CLAUDE,
     CODEX,
@@ -38,13 +36,15 @@ from realhost_support import (
     tool_results,
 )
 
+from generator.hostenv import HostRun, Script, isolation_support, prepare_run
+
 pytestmark = pytest.mark.real_host
 
 RM = "rm -rf build"
 REASON = "pasture-realhost: rm -rf is not allowed here (rule no-rm-rf)"
 PROBE = "echo pasture-probe > probe.txt"
 PROBE_REASON = "pasture-realhost: probe.txt may not be written (rule no-probe)"
-POLICY = f'''[gate]
+POLICY = f"""[gate]
 kind = "rules"
 
 [[rules]]
@@ -60,7 +60,7 @@ decision = "deny"
 reason = {json.dumps(PROBE_REASON)}
 tool_kind = "shell"
 command = "pasture-probe\\\\s*>\\\\s*probe\\\\.txt"
-'''
+"""
 OUR_LINE = "pasture: the guard could not run (exit {code}), so PreToolUse is refused; see `pasture doctor` for the fix"
 #: The PATH the hosts get: the system folders only (node for Codex's launcher), no venv, no pasture.
 HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -101,9 +101,12 @@ def _prepare(host: str, npm_bin: Path, root: Path) -> tuple[HostRun, dict, str]:
 
 def _execute(host: str, run: HostRun, trust_toml: str, command: str = RM) -> Outcome:
     options = {"hook_trust": "none", "config_toml_extra": trust_toml} if host == "codex" else {}
-    result = run.execute(Script.shell_then_reply(command, "Done. The tool said: {tool_result}"), timeout=120,
-                         options=options,
-                         extra_env={"PATH": HOST_PATH, "PASTURE_POLICY": str(run.root / "policy.toml")})
+    result = run.execute(
+        Script.shell_then_reply(command, "Done. The tool said: {tool_result}"),
+        timeout=120,
+        options=options,
+        extra_env={"PATH": HOST_PATH, "PASTURE_POLICY": str(run.root / "policy.toml")},
+    )
     assert "--dangerously-bypass-hook-trust" not in result.argv
     assert "pasture" not in result.env["PATH"] and "PASTURE_BIN" not in result.env
     outcome = Outcome(run, result, host)
@@ -125,7 +128,8 @@ def _break(run: HostRun, how: str) -> None:
     elif how == "broken-install":
         text = launcher.read_text()
         moved = text.replace("PATHS = [", "PATHS = ['/nonexistent/moved-checkout', ", 1).replace(
-            repr(str(REPO)) + ", ", "", 1)
+            repr(str(REPO)) + ", ", "", 1
+        )
         assert moved != text
         launcher.write_text(moved)
 
@@ -147,8 +151,7 @@ def test_without_pasture_on_the_path_the_deny_still_holds(npm_bin: Path, tmp_pat
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])
 @pytest.mark.parametrize("how", ["launcher-missing", "broken-install"])
-def test_a_broken_runtime_refuses_the_prompt_and_says_why(npm_bin: Path, tmp_path: Path, host: str,
-                                                           how: str) -> None:
+def test_a_broken_runtime_refuses_the_prompt_and_says_why(npm_bin: Path, tmp_path: Path, host: str, how: str) -> None:
     """With no runtime at all, the first blocking row is UserPromptSubmit: the prompt is refused (so
     `rm -rf build` is never even asked for). Claude Code shows the user our line with its own
     ("UserPromptSubmit operation blocked by hook: ..."). Codex 0.171.0 refuses the prompt too (no
@@ -207,8 +210,15 @@ FOREIGN = {"hooks": [{"type": "command", "command": "true", "timeout": 5}]}
 def _pasture(run: HostRun, npm_bin: Path, *args: str) -> subprocess.CompletedProcess:
     """`pasture ARGS` as the user runs it, inside its own loopback-only namespace."""
     argv = [*isolation_support().wrapper, sys.executable, "-m", "generator.entry", *args]
-    return subprocess.run(argv, capture_output=True, text=True, cwd=run.project, env=_install_env(run, npm_bin),
-                          stdin=subprocess.DEVNULL, timeout=240)
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        cwd=run.project,
+        env=_install_env(run, npm_bin),
+        stdin=subprocess.DEVNULL,
+        timeout=240,
+    )
 
 
 def test_codex_trust_drift_is_reported_and_the_named_fix_restores_the_deny(npm_bin: Path, tmp_path: Path) -> None:
@@ -257,4 +267,3 @@ def test_codex_trust_drift_is_reported_and_the_named_fix_restores_the_deny(npm_b
     assert not (run.project / "probe.txt").exists(), out.describe()
     told = out.tool_results()[-1]  # (the run folder's request log also holds the control run's)
     assert told == f"Command blocked by PreToolUse hook: {PROBE_REASON}. Command: {PROBE}", out.describe()
-

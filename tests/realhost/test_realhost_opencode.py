@@ -15,7 +15,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from realhost_support import (
     COMMAND,
     CRASH_MARK,
@@ -62,7 +61,11 @@ def test_deny_rule_blocks_bash_and_the_model_gets_our_reason(npm_bin: Path, tmp_
 
     (row,) = out.journal(event="tool.execute.before")
     assert (row["decision"], row["answer"], row["gate"], row["reason"]) == (
-        "deny", "deny", "rules:realhost-no-probe", DENY_REASON)
+        "deny",
+        "deny",
+        "rules:realhost-no-probe",
+        DENY_REASON,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +93,11 @@ def test_allow_path_runs_bash_and_journals_tool_execute_after_with_identities(al
     assert env["identities"] == {"session": session, "tool-call": part["callID"]}
     assert env["unresolved"] == []
     assert (env["harness"], env["contract"], env["tool_name"], env["tool_kind"]) == (
-        "opencode", SPEC.contract, "bash", "shell")
+        "opencode",
+        SPEC.contract,
+        "bash",
+        "shell",
+    )
     # What OpenCode 1.18.33 really hands tool.execute.after: the call's args under input.args
     # (tool.execute.before has them under output.args).
     assert env["payload"]["input"]["args"]["command"] == COMMAND
@@ -140,15 +147,18 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     spool and never runs SQL, so a failure can no longer be aimed at some events only.)"""
     prompt_fails_fast = SPEC.row("chat.message").failure == "throw-fail-fast"
     assert SPEC.row("tool.execute.before").failure == "throw-fail-fast"
-    out = run_host(SPEC, npm_bin, tmp_path / "run", allow_policy(), journal="broken",
-                   reaches_model=not prompt_fails_fast)
+    out = run_host(
+        SPEC, npm_bin, tmp_path / "run", allow_policy(), journal="broken", reaches_model=not prompt_fails_fast
+    )
     spool = f"{out.journal_path}.spool"
     assert not out.probe_exists, out.describe()
 
     def line(event: str) -> str:
-        return (f"pasture: cannot journal {event}: journal {spool}: {JOURNAL_REFUSAL}; make that folder writable, "
-                "or point PASTURE_JOURNAL or the policy's [journal] path at one (pasture policy show names the "
-                "journal in use)\n")
+        return (
+            f"pasture: cannot journal {event}: journal {spool}: {JOURNAL_REFUSAL}; make that folder writable, "
+            "or point PASTURE_JOURNAL or the policy's [journal] path at one (pasture policy show names the "
+            "journal in use)\n"
+        )
 
     answered = [s for s in out.served() if s.reply is not None]
     observed = [s for s in answered if SPEC.row(s.event).semantic == "observation"]
@@ -186,14 +196,24 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     assert out.served("tool.execute.after") == []
 
 
-def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(npm_bin: Path,
-                                                                                  tmp_path: Path) -> None:
-    policy = "\n".join([
-        "[gate]", 'kind = "rules"', 'default = "proceed"', "",
-        "[[rules]]", 'name = "after-the-fact"', 'decision = "deny"',
-        'reason = "pasture-realhost: denied after the fact"',
-        'event = "tool.execute.after"', 'command = "pasture-probe"', "",
-    ])
+def test_a_deny_on_the_post_hoc_row_never_passes_a_command_that_ran_off_as_refused(
+    npm_bin: Path, tmp_path: Path
+) -> None:
+    policy = "\n".join(
+        [
+            "[gate]",
+            'kind = "rules"',
+            'default = "proceed"',
+            "",
+            "[[rules]]",
+            'name = "after-the-fact"',
+            'decision = "deny"',
+            'reason = "pasture-realhost: denied after the fact"',
+            'event = "tool.execute.after"',
+            'command = "pasture-probe"',
+            "",
+        ]
+    )
     out = run_host(SPEC, npm_bin, tmp_path / "run", policy)
     assert out.result.exit_code == 0, out.describe()
     assert out.probe_exists  # the command ran: tool.execute.after is after the fact
@@ -238,8 +258,10 @@ def test_missing_runtime_refuses_the_tool_with_one_line_and_the_session_lives(np
     assert "Unexpected server error" not in out.result.stdout, out.describe()
     assert not out.probe_exists, out.describe()
     assert out.calls() == []
-    line = (f"pasture refused tool.execute.before: the pasture runtime is missing: {tmp_path / 'gone'} "
-            f"($PASTURE_BIN) does not exist; fix: {FIX}")
+    line = (
+        f"pasture refused tool.execute.before: the pasture runtime is missing: {tmp_path / 'gone'} "
+        f"($PASTURE_BIN) does not exist; fix: {FIX}"
+    )
     part = _tool_part(out)
     assert part["state"]["status"] == "error" and part["state"]["error"] == line
     (told,) = out.tool_results()

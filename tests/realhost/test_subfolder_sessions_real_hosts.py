@@ -12,15 +12,23 @@ import json
 from pathlib import Path
 
 import pytest
-
 from realhost_support import COMMAND, DENY_REASON, SPECS, Outcome, deny_policy, run_host
 
 pytestmark = pytest.mark.real_host
 
 
 def _in_src(spec, npm_bin: Path, tmp_path: Path, **kwargs) -> Outcome:
-    return run_host(spec, npm_bin, tmp_path / "run", None, project_policy=deny_policy(), journal="layers",
-                    cwd="src", prepare=lambda run: (run.project / "src").mkdir(), **kwargs)
+    return run_host(
+        spec,
+        npm_bin,
+        tmp_path / "run",
+        None,
+        project_policy=deny_policy(),
+        journal="layers",
+        cwd="src",
+        prepare=lambda run: (run.project / "src").mkdir(),
+        **kwargs,
+    )
 
 
 def _assert_denied_from_the_root(out: Outcome) -> None:
@@ -30,14 +38,19 @@ def _assert_denied_from_the_root(out: Outcome) -> None:
     assert not (project / "src" / ".pasture").exists(), out.describe()  # no stray journal in the subfolder
     (row,) = out.journal(project / ".pasture" / "journal.sqlite3", event=spec.pre_event)
     assert (row["decision"], row["answer"], row["layer"], row["rule"]) == (
-        "deny", "deny", "project", "realhost-no-probe"), row
+        "deny",
+        "deny",
+        "project",
+        "realhost-no-probe",
+    ), row
     assert row["envelope"]["command"] == COMMAND
     assert any(DENY_REASON in r["text"] for r in out.tool_results()), out.tool_results()
 
 
 @pytest.mark.parametrize("host", ["codex", "opencode"])
-def test_a_session_started_in_a_subfolder_gets_the_projects_policy_and_journal(npm_bin: Path, tmp_path: Path,
-                                                                                host: str) -> None:
+def test_a_session_started_in_a_subfolder_gets_the_projects_policy_and_journal(
+    npm_bin: Path, tmp_path: Path, host: str
+) -> None:
     out = _in_src(SPECS[host], npm_bin, tmp_path)
     _assert_denied_from_the_root(out)
     if host == "codex":  # Codex says where the session runs: the subfolder, not the root
@@ -49,7 +62,8 @@ def test_claude_code_started_in_a_subfolder_loads_no_project_settings(npm_bin: P
     """Host behaviour, recorded (issue 9): Claude Code (2.1.328, and 2.1.332 still) started in ``src/`` reads no
     ``<project>/.claude/settings.json``, so no project-scope hook runs and nothing can refuse: the
     probe is written in ``src/``. The user-scope adapter (next test) is what guards such sessions,
-    and ``pasture doctor`` run in ``src/`` reports enforcement off there (exit 1) and names the fix. If this starts failing, Claude began
+    and ``pasture doctor`` run in ``src/`` reports enforcement off there (exit 1) and names the fix.
+    If this starts failing, Claude began
     loading project settings from a subfolder: update the note and the doctor."""
     out = _in_src(SPECS["claude-code"], npm_bin, tmp_path)
     assert out.result.exit_code == 0, out.describe()

@@ -15,22 +15,26 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from generator.runtime.builtin import RULE
-from generator.hostenv import Script, Turn
 from realhost_support import SPECS, run_host
+
+from generator.hostenv import Script, Turn
+from generator.runtime.builtin import RULE
 
 pytestmark = pytest.mark.real_host
 
-PROJECT_POLICY = '[[rules]]\nname = "no-force-push"\ndecision = "deny"\ntool_kind = "shell"\ncommand = "push\\\\s+--force"\n'
+PROJECT_POLICY = (
+    '[[rules]]\nname = "no-force-push"\ndecision = "deny"\ntool_kind = "shell"\ncommand = "push\\\\s+--force"\n'
+)
 GUARD_OFF = "[builtin]\nprotect_guard_files = false\n"
 
 
 def _spellings(project: Path) -> list[str]:
     python = sys.executable
-    return [f"timeout 60 pas''ture --root . policy trust --project {project}",
-            f"{{ nice -n 5 {python} -m generator.cli policy trust --project {project}; }}",
-            f"if true; then env -i PATH=/usr/bin:/bin {python} -m generator.entry policy tru\\\nst --project {project}; fi"]
+    return [
+        f"timeout 60 pas''ture --root . policy trust --project {project}",
+        f"{{ nice -n 5 {python} -m generator.cli policy trust --project {project}; }}",
+        f"if true; then env -i PATH=/usr/bin:/bin {python} -m generator.entry policy tru\\\nst --project {project}; fi",
+    ]
 
 
 def _trusted(out) -> dict:
@@ -42,8 +46,9 @@ def test_an_agent_cannot_trust_the_project_policy_on_claude_code(npm_bin: Path, 
     spec = SPECS["claude-code"]
     project = (tmp_path / "run").resolve() / "project"
     spellings = _spellings(project)
-    script = Script.of(*(Turn.shell(command, "Trust the project policy") for command in spellings),
-                       Turn.reply("Done: {tool_result}"))
+    script = Script.of(
+        *(Turn.shell(command, "Trust the project policy") for command in spellings), Turn.reply("Done: {tool_result}")
+    )
     out = run_host(spec, npm_bin, tmp_path / "run", None, script=script, project_policy=PROJECT_POLICY, timeout=180)
     assert out.result.exit_code == 0, out.describe()
     rows = [r for r in out.journal(event=spec.pre_event) if "policy" in (r["envelope"].get("command") or "")]
@@ -61,8 +66,15 @@ def test_with_the_guard_off_trust_still_needs_a_person_on_claude_code(npm_bin: P
     spec = SPECS["claude-code"]
     project = (tmp_path / "run").resolve() / "project"
     command = f"{sys.executable} -m generator.entry policy trust --project {project} < /dev/null; echo exit=$?"
-    out = run_host(spec, npm_bin, tmp_path / "run", GUARD_OFF, script=Script.shell_then_reply(command),
-                   project_policy=PROJECT_POLICY, timeout=180)
+    out = run_host(
+        spec,
+        npm_bin,
+        tmp_path / "run",
+        GUARD_OFF,
+        script=Script.shell_then_reply(command),
+        project_policy=PROJECT_POLICY,
+        timeout=180,
+    )
     assert out.result.exit_code == 0, out.describe()
     (row,) = [r for r in out.journal(event=spec.pre_event) if r["envelope"].get("command") == command]
     assert row["decision"] == "proceed", row  # the guard was off: the command really ran in the host's tool

@@ -15,14 +15,23 @@ from generator.profile.vocab import FailureMode
 
 V1 = "opencode@1.18.33"
 V2 = "opencode@2.0.20"
-THROWING = {V1: ("tool.execute.before", "chat.message"),
-            V2: ("tool.execute.before", "permission.evaluate", "session.prompt")}
+THROWING = {
+    V1: ("tool.execute.before", "chat.message"),
+    V2: ("tool.execute.before", "permission.evaluate", "session.prompt"),
+}
 
 
 def throwing(contract, names: tuple[str, ...]):
-    rows = tuple(dataclasses.replace(r, declared_failure=FailureMode.THROW_FAIL_FAST,
-                                     evidence=r.evidence or "test: template behaviour on a throwing row")
-                 if r.name in names else r for r in contract.events)
+    rows = tuple(
+        dataclasses.replace(
+            r,
+            declared_failure=FailureMode.THROW_FAIL_FAST,
+            evidence=r.evidence or "test: template behaviour on a throwing row",
+        )
+        if r.name in names
+        else r
+        for r in contract.events
+    )
     return dataclasses.replace(contract, events=rows, _index={})
 
 

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import pytest
-
-from generator.profile.loader import load_project
-from generator.hosts.opencode import opencode_artifacts
 from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded
 from opencode_support import TscBatch, npm_bin
 from repo_paths import REPO
+
+from generator.hosts.opencode import opencode_artifacts
+from generator.profile.loader import load_project
 
 
 @pytest.fixture(scope="session")
@@ -24,10 +24,16 @@ def tsc_batch(tmp_path_factory) -> TscBatch:
         batch.add(f"committed-{contract_id}", opencode_artifacts(contract)[0].text)
     for contract_id, contract in sorted(played(contracts).items()):
         batch.add(f"behaviour-{contract_id}", opencode_artifacts(contract)[0].text)
-    batch.add("misspelled-opencode@1.18.29", opencode_artifacts(contracts["opencode@1.18.29"])[0].text
-              .replace('    "chat.params": (', '    "chat.paramz": ('))
+    batch.add(
+        "misspelled-opencode@1.18.29",
+        opencode_artifacts(contracts["opencode@1.18.29"])[0].text.replace(
+            '    "chat.params": (', '    "chat.paramz": ('
+        ),
+    )
     for contract_id in sorted(TARGETS):
-        batch.add(f"injection-loaded-{contract_id}",
-                  opencode_artifacts(loaded(tmp_path_factory.mktemp("injection"), contract_id)[0])[0].text)
+        batch.add(
+            f"injection-loaded-{contract_id}",
+            opencode_artifacts(loaded(tmp_path_factory.mktemp("injection"), contract_id)[0])[0].text,
+        )
         batch.add(f"injection-constructed-{contract_id}", opencode_artifacts(constructed(contract_id)[0])[0].text)
     return batch

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import yaml
-
 from repo_paths import REPO
+
 from generator.profile.loader import load_project
 
 HOSTILE = "q\"uote 'single' back\\slash $HOME ${x} `tick` */ /* </script> <!-- \u2028 \u2029 é ✓ 𝄞 end"
@@ -19,8 +19,10 @@ RAW = "nul\x00 esc\x1b lone\ud800 cr\r " + HOSTILE
 # `$`, `${...}` and backticks do stay raw: inside a double-quoted literal they are plain characters.
 RAW_FRAGMENTS = ["*/", "</script>", "<!--", "\u2028", "\u2029", "é", "\x00", "\x1b"]
 
-TARGETS = {"opencode@1.18.29": ("tool.execute.before", "session.idle"),
-           "opencode@2.0.20": ("permission.evaluate", "session.created")}
+TARGETS = {
+    "opencode@1.18.29": ("tool.execute.before", "session.idle"),
+    "opencode@2.0.20": ("permission.evaluate", "session.created"),
+}
 
 
 def loaded(tmp_path: Path, contract_id: str):
@@ -34,8 +36,7 @@ def loaded(tmp_path: Path, contract_id: str):
             row["evidence"] = URL
     folder = tmp_path / "profiles" / contract_id
     folder.mkdir(parents=True)
-    (folder / "lifecycle.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False),
-                                           encoding="utf-8")
+    (folder / "lifecycle.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     (folder / "runtime.yaml").write_bytes((src / "runtime.yaml").read_bytes())
     captures = REPO / "captures" / contract_id  # the evidence (and catalog) the profile cites
     if captures.is_dir():
@@ -50,6 +51,7 @@ def constructed(contract_id: str):
     """Strings the validator rejects, put straight into the resolved contract."""
     gate, bus = TARGETS[contract_id]
     (contract,) = load_project(REPO, only=[contract_id])
-    rows = tuple(dataclasses.replace(r, note=RAW, evidence=RAW) if r.name in (gate, bus) else r
-                 for r in contract.events)
+    rows = tuple(
+        dataclasses.replace(r, note=RAW, evidence=RAW) if r.name in (gate, bus) else r for r in contract.events
+    )
     return dataclasses.replace(contract, events=rows, _index={}), {gate: (RAW, RAW), bus: (RAW, RAW)}

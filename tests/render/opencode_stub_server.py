@@ -14,6 +14,7 @@ Control file ($STUB_CONTROL, JSON):
   barrier      mode "barrier": no answer until this many requests have arrived (15 s at most)
 Requests are answered each on its own thread, so slow answers overlap.
 """
+
 import fcntl
 import json
 import os
@@ -46,28 +47,52 @@ def write(message):
 
 ctl = control()
 pid = os.getpid()
-log({"kind": "start", "pid": pid, "argv": sys.argv, "cwd": os.getcwd(), "time": time.time(),
-     "sid": os.getsid(0), "pgid": os.getpgid(0), "parent_sid": os.getsid(os.getppid())})
+log(
+    {
+        "kind": "start",
+        "pid": pid,
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "time": time.time(),
+        "sid": os.getsid(0),
+        "pgid": os.getpgid(0),
+        "parent_sid": os.getsid(os.getppid()),
+    }
+)
 how = ctl.get("start", "ok")
 first_start = not os.path.exists(CONTROL + ".started")
 open(CONTROL + ".started", "a").close()
 if how == "slow":
     time.sleep(ctl.get("delay", 0.3))
 if how == "handshake-error":
-    write({"pasture": "hook-serve", "protocol": 1, "error": "pasture: cannot load the generated contract tables "
-           "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX"})
+    write(
+        {
+            "pasture": "hook-serve",
+            "protocol": 1,
+            "error": "pasture: cannot load the generated contract tables "
+            "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX",
+        }
+    )
     sys.exit(70)
 if how == "exit70":
-    sys.stderr.write("pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); "
-                     "fix: STUB-LAUNCHER-FIX\n")
+    sys.stderr.write(
+        "pasture: cannot import the runtime from /opt/gone (ModuleNotFoundError); fix: STUB-LAUNCHER-FIX\n"
+    )
     sys.exit(70)
 if how == "silent-exit":
     sys.exit(0)
 if how == "hang":  # an old one-shot pasture: reads its input to the end, never says hello
     sys.stdin.read()
     sys.exit(0)
-write({"pasture": "hook-serve", "protocol": 2 if how == "protocol2" else 1, "harness": "opencode",
-       "contract": "stub", "await": ctl.get("await", [])})
+write(
+    {
+        "pasture": "hook-serve",
+        "protocol": 2 if how == "protocol2" else 1,
+        "harness": "opencode",
+        "contract": "stub",
+        "await": ctl.get("await", []),
+    }
+)
 
 SIMPLE = {
     "proceed": json.dumps({"decision": "proceed"}) + "\n",
@@ -99,8 +124,17 @@ def answer(request, raw, started):
             time.sleep(0.01)
         met = received >= ctl["barrier"]
         mode = "proceed"
-    log({"kind": "request", "pid": pid, "line": raw, "request": request, "start": started, "end": time.time(),
-         "met": met})
+    log(
+        {
+            "kind": "request",
+            "pid": pid,
+            "line": raw,
+            "request": request,
+            "start": started,
+            "end": time.time(),
+            "met": met,
+        }
+    )
     rid = request.get("id")
     reply = {"id": rid, "exit": 0, "stdout": "", "stderr": ""}
     if mode in SIMPLE:

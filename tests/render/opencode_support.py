@@ -21,8 +21,18 @@ V2_TYPES = HERE / "opencode_v2" / "opencode-plugin-2.0.20.d.ts"
 PLUGIN = "pasture-lifecycle.ts"
 
 # tsc flags for a plugin file: strict, ESM the way OpenCode loads it, Node types for child_process.
-TSC_FLAGS = ["--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
-             "--target", "es2022", "--types", "node"]
+TSC_FLAGS = [
+    "--strict",
+    "--noEmit",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--target",
+    "es2022",
+    "--types",
+    "node",
+]
 
 STUB = HERE / "opencode_stub_server.py"
 
@@ -43,8 +53,9 @@ def tsc(bin_dir: Path, folder: Path, files: list[str], *extra: str) -> subproces
     """Run the pinned tsc on ``files`` inside ``folder`` (an ESM package that sees node_modules)."""
     _package(bin_dir, folder)
     tsc_js = node_modules(bin_dir) / "typescript" / "bin" / "tsc"
-    return subprocess.run(["node", str(tsc_js), *extra, *files], cwd=folder, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        ["node", str(tsc_js), *extra, *files], cwd=folder, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def _package(bin_dir: Path, folder: Path) -> None:
@@ -92,8 +103,11 @@ class TscBatch:
         done = self._run()
         lines = done.stdout.splitlines()
         own = [line for line in lines if line.startswith(f"{case}/")]
-        unowned = [line for line in lines if line and not line.startswith(" ")
-                   and not any(line.startswith(f"{c}/") for c in self.texts)]
+        unowned = [
+            line
+            for line in lines
+            if line and not line.startswith(" ") and not any(line.startswith(f"{c}/") for c in self.texts)
+        ]
         diagnostics = own + unowned
         code = 0 if not diagnostics and done.returncode in (0, 2) else (done.returncode or 2)
         if not diagnostics and done.returncode not in (0, 2):
@@ -122,8 +136,9 @@ def runtime_argv(runtime: str, bin_dir: Path) -> tuple[list[str], dict[str, str]
     return ["node"], {}
 
 
-def run_driver(runtime: str, bin_dir: Path, folder: Path, plugin: Path, spec: dict[str, Any],
-               env: dict[str, str] | None = None) -> dict[str, Any]:
+def run_driver(
+    runtime: str, bin_dir: Path, folder: Path, plugin: Path, spec: dict[str, Any], env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Play ``spec['cases']`` against ``plugin`` under ``runtime``; the driver's JSON result."""
     logs = folder / "calls"
     logs.mkdir(parents=True, exist_ok=True)
@@ -136,7 +151,14 @@ def run_driver(runtime: str, bin_dir: Path, folder: Path, plugin: Path, spec: di
     full_env = {**os.environ, **runtime_env, **(env or {})}
     for key in ("PASTURE_BIN", "PASTURE_HOOK_TIMEOUT_MS", "XDG_DATA_HOME", "STUB_CONTROL"):
         full_env.pop(key, None)
-    done = subprocess.run([*argv, str(DRIVER), str(spec_path)], cwd=folder, capture_output=True, text=True,
-                          timeout=300, env=full_env, check=False)
+    done = subprocess.run(
+        [*argv, str(DRIVER), str(spec_path)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=full_env,
+        check=False,
+    )
     assert done.returncode == 0, f"driver failed ({runtime}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     return json.loads(result.read_text(encoding="utf-8"))

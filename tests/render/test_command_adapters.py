@@ -5,15 +5,14 @@ from __future__ import annotations
 import copy
 import json
 
+import host_schemas
 import jsonschema
 import pytest
-
-import host_schemas
 from repo_paths import REPO, committed
-from generator.profile.loader import load_project
+
 from generator.hosts.claude_code import claude_artifacts
 from generator.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
-
+from generator.profile.loader import load_project
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +83,13 @@ def test_codex_hooks_validate_against_codex_config_schema(contracts):
     document = json.loads(codex_artifacts(contracts["codex@0.153.0"])[0].text)
     hooks_toml = config["definitions"]["HooksToml"]
     # The schema's HooksToml (0.148-era) lacks Interrupt; everything else must validate strictly.
-    strict = {"$schema": config.get("$schema"), "definitions": config["definitions"],
-              **{k: v for k, v in hooks_toml.items() if k != "properties"},
-              "properties": {k: v for k, v in hooks_toml["properties"].items() if k != "state"},
-              "additionalProperties": False}
+    strict = {
+        "$schema": config.get("$schema"),
+        "definitions": config["definitions"],
+        **{k: v for k, v in hooks_toml.items() if k != "properties"},
+        "properties": {k: v for k, v in hooks_toml["properties"].items() if k != "state"},
+        "additionalProperties": False,
+    }
     events = {k: v for k, v in document["hooks"].items() if k != "Interrupt"}
     jsonschema.validate(events, strict)
     assert set(document["hooks"]) <= ACCEPTED_EVENTS
@@ -129,8 +131,11 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     settings = json.loads(claude_artifacts(contracts["claude-code@2.1.328"])[0].text)
     unpatched = list(jsonschema.Draft7Validator(schema).iter_errors(settings))
     assert unpatched and all("onFailure" in e.message or "onFailure" in json.dumps(e.instance) for e in unpatched)
-    command = next(shape for shape in schema["$defs"]["hookCommand"]["anyOf"]
-                   if shape.get("properties", {}).get("type", {}).get("const") == "command")
+    command = next(
+        shape
+        for shape in schema["$defs"]["hookCommand"]["anyOf"]
+        if shape.get("properties", {}).get("type", {}).get("const") == "command"
+    )
     assert command["additionalProperties"] is False and "onFailure" not in command["properties"]
     command["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
     jsonschema.validate(settings, schema)

@@ -7,14 +7,27 @@ import importlib
 import subprocess
 import sys
 
+import pytest
+
 from generator.hosts import HOSTS, LAUNCHERS, host
 from generator.profile.vocab import Harness, HookSurface
 from generator.runtime import hostwire
 
-import pytest
-
-PROTOCOL_ATTRIBUTES = ("name", "display_name", "instructions_file", "surfaces", "native_calls", "npm_packages",
-                       "binary", "binary_flag", "binary_env", "wire", "catalog_reader", "gate_failure", "launcher")
+PROTOCOL_ATTRIBUTES = (
+    "name",
+    "display_name",
+    "instructions_file",
+    "surfaces",
+    "native_calls",
+    "npm_packages",
+    "binary",
+    "binary_flag",
+    "binary_env",
+    "wire",
+    "catalog_reader",
+    "gate_failure",
+    "launcher",
+)
 
 
 def test_the_registry_is_the_closed_harness_vocabulary():
@@ -59,10 +72,17 @@ def test_an_unknown_host_is_refused_with_the_members():
 
 
 def test_the_runtime_half_never_imports_the_build_half():
-    probe = ("import sys; import generator.runtime.answer, generator.runtime.envelope; "
-             "[generator.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode')]; "
-             "print(sorted(m for m in sys.modules if m.startswith('generator.') and "
-             "not m.startswith(('generator.runtime', 'generator.entry'))))")
-    done = subprocess.run([sys.executable, "-c", "import generator.runtime.hostwire; " + probe],
-                          capture_output=True, text=True, timeout=60, check=True)
+    probe = (
+        "import sys; import generator.runtime.answer, generator.runtime.envelope; "
+        "[generator.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode')]; "
+        "print(sorted(m for m in sys.modules if m.startswith('generator.') and "
+        "not m.startswith(('generator.runtime', 'generator.entry'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import generator.runtime.hostwire; " + probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.strip() == "[]", done.stdout

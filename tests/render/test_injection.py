@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
 from generator.profile.loader import load_project
 from generator.render.project import render_project
-from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
 HOSTILE = "a\"b'c\\d$(touch pwned)`id`${HOME}*/</script>ü\u2028|x"
 HOSTILE_URL = "https://example.invalid/a\"b'c\\d$(x)`id`*/</script>ü|q"
@@ -25,8 +25,10 @@ def _yaml(text: str) -> str:
 @pytest.fixture
 def hostile(tmp_path):
     lifecycle = LIFECYCLE.replace('evidence: "@hooks"', f"evidence: {_yaml(HOSTILE_URL)}", 1).replace(
-        "    pre_action: true\n", f"    pre_action: true\n    matcher: {_yaml(HOSTILE)}\n    note: {_yaml(HOSTILE)}\n",
-        1)
+        "    pre_action: true\n",
+        f"    pre_action: true\n    matcher: {_yaml(HOSTILE)}\n    note: {_yaml(HOSTILE)}\n",
+        1,
+    )
     runtime = RUNTIME.replace("instruction: wait for the results", f"instruction: {_yaml(HOSTILE + chr(10) + HOSTILE)}")
     write_project(tmp_path, lifecycle, runtime)
     (contract,) = load_project(tmp_path)
@@ -72,21 +74,38 @@ def test_markdown_keeps_table_cells_and_comments_intact(hostile):
 def test_shell_command_runs_exactly_our_argv(hostile, tmp_path):
     _, _, files = hostile
     stub = tmp_path / "stub"
-    stub.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n")
+    stub.write_text('#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done\n')
     stub.chmod(0o755)
     command = json.loads(files["claude-code@2.1.261/settings.json"])["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    out = subprocess.run(["sh", "-c", command], env=dict(os.environ, PASTURE_BIN=str(stub)), capture_output=True,
-                         text=True, check=True, cwd=tmp_path)
-    assert out.stdout.splitlines() == ["hook", "lifecycle", "--harness", "claude-code", "--event", "PreToolUse",
-                                       "--host-version", "2.1.261"]
+    out = subprocess.run(
+        ["sh", "-c", command],
+        env=dict(os.environ, PASTURE_BIN=str(stub)),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert out.stdout.splitlines() == [
+        "hook",
+        "lifecycle",
+        "--harness",
+        "claude-code",
+        "--event",
+        "PreToolUse",
+        "--host-version",
+        "2.1.261",
+    ]
 
 
-@pytest.mark.parametrize("field,value,message", [
-    ("note", "a\x00b", "contains the control character U+0000"),
-    ("matcher", "a\nb", "contains the control character U+000A"),
-    ("matcher", "a\x1b[31mb", "contains the control character U+001B"),
-    ("note", "\ud800", "contains the control character U+D800"),
-])
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("note", "a\x00b", "contains the control character U+0000"),
+        ("matcher", "a\nb", "contains the control character U+000A"),
+        ("matcher", "a\x1b[31mb", "contains the control character U+001B"),
+        ("note", "\ud800", "contains the control character U+D800"),
+    ],
+)
 def test_control_characters_are_refused_at_validation(tmp_path, cli, field, value, message):
     lifecycle = LIFECYCLE.replace("    pre_action: true\n", f"    pre_action: true\n    {field}: {_yaml(value)}\n", 1)
     write_project(tmp_path, lifecycle)

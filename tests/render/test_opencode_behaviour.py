@@ -16,26 +16,37 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from repo_paths import REPO
-from generator.profile.loader import load_project
-from generator.hosts.opencode import FIX, opencode_artifacts
-from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
-
 from behaviour_contracts import V1, V2, played  # noqa: E402 - the contracts these tests play
+from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
+from repo_paths import REPO
+
+from generator.hosts.opencode import FIX, opencode_artifacts
+from generator.profile.loader import load_project
+
 REASON = 'no: "quoted" \\ $HOME `tick` ${x} */ </script> \u2028 é ✓'
 TOOL_INPUT = {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"}
 TOOL_OUTPUT = {"args": {"command": "echo hi > probe.txt", "description": "probe"}}
 IDLE = {"id": "evt_1", "type": "session.idle", "properties": {"sessionID": "ses_1"}}
 FAST = {"PASTURE_HOOK_TIMEOUT_MS": "400"}
-CHAT = {"kind": "hook", "event": "chat.message", "input": {"sessionID": "ses_1"},
-        "output": {"message": {"role": "user"}, "parts": [{"type": "text", "text": "hi"}]}}
+CHAT = {
+    "kind": "hook",
+    "event": "chat.message",
+    "input": {"sessionID": "ses_1"},
+    "output": {"message": {"role": "user"}, "parts": [{"type": "text", "text": "hi"}]},
+}
 BUS = {"kind": "bus", "input": IDLE}
 
 
 def _tool(mode: str = "proceed", **extra: Any) -> dict[str, Any]:
-    return {"kind": "hook", "event": "tool.execute.before", "mode": mode, "reason": REASON,
-            "input": TOOL_INPUT, "output": TOOL_OUTPUT, **extra}
+    return {
+        "kind": "hook",
+        "event": "tool.execute.before",
+        "mode": mode,
+        "reason": REASON,
+        "input": TOOL_INPUT,
+        "output": TOOL_OUTPUT,
+        **extra,
+    }
 
 
 def _refused(event: str, problem: str) -> str:
@@ -60,31 +71,68 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "bin_from_path": _tool(unset=["PASTURE_BIN"]),
     "bin_from_launcher": _tool(unset=["PASTURE_BIN"], env={"XDG_DATA_HOME": "<data>"}),
     "chat_message_deny": {**CHAT, "mode": "deny", "reason": REASON},
-    "awkward_payload": _tool(input={**TOOL_INPUT, "big": {"$bigint": "12345678901234567890"},
-                                    "loop": {"$cycle": True, "k": 1}, "text": "\u2028 é ✓ \"q\""}),
+    "awkward_payload": _tool(
+        input={
+            **TOOL_INPUT,
+            "big": {"$bigint": "12345678901234567890"},
+            "loop": {"$cycle": True, "k": 1},
+            "text": '\u2028 é ✓ "q"',
+        }
+    ),
     "oversized_payload": _tool(input={**TOOL_INPUT, "blob": {"$repeat": "x", "times": 17 * 1024 * 1024}}),
     # The runtime unavailable: conversation and bus rows proceed, the tool row refuses with the fix.
-    "missing_binary": {"env": {"PASTURE_BIN": "/nonexistent/pasture"}, "expectRequests": 0,
-                       "calls": [CHAT, BUS, _tool()]},
+    "missing_binary": {
+        "env": {"PASTURE_BIN": "/nonexistent/pasture"},
+        "expectRequests": 0,
+        "calls": [CHAT, BUS, _tool()],
+    },
     "interpreter_gone": {"env": {"PASTURE_BIN": "<orphan>"}, "expectRequests": 0, "calls": [_tool()]},
-    "not_installed": {"unset": ["PASTURE_BIN"], "env": {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": "<empty>"},
-                      "expectRequests": 0, "calls": [CHAT, _tool()]},
+    "not_installed": {
+        "unset": ["PASTURE_BIN"],
+        "env": {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": "<empty>"},
+        "expectRequests": 0,
+        "calls": [CHAT, _tool()],
+    },
     "handshake_error": {**_tool(), "control": {"start": "handshake-error"}, "expectRequests": 0},
     "launcher_exit_70": {**_tool(), "control": {"start": "exit70"}, "expectRequests": 0},
     "protocol_mismatch": {**_tool(), "control": {"start": "protocol2"}, "expectRequests": 0},
     "silent_exit": {**_tool(), "control": {"start": "silent-exit"}, "expectRequests": 0},
-    "silent_start": {"control": {"start": "hang"}, "env": {"PASTURE_HOOK_START_MS": "500"}, "expectRequests": 0,
-                     "calls": [CHAT, _tool()]},
+    "silent_start": {
+        "control": {"start": "hang"},
+        "env": {"PASTURE_HOOK_START_MS": "500"},
+        "expectRequests": 0,
+        "calls": [CHAT, _tool()],
+    },
     "restart_once": {"control": {"start": "die-first-start"}, "calls": [_tool(), _tool()]},
     "slow_start": {**_tool(), "control": {"start": "slow", "delay": 0.5}},
     # Which events wait: the handshake's set, updated by later replies.
-    "not_awaited": {"control": {"await": ["tool.execute.before"], "modes": {"chat.message": "deny"}},
-                    "reason": REASON, "calls": [CHAT], "expectReports": 1},
-    "await_update": {"control": {"await_next": []}, "mode": "deny", "reason": REASON, "settleMs": 400,
-                     "calls": [_tool(), _tool()]},
-    "twelve_at_once": {"parallel": True, "mode": "barrier", "control": {"barrier": 12},
-                       "calls": [{"kind": "hook", "event": "tool.definition", "input": {"toolID": f"t{i}"},
-                                  "output": {"description": "d", "parameters": {}}} for i in range(12)]},
+    "not_awaited": {
+        "control": {"await": ["tool.execute.before"], "modes": {"chat.message": "deny"}},
+        "reason": REASON,
+        "calls": [CHAT],
+        "expectReports": 1,
+    },
+    "await_update": {
+        "control": {"await_next": []},
+        "mode": "deny",
+        "reason": REASON,
+        "settleMs": 400,
+        "calls": [_tool(), _tool()],
+    },
+    "twelve_at_once": {
+        "parallel": True,
+        "mode": "barrier",
+        "control": {"barrier": 12},
+        "calls": [
+            {
+                "kind": "hook",
+                "event": "tool.definition",
+                "input": {"toolID": f"t{i}"},
+                "output": {"description": "d", "parameters": {}},
+            }
+            for i in range(12)
+        ],
+    },
     "notes_logged_once": {"mode": "noted", "calls": [_tool(), _tool(), BUS], "expectReports": 1},
     "many_events_one_process": {"calls": [CHAT, BUS, _tool(), BUS, _tool(), CHAT], "expectEof": True},
     "bus_proceed": {"kind": "bus", "input": IDLE},
@@ -92,36 +140,77 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "bus_deny": {"kind": "bus", "mode": "deny", "reason": REASON, "input": IDLE, "expectReports": 1},
     "bus_garbage": {"kind": "bus", "mode": "garbage", "input": IDLE, "expectReports": 1},
     "bus_timeout": {"kind": "bus", "mode": "sleep", "env": FAST, "input": IDLE},
-    "bus_undeclared": {"kind": "bus", "mode": "crash", "expectRequests": 0,
-                       "input": {"id": "evt_2", "type": "pasture.undeclared.type", "properties": {}}},
-    "bus_prototype_key": {"kind": "bus", "mode": "crash", "expectRequests": 0,
-                          "input": {"id": "evt_3", "type": "constructor"}},
-    "bus_order": {"kind": "bus", "mode": "slow", "control": {"delay": 0.05},
-                  "events": [{**IDLE, "id": f"evt_{i}"} for i in range(1, 9)]},
+    "bus_undeclared": {
+        "kind": "bus",
+        "mode": "crash",
+        "expectRequests": 0,
+        "input": {"id": "evt_2", "type": "pasture.undeclared.type", "properties": {}},
+    },
+    "bus_prototype_key": {
+        "kind": "bus",
+        "mode": "crash",
+        "expectRequests": 0,
+        "input": {"id": "evt_3", "type": "constructor"},
+    },
+    "bus_order": {
+        "kind": "bus",
+        "mode": "slow",
+        "control": {"delay": 0.05},
+        "events": [{**IDLE, "id": f"evt_{i}"} for i in range(1, 9)],
+    },
 }
 
-V2_TOOL = {"tool": "bash", "sessionID": "ses_1", "agent": "build", "messageID": "msg_1", "id": "call_1",
-           "input": {"command": "echo hi"}}
+V2_TOOL = {
+    "tool": "bash",
+    "sessionID": "ses_1",
+    "agent": "build",
+    "messageID": "msg_1",
+    "id": "call_1",
+    "input": {"command": "echo hi"},
+}
 V2_PERMISSION = {"sessionID": "ses_1", "action": "shell", "resources": ["echo hi"], "effect": "allow"}
 V2_CASES: dict[str, dict[str, Any]] = {
     "tool_proceed": {"kind": "hook", "event": "tool.execute.before", "input": V2_TOOL},
     "tool_deny": {"kind": "hook", "event": "tool.execute.before", "mode": "deny", "reason": REASON, "input": V2_TOOL},
     "tool_crash": {"kind": "hook", "event": "tool.execute.before", "mode": "crash", "input": V2_TOOL},
     "permission_proceed": {"kind": "hook", "event": "permission.evaluate", "input": {**V2_PERMISSION, "effect": "ask"}},
-    "permission_deny": {"kind": "hook", "event": "permission.evaluate", "mode": "deny", "reason": REASON,
-                        "input": V2_PERMISSION},
-    "permission_ask": {"kind": "hook", "event": "permission.evaluate", "mode": "ask", "reason": REASON,
-                       "input": V2_PERMISSION},
+    "permission_deny": {
+        "kind": "hook",
+        "event": "permission.evaluate",
+        "mode": "deny",
+        "reason": REASON,
+        "input": V2_PERMISSION,
+    },
+    "permission_ask": {
+        "kind": "hook",
+        "event": "permission.evaluate",
+        "mode": "ask",
+        "reason": REASON,
+        "input": V2_PERMISSION,
+    },
     "permission_crash": {"kind": "hook", "event": "permission.evaluate", "mode": "crash", "input": V2_PERMISSION},
-    "prompt_garbage": {"kind": "hook", "event": "session.prompt", "mode": "garbage",
-                       "input": {"sessionID": "ses_1", "messageID": "msg_1", "prompt": {"text": "hi"}}},
+    "prompt_garbage": {
+        "kind": "hook",
+        "event": "session.prompt",
+        "mode": "garbage",
+        "input": {"sessionID": "ses_1", "messageID": "msg_1", "prompt": {"text": "hi"}},
+    },
     "bus_proceed": {"kind": "bus", "input": {"id": "evt_1", "type": "session.created", "data": {"sessionID": "ses_1"}}},
-    "bus_crash": {"kind": "bus", "mode": "crash", "expectReports": 1,
-                  "input": {"id": "evt_2", "type": "session.created", "data": {"sessionID": "ses_1"}}},
-    "missing_binary": {"env": {"PASTURE_BIN": "/nonexistent/pasture"}, "expectRequests": 0, "calls": [
-        {"kind": "hook", "event": "session.prompt", "input": {"sessionID": "ses_1", "prompt": {"text": "hi"}}},
-        {"kind": "hook", "event": "tool.execute.before", "input": V2_TOOL},
-        {"kind": "hook", "event": "permission.evaluate", "input": V2_PERMISSION}]},
+    "bus_crash": {
+        "kind": "bus",
+        "mode": "crash",
+        "expectReports": 1,
+        "input": {"id": "evt_2", "type": "session.created", "data": {"sessionID": "ses_1"}},
+    },
+    "missing_binary": {
+        "env": {"PASTURE_BIN": "/nonexistent/pasture"},
+        "expectRequests": 0,
+        "calls": [
+            {"kind": "hook", "event": "session.prompt", "input": {"sessionID": "ses_1", "prompt": {"text": "hi"}}},
+            {"kind": "hook", "event": "tool.execute.before", "input": V2_TOOL},
+            {"kind": "hook", "event": "permission.evaluate", "input": V2_PERMISSION},
+        ],
+    },
 }
 
 
@@ -134,8 +223,9 @@ def contracts():
     return {c.id: c for c in load_project(REPO)}
 
 
-def _play(contracts, tmp_path_factory, runtime: str, contract_id: str, cases: dict[str, dict[str, Any]],
-          tsc_batch=None):
+def _play(
+    contracts, tmp_path_factory, runtime: str, contract_id: str, cases: dict[str, dict[str, Any]], tsc_batch=None
+):
     bin_dir = npm_bin()
     contract = contracts[contract_id]
     (artifact,) = opencode_artifacts(contract)
@@ -188,9 +278,16 @@ def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
     from generator.profile.vocab import FailureMode
 
     contract = contracts[contract_id]
-    rows = tuple(dataclasses.replace(r, declared_failure=FailureMode.THROW_FAIL_FAST,
-                                     evidence=r.evidence or "test: template behaviour on a throwing row")
-                 if r.name in names else r for r in contract.events)
+    rows = tuple(
+        dataclasses.replace(
+            r,
+            declared_failure=FailureMode.THROW_FAIL_FAST,
+            evidence=r.evidence or "test: template behaviour on a throwing row",
+        )
+        if r.name in names
+        else r
+        for r in contract.events
+    )
     return {contract_id: dataclasses.replace(contract, events=rows, _index={})}
 
 
@@ -233,9 +330,12 @@ def test_v1_starts_one_detached_runtime_with_the_serve_argv_and_sends_the_native
     # its own session, so a host that kills its process group on exit does not take it along
     assert start["sid"] == start["pid"] and start["parent_sid"] != start["sid"]
     (call,) = case["calls"]
-    assert json.loads(call["line"]) == {"id": 1, "event": "tool.execute.before", "wait": True,
-                                        "payload": {"event": "tool.execute.before", "input": TOOL_INPUT,
-                                                    "output": TOOL_OUTPUT}}
+    assert json.loads(call["line"]) == {
+        "id": 1,
+        "event": "tool.execute.before",
+        "wait": True,
+        "payload": {"event": "tool.execute.before", "input": TOOL_INPUT, "output": TOOL_OUTPUT},
+    }
     assert call["line"].startswith('{"id":1,"event":"tool.execute.before","wait":true,"payload":')
     _unchanged(case)
     assert case["reports"] == []
@@ -245,7 +345,13 @@ def test_v1_many_events_share_one_process_which_exits_when_the_plugin_unloads(v1
     case = v1["cases"]["many_events_one_process"]
     assert len(case["starts"]) == 1
     assert [c["request"]["event"] for c in case["calls"]] == [
-        "chat.message", "session.idle", "tool.execute.before", "session.idle", "tool.execute.before", "chat.message"]
+        "chat.message",
+        "session.idle",
+        "tool.execute.before",
+        "session.idle",
+        "tool.execute.before",
+        "chat.message",
+    ]
     assert [c["request"]["id"] for c in case["calls"]] == [1, 2, 3, 4, 5, 6]
     assert [c["request"]["wait"] for c in case["calls"]] == [True, False, True, False, True, True]
     assert len(case["eof"]) == 1  # dispose ended the runtime's stdin
@@ -271,19 +377,22 @@ def test_v1_gate_refusal_throws_exactly_the_reason(v1, key):
     _unchanged(case)
 
 
-@pytest.mark.parametrize("key, problem, starts", [
-    ("crash", "the runtime failed on this event (status 3)", 1),
-    ("garbage", "its answer is not one JSON object", 1),
-    ("two_objects", "its answer is not one JSON object", 1),
-    ("array", "its answer is not one JSON object", 1),
-    ("empty", "its answer is not one JSON object", 1),
-    ("deny_without_reason", "a deny decision without a reason", 1),
-    ("unknown_decision", "an unknown decision", 1),
-    ("refused_request", "the runtime refused the request (malformed request (stub))", 1),
-    ("signal", "the pasture runtime was killed by SIGTERM", 2),
-    ("flood", "the pasture runtime wrote a line longer than 4194304 bytes", 2),
-    ("timeout", "no answer within 400 ms", 1),
-])
+@pytest.mark.parametrize(
+    "key, problem, starts",
+    [
+        ("crash", "the runtime failed on this event (status 3)", 1),
+        ("garbage", "its answer is not one JSON object", 1),
+        ("two_objects", "its answer is not one JSON object", 1),
+        ("array", "its answer is not one JSON object", 1),
+        ("empty", "its answer is not one JSON object", 1),
+        ("deny_without_reason", "a deny decision without a reason", 1),
+        ("unknown_decision", "an unknown decision", 1),
+        ("refused_request", "the runtime refused the request (malformed request (stub))", 1),
+        ("signal", "the pasture runtime was killed by SIGTERM", 2),
+        ("flood", "the pasture runtime wrote a line longer than 4194304 bytes", 2),
+        ("timeout", "no answer within 400 ms", 1),
+    ],
+)
 def test_v1_runtime_failure_on_a_fail_fast_gate_throws(v1, key, problem, starts):
     case = v1["cases"][key]
     assert case["threw"] is True
@@ -303,8 +412,10 @@ def test_v1_runtime_that_never_says_hello_counts_as_not_started(v1):
     case = v1["cases"]["silent_start"]
     chat, tool = case["results"]
     assert chat["threw"] is False
-    assert tool["message"] == (f"pasture refused tool.execute.before: the pasture runtime did not answer within 500 ms "
-                               f"of starting ({v1['stub']}: is it a pasture with `hook serve`?); fix: {FIX}")
+    assert tool["message"] == (
+        f"pasture refused tool.execute.before: the pasture runtime did not answer within 500 ms "
+        f"of starting ({v1['stub']}: is it a pasture with `hook serve`?); fix: {FIX}"
+    )
     assert len(case["starts"]) == 2
 
 
@@ -330,14 +441,18 @@ def test_v1_awkward_payload_is_encoded_not_fatal(v1):
     sent = call["request"]["payload"]["input"]
     assert sent["big"] == "12345678901234567890"
     assert sent["loop"] == {"k": 1, "self": "[Circular]"}
-    assert sent["text"] == "\u2028 é ✓ \"q\""
+    assert sent["text"] == '\u2028 é ✓ "q"'
 
 
 def test_v1_oversized_payload_is_sent_as_a_payload_error(v1):
     case = v1["cases"]["oversized_payload"]
     (call,) = case["calls"]
-    assert call["request"] == {"id": 1, "event": "tool.execute.before", "wait": True,
-                               "payload_error": "payload larger than 16777216 bytes"}
+    assert call["request"] == {
+        "id": 1,
+        "event": "tool.execute.before",
+        "wait": True,
+        "payload_error": "payload larger than 16777216 bytes",
+    }
 
 
 # --- the runtime unavailable ------------------------------------------------------------------
@@ -357,9 +472,11 @@ def test_v1_missing_binary_refuses_the_tool_with_one_line_and_the_fix(v1):
 
 def test_v1_a_launcher_whose_interpreter_is_gone_is_named_as_such(v1):
     case = v1["cases"]["interpreter_gone"]
-    assert case["message"] == (f"pasture refused tool.execute.before: the pasture runtime cannot be started: "
-                               f"{v1['orphan']} ($PASTURE_BIN) is there but the interpreter it names is not (a "
-                               f"removed virtualenv?); fix: {FIX}")
+    assert case["message"] == (
+        f"pasture refused tool.execute.before: the pasture runtime cannot be started: "
+        f"{v1['orphan']} ($PASTURE_BIN) is there but the interpreter it names is not (a "
+        f"removed virtualenv?); fix: {FIX}"
+    )
 
 
 def test_v1_not_installed_names_path_and_the_launcher_it_looked_for(v1):
@@ -367,19 +484,33 @@ def test_v1_not_installed_names_path_and_the_launcher_it_looked_for(v1):
     chat, tool = case["results"]
     assert chat["threw"] is False
     launcher = v1["empty"] / "pasture" / "bin" / "pasture-hook"
-    assert tool["message"] == (f"pasture refused tool.execute.before: the pasture runtime is not installed: "
-                               f"`pasture` is not on PATH (no $PASTURE_BIN, no {launcher}); fix: {FIX}")
+    assert tool["message"] == (
+        f"pasture refused tool.execute.before: the pasture runtime is not installed: "
+        f"`pasture` is not on PATH (no $PASTURE_BIN, no {launcher}); fix: {FIX}"
+    )
 
 
-@pytest.mark.parametrize("key, line", [
-    ("handshake_error", "the pasture runtime cannot run: cannot load the generated contract tables "
-                        "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX"),
-    ("launcher_exit_70", "the pasture runtime cannot run: cannot import the runtime from /opt/gone "
-                         "(ModuleNotFoundError); fix: STUB-LAUNCHER-FIX"),
-    ("protocol_mismatch", f"the installed pasture speaks hook protocol 2, this plugin 1; fix: {FIX}"),
-    ("silent_exit", "the pasture runtime exited with status 0 before it answered (its stderr is in the "
-                    f"OpenCode log); fix: {FIX}"),
-])
+@pytest.mark.parametrize(
+    "key, line",
+    [
+        (
+            "handshake_error",
+            "the pasture runtime cannot run: cannot load the generated contract tables "
+            "(ModuleNotFoundError: No module named 'pasture_contracts'); fix: STUB-FIX",
+        ),
+        (
+            "launcher_exit_70",
+            "the pasture runtime cannot run: cannot import the runtime from /opt/gone "
+            "(ModuleNotFoundError); fix: STUB-LAUNCHER-FIX",
+        ),
+        ("protocol_mismatch", f"the installed pasture speaks hook protocol 2, this plugin 1; fix: {FIX}"),
+        (
+            "silent_exit",
+            "the pasture runtime exited with status 0 before it answered (its stderr is in the "
+            f"OpenCode log); fix: {FIX}",
+        ),
+    ],
+)
 def test_v1_runtime_that_cannot_run_is_tried_twice_then_refuses_with_its_line(v1, key, line):
     case = v1["cases"][key]
     assert case["threw"] is True and case["message"] == f"pasture refused tool.execute.before: {line}"
@@ -396,7 +527,8 @@ def test_v1_an_event_the_policy_cannot_refuse_is_not_awaited(v1):
     assert call["request"]["wait"] is False
     warned = [r for r in case["reports"] if r["level"] == "warn"]
     assert [r["message"] for r in warned] == [
-        "chat.message: the policy now refuses this event, which had already proceeded; later ones wait for the runtime"]
+        "chat.message: the policy now refuses this event, which had already proceeded; later ones wait for the runtime"
+    ]
     assert warned[0]["extra"]["reason"] == REASON
 
 
@@ -412,7 +544,8 @@ def test_v1_what_the_runtime_says_beside_an_answer_is_logged_once(v1):
     case = v1["cases"]["notes_logged_once"]
     assert [r["threw"] for r in case["results"]] == [False, False, False]
     assert [(r["level"], r["message"]) for r in case["reports"]] == [
-        ("warn", "pasture: NOTE-LINE: run pasture policy trust")]
+        ("warn", "pasture: NOTE-LINE: run pasture policy trust")
+    ]
 
 
 def test_v1_twelve_simultaneous_calls_are_all_in_flight_at_once(v1):
@@ -431,18 +564,25 @@ def test_v1_bus_event_is_sent_with_its_type_and_not_awaited(v1):
     case = v1["cases"]["bus_proceed"]
     assert case["threw"] is False
     (call,) = case["calls"]
-    assert json.loads(call["line"]) == {"id": 1, "event": "session.idle", "wait": False,
-                                        "payload": {"event": "session.idle", "input": IDLE}}
+    assert json.loads(call["line"]) == {
+        "id": 1,
+        "event": "session.idle",
+        "wait": False,
+        "payload": {"event": "session.idle", "input": IDLE},
+    }
     _unchanged(case)
     assert case["reports"] == []
 
 
-@pytest.mark.parametrize("key, message", [
-    ("bus_crash", "session.idle: the runtime failed on this event (status 3)"),
-    ("bus_deny", "session.idle: ignored a deny decision: this row cannot refuse"),
-    ("bus_garbage", "session.idle: its answer is not one JSON object"),
-    ("bus_timeout", None),
-])
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        ("bus_crash", "session.idle: the runtime failed on this event (status 3)"),
+        ("bus_deny", "session.idle: ignored a deny decision: this row cannot refuse"),
+        ("bus_garbage", "session.idle: its answer is not one JSON object"),
+        ("bus_timeout", None),
+    ],
+)
 def test_v1_observation_bus_row_never_throws(v1, key, message):
     case = v1["cases"][key]
     assert case["threw"] is False
@@ -484,8 +624,12 @@ def test_v2_tool_hook_proceeds_and_refuses_by_throwing(v2):
     assert start["argv"] == _serve_argv(v2["stub"], "2.0.20")
     assert start["cwd"] == str(v2["project"])
     (call,) = ok["calls"]
-    assert call["request"] == {"id": 1, "event": "tool.execute.before", "wait": True,
-                               "payload": {"event": "tool.execute.before", "input": V2_TOOL}}
+    assert call["request"] == {
+        "id": 1,
+        "event": "tool.execute.before",
+        "wait": True,
+        "payload": {"event": "tool.execute.before", "input": V2_TOOL},
+    }
     _unchanged(ok)
     deny = v2["cases"]["tool_deny"]
     assert deny["threw"] is True and deny["message"] == REASON
@@ -498,7 +642,8 @@ def test_v2_permission_evaluate_denies_through_the_effect(v2):
     after = case["after"]["input"]
     assert after["effect"] == "deny" and after["message"] == REASON
     assert {k: v for k, v in after.items() if k not in ("effect", "message")} == {
-        k: v for k, v in case["before"]["input"].items() if k != "effect"}
+        k: v for k, v in case["before"]["input"].items() if k != "effect"
+    }
     assert case["calls"][0]["request"]["payload"] == {"event": "permission.evaluate", "input": case["before"]["input"]}
 
 
@@ -513,11 +658,14 @@ def test_v2_permission_proceed_writes_nothing(v2):
     _unchanged(case)
 
 
-@pytest.mark.parametrize("key, event, problem", [
-    ("tool_crash", "tool.execute.before", "the runtime failed on this event (status 3)"),
-    ("permission_crash", "permission.evaluate", "the runtime failed on this event (status 3)"),
-    ("prompt_garbage", "session.prompt", "its answer is not one JSON object"),
-])
+@pytest.mark.parametrize(
+    "key, event, problem",
+    [
+        ("tool_crash", "tool.execute.before", "the runtime failed on this event (status 3)"),
+        ("permission_crash", "permission.evaluate", "the runtime failed on this event (status 3)"),
+        ("prompt_garbage", "session.prompt", "its answer is not one JSON object"),
+    ],
+)
 def test_v2_runtime_failure_on_a_fail_fast_row_throws(v2, key, event, problem):
     case = v2["cases"][key]
     assert case["threw"] is True
@@ -528,8 +676,12 @@ def test_v2_runtime_failure_on_a_fail_fast_row_throws(v2, key, event, problem):
 def test_v2_bus_event_is_observed_and_never_throws(v2):
     ok = v2["cases"]["bus_proceed"]
     (call,) = ok["calls"]
-    assert call["request"] == {"id": 1, "event": "session.created", "wait": False,
-                               "payload": {"event": "session.created", "input": ok["before"]["input"]}}
+    assert call["request"] == {
+        "id": 1,
+        "event": "session.created",
+        "wait": False,
+        "payload": {"event": "session.created", "input": ok["before"]["input"]},
+    }
     crash = v2["cases"]["bus_crash"]
     assert crash["threw"] is False and len(crash["calls"]) == 1
     (report,) = crash["reports"]
@@ -548,9 +700,15 @@ def test_v2_missing_binary_refuses_tool_and_permission_rows_only(v2):
 # --- rows that may not refuse: a named observation row and a report-and-continue gate ----------
 
 MIXED_CASES: dict[str, dict[str, Any]] = {
-    f"{event}_{mode}": {"kind": "hook", "event": event, "mode": mode, "reason": REASON,
-                        "input": {"sessionID": "ses_1"}, "output": {"headers": {"x-a": "1"}, "args": {"k": "v"}},
-                        "expectReports": 0 if mode == "proceed" else 1}
+    f"{event}_{mode}": {
+        "kind": "hook",
+        "event": event,
+        "mode": mode,
+        "reason": REASON,
+        "input": {"sessionID": "ses_1"},
+        "output": {"headers": {"x-a": "1"}, "args": {"k": "v"}},
+        "expectReports": 0 if mode == "proceed" else 1,
+    }
     for event in ("chat.params", "chat.headers")
     for mode in ("proceed", "deny", "ask", "crash", "garbage")
 }
@@ -568,8 +726,9 @@ def mixed(contracts, tmp_path_factory):
     rows = []
     for row in contract.events:
         if row.name == "chat.params":
-            row = dataclasses.replace(row, semantic=EventSemantic.OBSERVATION,
-                                      declared_failure=FailureMode.OBSERVE_ONLY)
+            row = dataclasses.replace(
+                row, semantic=EventSemantic.OBSERVATION, declared_failure=FailureMode.OBSERVE_ONLY
+            )
         elif row.name == "chat.headers":
             row = dataclasses.replace(row, declared_failure=FailureMode.REPORT_AND_CONTINUE)
         rows.append(row)

@@ -16,12 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from generator.profile.loader import load_project
-from generator.hosts.opencode import _view, opencode_artifacts
 from injection_cases import RAW_FRAGMENTS, TARGETS, constructed, loaded
 from opencode_support import npm_bin, runtime_argv
 from repo_paths import REPO
+
+from generator.hosts.opencode import _view, opencode_artifacts
+from generator.profile.loader import load_project
+
 
 @pytest.mark.parametrize("contract_id", sorted(TARGETS))
 @pytest.mark.parametrize("variant", ["loaded", "constructed"])
@@ -63,12 +64,20 @@ def _evaluate(bin_dir: Path, folder: Path, text: str) -> dict:
     """Import a copy of the plugin (with its consts exported) under opencode's Bun; their values."""
     folder.mkdir(parents=True)
     (folder / "plugin.ts").write_text(
-        text + "export { CONTRACT as __CONTRACT, SERVE_ARGV as __ARGV, ROWS as __ROWS }\n", encoding="utf-8")
+        text + "export { CONTRACT as __CONTRACT, SERVE_ARGV as __ARGV, ROWS as __ROWS }\n", encoding="utf-8"
+    )
     (folder / "eval.mjs").write_text(
         'const m = await import(new URL("./plugin.ts", import.meta.url).href)\n'
-        "process.stdout.write(JSON.stringify({ contract: m.__CONTRACT, argv: m.__ARGV, rows: m.__ROWS }))\n")
+        "process.stdout.write(JSON.stringify({ contract: m.__CONTRACT, argv: m.__ARGV, rows: m.__ROWS }))\n"
+    )
     argv, env = runtime_argv("bun", bin_dir)
-    done = subprocess.run([*argv, str(folder / "eval.mjs")], cwd=folder, capture_output=True, timeout=120,
-                          env={**__import__("os").environ, **env}, check=False)
+    done = subprocess.run(
+        [*argv, str(folder / "eval.mjs")],
+        cwd=folder,
+        capture_output=True,
+        timeout=120,
+        env={**__import__("os").environ, **env},
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return json.loads(done.stdout.decode("utf-8"))

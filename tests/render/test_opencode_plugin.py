@@ -6,14 +6,13 @@ import dataclasses
 import re
 
 import pytest
-
-from repo_paths import REPO, committed
-from generator.profile.loader import load_project
-from generator.render.artifact import header
-from generator.hosts.opencode import OpenCodeRenderError, opencode_artifacts
-from generator.profile.versions import HostVersion
-
 from profiles_found import contract_ids
+from repo_paths import REPO, committed
+
+from generator.hosts.opencode import OpenCodeRenderError, opencode_artifacts
+from generator.profile.loader import load_project
+from generator.profile.versions import HostVersion
+from generator.render.artifact import header
 
 CONTRACTS = contract_ids("opencode")  # found in profiles/: a new version is pinned by generated/, no edit here
 
@@ -48,8 +47,11 @@ def test_plugin_header_imports_and_exports(contracts, contract_id):
         if "@opencode" in line:
             assert line.startswith("import type "), line
     assert [line for line in imports if not line.startswith("import type ")] == [
-        'import { spawn } from "node:child_process"', 'import { existsSync } from "node:fs"',
-        'import { homedir } from "node:os"', 'import { isAbsolute, join } from "node:path"']
+        'import { spawn } from "node:child_process"',
+        'import { existsSync } from "node:fs"',
+        'import { homedir } from "node:os"',
+        'import { isAbsolute, join } from "node:path"',
+    ]
     exports = [line for line in text.splitlines() if re.match(r"\s*export\b", line)]
     if contract.version.major == 1:
         assert exports == ["export const PastureLifecycle: Plugin = async ({ client, directory }) => {"]
@@ -89,8 +91,9 @@ def test_only_opencode_1_and_2_have_a_flavour(contracts):
 
 def test_v2_rejects_a_hook_outside_the_context_domains(contracts):
     contract = contracts["opencode@2.0.20"]
-    rows = tuple(dataclasses.replace(r, name="chat.message") if r.name == "session.prompt" else r
-                 for r in contract.events)
+    rows = tuple(
+        dataclasses.replace(r, name="chat.message") if r.name == "session.prompt" else r for r in contract.events
+    )
     with pytest.raises(OpenCodeRenderError, match="domain one of session, tool, permission, shell"):
         opencode_artifacts(dataclasses.replace(contract, events=rows, _index={}))
 

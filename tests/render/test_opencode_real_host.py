@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-from repo_paths import REPO
-from generator.hostenv import Script, prepare_run
-from generator.profile.loader import load_project
-from generator.hosts.opencode import opencode_artifacts
 from opencode_support import npm_bin, write_stub
+from repo_paths import REPO
+
+from generator.hostenv import Script, prepare_run
+from generator.hosts.opencode import opencode_artifacts
+from generator.profile.loader import load_project
 
 pytestmark = pytest.mark.real_host
 

@@ -7,8 +7,8 @@ import sys
 
 import black
 import pytest
-
 from repo_paths import REPO, committed
+
 from generator.profile.loader import load_project
 from generator.render.tables import member_name, table_artifacts
 
@@ -65,7 +65,8 @@ def test_tables_import_and_match_the_contracts(tmp_path, tables, contracts):
             assert table_row.declared_failure == row.declared_failure.value
             assert table_row.response == row.response.value
             assert [(i.kind, i.field, i.required) for i in table_row.identities] == [
-                (i.kind.value, i.field, i.required) for i in row.identities]
+                (i.kind.value, i.field, i.required) for i in row.identities
+            ]
     # Only the standard library (and the package itself) is imported.
     loaded = {name for name in sys.modules if name.startswith("pasture_contracts")}
     assert loaded

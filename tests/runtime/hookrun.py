@@ -21,9 +21,25 @@ def call(harness: str, event: str, version: str, payload: Any, env: dict) -> tup
 
 def spawn(harness: str, event: str, version: str, payload: Any, env: dict, timeout: float = 30) -> tuple[int, str, str]:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    done = subprocess.run([sys.executable, "-m", "generator.entry", "hook", "lifecycle", "--harness", harness,
-                           "--event", event, "--host-version", version], input=data, capture_output=True,
-                          env=env, timeout=timeout)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator.entry",
+            "hook",
+            "lifecycle",
+            "--harness",
+            harness,
+            "--event",
+            event,
+            "--host-version",
+            version,
+        ],
+        input=data,
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+    )
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 

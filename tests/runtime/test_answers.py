@@ -5,23 +5,34 @@ from __future__ import annotations
 import json
 
 import pytest
+from hookrun import call
 
 from generator.journal.db import query
-from hookrun import call
 
 CLAUDE = ("claude-code", "2.1.328")
 CODEX = ("codex", "0.171.0")
 OPENCODE1 = ("opencode", "1.18.33")
 
-SHELL_PROBE = {"session_id": "s-1", "turn_id": "t-1", "cwd": "/", "tool_name": "Bash",
-               "tool_input": {"command": "echo x > probe.txt"}, "tool_use_id": "call-1"}
+SHELL_PROBE = {
+    "session_id": "s-1",
+    "turn_id": "t-1",
+    "cwd": "/",
+    "tool_name": "Bash",
+    "tool_input": {"command": "echo x > probe.txt"},
+    "tool_use_id": "call-1",
+}
 
 
 def test_claude_pretooluse_deny_is_a_permission_decision(env):
     code, out, err = call(*CLAUDE[:1], "PreToolUse", CLAUDE[1], SHELL_PROBE, env)
     assert code == 0 and err == ""
-    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                                      "permissionDecisionReason": "probe files are off limits"}}
+    assert json.loads(out) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "probe files are off limits",
+        }
+    }
 
 
 def test_claude_pretooluse_ask(env):
@@ -34,8 +45,11 @@ def test_claude_pretooluse_ask(env):
 def test_codex_pretooluse_deny_and_no_ask(env):
     code, out, _ = call(*CODEX[:1], "PreToolUse", CODEX[1], SHELL_PROBE, env)
     assert code == 0
-    assert json.loads(out)["hookSpecificOutput"] == {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                                     "permissionDecisionReason": "probe files are off limits"}
+    assert json.loads(out)["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "probe files are off limits",
+    }
     # Codex rejects permissionDecision "ask": an ask rule refuses instead of silently allowing.
     payload = dict(SHELL_PROBE, tool_input={"command": "curl example.invalid"})
     code, out, _ = call("codex", "PreToolUse", "0.171.0", payload, env)
@@ -45,8 +59,10 @@ def test_codex_pretooluse_deny_and_no_ask(env):
 
 
 def test_opencode_decision_protocol(env):
-    payload = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1"},
-               "output": {"args": {"command": "echo > probe.txt"}}}
+    payload = {
+        "input": {"tool": "bash", "sessionID": "ses", "callID": "c1"},
+        "output": {"args": {"command": "echo > probe.txt"}},
+    }
     code, out, _ = call("opencode", "tool.execute.before", "1.18.33", payload, env)
     assert (code, json.loads(out)) == (0, {"decision": "deny", "reason": "probe files are off limits"})
     payload["output"]["args"]["command"] = "ls"
@@ -55,20 +71,24 @@ def test_opencode_decision_protocol(env):
 
 
 def test_stop_block_uses_decision_block(env, tmp_path):
-    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "keep-going"\ndecision = "deny"\n'
-                                          'reason = "tests are still red"\nevent = "Stop"\n')
+    (tmp_path / "policy.toml").write_text(
+        '[[rules]]\nname = "keep-going"\ndecision = "deny"\nreason = "tests are still red"\nevent = "Stop"\n'
+    )
     for harness, version in (CLAUDE, CODEX):
-        code, out, _ = call(harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": False},
-                            env)
+        code, out, _ = call(
+            harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": False}, env
+        )
         assert (code, json.loads(out)) == (0, {"decision": "block", "reason": "tests are still red"})
 
 
 def test_stop_loop_never_blocks_a_stop_an_earlier_block_triggered(env, tmp_path):
-    (tmp_path / "policy.toml").write_text('[[rules]]\nname = "keep-going"\ndecision = "deny"\n'
-                                          'reason = "tests are still red"\nevent = "Stop"\n')
+    (tmp_path / "policy.toml").write_text(
+        '[[rules]]\nname = "keep-going"\ndecision = "deny"\nreason = "tests are still red"\nevent = "Stop"\n'
+    )
     for harness, version in (CLAUDE, CODEX):
-        code, out, _ = call(harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": True},
-                            env)
+        code, out, _ = call(
+            harness, "Stop", version, {"session_id": "s", "turn_id": "t", "stop_hook_active": True}, env
+        )
         assert (code, out) == (0, "")
     last = query(tmp_path / "journal.sqlite3")[-1]
     assert last["decision"] == "proceed" and "not consulted again" in last["reason"]
@@ -83,14 +103,20 @@ def test_deny_without_an_evidenced_channel_proceeds_with_a_note(env, tmp_path):
     assert query(tmp_path / "journal.sqlite3")[-1]["answer"] == "proceed"
 
 
-@pytest.mark.parametrize("harness,event,version", [
-    ("claude-code", "PostToolUse", "2.1.328"), ("codex", "SessionStart", "0.171.0"),
-    ("opencode", "session.idle", "1.18.33"), ("claude-code", "ElicitationResult", "2.1.328"),
-])
+@pytest.mark.parametrize(
+    "harness,event,version",
+    [
+        ("claude-code", "PostToolUse", "2.1.328"),
+        ("codex", "SessionStart", "0.171.0"),
+        ("opencode", "session.idle", "1.18.33"),
+        ("claude-code", "ElicitationResult", "2.1.328"),
+    ],
+)
 def test_observation_and_human_rows_never_consult_the_gate(env, tmp_path, harness, event, version):
     (tmp_path / "policy.toml").write_text('[gate]\nkind = "command"\ncommand = ["false"]\n')
-    code, out, err = call(harness, event, version, {"session_id": "s", "input": {"properties": {"sessionID": "s"}}},
-                          env)
+    code, out, err = call(
+        harness, event, version, {"session_id": "s", "input": {"properties": {"sessionID": "s"}}}, env
+    )
     assert code == 0 and err == ""
     assert out == ('{"decision": "proceed"}\n' if harness == "opencode" else "")
     row = query(tmp_path / "journal.sqlite3")[-1]
@@ -131,11 +157,14 @@ def _claude_floors() -> str:
     return "; ".join(f"{c} admits at or above {c.partition('@')[2]}" for c in ids)
 
 
-@pytest.mark.parametrize("version,why", [
-    ("2.1.0", f"no contract admits claude-code 2.1.0 ({_claude_floors()})"),
-    ("2.2.0-rc.1", "no contract admits claude-code 2.2.0-rc.1"),
-    ("latest", "host version 'latest' is not a semantic version"),
-])
+@pytest.mark.parametrize(
+    "version,why",
+    [
+        ("2.1.0", f"no contract admits claude-code 2.1.0 ({_claude_floors()})"),
+        ("2.2.0-rc.1", "no contract admits claude-code 2.2.0-rc.1"),
+        ("latest", "host version 'latest' is not a semantic version"),
+    ],
+)
 def test_unknown_coordinates_are_observe_only(env, tmp_path, version, why):
     code, out, err = call("claude-code", "PreToolUse", version, {"session_id": "s"}, env)
     assert (code, out) == (0, "")
@@ -151,8 +180,10 @@ def test_unknown_harness_and_event(env):
 
 def test_opencode_tool_input_for_before_and_after(env, tmp_path):
     before = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1"}, "output": {"args": {"command": "ls"}}}
-    after = {"input": {"tool": "bash", "sessionID": "ses", "callID": "c1", "args": {"command": "ls"}},
-             "output": {"title": "ls", "output": "", "metadata": {}}}
+    after = {
+        "input": {"tool": "bash", "sessionID": "ses", "callID": "c1", "args": {"command": "ls"}},
+        "output": {"title": "ls", "output": "", "metadata": {}},
+    }
     v2 = {"input": {"tool": "bash", "sessionID": "ses", "id": "c1", "input": {"command": "ls"}}}
     call("opencode", "tool.execute.before", "1.18.33", before, env)
     call("opencode", "tool.execute.after", "1.18.33", after, env)

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hookrun import call
+from repo_paths import REPO
 
 from generator.journal.db import query
 from generator.runtime.project import find_root, ignored_markers
-from hookrun import call
-from repo_paths import REPO
 
 
 def _env_without_user_policy(env, tmp_path):
@@ -22,6 +22,7 @@ def _env_without_user_policy(env, tmp_path):
 
 
 # --- 2. a session started in a subfolder -------------------------------------------------------
+
 
 def test_the_project_root_is_found_upwards_and_stops_at_the_repository(tmp_path):
     repo = tmp_path / "repo"
@@ -46,17 +47,25 @@ def test_the_project_root_is_found_upwards_and_stops_at_the_repository(tmp_path)
     assert find_root(str(loose)) == str(tmp_path)
 
 
-@pytest.mark.parametrize("harness,event,version", [("codex", "PreToolUse", "0.171.0"),
-                                                    ("claude-code", "PreToolUse", "2.1.328")])
+@pytest.mark.parametrize(
+    "harness,event,version", [("codex", "PreToolUse", "0.171.0"), ("claude-code", "PreToolUse", "2.1.328")]
+)
 def test_a_session_in_a_subfolder_gets_the_projects_policy_and_journal(env, tmp_path, harness, event, version):
     env = _env_without_user_policy(env, tmp_path)
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / ".pasture").mkdir()
     (project / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf"\ncommand = "rm\\\\s+-rf"\n')
-    payload = {"session_id": "s", "cwd": str(project / "src"), "tool_name": "Bash", "turn_id": "u",
-               "tool_input": {"command": "rm -rf build"}, "tool_use_id": "t"}
+        '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf"\ncommand = "rm\\\\s+-rf"\n'
+    )
+    payload = {
+        "session_id": "s",
+        "cwd": str(project / "src"),
+        "tool_name": "Bash",
+        "turn_id": "u",
+        "tool_input": {"command": "rm -rf build"},
+        "tool_use_id": "t",
+    }
     code, out, _ = call(harness, event, version, payload, env)
     assert json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] == "no rm -rf"
     assert not (project / "src" / ".pasture").exists()
@@ -70,20 +79,26 @@ def test_opencode_in_a_subfolder_finds_the_project(env, tmp_path, monkeypatch):
     (project / ".git").mkdir()
     (project / ".pasture").mkdir()
     (project / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf"\ncommand = "rm\\\\s+-rf"\n')
+        '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf"\ncommand = "rm\\\\s+-rf"\n'
+    )
     monkeypatch.chdir(project / "src")  # the plugin runs the runtime in OpenCode's directory
-    code, out, _ = call("opencode", "tool.execute.before", "1.18.33",
-                        {"input": {"tool": "bash", "sessionID": "s", "callID": "c"},
-                         "output": {"args": {"command": "rm -rf build"}}}, env)
+    code, out, _ = call(
+        "opencode",
+        "tool.execute.before",
+        "1.18.33",
+        {"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": "rm -rf build"}}},
+        env,
+    )
     assert json.loads(out) == {"decision": "deny", "reason": "no rm -rf"}
     assert not (project / "src" / ".pasture").exists()
 
 
 # --- 3. gate deadlines ---------------------------------------------------------------------------
 
+
 def _sleeping_gate(tmp_path: Path, seconds: float) -> str:
     gate = tmp_path / "slow_gate.py"
-    gate.write_text(f"import time\ntime.sleep({seconds})\nprint('{{\"decision\": \"proceed\"}}')\n")
+    gate.write_text(f'import time\ntime.sleep({seconds})\nprint(\'{{"decision": "proceed"}}\')\n')
     return f"[{json.dumps(sys.executable)}, {json.dumps(str(gate))}]"
 
 
@@ -92,11 +107,17 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
 
     env = dict(env)
     (tmp_path / "policy.toml").write_text(
-        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 30)}\n')
+        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 30)}\n'
+    )
     monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 1.5)  # the row's host timeout, scaled down
     started = time.monotonic()
-    code, out, err = call("claude-code", "PreToolUse", "2.1.328",
-                          {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
+    code, out, err = call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+        env,
+    )
     assert time.monotonic() - started < 10
     assert (code, out) == (2, "")
     assert "gate command timed out" in err and "clamped" in err
@@ -111,10 +132,16 @@ def test_a_clamped_gate_that_answers_in_time_still_says_it_was_clamped(env, tmp_
 
     env = dict(env)
     (tmp_path / "policy.toml").write_text(
-        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 0)}\n')
+        f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 0)}\n'
+    )
     monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 20.0)
-    code, out, err = call("claude-code", "PreToolUse", "2.1.328",
-                          {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
+    code, out, err = call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+        env,
+    )
     assert (code, out) == (0, "")
     assert "gate timeout 90s clamped to " in err
     entry = query(tmp_path / "journal.sqlite3")[-1]
@@ -132,7 +159,6 @@ def test_the_deadline_is_the_host_timeout_minus_a_margin():
 def test_every_generated_row_carries_the_timeout_its_adapter_registers():
     sys.path.insert(0, str(REPO / "generated" / "python"))
     import pasture_contracts
-
     from generator.profile.loader import load_project
     from generator.render.commands import timeout
 
@@ -144,15 +170,24 @@ def test_every_generated_row_carries_the_timeout_its_adapter_registers():
 
 # --- 4. odd strings ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("field", ["session_id", "tool_name", "tool_use_id"])
 def test_lone_surrogates_are_journaled_readably_and_never_a_failure(env, tmp_path, field):
     env = _env_without_user_policy(env, tmp_path)
-    payload = {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t",
-               "cwd": str(tmp_path)}
+    payload = {
+        "session_id": "s",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t",
+        "cwd": str(tmp_path),
+    }
     payload[field] = "odd\ud800value"
     raw = json.dumps(payload).encode()  # \ud800 escaped, exactly as a host would send it
-    for harness, event, version in (("claude-code", "PreToolUse", "2.1.328"), ("codex", "SessionStart", "0.171.0"),
-                                    ("claude-code", "SessionStart", "2.1.328")):
+    for harness, event, version in (
+        ("claude-code", "PreToolUse", "2.1.328"),
+        ("codex", "SessionStart", "0.171.0"),
+        ("claude-code", "SessionStart", "2.1.328"),
+    ):
         code, out, err = call(harness, event, version, raw, env)
         assert (code, out) == (0, "") and "internal error" not in err
     rows = query(tmp_path / ".pasture" / "journal.sqlite3")
@@ -167,15 +202,22 @@ def test_lone_surrogates_are_journaled_readably_and_never_a_failure(env, tmp_pat
 def test_a_gate_reason_with_a_lone_surrogate_is_delivered_and_journaled(env, tmp_path):
     gate = tmp_path / "gate.py"
     gate.write_text('print(\'{"decision": "deny", "reason": "no \\\\ud800 way"}\')\n')
-    (tmp_path / "policy.toml").write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, '
-                                          f'{json.dumps(str(gate))}]\n')
-    code, out, err = call("claude-code", "PreToolUse", "2.1.328",
-                          {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env)
+    (tmp_path / "policy.toml").write_text(
+        f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(gate))}]\n'
+    )
+    code, out, err = call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+        env,
+    )
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] == "no \ud800 way"
     assert query(tmp_path / "journal.sqlite3")[-1]["reason"] == "no \\ud800 way"
 
 
 # --- 5. a stop that can never end -----------------------------------------------------------------
+
 
 def test_a_stop_an_earlier_block_caused_is_never_blocked_again_even_with_no_journal(env, tmp_path):
     blocker = tmp_path / "file"
@@ -190,6 +232,7 @@ def test_a_stop_an_earlier_block_caused_is_never_blocked_again_even_with_no_jour
 
 
 # --- 6. every documented matcher, on each host's captured payloads ---------------------------------
+
 
 def _captured(harness_dir: str, event: str, project: Path) -> dict:
     text = (REPO / "captures" / harness_dir / "allow" / "events" / f"{event}.json").read_text()
@@ -222,18 +265,26 @@ def test_every_documented_matcher_denies_on_the_hosts_captured_payload(env, tmp_
     monkeypatch.chdir(project)
     clause = MATCHERS[matcher].format(harness=harness, event=event)
     (project / ".pasture" / "policy.toml").write_text(
-        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "matched {matcher}"\n{clause}\n')
+        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "matched {matcher}"\n{clause}\n'
+    )
     code, out, _ = call(harness, event, version, _captured(capture_dir, event, project), env)
     if harness == "opencode":
         assert json.loads(out) == {"decision": "deny", "reason": f"matched {matcher}"}
     else:
         assert json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] == f"matched {matcher}"
     # and the same rule with a value that does not match lets the call proceed
-    unmatched = (clause.replace("shell", "fetch").replace("pasture-probe", "nothing-like-it").replace("probe", "zzz")
-                 .replace("Bash|bash", "Nope").replace(harness, "other").replace(event, "Other")
-                 .replace("gate-consultation", "observation"))
+    unmatched = (
+        clause.replace("shell", "fetch")
+        .replace("pasture-probe", "nothing-like-it")
+        .replace("probe", "zzz")
+        .replace("Bash|bash", "Nope")
+        .replace(harness, "other")
+        .replace(event, "Other")
+        .replace("gate-consultation", "observation")
+    )
     (project / ".pasture" / "policy.toml").write_text(
-        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "x"\n{unmatched}\n')
+        f'[[rules]]\nname = "m"\ndecision = "deny"\nreason = "x"\n{unmatched}\n'
+    )
     code, out, _ = call(harness, event, version, _captured(capture_dir, event, project), env)
     assert out in ("", '{"decision": "proceed"}\n')
 
@@ -245,8 +296,15 @@ def test_the_file_path_matcher(env, tmp_path, harness):
     project = tmp_path / "project"
     (project / ".pasture").mkdir(parents=True)
     (project / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "m"\ndecision = "deny"\nreason = "no secrets"\nfile_path = "\\\\.env$"\n')
-    payload = {"session_id": "s", "cwd": str(project), "tool_name": "Write", "turn_id": "u", "tool_use_id": "t",
-               "tool_input": {"file_path": str(project / ".env"), "content": "KEY=1"}}
+        '[[rules]]\nname = "m"\ndecision = "deny"\nreason = "no secrets"\nfile_path = "\\\\.env$"\n'
+    )
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "tool_name": "Write",
+        "turn_id": "u",
+        "tool_use_id": "t",
+        "tool_input": {"file_path": str(project / ".env"), "content": "KEY=1"},
+    }
     code, out, _ = call(harness, event, version, payload, env)
     assert json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] == "no secrets"

@@ -7,9 +7,9 @@ import json
 import sys
 
 import pytest
+from hookrun import call
 
 from generator.journal.db import query
-from hookrun import call
 
 GATES = {
     "crash": f'command = ["{sys.executable}", "-c", "import sys; sys.exit(7)"]',
@@ -37,8 +37,11 @@ def broken_gate(request, env, tmp_path):
 
 @pytest.mark.parametrize("coordinate", sorted(ROWS))
 def test_broken_gate_gets_the_effective_failure_mode(env, tmp_path, broken_gate, coordinate):
-    code, out, err = call(*coordinate, {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"},
-                                        "input": {"tool": "bash"}}, env)
+    code, out, err = call(
+        *coordinate,
+        {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}, "input": {"tool": "bash"}},
+        env,
+    )
     want_code, want_out, _ = ROWS[coordinate]
     assert (code, out) == (want_code, want_out)
     assert err.startswith("pasture: gate failed on ") and "Traceback" not in err
@@ -61,19 +64,30 @@ def test_invalid_policy_names_file_and_rule_and_applies_failure_mode(env, tmp_pa
     (tmp_path / "policy.toml").write_text('[[rules]]\nname = "bad-regex"\ndecision = "deny"\ncommand = "("\n')
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
     assert code == 2
-    assert f"user policy: {tmp_path / 'policy.toml'}:1: rule 'bad-regex' (rules[0]): 'command' is not a valid " \
-           "regular expression" in err and "(run: pasture policy check)" in err
+    assert (
+        f"user policy: {tmp_path / 'policy.toml'}:1: rule 'bad-regex' (rules[0]): 'command' is not a valid "
+        "regular expression"
+        in err
+        and "(run: pasture policy check)" in err
+    )
 
 
-@pytest.mark.parametrize("text,message", [
-    ('[gate]\nkind = "oracle"\n', "[gate] kind 'oracle' is not one of rules, command, ai"),
-    ('[[rules]]\nname = "x"\ndecision = "block"\n',
-     "rule 'x' (rules[0]): decision 'block' is not one of proceed, deny, ask"),
-    ('[[rules]]\nname = "x"\ndecision = "deny"\ntool_kinds = "shell"\n',
-     "rule 'x' (rules[0]): unknown key(s) tool_kinds"),
-    ('[gate]\nkind = "command"\n', "[gate] kind 'command' needs command = "),
-    ("not = [toml", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('[gate]\nkind = "oracle"\n', "[gate] kind 'oracle' is not one of rules, command, ai"),
+        (
+            '[[rules]]\nname = "x"\ndecision = "block"\n',
+            "rule 'x' (rules[0]): decision 'block' is not one of proceed, deny, ask",
+        ),
+        (
+            '[[rules]]\nname = "x"\ndecision = "deny"\ntool_kinds = "shell"\n',
+            "rule 'x' (rules[0]): unknown key(s) tool_kinds",
+        ),
+        ('[gate]\nkind = "command"\n', "[gate] kind 'command' needs command = "),
+        ("not = [toml", "not valid TOML"),
+    ],
+)
 def test_policy_errors(env, tmp_path, text, message):
     (tmp_path / "policy.toml").write_text(text)
     code, _, err = call("codex", "PreToolUse", "0.171.0", {"session_id": "s"}, env)
@@ -104,8 +118,13 @@ def test_unwritable_journal_is_a_failure_not_a_silent_allow(env, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     env["PASTURE_JOURNAL"] = str(blocker / "journal.sqlite3")  # parent is a file
-    code, _, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s", "tool_name": "Bash",
-                                                                "tool_input": {"command": "ls"}}, env)
+    code, _, err = call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+        env,
+    )
     # One line: what cannot be written, why, and where to fix it; not an "internal error".
     assert code == 2 and "internal error" not in err and len(err.strip().splitlines()) == 1
     assert f"cannot journal PreToolUse: journal {blocker / 'journal.sqlite3'}.spool: Not a directory" in err
@@ -118,8 +137,9 @@ def test_ai_gate_failure_takes_the_failure_mode(env, tmp_path, monkeypatch):
     # Nothing listens on 127.0.0.1:9 (discard): the backend fails fast, on loopback only.
     (tmp_path / "policy.toml").write_text('[gate]\nkind = "ai"\ntimeout = 1\nbase_url = "http://127.0.0.1:9/v1"\n')
     monkeypatch.setenv("PASTURE_AI_BASE_URL", "http://127.0.0.1:9/v1")
-    code, out, err = call("codex", "PreToolUse", "0.171.0", {"session_id": "s", "tool_name": "Bash",
-                                                             "tool_input": {"command": "ls"}}, env)
+    code, out, err = call(
+        "codex", "PreToolUse", "0.171.0", {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}, env
+    )
     assert code == 2 and out == "" and "AI gate" in err
     entry = query(tmp_path / "journal.sqlite3")[-1]
     assert entry["failure"].startswith("user policy ai gate: AI gate: ") and entry["gate"] == "ai"

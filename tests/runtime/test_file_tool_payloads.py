@@ -11,17 +11,20 @@ import json
 from pathlib import Path
 
 import pytest
-
-from generator.runtime.builtin import RULE
-from generator.journal.db import query
 from hookrun import call
 from profiles_found import pinned
+
+from generator.journal.db import query
+from generator.runtime.builtin import RULE
 
 PAYLOADS = Path(__file__).resolve().parent / "file_tool_payloads"
 FILES = sorted(PAYLOADS.glob("*@*/*.json"))
 #: The hosts pinned in tests/npm: their payloads are what the real-host run compares (and refreshes).
-PINNED = {"claude-code": pinned("@anthropic-ai/claude-code"), "codex": pinned("@openai/codex"),
-          "opencode": pinned("opencode-ai")}
+PINNED = {
+    "claude-code": pinned("@anthropic-ai/claude-code"),
+    "codex": pinned("@openai/codex"),
+    "opencode": pinned("opencode-ai"),
+}
 HOSTS = {f"{host}@{version}" for host, version in PINNED.items()}
 
 
@@ -43,8 +46,11 @@ def _decision(harness: str, stdout: str) -> str:
 def test_every_pinned_host_and_file_tool_has_captured_payloads() -> None:
     assert {f.parent.name for f in FILES} == HOSTS
     tools = {(f.parent.name, json.loads(f.read_text())["tool"], json.loads(f.read_text())["target"]) for f in FILES}
-    by_host = {"claude-code": ("Write", "Edit", "NotebookEdit", "Bash"), "codex": ("apply_patch", "Bash"),
-               "opencode": ("write", "edit", "apply_patch", "bash")}
+    by_host = {
+        "claude-code": ("Write", "Edit", "NotebookEdit", "Bash"),
+        "codex": ("apply_patch", "Bash"),
+        "opencode": ("write", "edit", "apply_patch", "bash"),
+    }
     expected = {(f"{host}@{PINNED[host]}", tool) for host, tools in by_host.items() for tool in tools}
     for host, tool in expected:  # each tool both ways: a protected path and an ordinary one
         assert {(host, tool, "protected"), (host, tool, "ordinary")} <= tools, (host, tool)
@@ -58,8 +64,12 @@ def test_the_builtin_rule_on_a_real_payload(path: Path, env: dict, tmp_path: Pat
     (project / ".pasture").mkdir(parents=True)
     (project / ".pasture" / "policy.toml").write_text('[gate]\nkind = "rules"\n')
     (project / ".git").mkdir()
-    env.update(HOME=str(run / "home"), XDG_CONFIG_HOME=str(run / "home" / ".config"),
-               XDG_STATE_HOME=str(run / "home" / ".local" / "state"), PASTURE_POLICY=str(tmp_path / "no-user-policy"))
+    env.update(
+        HOME=str(run / "home"),
+        XDG_CONFIG_HOME=str(run / "home" / ".config"),
+        XDG_STATE_HOME=str(run / "home" / ".local" / "state"),
+        PASTURE_POLICY=str(tmp_path / "no-user-policy"),
+    )
     monkeypatch.chdir(project)  # OpenCode's payloads carry no cwd: the hook runs in the project
     payload = _placed(doc["payload"], str(run))
     harness = doc["host"]

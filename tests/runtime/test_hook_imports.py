@@ -26,24 +26,53 @@ with open(OUT, "w") as fh:
 # `_pasture_re.*`: the standard library's own `re/_compiler.py`, `_parser.py`, `_constants.py`,
 # `_casefix.py`, loaded under a private package name without `re/__init__` (generator.runtime.effective).
 ALLOWED_PREFIXES = ("generator.runtime.", "pasture_contracts.", "_pasture_re.")
-ALLOWED_EXACT = {"generator", "generator.entry", "generator.runtime", "generator.profile.versions", "pasture_contracts",
-                 "_pasture_re"}
+ALLOWED_EXACT = {
+    "generator",
+    "generator.entry",
+    "generator.runtime",
+    "generator.profile.versions",
+    "pasture_contracts",
+    "_pasture_re",
+}
 
 
 def _third_party(added: list[str]) -> list[str]:
     stdlib = sys.stdlib_module_names
-    return [name for name in added
-            if name.split(".")[0] not in stdlib and name not in ALLOWED_EXACT
-            and not name.startswith(ALLOWED_PREFIXES)]
+    return [
+        name
+        for name in added
+        if name.split(".")[0] not in stdlib and name not in ALLOWED_EXACT and not name.startswith(ALLOWED_PREFIXES)
+    ]
 
 
 CASES = {
-    "claude-deny": ("claude-code", "PreToolUse", "2.1.328",
-                    {"session_id": "s1", "tool_use_id": "t1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                     "tool_input": {"command": "cat probe"}, "cwd": "/tmp"}),
-    "codex-deny": ("codex", "PreToolUse", "0.171.0",
-                   {"session_id": "s1", "turn_id": "u1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                    "tool_input": {"command": "cat probe"}, "cwd": "/tmp", "tool_use_id": "t1"}),
+    "claude-deny": (
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {
+            "session_id": "s1",
+            "tool_use_id": "t1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "cat probe"},
+            "cwd": "/tmp",
+        },
+    ),
+    "codex-deny": (
+        "codex",
+        "PreToolUse",
+        "0.171.0",
+        {
+            "session_id": "s1",
+            "turn_id": "u1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "cat probe"},
+            "cwd": "/tmp",
+            "tool_use_id": "t1",
+        },
+    ),
     "opencode-observe": ("opencode", "session.created", "1.18.33", {"sessionID": "s1"}),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
@@ -69,5 +98,6 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
 
 def test_the_audit_would_see_a_third_party_import():
     """Not vacuous: a module outside the stdlib and the allowed packages is reported."""
-    assert _third_party(["json", "generator.runtime.answer", "pasture_contracts._row", "click", "generator.cli",
-                         "yaml"]) == ["click", "generator.cli", "yaml"]
+    assert _third_party(
+        ["json", "generator.runtime.answer", "pasture_contracts._row", "click", "generator.cli", "yaml"]
+    ) == ["click", "generator.cli", "yaml"]

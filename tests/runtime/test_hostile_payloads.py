@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from hookrun import call
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from hookrun import call
 
 # (harness, event, version, exit codes allowed, may stdout carry a refusal)
 COORDINATES = [
@@ -32,13 +31,40 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
     max_leaves=20,
 )
-known_keys = st.sampled_from(["session_id", "tool_name", "tool_input", "tool_use_id", "stop_hook_active", "cwd",
-                              "input", "output", "turn_id", "hook_event_name", "prompt"])
+known_keys = st.sampled_from(
+    [
+        "session_id",
+        "tool_name",
+        "tool_input",
+        "tool_use_id",
+        "stop_hook_active",
+        "cwd",
+        "input",
+        "output",
+        "turn_id",
+        "hook_event_name",
+        "prompt",
+    ]
+)
 shaped = st.dictionaries(known_keys, json_values, max_size=8).map(lambda d: json.dumps(d).encode())
 raw_bytes = st.binary(max_size=200)
-weird_text = st.sampled_from([b"", b" ", b"null", b"[]", b"\"str\"", b"1e999", b"{\"a\":\"\\ud800\"}", b"\x00\x00",
-                              b"{" * 5000 + b"}" * 5000, b"[" * 100000, b"{\"tool_input\": {\"command\": \"\\u0000\"}}",
-                              b"\xff\xfe{}", b"{\"session_id\": " + b"9" * 5000 + b"}"])
+weird_text = st.sampled_from(
+    [
+        b"",
+        b" ",
+        b"null",
+        b"[]",
+        b'"str"',
+        b"1e999",
+        b'{"a":"\\ud800"}',
+        b"\x00\x00",
+        b"{" * 5000 + b"}" * 5000,
+        b"[" * 100000,
+        b'{"tool_input": {"command": "\\u0000"}}',
+        b"\xff\xfe{}",
+        b'{"session_id": ' + b"9" * 5000 + b"}",
+    ]
+)
 payloads = st.one_of(shaped, raw_bytes, weird_text, json_values.map(lambda v: json.dumps(v).encode()))
 
 

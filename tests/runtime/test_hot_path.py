@@ -22,8 +22,23 @@ from repo_paths import REPO
 # password database when a `.claude/` folder is met (generator.runtime.injected). `re` stays off:
 # a rule's pattern is compiled only when its subject holds the pattern's required literal.
 ALLOWED_STDLIB = {"_json", "fcntl", "marshal", "_sre", "itertools", "gc", "_blake2", "_operator", "pwd"}
-FORBIDDEN = {"os", "re", "json", "enum", "collections", "typing", "sqlite3", "tomllib", "subprocess", "dataclasses",
-             "functools", "hashlib", "shlex", "pathlib", "importlib"}
+FORBIDDEN = {
+    "os",
+    "re",
+    "json",
+    "enum",
+    "collections",
+    "typing",
+    "sqlite3",
+    "tomllib",
+    "subprocess",
+    "dataclasses",
+    "functools",
+    "hashlib",
+    "shlex",
+    "pathlib",
+    "importlib",
+}
 
 PROBE = r"""
 import io, sys
@@ -41,12 +56,13 @@ print(repr((code, new, effective._MEMO[{root!r}][1].from_cache)))
 def _twenty_rules() -> str:
     return "\n".join(
         f'[[rules]]\nname = "r{i}"\ndecision = "deny"\nreason = "no {i}"\ntool_kind = "shell"\n'
-        f'command = "forbidden{i}\\\\s+--now"\n' for i in range(20))
+        f'command = "forbidden{i}\\\\s+--now"\n'
+        for i in range(20)
+    )
 
 
 def _probe(env: dict, root: str, payload: bytes):
-    code = PROBE.format(repo=str(REPO), tables=str(REPO / "generated" / "python"), payload=payload, env=env,
-                        root=root)
+    code = PROBE.format(repo=str(REPO), tables=str(REPO / "generated" / "python"), payload=payload, env=env, root=root)
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return eval(done.stdout.strip())
@@ -57,8 +73,15 @@ def test_a_rules_round_trip_loads_only_cheap_modules_and_the_cache(env, tmp_path
     (project / ".pasture").mkdir(parents=True)
     (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
     env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
-    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls -la"},
-                          "cwd": str(project), "tool_use_id": "t"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls -la"},
+            "cwd": str(project),
+            "tool_use_id": "t",
+        }
+    ).encode()
     first = _probe(env, str(project), payload)
     second = _probe(env, str(project), payload)
     assert first[0] == second[0] == 0
@@ -80,8 +103,15 @@ def test_a_shell_command_that_names_guard_files_is_read_without_shlex_or_re(env,
     (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
     env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
     for command, code in (("echo pasture-probe > probe.txt", 0), ("echo x > .pasture/policy.toml", 0)):
-        payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": command},
-                              "cwd": str(project), "tool_use_id": "t"}).encode()
+        payload = json.dumps(
+            {
+                "session_id": "s",
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "cwd": str(project),
+                "tool_use_id": "t",
+            }
+        ).encode()
         _probe(env, str(project), payload)  # the first one compiles the policy into the cache
         result = _probe(env, str(project), payload)
         modules = set(result[1])
@@ -98,13 +128,25 @@ def test_a_matching_rule_compiles_its_pattern_from_source_without_importing_re(e
     (project / ".pasture").mkdir(parents=True)
     (project / ".pasture" / "policy.toml").write_text(_twenty_rules())
     env = dict(env, PASTURE_POLICY=str(tmp_path / "no-user-policy.toml"))
-    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "forbidden7  --now"},
-                          "cwd": str(project), "tool_use_id": "t"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "tool_name": "Bash",
+            "tool_input": {"command": "forbidden7  --now"},
+            "cwd": str(project),
+            "tool_use_id": "t",
+        }
+    ).encode()
     _probe(env, str(project), payload)
     code, modules, from_cache = _probe(env, str(project), payload)
     assert code == 0 and from_cache is True
     assert "_pasture_re._compiler" in modules and not set(modules) & FORBIDDEN, set(modules) & FORBIDDEN
-    compiler = {"_pasture_re", "_pasture_re._compiler", "_pasture_re._parser", "_pasture_re._constants",
-                "_pasture_re._casefix"}
+    compiler = {
+        "_pasture_re",
+        "_pasture_re._compiler",
+        "_pasture_re._parser",
+        "_pasture_re._constants",
+        "_pasture_re._casefix",
+    }
     stdlib = {m for m in modules if m.split(".")[0] not in ("generator", "pasture_contracts")}
     assert stdlib <= ALLOWED_STDLIB | compiler, stdlib - ALLOWED_STDLIB - compiler

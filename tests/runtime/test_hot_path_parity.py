@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from generator.runtime import effective, fastjson, policy, tables as hostversion
-from generator.runtime.fs import join, normpath
 from generator.profile.versions import HostVersion, VersionError
+from generator.runtime import effective, fastjson, policy
+from generator.runtime import tables as hostversion
+from generator.runtime.fs import join, normpath
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @given(_json_values)
@@ -55,9 +58,13 @@ def test_loads_edge_cases():
 
 
 _versions = st.one_of(
-    st.from_regex(r"v?(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})"
-                  r"(-[0-9A-Za-z-]{1,6}(\.[0-9A-Za-z-]{1,6}){0,2})?(\+[0-9A-Za-z-]{1,6})?", fullmatch=True),
-    st.text(alphabet="0123456789.-+vab \u0661", max_size=14))
+    st.from_regex(
+        r"v?(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})"
+        r"(-[0-9A-Za-z-]{1,6}(\.[0-9A-Za-z-]{1,6}){0,2})?(\+[0-9A-Za-z-]{1,6})?",
+        fullmatch=True,
+    ),
+    st.text(alphabet="0123456789.-+vab \u0661", max_size=14),
+)
 
 
 @given(_versions)
@@ -90,8 +97,20 @@ def test_path_helpers_match_posixpath(first, second):
     assert join(first, second) == posixpath.join(first, second)
 
 
-@given(st.sampled_from([r"rm\s+-rf", r"(?P<x>git)\s+push.*--force", r"^(Bash|bash)$", r"[\w.-]+@example\.com",
-                        r"(?i)secret", r"a{2,5}b*?", r"\bcurl\b|\bwget\b"]), st.text(max_size=30))
+@given(
+    st.sampled_from(
+        [
+            r"rm\s+-rf",
+            r"(?P<x>git)\s+push.*--force",
+            r"^(Bash|bash)$",
+            r"[\w.-]+@example\.com",
+            r"(?i)secret",
+            r"a{2,5}b*?",
+            r"\bcurl\b|\bwget\b",
+        ]
+    ),
+    st.text(max_size=30),
+)
 def test_frozen_patterns_search_like_re(pattern, text):
     import re
 

@@ -28,8 +28,13 @@ class _CheckingStdout(io.BytesIO):
 def test_written_before_the_first_byte(env, tmp_path):
     out = _CheckingStdout(str(tmp_path / "journal.sqlite3"))
     payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "echo > probe"}}).encode()
-    code = run(["--harness", "claude-code", "--event", "PreToolUse", "--host-version", "2.1.328"],
-               io.BytesIO(payload), out, io.BytesIO(), env)
+    code = run(
+        ["--harness", "claude-code", "--event", "PreToolUse", "--host-version", "2.1.328"],
+        io.BytesIO(payload),
+        out,
+        io.BytesIO(),
+        env,
+    )
     assert code == 0 and out.getvalue()
     assert out.rows_at_first_write == 1
 
@@ -59,8 +64,13 @@ def test_eight_concurrent_hook_processes_lose_nothing(env, tmp_path):
 def test_journal_command_filters_and_prints_json(env, tmp_path, cli):
     from hookrun import call
 
-    call("claude-code", "PreToolUse", "2.1.328", {"session_id": "a", "tool_name": "Bash",
-                                                  "tool_input": {"command": "echo > probe"}}, env)
+    call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "a", "tool_name": "Bash", "tool_input": {"command": "echo > probe"}},
+        env,
+    )
     call("claude-code", "SessionStart", "2.1.328", {"session_id": "b"}, env)
     journal = str(tmp_path / "journal.sqlite3")
     result = cli("journal", "--journal", journal, "--decision", "deny", "--json")
@@ -83,8 +93,16 @@ def test_threads_of_one_process_never_share_a_record_id(tmp_path):
 
     def worker(n: int) -> None:
         for i in range(50):
-            record(path, dict(envelope, identities={"session": f"{n}-{i}"}), decision="proceed", answer="proceed",
-                   gate=None, reason=None, failure=None, runtime_ms=0.1)
+            record(
+                path,
+                dict(envelope, identities={"session": f"{n}-{i}"}),
+                decision="proceed",
+                answer="proceed",
+                gate=None,
+                reason=None,
+                failure=None,
+                runtime_ms=0.1,
+            )
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
     for t in threads:

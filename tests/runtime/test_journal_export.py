@@ -58,8 +58,13 @@ class Receiver:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1/logs"
 
     def records(self) -> list:
-        return [(resource, scope, log) for request in self.requests for resource in request.resource_logs
-                for scope in resource.scope_logs for log in scope.log_records]
+        return [
+            (resource, scope, log)
+            for request in self.requests
+            for resource in request.resource_logs
+            for scope in resource.scope_logs
+            for log in scope.log_records
+        ]
 
     def close(self):
         self.server.shutdown()
@@ -75,25 +80,49 @@ def receiver():
 
 def _env(**more) -> dict:
     # No proxy: the exporter's requests must go straight to the loopback receiver, nowhere else.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("OTEL_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("OTEL_") and k.lower() not in ("http_proxy", "https_proxy", "all_proxy")
+    }
     env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", **more)
     return env
 
 
 def export(journal, url, **env):
-    return subprocess.run([sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", url],
-                          capture_output=True, text=True, timeout=120, env=_env(**env))
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(**env),
+    )
 
 
 def _journal(tmp_path, n=3) -> str:
     journal = str(tmp_path / "j.sqlite3")
     for i in range(n):
-        envelope = {"harness": "codex", "event": "PreToolUse", "identities": {"session": "sess-1", "tool-call": f"call-{i}"},
-                    "tool_name": "Bash", "tool_input": {"command": f"rm -rf /{i} \ud800"}}
-        record(journal, envelope, decision="deny" if i == 1 else "proceed", answer="deny" if i == 1 else "proceed",
-               gate="rules:r", reason=f"reason {i}", failure="gate timed out" if i == 2 else None, runtime_ms=1.5 + i,
-               cpu_ms=20.25, layer="user", rule="r", detail={"notes": [f"n{i}"]})
+        envelope = {
+            "harness": "codex",
+            "event": "PreToolUse",
+            "identities": {"session": "sess-1", "tool-call": f"call-{i}"},
+            "tool_name": "Bash",
+            "tool_input": {"command": f"rm -rf /{i} \ud800"},
+        }
+        record(
+            journal,
+            envelope,
+            decision="deny" if i == 1 else "proceed",
+            answer="deny" if i == 1 else "proceed",
+            gate="rules:r",
+            reason=f"reason {i}",
+            failure="gate timed out" if i == 2 else None,
+            runtime_ms=1.5 + i,
+            cpu_ms=20.25,
+            layer="user",
+            rule="r",
+            detail={"notes": [f"n{i}"]},
+        )
     return journal
 
 
@@ -107,8 +136,9 @@ def _attributes(log) -> dict:
 
 def test_every_field_arrives_and_each_record_only_once(tmp_path, receiver):
     journal = _journal(tmp_path)
-    done = export(journal, receiver.url, OTEL_SERVICE_NAME="team-agents",
-                  OTEL_EXPORTER_OTLP_LOGS_HEADERS="x-team-token=abc123")
+    done = export(
+        journal, receiver.url, OTEL_SERVICE_NAME="team-agents", OTEL_EXPORTER_OTLP_LOGS_HEADERS="x-team-token=abc123"
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"sent 3 record(s) to {receiver.url}"
     path, headers = receiver.headers[0]
@@ -117,21 +147,35 @@ def test_every_field_arrives_and_each_record_only_once(tmp_path, receiver):
     rows = journaldb.query(journal)
     got = receiver.records()
     assert len(got) == 3
-    for (resource, scope, log), row in zip(got, rows):
+    for (resource, scope, log), row in zip(got, rows, strict=True):
         res = {kv.key: kv.value.string_value for kv in resource.resource.attributes}
         assert res["service.name"] == "team-agents" and res["service.version"]
         assert res["telemetry.sdk.name"] == "opentelemetry"
         assert (scope.scope.name, scope.scope.version) == ("pasture.journal", res["service.version"])
         attrs = _attributes(log)
         call = row["envelope"]["identities"]["tool-call"]
-        stored = sqlite3.connect(journal).execute("SELECT detail, envelope FROM events WHERE id = ?",
-                                                  (row["id"],)).fetchone()
+        stored = (
+            sqlite3.connect(journal)
+            .execute("SELECT detail, envelope FROM events WHERE id = ?", (row["id"],))
+            .fetchone()
+        )
         assert attrs == {
-            "log.record.uid": row["uid"], "session.id": "sess-1", "gen_ai.tool.name": "Bash",
-            "gen_ai.tool.call.id": call, "pasture.journal.id": row["id"], "pasture.harness": "codex",
-            "pasture.event": "PreToolUse", "pasture.decision": row["decision"], "pasture.answer": row["answer"],
-            "pasture.layer": "user", "pasture.rule": "r", "pasture.gate": "rules:r", "pasture.reason": row["reason"],
-            "pasture.runtime_ms": row["runtime_ms"], "pasture.cpu_ms": 20.25, "pasture.detail": stored[0],
+            "log.record.uid": row["uid"],
+            "session.id": "sess-1",
+            "gen_ai.tool.name": "Bash",
+            "gen_ai.tool.call.id": call,
+            "pasture.journal.id": row["id"],
+            "pasture.harness": "codex",
+            "pasture.event": "PreToolUse",
+            "pasture.decision": row["decision"],
+            "pasture.answer": row["answer"],
+            "pasture.layer": "user",
+            "pasture.rule": "r",
+            "pasture.gate": "rules:r",
+            "pasture.reason": row["reason"],
+            "pasture.runtime_ms": row["runtime_ms"],
+            "pasture.cpu_ms": 20.25,
+            "pasture.detail": stored[0],
             **({"pasture.failure": row["failure"]} if row["failure"] else {}),
         }
         assert log.body.string_value == stored[1]  # the envelope as journaled
@@ -148,8 +192,16 @@ def test_every_field_arrives_and_each_record_only_once(tmp_path, receiver):
     assert again.returncode == 0 and again.stdout.strip() == f"sent 0 record(s) to {receiver.url}"
     assert len(receiver.records()) == 3  # the cursor remembered
     _journal(tmp_path / "more", 0)
-    record(journal, {"harness": "codex", "event": "Stop", "identities": {}}, decision="observe", answer="proceed",
-           gate=None, reason=None, failure=None, runtime_ms=1.0)
+    record(
+        journal,
+        {"harness": "codex", "event": "Stop", "identities": {}},
+        decision="observe",
+        answer="proceed",
+        gate=None,
+        reason=None,
+        failure=None,
+        runtime_ms=1.0,
+    )
     third = export(journal, receiver.url)
     assert third.stdout.strip() == f"sent 1 record(s) to {receiver.url}"
     last = receiver.records()[-1][2]
@@ -194,20 +246,33 @@ def test_a_refusing_receiver_keeps_the_records(tmp_path):
 def test_env_endpoint_and_batches(tmp_path, receiver):
     journal = _journal(tmp_path, 5)
     base = receiver.url.rsplit("/v1/logs", 1)[0]
-    done = subprocess.run([sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env",
-                           "--batch", "2"], capture_output=True, text=True, timeout=120,
-                          env=_env(OTEL_EXPORTER_OTLP_ENDPOINT=base))
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env", "--batch", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(OTEL_EXPORTER_OTLP_ENDPOINT=base),
+    )
     assert done.returncode == 0, done.stderr
     assert len(receiver.requests) == 3 and len(receiver.records()) == 5  # 2 + 2 + 1
-    bare = subprocess.run([sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env"],
-                          capture_output=True, text=True, timeout=60, env=_env())
-    assert bare.returncode == 2 and "neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT" in bare.stderr
+    bare = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(),
+    )
+    assert (
+        bare.returncode == 2
+        and "neither OTEL_EXPORTER_OTLP_LOGS_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT" in bare.stderr
+    )
 
 
 def test_otlp_takes_no_filters_and_needs_one_destination(tmp_path, cli):
     journal = _journal(tmp_path, 1)
-    filtered = cli("journal", "export", "--journal", journal, "--otlp", "http://127.0.0.1:9/v1/logs",
-                   "--decision", "deny")
+    filtered = cli(
+        "journal", "export", "--journal", journal, "--otlp", "http://127.0.0.1:9/v1/logs", "--decision", "deny"
+    )
     assert filtered.exit_code == 2 and "filters apply to --format only" in filtered.output
     neither = cli("journal", "export", "--journal", journal)
     assert neither.exit_code == 2 and "exactly one of --format" in neither.output
@@ -234,17 +299,33 @@ def test_a_huge_record_is_cut_in_the_exported_copy_and_never_blocks_the_export(t
 
     journal = str(tmp_path / "j.sqlite3")
     huge = "h" * (journalexport.MAX_VALUE + 10)
-    record(journal, {"harness": "codex", "event": "PreToolUse", "identities": {}, "tool_input": {"command": huge}},
-           decision="deny", answer="deny", gate=None, reason=huge, failure=None, runtime_ms=1.0)
+    record(
+        journal,
+        {"harness": "codex", "event": "PreToolUse", "identities": {}, "tool_input": {"command": huge}},
+        decision="deny",
+        answer="deny",
+        gate=None,
+        reason=huge,
+        failure=None,
+        runtime_ms=1.0,
+    )
     for i in range(6):  # small ones after it: requests stay under BATCH_BYTES
-        record(journal, {"harness": "codex", "event": "Stop", "identities": {}}, decision="observe",
-               answer="proceed", gate=None, reason=f"r{i}", failure=None, runtime_ms=1.0)
+        record(
+            journal,
+            {"harness": "codex", "event": "Stop", "identities": {}},
+            decision="observe",
+            answer="proceed",
+            gate=None,
+            reason=f"r{i}",
+            failure=None,
+            runtime_ms=1.0,
+        )
     done = export(journal, receiver.url)
     assert done.returncode == 0, done.stderr
     first = receiver.records()[0][2]
     attrs = _attributes(first)
     assert len(first.body.string_value) == journalexport.MAX_VALUE
-    assert attrs["pasture.reason"] == huge[:journalexport.MAX_VALUE]
+    assert attrs["pasture.reason"] == huge[: journalexport.MAX_VALUE]
     assert [v.string_value for v in attrs["pasture.truncated"].values] == ["pasture.reason", "body"]
     stored = sqlite3.connect(journal).execute("SELECT envelope, reason FROM events WHERE id = 1").fetchone()
     assert attrs["pasture.envelope.length"] == len(stored[0]) and stored[1] == huge  # the journal keeps it whole

@@ -19,18 +19,36 @@ import pytest
 from generator.journal import db as journaldb
 from generator.runtime.journal import _record_line, record, spool_path
 
-ENVELOPE = {"harness": "claude-code", "event": "PreToolUse", "identities": {"session": "s1", "tool-call": "t1"},
-            "tool_name": "Bash", "tool_input": {"command": "ls"}}
+ENVELOPE = {
+    "harness": "claude-code",
+    "event": "PreToolUse",
+    "identities": {"session": "s1", "tool-call": "t1"},
+    "tool_name": "Bash",
+    "tool_input": {"command": "ls"},
+}
 
 
 def line(n: int, **more) -> bytes:
     """Spool bytes of record n as the hook writes them (generator.runtime.journal._record_line)."""
-    item = {"at": more.pop("at", "2026-12-01T10:00:00Z"), "harness": "claude-code", "event": "PreToolUse",
-            "session": f"s{n % 7}", "tool_name": "Bash", "decision": "deny" if n % 3 == 0 else "proceed",
-            "answer": "deny" if n % 3 == 0 else "proceed", "layer": "user" if n % 3 == 0 else None,
-            "rule": "r" if n % 3 == 0 else None, "gate": None, "reason": f"reason {n}", "failure": None,
-            "runtime_ms": 1.0, "cpu_ms": 2.0, "detail": None,
-            "envelope": dict(ENVELOPE, identities={"session": f"s{n % 7}", "tool-call": f"t{n}"}), "uid": f"u-{n}"}
+    item = {
+        "at": more.pop("at", "2026-12-01T10:00:00Z"),
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "session": f"s{n % 7}",
+        "tool_name": "Bash",
+        "decision": "deny" if n % 3 == 0 else "proceed",
+        "answer": "deny" if n % 3 == 0 else "proceed",
+        "layer": "user" if n % 3 == 0 else None,
+        "rule": "r" if n % 3 == 0 else None,
+        "gate": None,
+        "reason": f"reason {n}",
+        "failure": None,
+        "runtime_ms": 1.0,
+        "cpu_ms": 2.0,
+        "detail": None,
+        "envelope": dict(ENVELOPE, identities={"session": f"s{n % 7}", "tool-call": f"t{n}"}),
+        "uid": f"u-{n}",
+    }
     item.update(more)
     return _record_line(item)
 
@@ -58,6 +76,7 @@ def torn(journal) -> list[tuple]:
 
 
 # --- ingest ----------------------------------------------------------------------------------------
+
 
 def test_ingest_commits_batch_by_batch_and_removes_the_spool_only_at_the_end(tmp_path, monkeypatch):
     journal = str(tmp_path / "j.sqlite3")
@@ -134,7 +153,7 @@ def test_killing_the_reader_at_random_points_loses_and_duplicates_nothing(tmp_pa
     journal = str(tmp_path / "j.sqlite3")
     rng = random.Random(19)
     written, kills, partial = 0, 0, 0
-    for attempt in range(12):
+    for _ in range(12):
         write_spool(journal, [line(written + k) for k in range(2500)])  # the hooks keep writing
         written += 2500
         before = _count(journal)
@@ -166,8 +185,11 @@ def test_ingest_memory_is_bounded_by_the_batch_not_the_spool(tmp_path, monkeypat
     monkeypatch.setattr(journaldb, "BATCH_BYTES", 50_000)
     biggest = []
     real = journaldb._flush
-    monkeypatch.setattr(journaldb, "_flush", lambda conn, s, o, rows, t, fd: (biggest.append(len(rows)),
-                                                                               real(conn, s, o, rows, t, fd))[1])
+    monkeypatch.setattr(
+        journaldb,
+        "_flush",
+        lambda conn, s, o, rows, t, fd: (biggest.append(len(rows)), real(conn, s, o, rows, t, fd))[1],
+    )
     assert journaldb.ingest(journal) == 3000
     per_line = len(line(1))
     assert max(biggest) <= 50_000 // per_line + 1 and len(biggest) > 10
@@ -175,20 +197,23 @@ def test_ingest_memory_is_bounded_by_the_batch_not_the_spool(tmp_path, monkeypat
 
 # --- torn, garbage and forged lines ----------------------------------------------------------------
 
+
 def test_a_torn_line_never_swallows_the_next_record(tmp_path):
     journal = str(tmp_path / "j.sqlite3")
     first, second, third = line(1), line(2), line(3)
     cut = first[: len(first) // 2]  # a writer killed mid-line: no newline
     # The hook starts every record on a fresh line, and an older writer's record ran straight on.
     old_style = line(4).lstrip(b"\n")
-    torn_old = line(5)[: 60].lstrip(b"\n")
+    torn_old = line(5)[:60].lstrip(b"\n")
     data = second + cut + third + torn_old + old_style
     write_spool(journal, [data])
     journaldb.ingest(journal)
     assert [uid for _, uid in stored(journal)] == ["u-2", "u-3", "u-4"]
     kept = torn(journal)
-    assert [(o, n) for o, n, _, _ in kept] == [(len(second) + 1, len(cut) - 1),
-                                               (len(second) + len(cut) + len(third), len(torn_old))]
+    assert [(o, n) for o, n, _, _ in kept] == [
+        (len(second) + 1, len(cut) - 1),
+        (len(second) + len(cut) + len(third), len(torn_old)),
+    ]
     assert kept[0][3] == cut.lstrip(b"\n") and kept[1][3] == torn_old
     assert all(reason.startswith(("not JSON", "torn")) for _, _, reason, _ in kept)
 
@@ -199,7 +224,7 @@ def test_a_torn_last_line_is_kept_aside_with_its_offset(tmp_path):
     write_spool(journal, [good, line(2)[:-30]])
     journaldb.ingest(journal)
     assert [uid for _, uid in stored(journal)] == ["u-1"]
-    (offset, length, reason, data), = torn(journal)
+    ((offset, length, reason, data),) = torn(journal)
     assert offset == len(good) + 1 and reason.startswith("torn (no newline")
     assert data == line(2)[1:-30]
 
@@ -214,8 +239,9 @@ def test_garbage_and_forged_lines_are_kept_aside_never_believed(tmp_path):
         b"\x00\x01binary garbage\xff\n",
         b"[1, 2, 3]\n",
         b'{"at": "2026-12-01T10:00:00Z", "decision": "proceed"}\n',  # no uid, no envelope
-        json.dumps({"uid": 7, "at": "x", "harness": "h", "event": "e", "decision": "d", "envelope": {}}).encode() + b"\n",
-        "{\"at\":\"2026\",\"reason\":\"caf\u00e9\"}\n".encode("utf-8"),  # the hook writes ASCII only
+        json.dumps({"uid": 7, "at": "x", "harness": "h", "event": "e", "decision": "d", "envelope": {}}).encode()
+        + b"\n",
+        '{"at":"2026","reason":"caf\u00e9"}\n'.encode("utf-8"),  # the hook writes ASCII only
         forged_replay,
         line(1),  # the same record again (a spool replayed after a crash): nothing new, nothing kept aside
         line(2, id=1, uid="u-2"),  # a record trying to choose its own id
@@ -244,15 +270,16 @@ def test_a_huge_line_without_newline_is_skipped_in_bounded_reads(tmp_path, monke
     write_spool(journal, [line(1), b"x" * 5000 + b"\n", line(2)])
     journaldb.ingest(journal)
     assert [uid for _, uid in stored(journal)] == ["u-1", "u-2"]
-    (offset, length, reason, data), = torn(journal)
+    ((offset, length, reason, data),) = torn(journal)
     assert offset == len(line(1)) and length == 5001 and reason.startswith("garbage") and data == b"x" * 100
 
 
 def test_torn_lines_are_reported_by_journal_and_doctor(tmp_path, cli):
     journal = str(tmp_path / "j.sqlite3")
     write_spool(journal, [line(1), b"garbage\n", line(2)])
-    listing = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal],
-                             capture_output=True, text=True, timeout=60)
+    listing = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "--journal", journal], capture_output=True, text=True, timeout=60
+    )
     assert listing.returncode == 0 and listing.stdout.count("\n") == 2
     assert "1 spool line(s) were not journal records" in listing.stderr and "pasture journal torn" in listing.stderr
     shown = cli("journal", "torn", "--journal", journal)
@@ -272,12 +299,13 @@ def test_doctor_names_the_torn_lines_and_the_command(tmp_path):
     journaldb.ingest(journal)
     (tmp_path / ".git").mkdir()
     found = [f for f in _runtime_findings(str(tmp_path), str(tmp_path), env) if f.check == "journal"]
-    warn, = [f for f in found if f.status == "warn"]
+    (warn,) = [f for f in found if f.status == "warn"]
     assert "1 spool line(s)" in warn.message and "the first at byte 0 of spool" in warn.message
     assert warn.fix == f"pasture journal torn --journal {journal}"
 
 
 # --- queries ---------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("column", ["session", "event", "decision", "harness", "layer", "rule", "since"])
 def test_every_filter_runs_on_an_index(tmp_path, column):
@@ -285,10 +313,11 @@ def test_every_filter_runs_on_an_index(tmp_path, column):
     conn = journaldb.connect(journal)
     filters = {column: "2026-12-01T00:00:00Z" if column == "since" else "x"}
     condition, params = journaldb.where(filters)
-    plan = " ".join(str(r) for r in conn.execute(f"EXPLAIN QUERY PLAN SELECT count(*) FROM events{condition}",
-                                                   params))
-    limited = " ".join(str(r) for r in conn.execute(
-        f"EXPLAIN QUERY PLAN SELECT id FROM events{condition} ORDER BY id DESC LIMIT 10", params))
+    plan = " ".join(str(r) for r in conn.execute(f"EXPLAIN QUERY PLAN SELECT count(*) FROM events{condition}", params))
+    limited = " ".join(
+        str(r)
+        for r in conn.execute(f"EXPLAIN QUERY PLAN SELECT id FROM events{condition} ORDER BY id DESC LIMIT 10", params)
+    )
     conn.close()
     index = "events_at" if column == "since" else f"events_{column}"
     assert f"INDEX {index}" in plan, plan  # a count reads the index alone
@@ -302,8 +331,14 @@ def test_filters_limit_and_time_range(tmp_path):
     write_spool(journal, [line(n, at=f"2026-12-0{1 + n % 3}T10:00:00Z") for n in range(60)])
     everything = journaldb.query(journal)
     assert len(everything) == 60
-    for key, value in (("session", "s3"), ("decision", "deny"), ("layer", "user"), ("rule", "r"),
-                       ("harness", "claude-code"), ("event", "PreToolUse")):
+    for key, value in (
+        ("session", "s3"),
+        ("decision", "deny"),
+        ("layer", "user"),
+        ("rule", "r"),
+        ("harness", "claude-code"),
+        ("event", "PreToolUse"),
+    ):
         got = journaldb.query(journal, **{key: value})
         assert got == [r for r in everything if r[key] == value] and got
     newest = journaldb.query(journal, decision="deny", limit=3)
@@ -316,8 +351,12 @@ def test_journal_command_filters_count_and_time_forms(tmp_path, cli):
     journal = str(tmp_path / "j.sqlite3")
     write_spool(journal, [line(n, at=f"2026-12-0{1 + n % 3}T10:00:00Z") for n in range(30)])
     args = ["--count", "--decision", "proceed", "--since", "2026-12-02", "--until", "2026-12-03T00:00:00Z"]
-    fast = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
-                          capture_output=True, text=True, timeout=60)  # without click (generator.journal.view)
+    fast = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # without click (generator.journal.view)
     slow = cli("journal", "--journal", journal, *args)  # through click
     assert fast.stdout == slow.stdout == "10\n"  # proceed on 12-02 only: n % 3 == 1
     assert cli("journal", "--journal", journal, "--count", "--until", "2026-12-02").stdout == "10\n"
@@ -328,13 +367,19 @@ def test_journal_command_filters_count_and_time_forms(tmp_path, cli):
 
 # --- retention -------------------------------------------------------------------------------------
 
+
 def _user_policy(tmp_path, text: str) -> dict:
     policy = tmp_path / "user-policy.toml"
     policy.write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PASTURE_", "CLAUDE_"))}
-    env.update(PASTURE_POLICY=str(policy), PASTURE_MANAGED_POLICY=str(tmp_path / "none.toml"),
-               PASTURE_TRUST_STORE=str(tmp_path / "trust.json"), PASTURE_CACHE_DIR=str(tmp_path / "cache"),
-               PASTURE_JOURNAL=str(tmp_path / "j.sqlite3"), HOME=str(tmp_path))
+    env.update(
+        PASTURE_POLICY=str(policy),
+        PASTURE_MANAGED_POLICY=str(tmp_path / "none.toml"),
+        PASTURE_TRUST_STORE=str(tmp_path / "trust.json"),
+        PASTURE_CACHE_DIR=str(tmp_path / "cache"),
+        PASTURE_JOURNAL=str(tmp_path / "j.sqlite3"),
+        HOME=str(tmp_path),
+    )
     return env
 
 
@@ -346,8 +391,14 @@ def test_readers_apply_keep_days_and_journal_the_deletion(tmp_path):
     write_spool(journal, [line(n, at=old) for n in range(5)] + [line(n, at=new) for n in range(5, 8)])
     journaldb.ingest(journal)
     assert len(stored(journal)) == 8  # ingest alone keeps everything: retention is the readers' job
-    listing = subprocess.run([sys.executable, "-m", "generator", "journal", "--json"], capture_output=True,
-                             text=True, env=env, cwd=tmp_path, timeout=60)
+    listing = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
     rows = json.loads(listing.stdout)
     assert [r["uid"] for r in rows[:3]] == ["u-5", "u-6", "u-7"]
     prune_row = rows[3]
@@ -377,8 +428,9 @@ def test_max_mb_deletes_the_oldest_until_the_data_fits(tmp_path):
 
     done = prune(journal, max_mb=1)
     conn = sqlite3.connect(journal)
-    used = (conn.execute("PRAGMA page_count").fetchone()[0] - conn.execute("PRAGMA freelist_count").fetchone()[0]) \
-        * conn.execute("PRAGMA page_size").fetchone()[0]
+    used = (
+        conn.execute("PRAGMA page_count").fetchone()[0] - conn.execute("PRAGMA freelist_count").fetchone()[0]
+    ) * conn.execute("PRAGMA page_size").fetchone()[0]
     uids = [r[0] for r in conn.execute("SELECT uid FROM events ORDER BY id")]
     conn.close()
     assert used <= 1024 * 1024 and done["deleted"] > 300
@@ -437,7 +489,7 @@ HOSTILE = {
     "surrogate": "lone \ud800 and \udfff",
     "control": "line\nforged   99 2026-12-01T00:00:00Z claude-code PreToolUse decision=proceed\r\x1b[2J\x07",
     "bidi": "abc\u202edcba\u2066",
-    "formula": "=HYPERLINK(\"http://127.0.0.1/x\",\"y\")",
+    "formula": '=HYPERLINK("http://127.0.0.1/x","y")',
     "huge": "h" * (1 << 20),
 }
 
@@ -452,11 +504,27 @@ def _deep(depth: int):
 @pytest.fixture
 def hostile_journal(tmp_path):
     journal = str(tmp_path / "j.sqlite3")
-    envelope = {"harness": "claude-code", "event": "PreToolUse", "identities": {"session": HOSTILE["surrogate"]},
-                "tool_name": "Bash", "tool_input": {**HOSTILE, "deep": _deep(900)}}
+    envelope = {
+        "harness": "claude-code",
+        "event": "PreToolUse",
+        "identities": {"session": HOSTILE["surrogate"]},
+        "tool_name": "Bash",
+        "tool_input": {**HOSTILE, "deep": _deep(900)},
+    }
     for name, value in HOSTILE.items():
-        record(journal, envelope, decision="deny", answer="deny", gate=None, reason=value, failure=value,
-               runtime_ms=1.0, layer=value[:50], rule=name, detail={"why": value})
+        record(
+            journal,
+            envelope,
+            decision="deny",
+            answer="deny",
+            gate=None,
+            reason=value,
+            failure=value,
+            runtime_ms=1.0,
+            layer=value[:50],
+            rule=name,
+            detail={"why": value},
+        )
     return journal, envelope
 
 
@@ -466,18 +534,37 @@ def _expected_text(value: str) -> str:
 
 def test_json_and_jsonl_carry_every_hostile_value(hostile_journal, tmp_path):
     journal, envelope = hostile_journal
-    listing = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal, "--json"],
-                             capture_output=True, timeout=120, env=dict(os.environ, LC_ALL="C", PYTHONIOENCODING=""))
+    listing = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "--journal", journal, "--json"],
+        capture_output=True,
+        timeout=120,
+        env=dict(os.environ, LC_ALL="C", PYTHONIOENCODING=""),
+    )
     assert listing.returncode == 0, listing.stderr
     rows = json.loads(listing.stdout)
     assert [r["rule"] for r in rows] == list(HOSTILE)
-    for row, value in zip(rows, HOSTILE.values()):
+    for row, value in zip(rows, HOSTILE.values(), strict=True):
         assert row["reason"] == _expected_text(value)
         assert row["envelope"]["tool_input"]["surrogate"] == HOSTILE["surrogate"]  # the envelope, exactly
         assert row["detail"] == {"why": value}
     out = tmp_path / "out.jsonl"
-    done = subprocess.run([sys.executable, "-m", "generator", "journal", "export", "--journal", journal,
-                           "--format", "jsonl", "-o", str(out)], capture_output=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "journal",
+            "export",
+            "--journal",
+            journal,
+            "--format",
+            "jsonl",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     lines = out.read_bytes().split(b"\n")
     assert lines[-1] == b"" and len(lines) == len(HOSTILE) + 1
@@ -492,8 +579,9 @@ def test_json_and_jsonl_carry_every_hostile_value(hostile_journal, tmp_path):
 
 def test_text_mode_keeps_one_line_per_record_and_no_control_characters(hostile_journal):
     journal, _ = hostile_journal
-    listing = subprocess.run([sys.executable, "-m", "generator", "journal", "--journal", journal],
-                             capture_output=True, timeout=120)
+    listing = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "--journal", journal], capture_output=True, timeout=120
+    )
     assert listing.returncode == 0, listing.stderr
     text = listing.stdout.decode("utf-8")
     assert text.count("\n") == len(HOSTILE)
@@ -503,8 +591,11 @@ def test_text_mode_keeps_one_line_per_record_and_no_control_characters(hostile_j
 
 def test_csv_quotes_everything_and_defuses_formulas(hostile_journal):
     journal, _ = hostile_journal
-    done = subprocess.run([sys.executable, "-m", "generator", "journal", "export", "--journal", journal,
-                           "--format", "csv"], capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--format", "csv"],
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     csv.field_size_limit(1 << 24)  # the reader's own limit: the huge value is one 1 MiB cell
     table = list(csv.reader(io.StringIO(done.stdout.decode("utf-8"), newline="")))
@@ -526,13 +617,16 @@ def test_a_stored_value_that_is_not_json_still_reads(tmp_path):
     conn.commit()
     conn.close()
     for args in (["--json"], [], ["export", "--format", "jsonl"], ["export", "--format", "csv"]):
-        got = subprocess.run([sys.executable, "-m", "generator", "journal", *args[:3], "--journal", journal,
-                              *args[3:]] if args[:1] == ["export"] else
-                             [sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
-                             capture_output=True, timeout=60)
+        got = subprocess.run(
+            [sys.executable, "-m", "generator", "journal", *args[:3], "--journal", journal, *args[3:]]
+            if args[:1] == ["export"]
+            else [sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
+            capture_output=True,
+            timeout=60,
+        )
         assert got.returncode == 0, (args, got.stderr)
         if args == ["--json"]:
-            row, = journaldb.deep(json.loads, got.stdout.decode())  # valid JSON, 5,000 levels deep
+            (row,) = journaldb.deep(json.loads, got.stdout.decode())  # valid JSON, 5,000 levels deep
             assert row["envelope"] == '{"broken'  # not JSON: kept as a string, never a broken document
             depth, node = 0, row["detail"]
             while node:

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from generator.runtime import trust
-from generator.journal.db import query
 from hookrun import call
+
+from generator.journal.db import query
+from generator.runtime import trust
 
 DECISIONS = (None, "proceed", "ask", "deny")
 RANK = {"proceed": 0, "ask": 1, "deny": 2}
@@ -29,21 +29,26 @@ def layered(env, tmp_path):
 
 
 def _rule_layer(decision: str, name: str) -> str:
-    return (f'[[rules]]\nname = "{name}"\ndecision = "{decision}"\nreason = "{name} says {decision}"\n'
-            'tool_kind = "shell"\n')
+    return (
+        f'[[rules]]\nname = "{name}"\ndecision = "{decision}"\nreason = "{name} says {decision}"\ntool_kind = "shell"\n'
+    )
 
 
 def _paths(tmp_path: Path, project: Path) -> dict[str, Path]:
-    return {"managed": tmp_path / "managed.toml", "user": tmp_path / "user.toml",
-            "project": project / ".pasture" / "policy.toml"}
+    return {
+        "managed": tmp_path / "managed.toml",
+        "user": tmp_path / "user.toml",
+        "project": project / ".pasture" / "policy.toml",
+    }
 
 
 def _payload(project: Path, **extra) -> dict:
     return dict(PAYLOAD, cwd=str(project), **extra)
 
 
-@pytest.mark.parametrize("combo", list(itertools.product(DECISIONS, repeat=3)),
-                         ids=lambda c: "-".join(d or "absent" for d in c))
+@pytest.mark.parametrize(
+    "combo", list(itertools.product(DECISIONS, repeat=3)), ids=lambda c: "-".join(d or "absent" for d in c)
+)
 def test_every_combination_of_layer_decisions_is_most_restrictive_wins(layered, combo):
     env, tmp_path, project = layered
     paths = _paths(tmp_path, project)
@@ -74,17 +79,22 @@ def test_an_untrusted_project_layer_keeps_its_rules_and_loses_its_command_gate(l
     env, tmp_path, project = layered
     marker = tmp_path / "gate-ran"
     gate = tmp_path / "gate.py"
-    gate.write_text(f"import pathlib, sys\npathlib.Path({str(marker)!r}).write_text('ran')\n"
-                    "print('{\"decision\": \"deny\", \"reason\": \"the repository gate says no\"}')\n")
+    gate.write_text(
+        f"import pathlib, sys\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+        'print(\'{"decision": "deny", "reason": "the repository gate says no"}\')\n'
+    )
     policy = project / ".pasture" / "policy.toml"
-    policy.write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(gate))}]\n'
-                      + _rule_layer("ask", "project-ask").replace('tool_kind = "shell"', 'command = "curl"'))
+    policy.write_text(
+        f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(gate))}]\n'
+        + _rule_layer("ask", "project-ask").replace('tool_kind = "shell"', 'command = "curl"')
+    )
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert (code, out) == (0, "") and not marker.exists()
     assert "is not trusted: ignored command gate" in err and f"pasture policy trust --project {project}" in err
     # its rules still apply, untrusted: they can only protect the user
-    code, out, _ = call("claude-code", "PreToolUse", "2.1.328",
-                        _payload(project, tool_input={"command": "curl example.test"}), env)
+    code, out, _ = call(
+        "claude-code", "PreToolUse", "2.1.328", _payload(project, tool_input={"command": "curl example.test"}), env
+    )
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask" and not marker.exists()
     trust.trust(str(policy), env)
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
@@ -101,14 +111,14 @@ def test_an_untrusted_project_journal_path_outside_the_project_is_ignored(layere
     env, tmp_path, project = layered
     outside = tmp_path / "elsewhere" / "journal.sqlite3"
     policy = project / ".pasture" / "policy.toml"
-    policy.write_text(f'[journal]\npath = {json.dumps(str(outside))}\n')
+    policy.write_text(f"[journal]\npath = {json.dumps(str(outside))}\n")
     call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert not (tmp_path / "elsewhere").exists()
     assert len(query(project / ".pasture" / "journal.sqlite3")) == 1
     policy.write_text('[journal]\npath = "logs/journal.sqlite3"\n')  # inside the project: honoured untrusted
     call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert len(query(project / "logs" / "journal.sqlite3")) == 1
-    policy.write_text(f'[journal]\npath = {json.dumps(str(outside))}\n')
+    policy.write_text(f"[journal]\npath = {json.dumps(str(outside))}\n")
     trust.trust(str(policy), env)
     call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert len(query(outside)) == 1
@@ -118,7 +128,8 @@ def test_an_untrusted_project_ai_gate_never_sends_the_key(layered, monkeypatch):
     env, tmp_path, project = layered
     # 127.0.0.1:9 (discard): had the gate run, it would fail on loopback; untrusted, it never runs.
     (project / ".pasture" / "policy.toml").write_text(
-        '[gate]\nkind = "ai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ndefault = "proceed"\n')
+        '[gate]\nkind = "ai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\ndefault = "proceed"\n'
+    )
     env = dict(env, PASTURE_AI_API_KEY="sk-user-secret")
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert (code, out) == (0, "")
@@ -131,8 +142,9 @@ def test_a_project_layer_cannot_switch_the_guard_off(layered):
     env, tmp_path, project = layered
     (project / ".pasture" / "policy.toml").write_text("[builtin]\nprotect_guard_files = false\n")
     trust.trust(str(project / ".pasture" / "policy.toml"), env)
-    write = _payload(project, tool_name="Write", tool_input={"file_path": str(project / ".pasture" / "policy.toml"),
-                                                             "content": "x"})
+    write = _payload(
+        project, tool_name="Write", tool_input={"file_path": str(project / ".pasture" / "policy.toml"), "content": "x"}
+    )
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", write, env)
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "only the user or managed policy can switch" in err
@@ -152,8 +164,13 @@ def test_an_unreadable_layer_fails_closed_on_gate_rows_and_stays_quiet_on_observ
     assert f"{layer} policy: {path}: cannot be read" in err
     code, out, err = call("claude-code", "PostToolUse", "2.1.328", _payload(project), env)
     assert (code, out, err) == (0, "", "")
-    code, out, _ = call("opencode", "tool.execute.before", "1.18.33",
-                        {"input": {"tool": "bash", "sessionID": "s"}, "output": {"args": {"command": "ls"}}}, env)
+    code, out, _ = call(
+        "opencode",
+        "tool.execute.before",
+        "1.18.33",
+        {"input": {"tool": "bash", "sessionID": "s"}, "output": {"args": {"command": "ls"}}},
+        env,
+    )
     assert code == 3  # the OpenCode plugin throws on this fail-fast row
 
 
@@ -170,11 +187,13 @@ def test_gates_do_not_run_once_a_layer_denies(layered):
     env, tmp_path, project = layered
     marker = tmp_path / "gate-ran"
     gate = tmp_path / "gate.py"
-    gate.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
-                    "print('{\"decision\": \"proceed\"}')\n")
+    gate.write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\nprint('{{\"decision\": \"proceed\"}}')\n"
+    )
     (tmp_path / "managed.toml").write_text(_rule_layer("deny", "managed-deny"))
-    (tmp_path / "user.toml").write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, '
-                                        f'{json.dumps(str(gate))}]\n')
+    (tmp_path / "user.toml").write_text(
+        f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(gate))}]\n'
+    )
     code, out, _ = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny" and not marker.exists()
 
@@ -186,8 +205,9 @@ def test_the_trust_store_pins_exact_bytes_and_lives_outside_the_project(layered)
     pinned = trust.trust(str(policy), env)
     store = Path(trust.store_path(env))
     assert project not in store.parents
-    assert json.loads(store.read_text())["trusted"] == {str(policy.resolve()): {
-        "policy": pinned, "root": str(project.resolve()), "programs": {}}}  # this policy runs no program
+    assert json.loads(store.read_text())["trusted"] == {
+        str(policy.resolve()): {"policy": pinned, "root": str(project.resolve()), "programs": {}}
+    }  # this policy runs no program
     assert trust.trusted_digest(str(policy), env) == pinned == trust.digest(policy.read_bytes())
     assert trust.untrust(str(policy), env) is True and trust.untrust(str(policy), env) is False
     assert json.loads(store.read_text())["trusted"] == {}
@@ -196,7 +216,7 @@ def test_the_trust_store_pins_exact_bytes_and_lives_outside_the_project(layered)
 def test_a_corrupt_trust_store_trusts_nothing_and_says_so(layered):
     env, tmp_path, project = layered
     gate = tmp_path / "gate.py"
-    gate.write_text("print('{\"decision\": \"deny\", \"reason\": \"gate\"}')\n")
+    gate.write_text('print(\'{"decision": "deny", "reason": "gate"}\')\n')
     policy = project / ".pasture" / "policy.toml"
     policy.write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(gate))}]\n')
     trust.trust(str(policy), env)

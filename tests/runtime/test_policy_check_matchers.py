@@ -8,9 +8,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hookrun import call, write_policy
 
 from generator.cli import main
-from hookrun import call, write_policy
 
 PAYLOAD = {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls -la"}, "tool_use_id": "t"}
 
@@ -24,23 +24,28 @@ def _rule(**matchers) -> str:
     return '# the user layer\n\n[[rules]]\nname = "r"\ndecision = "deny"\n' + "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("matchers, key, value, should", [
-    ({"tool_kind": "Shell"}, "tool_kind", "Shell", "'shell'"),
-    ({"tool_kind": "SHELL"}, "tool_kind", "SHELL", "'shell'"),
-    ({"tool_kind": "bash"}, "tool_kind", "bash", "'shell'"),
-    ({"tool_kind": "Bash"}, "tool_kind", "Bash", "'shell'"),
-    ({"tool_kind": "MultiEdit"}, "tool_kind", "MultiEdit", "'edit'"),
-    ({"tool_kind": "Mcp__Github__Issue"}, "tool_kind", "Mcp__Github__Issue", "'mcp__github__issue'"),
-    ({"harness": "Claude-Code"}, "harness", "Claude-Code", "'claude-code'"),
-    ({"harness": "claude"}, "harness", "claude", "one of claude-code, codex, opencode"),
-    ({"semantic": "Gate-Consultation"}, "semantic", "Gate-Consultation", "'gate-consultation'"),
-])
+@pytest.mark.parametrize(
+    "matchers, key, value, should",
+    [
+        ({"tool_kind": "Shell"}, "tool_kind", "Shell", "'shell'"),
+        ({"tool_kind": "SHELL"}, "tool_kind", "SHELL", "'shell'"),
+        ({"tool_kind": "bash"}, "tool_kind", "bash", "'shell'"),
+        ({"tool_kind": "Bash"}, "tool_kind", "Bash", "'shell'"),
+        ({"tool_kind": "MultiEdit"}, "tool_kind", "MultiEdit", "'edit'"),
+        ({"tool_kind": "Mcp__Github__Issue"}, "tool_kind", "Mcp__Github__Issue", "'mcp__github__issue'"),
+        ({"harness": "Claude-Code"}, "harness", "Claude-Code", "'claude-code'"),
+        ({"harness": "claude"}, "harness", "claude", "one of claude-code, codex, opencode"),
+        ({"semantic": "Gate-Consultation"}, "semantic", "Gate-Consultation", "'gate-consultation'"),
+    ],
+)
 def test_a_value_that_can_never_match_is_a_warning_at_its_line(env, tmp_path, matchers, key, value, should):
     path = write_policy(tmp_path, _rule(**matchers))
     result = _check(env)
     assert result.exit_code == 1, result.output
-    assert (f"warning: {path}:6: rule 'r': {key} value {value!r} can never match, so this rule never applies; "
-            f"write {should}") in result.stderr
+    assert (
+        f"warning: {path}:6: rule 'r': {key} value {value!r} can never match, so this rule never applies; "
+        f"write {should}"
+    ) in result.stderr
     doc = json.loads(_check(env, "--json").stdout)
     assert doc["ok"] is False and len(doc["warnings"]) == 1
 
@@ -50,12 +55,20 @@ def test_one_dead_value_in_a_list_is_named_as_such(env, tmp_path):
     result = _check(env)
     assert result.exit_code == 1
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert line.startswith(f"warning: {path}:6: rule 'r': tool_kind value 'Bash' can never match (only the rule's "
-                           "other tool_kind values can); write 'shell'")
+    assert line.startswith(
+        f"warning: {path}:6: rule 'r': tool_kind value 'Bash' can never match (only the rule's "
+        "other tool_kind values can); write 'shell'"
+    )
 
 
-@pytest.mark.parametrize("matchers", [{"tool_kind": "shell"}, {"tool_kind": ["edit", "write", "mcp__thing"]},
-                                      {"harness": "codex", "semantic": "gate-consultation"}])
+@pytest.mark.parametrize(
+    "matchers",
+    [
+        {"tool_kind": "shell"},
+        {"tool_kind": ["edit", "write", "mcp__thing"]},
+        {"harness": "codex", "semantic": "gate-consultation"},
+    ],
+)
 def test_values_that_can_match_are_ok(env, tmp_path, matchers):
     write_policy(tmp_path, _rule(**matchers))
     result = _check(env)

@@ -12,13 +12,19 @@ def refused(text: str) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("name,allowed", [
-    ("gate", "default, events, kind, timeout"),  # kind "rules"'s keys (tests/runtime/test_gate_kinds.py: the others)
-    ("journal", "keep_days, max_mb, path"),
-    ("builtin", "protect_guard_files"),
-])
+@pytest.mark.parametrize(
+    "name,allowed",
+    [
+        (
+            "gate",
+            "default, events, kind, timeout",
+        ),  # kind "rules"'s keys (tests/runtime/test_gate_kinds.py: the others)
+        ("journal", "keep_days, max_mb, path"),
+        ("builtin", "protect_guard_files"),
+    ],
+)
 def test_an_unknown_key_names_its_line_and_the_allowed_keys(name, allowed):
-    message = refused(f'# a comment\n[{name}]\nbogus = 1\n')
+    message = refused(f"# a comment\n[{name}]\nbogus = 1\n")
     assert message == f"/u/policy.toml:3: [{name}] has unknown key(s) bogus; allowed: {allowed}"
 
 
@@ -28,8 +34,11 @@ def test_a_table_that_is_not_a_table_is_refused(name):
 
 
 def test_known_keys_compile():
-    layer = compile_layer("user", "/u/policy.toml",
-                          b'[gate]\ndefault = "ask"\n[journal]\npath = "j.sqlite3"\n'
-                          b'[builtin]\nprotect_guard_files = true\n',
-                          "/p", True)
+    layer = compile_layer(
+        "user",
+        "/u/policy.toml",
+        b'[gate]\ndefault = "ask"\n[journal]\npath = "j.sqlite3"\n[builtin]\nprotect_guard_files = true\n',
+        "/p",
+        True,
+    )
     assert layer["default"] == "ask" and layer["journal"] == "/p/j.sqlite3" and layer["protect"] is True

@@ -17,15 +17,18 @@ import time
 from pathlib import Path
 
 import pytest
-
-from generator.runtime import serve
-from generator.journal.db import query
-from generator.runtime.serve import Server
 from hookrun import call, write_policy
 
+from generator.journal.db import query
+from generator.runtime import serve
+from generator.runtime.serve import Server
+
 VERSION = "1.18.33"
-TOOL = {"event": "tool.execute.before", "input": {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"},
-        "output": {"args": {"command": "echo probe > probe.txt"}}}
+TOOL = {
+    "event": "tool.execute.before",
+    "input": {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"},
+    "output": {"args": {"command": "echo probe > probe.txt"}},
+}
 IDLE = {"event": "session.idle", "input": {"id": "e1", "type": "session.idle", "properties": {"sessionID": "ses_1"}}}
 
 
@@ -51,8 +54,10 @@ BUILTIN = [name for name in _refusable() if any(i.kind == "tool-call" for i in _
 
 
 def req(rid, event: str, payload, wait: bool = True) -> bytes:
-    return json.dumps({"id": rid, "event": event, "wait": wait, "payload": payload},
-                      separators=(",", ":")).encode() + b"\n"
+    return (
+        json.dumps({"id": rid, "event": event, "wait": wait, "payload": payload}, separators=(",", ":")).encode()
+        + b"\n"
+    )
 
 
 def run(lines: list[bytes], env: dict, version: str = VERSION) -> tuple[int, list[dict]]:
@@ -76,8 +81,15 @@ def journal(tmp_path: Path) -> list[dict]:
 def test_handshake_names_the_contract_and_every_gate_row_a_rule_may_refuse(env):
     code, (hello,) = run([], env)
     assert code == 0
-    assert hello == {"pasture": "hook-serve", "protocol": 1, "harness": "opencode", "host_version": VERSION,
-                     "contract": "opencode@1.18.33", "note": "", "await": _refusable()}
+    assert hello == {
+        "pasture": "hook-serve",
+        "protocol": 1,
+        "harness": "opencode",
+        "host_version": VERSION,
+        "contract": "opencode@1.18.33",
+        "note": "",
+        "await": _refusable(),
+    }
     # a deny after the fact is delivered as proceed: tool.execute.after never waits for a rule
     assert "tool.execute.before" in hello["await"] and "tool.execute.after" not in hello["await"]
     assert "session.idle" not in hello["await"]
@@ -86,23 +98,33 @@ def test_handshake_names_the_contract_and_every_gate_row_a_rule_may_refuse(env):
 OFF = "[builtin]\nprotect_guard_files = false\n"
 
 
-@pytest.mark.parametrize("policy, expected", [
-    (None, BUILTIN),
-    (OFF, []),
-    (OFF + '[gate]\nevents = ["tool.execute.before", "PreToolUse"]\n[[rules]]\nname = "n"\ndecision = "deny"\n'
-     'command = "x"\n', ["tool.execute.before"]),
-    (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = ["tool.execute.before", "chat.message"]\n',
-     [e for e in _refusable() if e in ("chat.message", "tool.execute.before")]),  # where a deny can refuse
-    (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = "tool.execute.after"\n', []),  # after the fact
-    ('[[rules]]\nname = "codex-only"\ndecision = "deny"\nharness = "codex"\n', BUILTIN),
-    ('[[rules]]\nname = "only-proceeds"\ndecision = "proceed"\n', BUILTIN),
-    ('[[rules]]\nname = "obs"\ndecision = "deny"\nsemantic = "observation"\n', BUILTIN),
-    ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["tool.execute.after"]\n',
-     [*BUILTIN, "tool.execute.after"]),  # a gate that fails there throws: it waits
-    ('[gate]\ndefault = "ask"\n', "refusable"),
-    ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\n', "all"),
-    ("this is [not toml", "all"),  # invalid: every gate row fails closed, so each is awaited
-])
+@pytest.mark.parametrize(
+    "policy, expected",
+    [
+        (None, BUILTIN),
+        (OFF, []),
+        (
+            OFF + '[gate]\nevents = ["tool.execute.before", "PreToolUse"]\n[[rules]]\nname = "n"\ndecision = "deny"\n'
+            'command = "x"\n',
+            ["tool.execute.before"],
+        ),
+        (
+            OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = ["tool.execute.before", "chat.message"]\n',
+            [e for e in _refusable() if e in ("chat.message", "tool.execute.before")],
+        ),  # where a deny can refuse
+        (OFF + '[[rules]]\nname = "n"\ndecision = "deny"\nevent = "tool.execute.after"\n', []),  # after the fact
+        ('[[rules]]\nname = "codex-only"\ndecision = "deny"\nharness = "codex"\n', BUILTIN),
+        ('[[rules]]\nname = "only-proceeds"\ndecision = "proceed"\n', BUILTIN),
+        ('[[rules]]\nname = "obs"\ndecision = "deny"\nsemantic = "observation"\n', BUILTIN),
+        (
+            '[gate]\nkind = "command"\ncommand = ["/bin/true"]\nevents = ["tool.execute.after"]\n',
+            [*BUILTIN, "tool.execute.after"],
+        ),  # a gate that fails there throws: it waits
+        ('[gate]\ndefault = "ask"\n', "refusable"),
+        ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\n', "all"),
+        ("this is [not toml", "all"),  # invalid: every gate row fails closed, so each is awaited
+    ],
+)
 def test_await_set_follows_the_policy(env, tmp_path, policy, expected):
     if policy is None:
         env = {k: v for k, v in env.items() if k != "PASTURE_POLICY"}
@@ -145,15 +167,25 @@ def test_tables_that_cannot_load_give_one_line_and_exit_70(env, monkeypatch):
     monkeypatch.setattr(serve, "contract_rows", broken)
     code, (hello,) = run([req(1, "tool.execute.before", TOOL)], env)
     assert code == 70
-    assert hello == {"pasture": "hook-serve", "protocol": 1, "error": (
-        "pasture: cannot load the generated contract tables (ModuleNotFoundError: No module named "
-        "'pasture_contracts'); fix: pip install --force-reinstall pasture-generator, then pasture install "
-        "opencode again")}
+    assert hello == {
+        "pasture": "hook-serve",
+        "protocol": 1,
+        "error": (
+            "pasture: cannot load the generated contract tables (ModuleNotFoundError: No module named "
+            "'pasture_contracts'); fix: pip install --force-reinstall pasture-generator, then pasture install "
+            "opencode again"
+        ),
+    }
 
 
 def test_usage_error_is_a_handshake_error_and_exit_2(env):
-    done = subprocess.run([sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode"],
-                          input=b"", capture_output=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode"],
+        input=b"",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert json.loads(done.stdout) == {"pasture": "hook-serve", "protocol": 1, "error": f"pasture: {serve.USAGE}"}
 
@@ -181,18 +213,27 @@ def test_unawaited_requests_are_answered_and_journaled_in_arrival_order(env, tmp
     assert [r["event"] for r in rows] == [e for e, _ in events]
 
 
-@pytest.mark.parametrize("line, expected", [
-    (b"not json at all\n", {"id": None, "error": "malformed request line (line is not JSON (not JSON))"}),
-    (b"[1, 2]\n", {"id": None, "error": "malformed request line (a JSON array, not an object)"}),
-    (b"null\n", {"id": None, "error": "malformed request line (a JSON null, not an object)"}),  # crashed the server
-    (b'{"event": "tool.execute.before", "payload": {}}\n',
-     {"id": None, "error": "malformed request line (no integer id)"}),
-    (b'{"id": true, "event": "tool.execute.before", "payload": {}}\n',
-     {"id": None, "error": "malformed request line (no integer id)"}),
-    (b'{"id": 3, "wait": true, "payload": {}}\n', {"id": 3, "error": "malformed request (no event name)"}),
-    (b'{"id": 4, "event": "\xff"}\n',
-     {"id": None, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"}),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (b"not json at all\n", {"id": None, "error": "malformed request line (line is not JSON (not JSON))"}),
+        (b"[1, 2]\n", {"id": None, "error": "malformed request line (a JSON array, not an object)"}),
+        (b"null\n", {"id": None, "error": "malformed request line (a JSON null, not an object)"}),  # crashed the server
+        (
+            b'{"event": "tool.execute.before", "payload": {}}\n',
+            {"id": None, "error": "malformed request line (no integer id)"},
+        ),
+        (
+            b'{"id": true, "event": "tool.execute.before", "payload": {}}\n',
+            {"id": None, "error": "malformed request line (no integer id)"},
+        ),
+        (b'{"id": 3, "wait": true, "payload": {}}\n', {"id": 3, "error": "malformed request (no event name)"}),
+        (
+            b'{"id": 4, "event": "\xff"}\n',
+            {"id": None, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"},
+        ),
+    ],
+)
 def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_path, line, expected):
     _, (_, reply, after) = run([line, req(9, "session.idle", IDLE, wait=False)], env)  # both on the reader's order
     assert reply == expected
@@ -200,15 +241,28 @@ def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_pa
     assert [r["event"] for r in journal(tmp_path)] == ["session.idle"]
 
 
-@pytest.mark.parametrize("line, failure", [
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":[1,2]}\n', "payload is a JSON array, not an object"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":{"broken": }\n', "payload is not JSON (not JSON)"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload_error":"could not encode it"}\n',
-     "could not encode it"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true}\n', "request carries no payload"),
-    (b'{"id":5,"event":"tool.execute.before","wait":true,"payload":' + b"[" * 100000 + b"]" * 100000 + b"}\n",
-     "payload is not JSON (nested too deeply)"),
-])
+@pytest.mark.parametrize(
+    "line, failure",
+    [
+        (
+            b'{"id":5,"event":"tool.execute.before","wait":true,"payload":[1,2]}\n',
+            "payload is a JSON array, not an object",
+        ),
+        (
+            b'{"id":5,"event":"tool.execute.before","wait":true,"payload":{"broken": }\n',
+            "payload is not JSON (not JSON)",
+        ),
+        (
+            b'{"id":5,"event":"tool.execute.before","wait":true,"payload_error":"could not encode it"}\n',
+            "could not encode it",
+        ),
+        (b'{"id":5,"event":"tool.execute.before","wait":true}\n', "request carries no payload"),
+        (
+            b'{"id":5,"event":"tool.execute.before","wait":true,"payload":' + b"[" * 100000 + b"]" * 100000 + b"}\n",
+            "payload is not JSON (nested too deeply)",
+        ),
+    ],
+)
 def test_a_bad_payload_gets_the_rows_failure_mode_and_is_journaled(env, tmp_path, line, failure):
     _, (_, reply) = run([line], env)
     assert reply["id"] == 5
@@ -228,7 +282,9 @@ def test_a_line_over_the_limit_is_attributed_from_its_head_and_the_next_line_sti
     assert first["stderr"] == f"pasture: tool.execute.before: payload larger than {serve.MAX_PAYLOAD} bytes\n"
     assert second["answer"] == "deny"
     assert sorted(str(r["failure"]) for r in journal(tmp_path)) == [
-        "None", f"payload larger than {serve.MAX_PAYLOAD} bytes"]
+        "None",
+        f"payload larger than {serve.MAX_PAYLOAD} bytes",
+    ]
 
 
 def test_blank_lines_are_ignored(env, tmp_path):
@@ -247,8 +303,7 @@ class Piped:
         self._rout, wout = os.pipe()
         self.writer = os.fdopen(self._win, "wb", buffering=0)
         self.reader = os.fdopen(self._rout, "rb")
-        self.server = Server("opencode", VERSION, os.fdopen(rin, "rb"), os.fdopen(wout, "wb"), env,
-                             poll_seconds=poll)
+        self.server = Server("opencode", VERSION, os.fdopen(rin, "rb"), os.fdopen(wout, "wb"), env, poll_seconds=poll)
         self.thread = threading.Thread(target=self.server.serve, daemon=True)
         self.thread.start()
 
@@ -293,17 +348,23 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
 
 
 def _spawn(env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode",
-                             "--host-version", VERSION], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode", "--host-version", VERSION],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 def test_eof_drains_every_request_even_when_nobody_reads_the_replies(env, tmp_path):
     proc = _spawn(env)
     assert json.loads(proc.stdout.readline())["pasture"] == "hook-serve"
     proc.stdout.close()  # the host is gone: every reply now hits a closed pipe
-    lines = [req(i, "session.idle" if i % 3 else "tool.execute.before", IDLE if i % 3 else TOOL, wait=i % 3 == 0)
-             for i in range(1, 201)]
+    lines = [
+        req(i, "session.idle" if i % 3 else "tool.execute.before", IDLE if i % 3 else TOOL, wait=i % 3 == 0)
+        for i in range(1, 201)
+    ]
     proc.stdin.write(b"".join(lines))
     proc.stdin.close()
     assert proc.wait(120) == 0
@@ -328,7 +389,7 @@ def test_sigint_and_sighup_do_not_stop_it(env, tmp_path):
         assert proc.wait(60) == 0
 
 
-SLOW_GATE = r'''
+SLOW_GATE = r"""
 import json, os, sys, time
 envelope = json.load(sys.stdin)
 marks = os.environ["GATE_MARKS"]
@@ -340,22 +401,27 @@ while len(os.listdir(marks)) < 12 and time.time() < until:  # a barrier: all twe
 with open(os.path.join(os.environ["GATE_LOG"], tool), "w") as fh:
     fh.write(json.dumps({"tool": tool, "met": len(os.listdir(marks)) >= 12}))
 print(json.dumps({"decision": "proceed"}))
-'''
+"""
 
 
 def test_twelve_simultaneous_gate_calls_run_at_once_and_each_gets_its_own_reply(env, tmp_path):
     gate = tmp_path / "slow_gate.py"
     gate.write_text(SLOW_GATE)
-    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
-                           "timeout = 45\n")
+    write_policy(
+        tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\ntimeout = 45\n'
+    )
     (tmp_path / "marks").mkdir()
     (tmp_path / "gate-log").mkdir()
     env = {**env, "GATE_MARKS": str(tmp_path / "marks"), "GATE_LOG": str(tmp_path / "gate-log")}
     proc = _spawn(env)
     try:
         assert "tool.definition" in json.loads(proc.stdout.readline())["await"]
-        proc.stdin.write(b"".join(req(i, "tool.definition", {"event": "tool.definition", "input": {"toolID": f"t{i}"},
-                                                            "output": {}}) for i in range(1, 13)))
+        proc.stdin.write(
+            b"".join(
+                req(i, "tool.definition", {"event": "tool.definition", "input": {"toolID": f"t{i}"}, "output": {}})
+                for i in range(1, 13)
+            )
+        )
         proc.stdin.flush()
         replies = [json.loads(proc.stdout.readline()) for _ in range(12)]
     finally:
@@ -379,12 +445,13 @@ def test_a_journal_that_cannot_be_written_is_quiet_on_observations_and_fails_clo
     # the journal's own one line (lifecycle names what cannot be journaled and the fix), not "internal error"
     spool = tmp_path / "journal.sqlite3.spool"
     assert gate["stderr"].startswith(
-        f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "), gate
+        f"pasture: cannot journal tool.execute.before: journal {spool}: Is a directory; "
+    ), gate
     assert "point PASTURE_JOURNAL or the policy's [journal] path at one" in gate["stderr"]
     assert "Traceback" not in gate["stderr"]
 
 
-HELD_GATE = r'''
+HELD_GATE = r"""
 import json, os, sys, time
 envelope = json.load(sys.stdin)
 tool = envelope["payload"].get("input", {}).get("toolID", "")
@@ -394,7 +461,7 @@ if tool.startswith("slow"):
     while not os.path.exists(os.environ["GATE_RELEASE"]) and time.time() < until:  # held until the test says
         time.sleep(0.02)
 print(json.dumps({"decision": "proceed"}))
-'''
+"""
 
 
 class Lines:
@@ -428,8 +495,9 @@ def test_slow_gate_calls_never_hold_up_a_fast_call_a_bus_event_or_a_deny(env, tm
     held (with a pool of 16 the reader stopped reading at the 17th)."""
     gate = tmp_path / "held_gate.py"
     gate.write_text(HELD_GATE)
-    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
-                           "timeout = 120\n")
+    write_policy(
+        tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\ntimeout = 120\n'
+    )
     from hookrun import DENY_PROBE
 
     Path(env["PASTURE_MANAGED_POLICY"]).write_text(DENY_PROBE)  # the deny comes from the managed layer's rule
@@ -440,16 +508,19 @@ def test_slow_gate_calls_never_hold_up_a_fast_call_a_bus_event_or_a_deny(env, tm
     lines = Lines(proc.stdout)
     try:
         assert "tool.definition" in lines.next(60)["await"]
-        definition = lambda rid, tool: req(rid, "tool.definition", {"event": "tool.definition",  # noqa: E731
-                                                                     "input": {"toolID": tool}, "output": {}})
+
+        def definition(rid, tool):
+            return req(rid, "tool.definition", {"event": "tool.definition", "input": {"toolID": tool}, "output": {}})
+
         proc.stdin.write(b"".join(definition(i, f"slow{i}") for i in range(1, SLOW_CALLS + 1)))
         proc.stdin.flush()
         until = time.monotonic() + 90
         while len(os.listdir(marks)) < SLOW_CALLS and time.monotonic() < until:  # every slow gate is running
             time.sleep(0.05)
         assert len(os.listdir(marks)) == SLOW_CALLS, "the slow gate calls were not all started at once"
-        proc.stdin.write(definition(101, "fast") + req(102, "session.idle", IDLE, wait=False)
-                         + req(103, "tool.execute.before", TOOL))
+        proc.stdin.write(
+            definition(101, "fast") + req(102, "session.idle", IDLE, wait=False) + req(103, "tool.execute.before", TOOL)
+        )
         proc.stdin.flush()
         early = [lines.next(30) for _ in range(3)]  # the slow gates hold until release exists
         release.touch()
@@ -472,8 +543,9 @@ def test_an_unawaited_gate_row_behind_a_slow_gate_does_not_hold_the_bus_events(e
     hands it to a thread of its own and the bus events behind it are answered while it is held."""
     gate = tmp_path / "held_gate.py"
     gate.write_text(HELD_GATE)
-    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
-                           "timeout = 120\n")
+    write_policy(
+        tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\ntimeout = 120\n'
+    )
     marks, release = tmp_path / "marks", tmp_path / "release"
     marks.mkdir()
     env = {**env, "GATE_MARKS": str(marks), "GATE_RELEASE": str(release)}
@@ -481,8 +553,14 @@ def test_an_unawaited_gate_row_behind_a_slow_gate_does_not_hold_the_bus_events(e
     lines = Lines(proc.stdout)
     try:
         lines.next(60)
-        proc.stdin.write(req(1, "tool.definition", {"event": "tool.definition", "input": {"toolID": "slow1"},
-                                                    "output": {}}, wait=False))
+        proc.stdin.write(
+            req(
+                1,
+                "tool.definition",
+                {"event": "tool.definition", "input": {"toolID": "slow1"}, "output": {}},
+                wait=False,
+            )
+        )
         proc.stdin.write(b"".join(req(i, "session.idle", IDLE, wait=False) for i in range(2, 6)))
         proc.stdin.flush()
         early = [lines.next(30) for _ in range(4)]
@@ -503,8 +581,9 @@ def test_past_the_runaway_bound_a_call_fails_in_its_rows_mode_at_once(env, tmp_p
     monkeypatch.setattr(serve, "MAX_CONCURRENT", 2)
     gate = tmp_path / "held_gate.py"
     gate.write_text(HELD_GATE)
-    write_policy(tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\n'
-                           "timeout = 120\n")
+    write_policy(
+        tmp_path, f'[gate]\nkind = "command"\ncommand = ["{sys.executable}", "-I", "-S", "{gate}"]\ntimeout = 120\n'
+    )
     marks, release = tmp_path / "marks", tmp_path / "release"
     marks.mkdir()
     env = {**env, "GATE_MARKS": str(marks), "GATE_RELEASE": str(release)}
@@ -514,8 +593,13 @@ def test_past_the_runaway_bound_a_call_fails_in_its_rows_mode_at_once(env, tmp_p
     try:
         piped.read()
         for i in (1, 2):
-            piped.send(req(i, "tool.execute.before", {**TOOL, "input": {**TOOL["input"], "toolID": f"slow{i}"},
-                                                      "output": {"args": {"command": "ls"}}}))
+            piped.send(
+                req(
+                    i,
+                    "tool.execute.before",
+                    {**TOOL, "input": {**TOOL["input"], "toolID": f"slow{i}"}, "output": {"args": {"command": "ls"}}},
+                )
+            )
         until = time.monotonic() + 60
         while len(os.listdir(marks)) < 2 and time.monotonic() < until:
             time.sleep(0.05)

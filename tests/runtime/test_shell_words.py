@@ -27,7 +27,9 @@ if BASH is None:  # a prerequisite of the suite, like npm: fail with what to ins
     pytest.fail("the differential shell test needs bash on PATH (apt-get install bash)", pytrace=False)
 
 RUNNER = r"""
-command_not_found_handle() { local r; printf -v r '%s\037' "$@"; printf '%s' "$r" > "$LOGDIR/$N.$BASHPID.$RANDOM$RANDOM"; return 0; }
+command_not_found_handle() {
+  local r; printf -v r '%s\037' "$@"; printf '%s' "$r" > "$LOGDIR/$N.$BASHPID.$RANDOM$RANDOM"; return 0
+}
 PATH=/nonexistent-pasture-differential
 N=0
 while IFS= read -r -d '' line; do eval "$line"; wait; printf '\035' >&2; N=$((N + 1)); done < "$CMDS"
@@ -35,7 +37,14 @@ while IFS= read -r -d '' line; do eval "$line"; wait; printf '\035' >&2; N=$((N 
 
 PROGRAMS = ["pasture", "tool", "timeout", "nice", "env", "sudo", "rm", "tee", "python3", "stdbuf", "nohup"]
 SAFE = "abcxyz019./_-=:@%+,"
-NOT_RUN = {"false", "wait", "x", "y", "z", "never"}  # builtins, and the branches bash does not take (the reader lists them)
+NOT_RUN = {
+    "false",
+    "wait",
+    "x",
+    "y",
+    "z",
+    "never",
+}  # builtins, and the branches bash does not take (the reader lists them)
 
 
 def _plain(rng: random.Random) -> str:
@@ -45,16 +54,42 @@ def _plain(rng: random.Random) -> str:
 def _piece(rng: random.Random) -> str:
     kind = rng.randrange(11)
     if kind == 0:
-        inner = "".join(rng.choice("ab $\"\\;|&()<>*?`#\t{},") for _ in range(rng.randint(0, 5)))
+        inner = "".join(rng.choice('ab $"\\;|&()<>*?`#\t{},') for _ in range(rng.randint(0, 5)))
         return "'" + inner + "'"
     if kind == 1:
-        parts = [rng.choice(["a", " ", "'", ";", "\\\"", "\\\\", "\\$", "\\`", "\\a", "|", "#", "*", "\\\n", "{x,y}"])
-                 for _ in range(rng.randint(0, 4))]
+        parts = [
+            rng.choice(["a", " ", "'", ";", '\\"', "\\\\", "\\$", "\\`", "\\a", "|", "#", "*", "\\\n", "{x,y}"])
+            for _ in range(rng.randint(0, 4))
+        ]
         return ('$"' if rng.random() < 0.1 else '"') + "".join(parts) + '"'
     if kind == 2:
-        parts = [rng.choice(["p", " ", "\\n", "\\t", "\\x41", "\\x7", "\\101", "\\07", "\\\\", "\\'", "\\\"",
-                             "\\u00e9", "\\e", "\\a", "\\q", "\\?", "\\cA", "\\U0001F600", "$", "\""])
-                 for _ in range(rng.randint(0, 4))]
+        parts = [
+            rng.choice(
+                [
+                    "p",
+                    " ",
+                    "\\n",
+                    "\\t",
+                    "\\x41",
+                    "\\x7",
+                    "\\101",
+                    "\\07",
+                    "\\\\",
+                    "\\'",
+                    '\\"',
+                    "\\u00e9",
+                    "\\e",
+                    "\\a",
+                    "\\q",
+                    "\\?",
+                    "\\cA",
+                    "\\U0001F600",
+                    "$",
+                    '"',
+                ]
+            )
+            for _ in range(rng.randint(0, 4))
+        ]
         return "$'" + "".join(parts) + "'"
     if kind == 3:
         return "\\" + rng.choice("ab ;|&()<>'\"$`#*?{}\\~=")
@@ -78,8 +113,11 @@ def _simple(rng: random.Random, depth: int) -> str:
     parts = []
     if rng.random() < 0.15:
         parts.append(f"V{rng.randrange(9)}={_word(rng)}")
-    parts.append(rng.choice(PROGRAMS) if rng.random() < 0.7 else rng.choice(["pas''ture", "$'pasture'", 'p"a"s\\ture',
-                                                                              "pas\\\nture", "to{o,}l"]))
+    parts.append(
+        rng.choice(PROGRAMS)
+        if rng.random() < 0.7
+        else rng.choice(["pas''ture", "$'pasture'", 'p"a"s\\ture', "pas\\\nture", "to{o,}l"])
+    )
     for _ in range(rng.randint(0, 4)):
         roll = rng.random()
         if roll < 0.08:
@@ -147,9 +185,13 @@ def _bash(lines: list, tmp_path) -> list:
     cmds, logdir = tmp_path / "cmds", tmp_path / "records"
     cmds.write_bytes(b"".join(line.encode() + b"\0" for line in lines))
     logdir.mkdir()
-    done = subprocess.run([BASH, "--norc", "--noprofile", "-c", RUNNER], env={"LOGDIR": str(logdir), "CMDS": str(cmds),
-                                                                              "LC_ALL": "C.UTF-8"},
-                          capture_output=True, cwd=tmp_path, timeout=300)
+    done = subprocess.run(
+        [BASH, "--norc", "--noprofile", "-c", RUNNER],
+        env={"LOGDIR": str(logdir), "CMDS": str(cmds), "LC_ALL": "C.UTF-8"},
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr.decode()
     groups: list[list[tuple]] = [[] for _ in lines]
     for record in logdir.iterdir():
@@ -168,32 +210,39 @@ def test_generated_commands_split_as_bash_splits_them(tmp_path):
     seen = _bash(lines, tmp_path)
     assert sum(theirs is None for theirs in seen) < len(lines) // 100, "the generator writes what bash rejects"
     mismatches = []
-    for line, theirs in zip(lines, seen):
+    for line, theirs in zip(lines, seen, strict=True):
         if theirs is None:
             continue
         mine = _ours(line)
         if sorted(mine) != sorted(theirs):  # `|` and `&` run concurrently: order is bash's business
             mismatches.append((line, theirs, mine))
-    assert not mismatches, "\n".join(f"{line!r}\n  bash: {theirs}\n  ours: {mine}" for line, theirs, mine in mismatches[:5])
+    assert not mismatches, "\n".join(
+        f"{line!r}\n  bash: {theirs}\n  ours: {mine}" for line, theirs, mine in mismatches[:5]
+    )
 
 
-@pytest.mark.parametrize("text,argv", [
-    ("pas''ture policy trust", [["pasture", "policy", "trust"]]),
-    ("$'\\x70asture' policy trust", [["pasture", "policy", "trust"]]),
-    ("echo .clau''de/sett''ings.json", [["echo", ".claude/settings.json"]]),
-    ("pas\\\nture policy trust", [["pasture", "policy", "trust"]]),
-    ("{ pasture policy trust; }", [["pasture", "policy", "trust"]]),
-    ("if true; then pasture policy trust; fi", [["true"], ["pasture", "policy", "trust"]]),
-    ("f() { pasture install; }", [["pasture", "install"]]),  # defined: counted as if it runs
-    ("pa{s,}ture x", [["pasture", "pature", "x"]]),
-    ("2>/dev/null cmd 2>&1 >out", [["cmd"]]),
-])
+@pytest.mark.parametrize(
+    "text,argv",
+    [
+        ("pas''ture policy trust", [["pasture", "policy", "trust"]]),
+        ("$'\\x70asture' policy trust", [["pasture", "policy", "trust"]]),
+        ("echo .clau''de/sett''ings.json", [["echo", ".claude/settings.json"]]),
+        ("pas\\\nture policy trust", [["pasture", "policy", "trust"]]),
+        ("{ pasture policy trust; }", [["pasture", "policy", "trust"]]),
+        ("if true; then pasture policy trust; fi", [["true"], ["pasture", "policy", "trust"]]),
+        ("f() { pasture install; }", [["pasture", "install"]]),  # defined: counted as if it runs
+        ("pa{s,}ture x", [["pasture", "pature", "x"]]),
+        ("2>/dev/null cmd 2>&1 >out", [["cmd"]]),
+    ],
+)
 def test_known_commands(text, argv):
     assert [c.argv() for c in parse(text)[0]] == argv
 
 
-@pytest.mark.parametrize("text", ["echo 'a", 'echo "a', "echo $(a", "echo `a", "case x in a) b", "for x in a",
-                                  "echo ${a", "echo $'a", "cat <<"])
+@pytest.mark.parametrize(
+    "text",
+    ["echo 'a", 'echo "a', "echo $(a", "echo `a", "case x in a) b", "for x in a", "echo ${a", "echo $'a", "cat <<"],
+)
 def test_what_cannot_be_read_says_so(text):
     with pytest.raises(Unparsable):
         parse(text)

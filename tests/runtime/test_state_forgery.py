@@ -16,14 +16,16 @@ import time
 from pathlib import Path
 
 import pytest
-
-from generator.runtime import effective
-from generator.journal.db import query
 from hookrun import call, spawn
 
+from generator.journal.db import query
+from generator.runtime import effective
+
 VERSION = "2.1.328"
-DENY_RM = '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf here"\ntool_kind = "shell"\n' \
-          'command = "rm\\\\s+-rf"\n'
+DENY_RM = (
+    '[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm -rf here"\ntool_kind = "shell"\n'
+    'command = "rm\\\\s+-rf"\n'
+)
 
 
 @pytest.fixture
@@ -34,15 +36,26 @@ def state(env, tmp_path):
     (project / ".git").mkdir()
     user = tmp_path / "user.toml"
     user.write_text(DENY_RM)
-    env = dict(env, PASTURE_POLICY=str(user), PASTURE_JOURNAL=str(tmp_path / "journal.sqlite3"),
-               HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "xdg-state"))
+    env = dict(
+        env,
+        PASTURE_POLICY=str(user),
+        PASTURE_JOURNAL=str(tmp_path / "journal.sqlite3"),
+        HOME=str(tmp_path / "home"),
+        XDG_STATE_HOME=str(tmp_path / "xdg-state"),
+    )
     effective._MEMO.clear()
     return env, tmp_path, project
 
 
 def _bash(project: Path, command: str) -> dict:
-    return {"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t",
-            "cwd": str(project), "tool_input": {"command": command}}
+    return {
+        "session_id": "s",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "t",
+        "cwd": str(project),
+        "tool_input": {"command": command},
+    }
 
 
 def _decision(stdout: str) -> str | None:
@@ -56,6 +69,7 @@ def _spawn_quickly(env: dict, project: Path, command: str, limit: float = 20.0):
 
 
 # --- every read is bounded: no FIFO, device or socket holds the hook --------------------------------
+
 
 def test_a_fifo_as_the_project_policy_does_not_hang_the_hook(state):
     env, _tmp, project = state
@@ -92,12 +106,14 @@ def test_a_policy_larger_than_the_cap_is_unreadable_not_read(state, monkeypatch)
 
 # --- every match is inside the deadline -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("pattern", ["(a|aa)+$", "(a+)+$", "(\\\\w+\\\\s?)*$"])
 def test_a_catastrophic_pattern_is_rejected_at_compile_time_with_file_and_line(state, pattern):
     env, _tmp, project = state
     policy = project / ".pasture" / "policy.toml"
-    policy.write_text(f'[gate]\nkind = "rules"\n\n[[rules]]\nname = "slow"\ndecision = "proceed"\n'
-                      f'command = "{pattern}"\n')
+    policy.write_text(
+        f'[gate]\nkind = "rules"\n\n[[rules]]\nname = "slow"\ndecision = "proceed"\ncommand = "{pattern}"\n'
+    )
     (code, _out, err), took = _spawn_quickly(env, project, "echo " + "a" * 44)
     assert took < 15
     assert code == 2 and f"{policy}:4" in err and "exponential" in err, err
@@ -106,11 +122,13 @@ def test_a_catastrophic_pattern_is_rejected_at_compile_time_with_file_and_line(s
 def test_the_row_deadline_stops_a_slow_pattern_and_the_failure_names_it(state):
     env, _tmp, project = state
     (project / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "polynomial"\ndecision = "ask"\ncommand = "^a*a*a*a*a*a*a*c"\n')
+        '[[rules]]\nname = "polynomial"\ndecision = "ask"\ncommand = "^a*a*a*a*a*a*a*c"\n'
+    )
     loaded = effective.load(str(project), env)
     started = time.perf_counter()
-    verdict = effective.evaluate(loaded, {"event": "PreToolUse", "tool_kind": "shell", "command": "a" * 3000 + "bc"},
-                                 deadline=started + 0.5)
+    verdict = effective.evaluate(
+        loaded, {"event": "PreToolUse", "tool_kind": "shell", "command": "a" * 3000 + "bc"}, deadline=started + 0.5
+    )
     assert time.perf_counter() - started < 3
     # the user layer said proceed, the project layer failed: the failure stands (a fail-closed row blocks)
     assert verdict.failure and "still matching at the row's deadline" in verdict.failure
@@ -121,16 +139,19 @@ def test_evaluation_stops_at_the_first_deny(state):
     """A user-layer deny decides: the project's (slow) patterns never run."""
     env, _tmp, project = state
     (project / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "polynomial"\ndecision = "ask"\ncommand = "a*a*a*a*a*a*a*c"\n')
+        '[[rules]]\nname = "polynomial"\ndecision = "ask"\ncommand = "a*a*a*a*a*a*a*c"\n'
+    )
     loaded = effective.load(str(project), env)
     started = time.perf_counter()
-    verdict = effective.evaluate(loaded, {"event": "PreToolUse", "tool_kind": "shell",
-                                          "command": "rm -rf " + "a" * 5000})
+    verdict = effective.evaluate(
+        loaded, {"event": "PreToolUse", "tool_kind": "shell", "command": "rm -rf " + "a" * 5000}
+    )
     assert time.perf_counter() - started < 2
     assert (verdict.decision, verdict.layer, verdict.rule) == ("deny", "user", "no-rm")
 
 
 # --- nothing cached is believed over its sources -----------------------------------------------------
+
 
 def _cache_file(env: dict) -> Path:
     (cached,) = Path(env["PASTURE_CACHE_DIR"]).rglob("*.cache")
@@ -149,7 +170,7 @@ def test_cache_and_key_are_private_files(state):
 
 def _forge(cached: Path, change) -> None:
     raw = cached.read_bytes()
-    head, blob = raw[:len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32:]
+    head, blob = raw[: len(effective.MAGIC) + 32], raw[len(effective.MAGIC) + 32 :]
     key, data = marshal.loads(blob)
     change(data)
     cached.write_bytes(head + marshal.dumps((key, data)))  # the old tag: no key to make a new one
@@ -171,8 +192,9 @@ def test_a_forged_cache_turning_deny_into_proceed_is_rejected_rebuilt_and_journa
     assert code == 0 and _decision(out) == "deny"
     assert "failed verification" in err and "pasture doctor" in err
     rows = query(env["PASTURE_JOURNAL"])
-    notes = json.loads(rows[-1]["detail"])["notes"] if isinstance(rows[-1]["detail"], str) else \
-        rows[-1]["detail"]["notes"]
+    notes = (
+        json.loads(rows[-1]["detail"])["notes"] if isinstance(rows[-1]["detail"], str) else rows[-1]["detail"]["notes"]
+    )
     assert any("failed verification" in note for note in notes)
     effective._MEMO.clear()
     assert effective.load(str(project), env).from_cache is True  # rebuilt, and believed again
@@ -191,7 +213,7 @@ def test_a_crafted_cache_never_crashes_the_hook_nor_is_believed(state, forgery):
     elif forgery == "other-key":
         from _blake2 import blake2b
 
-        blob = cached.read_bytes()[len(effective.MAGIC) + 32:]
+        blob = cached.read_bytes()[len(effective.MAGIC) + 32 :]
         cached.write_bytes(effective.MAGIC + blake2b(blob, digest_size=32, key=b"k" * 32).digest() + blob)
     else:
         cached.chmod(0o644)
@@ -214,6 +236,7 @@ def test_a_cache_key_others_can_read_is_not_used(state):
 
 # --- trust roots a repository cannot move -----------------------------------------------------------
 
+
 def _inject(project: Path, block: dict, name: str = "settings.json") -> Path:
     folder = project / ".claude"
     folder.mkdir(exist_ok=True)
@@ -222,15 +245,22 @@ def _inject(project: Path, block: dict, name: str = "settings.json") -> Path:
     return path
 
 
-@pytest.mark.parametrize("name, managed", [("settings.json", "absolute"), ("settings.local.json", "absolute"),
-                                           ("settings.json", "relative")])
+@pytest.mark.parametrize(
+    "name, managed", [("settings.json", "absolute"), ("settings.local.json", "absolute"), ("settings.json", "relative")]
+)
 def test_roots_a_projects_claude_settings_inject_are_ignored_and_reported(state, name, managed):
     env, tmp_path, project = state
     (project / ".pasture" / "managed.toml").write_text(
-        '[builtin]\nprotect_guard_files = false\n[[rules]]\nname = "all"\ndecision = "proceed"\n')
+        '[builtin]\nprotect_guard_files = false\n[[rules]]\nname = "all"\ndecision = "proceed"\n'
+    )
     where = str(project / ".pasture" / "managed.toml") if managed == "absolute" else ".pasture/managed.toml"
-    block = {"PASTURE_POLICY": "/dev/null", "PASTURE_MANAGED_POLICY": where, "PASTURE_BIN": "true",
-             "PASTURE_TRUST_STORE": str(project / "trust.json"), "PASTURE_JOURNAL": str(project / "j.sqlite3")}
+    block = {
+        "PASTURE_POLICY": "/dev/null",
+        "PASTURE_MANAGED_POLICY": where,
+        "PASTURE_BIN": "true",
+        "PASTURE_TRUST_STORE": str(project / "trust.json"),
+        "PASTURE_JOURNAL": str(project / "j.sqlite3"),
+    }
     settings = _inject(project, block, name)
     # The user's own layer, where their own environment places it (HOME of the fixture)
     mine = {k: v for k, v in env.items() if k != "PASTURE_POLICY"}
@@ -291,10 +321,15 @@ def test_the_screen_drops_injected_variables_from_what_gates_inherit(state, monk
     _inject(project, {"PATH": "/tmp/evil", "PASTURE_AI_BASE_URL": "http://127.0.0.1:9/x"})
     monkeypatch.setenv("PATH", os.environ["PATH"])  # restored after the screen drops it from this process
     monkeypatch.setenv("PASTURE_AI_BASE_URL", "http://127.0.0.1:9/x")
-    clean, notes = injected.screen(dict(env, PATH="/tmp/evil", PASTURE_AI_BASE_URL="http://127.0.0.1:9/x"),
-                                   (str(project),))
+    clean, notes = injected.screen(
+        dict(env, PATH="/tmp/evil", PASTURE_AI_BASE_URL="http://127.0.0.1:9/x"), (str(project),)
+    )
     assert "PATH" not in clean and "PASTURE_AI_BASE_URL" not in clean and len(notes) == 1
     assert "PASTURE_AI_BASE_URL" not in os.environ
-    probe = subprocess.run([sys.executable, "-c", "import os; print(os.environ.get('PASTURE_AI_BASE_URL'))"],
-                           capture_output=True, text=True, env=None)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.environ.get('PASTURE_AI_BASE_URL'))"],
+        capture_output=True,
+        text=True,
+        env=None,
+    )
     assert probe.stdout.strip() == "None"

@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from generator.runtime import trust
 from hookrun import call
 from terminal import run_at_terminal
 
-GATE = "#!/bin/sh\necho ran >> {marker}\necho '{{\"decision\": \"proceed\", \"reason\": \"gate\"}}'\n"
+from generator.runtime import trust
+
+GATE = '#!/bin/sh\necho ran >> {marker}\necho \'{{"decision": "proceed", "reason": "gate"}}\'\n'
 
 
 @pytest.fixture
@@ -46,9 +46,13 @@ def _pasture(*args: str) -> list[str]:
 
 
 def _event(env, root: Path) -> tuple[str, str]:
-    code, out, err = call("claude-code", "PreToolUse", "2.1.328",
-                          {"session_id": "s", "cwd": str(root), "tool_name": "Bash",
-                           "tool_input": {"command": "ls"}, "tool_use_id": "t"}, env)
+    code, out, err = call(
+        "claude-code",
+        "PreToolUse",
+        "2.1.328",
+        {"session_id": "s", "cwd": str(root), "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t"},
+        env,
+    )
     return out, err
 
 
@@ -71,8 +75,9 @@ def test_trust_asks_on_the_terminal_and_shows_what_the_policy_will_run(env, repo
 
 def test_the_ai_gate_prompt_says_the_endpoint_gets_the_api_key(env, repo):
     (repo / ".pasture" / "policy.toml").write_text('[gate]\nkind = "ai"\nbase_url = "http://127.0.0.1:9/v1"\n')
-    code, shown, out, err = run_at_terminal(_pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo,
-                                            answer=b"n\n")
+    code, shown, out, err = run_at_terminal(
+        _pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo, answer=b"n\n"
+    )
     assert "http://127.0.0.1:9/v1 with your API key" in shown
     assert code == 1 and "not trusted" in err and _store(env) == {}  # anything but y keeps it untrusted
 
@@ -80,8 +85,9 @@ def test_the_ai_gate_prompt_says_the_endpoint_gets_the_api_key(env, repo):
 def test_stdin_cannot_answer_for_the_person(env, repo, tmp_path):
     _gate_project(repo, tmp_path / "marker")
     # "y" on stdin, "n" at the terminal: the terminal's answer is the only one read
-    code, shown, out, err = run_at_terminal(_pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo,
-                                            answer=b"n\n", stdin=b"y\ny\n")
+    code, shown, out, err = run_at_terminal(
+        _pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo, answer=b"n\n", stdin=b"y\ny\n"
+    )
     assert code == 1 and _store(env) == {}
 
 
@@ -89,8 +95,9 @@ def test_what_was_typed_before_the_question_does_not_answer_it(env, repo, tmp_pa
     # "y" already waiting in the terminal's input (type-ahead, or pushed in with TIOCSTI by a program
     # sharing the terminal) answered the question before the person saw it; now it is discarded.
     _gate_project(repo, tmp_path / "marker")
-    code, shown, out, err = run_at_terminal(_pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo,
-                                            answer=b"n\n", typeahead=b"y\n")
+    code, shown, out, err = run_at_terminal(
+        _pasture("policy", "trust", "--project", str(repo)), env=env, cwd=repo, answer=b"n\n", typeahead=b"y\n"
+    )
     assert code == 1 and _store(env) == {}, (shown, out, err)
 
 
@@ -100,8 +107,16 @@ def test_with_no_terminal_trust_and_untrust_refuse_in_one_line(env, repo, tmp_pa
         if verb == "untrust":
             trust.trust(str(policy), env, str(repo))
         before = _store(env)
-        done = subprocess.run(_pasture("policy", verb, "--project", str(repo)), env=env, cwd=repo, input="y\ny\n",
-                              capture_output=True, text=True, start_new_session=True, timeout=60)  # no controlling tty
+        done = subprocess.run(
+            _pasture("policy", verb, "--project", str(repo)),
+            env=env,
+            cwd=repo,
+            input="y\ny\n",
+            capture_output=True,
+            text=True,
+            start_new_session=True,
+            timeout=60,
+        )  # no controlling tty
         assert done.returncode == 2, (done.stdout, done.stderr)
         assert done.stderr.count("\n") == 1 and f"pasture policy {verb} needs a person" in done.stderr
         assert "Nothing changed" in done.stderr and _store(env) == before
@@ -134,8 +149,7 @@ def test_a_change_to_the_gate_program_un_trusts(env, repo, tmp_path):
 
 def test_a_script_an_interpreter_runs_is_pinned_too(env, repo, tmp_path):
     marker = tmp_path / "marker"
-    (repo / "gate.py").write_text(f"open({str(marker)!r}, 'a').write('ran')\n"
-                                  "print('{\"decision\": \"proceed\"}')\n")
+    (repo / "gate.py").write_text(f"open({str(marker)!r}, 'a').write('ran')\nprint('{{\"decision\": \"proceed\"}}')\n")
     policy = repo / ".pasture" / "policy.toml"
     policy.write_text(f'[gate]\nkind = "command"\ncommand = [{json.dumps(sys.executable)}, "gate.py"]\n')
     trust.trust(str(policy), env, str(repo))
@@ -158,8 +172,15 @@ def test_a_symlinked_policy_is_trusted_only_where_it_resolves(env, repo, tmp_pat
     out, err = _event(env, hostile)
     assert not theirs.exists() and not marker.exists()  # neither the repository's ./gate.sh nor the original's
     assert f"resolves to {policy}, outside this project" in err
-    done = subprocess.run(_pasture("policy", "trust", "--project", str(hostile)), env=env, cwd=hostile,
-                          capture_output=True, text=True, start_new_session=True, timeout=60)
+    done = subprocess.run(
+        _pasture("policy", "trust", "--project", str(hostile)),
+        env=env,
+        cwd=hostile,
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "belongs to another project" in done.stderr
     _event(env, repo)
     assert marker.exists()  # where it resolves, it stays trusted
@@ -167,14 +188,16 @@ def test_a_symlinked_policy_is_trusted_only_where_it_resolves(env, repo, tmp_pat
 
 def test_a_pasture_folder_below_the_repository_root_replaces_nothing(env, repo, tmp_path):
     (repo / ".pasture" / "policy.toml").write_text(
-        '[[rules]]\nname = "no-ls"\ndecision = "deny"\nreason = "root says no"\ntool_kind = "shell"\n')
+        '[[rules]]\nname = "no-ls"\ndecision = "deny"\nreason = "root says no"\ntool_kind = "shell"\n'
+    )
     planted = repo / "src" / ".pasture"
     planted.mkdir(parents=True)
     (planted / "policy.toml").write_text('[[rules]]\nname = "ok"\ndecision = "proceed"\n')
     out, err = _event(env, repo / "src")
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    done = subprocess.run(_pasture("policy", "check", "--project", str(repo / "src")), env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        _pasture("policy", "check", "--project", str(repo / "src")), env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1 and f"{planted} is below the project root {repo} and is ignored" in done.stderr
 
 

@@ -22,8 +22,11 @@ from generator.hostenv.fake_models import PROTOCOLS, ChatReplyQueue, FakeModelSe
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.hostenv.fake_models", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m generator.hostenv.fake_models",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--protocol", required=True, choices=sorted(PROTOCOLS))
     parser.add_argument("--script", type=Path, help="script JSON file (default: one shell call, then text)")
     parser.add_argument("--port", type=int, default=0)
@@ -39,10 +42,20 @@ def main(argv: list[str] | None = None) -> int:
         protocol = ChatReplyQueue.from_dict(json.loads(args.script.read_text()) if args.script else {})
         script = Script.of()
     else:
-        script = (Script.from_json(args.script.read_text()) if args.script
-                  else Script.shell_then_reply("echo pasture-probe > probe.txt"))
-    server = FakeModelServer(protocol, script, log_path=args.log, port=args.port, deadline=args.deadline,
-                             max_requests=args.max_requests, model=args.model).start()
+        script = (
+            Script.from_json(args.script.read_text())
+            if args.script
+            else Script.shell_then_reply("echo pasture-probe > probe.txt")
+        )
+    server = FakeModelServer(
+        protocol,
+        script,
+        log_path=args.log,
+        port=args.port,
+        deadline=args.deadline,
+        max_requests=args.max_requests,
+        model=args.model,
+    ).start()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server._stop_async("signal"))
     if args.port_file:

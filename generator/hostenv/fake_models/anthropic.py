@@ -27,8 +27,9 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(_text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c)
-                         for c in content)
+        return "\n".join(
+            _text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c) for c in content
+        )
     return "" if content is None else str(content)
 
 
@@ -69,10 +70,13 @@ class AnthropicMessages(WireProtocol):
     # --- routes ---------------------------------------------------------------------------
     def handle_models(self, ctx: RequestContext) -> Reply:
         model = ctx.server.model or DEFAULT_MODEL
-        entry = {"type": "model", "id": model, "display_name": "Pasture fake model",
-                 "created_at": "2025-01-01T00:00:00Z"}
-        return Reply.json(200, {"data": [entry], "has_more": False, "first_id": model, "last_id": model},
-                          kind="models")
+        entry = {
+            "type": "model",
+            "id": model,
+            "display_name": "Pasture fake model",
+            "created_at": "2025-01-01T00:00:00Z",
+        }
+        return Reply.json(200, {"data": [entry], "has_more": False, "first_id": model, "last_id": model}, kind="models")
 
     def handle_count_tokens(self, ctx: RequestContext) -> Reply:
         return Reply.json(200, {"input_tokens": _estimate_tokens(ctx.body)}, kind="count_tokens")
@@ -88,14 +92,27 @@ class AnthropicMessages(WireProtocol):
         summary = {**decision.summary(), "stream": bool(body.get("stream")), "stop_reason": decision.stop_reason}
         if not body.get("stream"):
             message = {
-                "id": message_id, "type": "message", "role": "assistant", "model": model,
-                "content": blocks, "stop_reason": decision.stop_reason, "stop_sequence": None,
-                "usage": {"input_tokens": usage_in, "output_tokens": usage_out,
-                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": blocks,
+                "stop_reason": decision.stop_reason,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": usage_in,
+                    "output_tokens": usage_out,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                },
             }
             return Reply(200, json.dumps(message).encode(), "application/json", summary)
-        return Reply(200, self.stream(message_id, model, blocks, decision, usage_in, usage_out),
-                     "text/event-stream; charset=utf-8", summary)
+        return Reply(
+            200,
+            self.stream(message_id, model, blocks, decision, usage_in, usage_out),
+            "text/event-stream; charset=utf-8",
+            summary,
+        )
 
     # --- building blocks ------------------------------------------------------------------
     def content_blocks(self, ctx: RequestContext, decision: Decision) -> list[dict[str, Any]]:
@@ -103,18 +120,42 @@ class AnthropicMessages(WireProtocol):
         if decision.text:
             blocks.append({"type": "text", "text": decision.text})
         for n, call in enumerate(decision.tool_calls):
-            blocks.append({"type": "tool_use", "id": ctx.new_id("toolu_", n), "name": call.name,
-                           "input": dict(call.arguments)})
+            blocks.append(
+                {"type": "tool_use", "id": ctx.new_id("toolu_", n), "name": call.name, "input": dict(call.arguments)}
+            )
         return blocks
 
-    def stream(self, message_id: str, model: str, blocks: list[dict[str, Any]], decision: Decision,
-               usage_in: int, usage_out: int) -> bytes:
+    def stream(
+        self,
+        message_id: str,
+        model: str,
+        blocks: list[dict[str, Any]],
+        decision: Decision,
+        usage_in: int,
+        usage_out: int,
+    ) -> bytes:
         out = [
-            encode_event("message_start", {"type": "message_start", "message": {
-                "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
-                "stop_reason": None, "stop_sequence": None,
-                "usage": {"input_tokens": usage_in, "output_tokens": 1,
-                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+            encode_event(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": message_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": usage_in,
+                            "output_tokens": 1,
+                            "cache_creation_input_tokens": 0,
+                            "cache_read_input_tokens": 0,
+                        },
+                    },
+                },
+            ),
             encode_event("ping", {"type": "ping"}),
         ]
         for index, block in enumerate(blocks):
@@ -124,15 +165,25 @@ class AnthropicMessages(WireProtocol):
             else:
                 start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
                 delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-            out.append(encode_event("content_block_start",
-                                    {"type": "content_block_start", "index": index, "content_block": start}))
-            out.append(encode_event("content_block_delta",
-                                    {"type": "content_block_delta", "index": index, "delta": delta}))
+            out.append(
+                encode_event(
+                    "content_block_start", {"type": "content_block_start", "index": index, "content_block": start}
+                )
+            )
+            out.append(
+                encode_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            )
             out.append(encode_event("content_block_stop", {"type": "content_block_stop", "index": index}))
-        out.append(encode_event("message_delta", {
-            "type": "message_delta",
-            "delta": {"stop_reason": decision.stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": usage_out}}))
+        out.append(
+            encode_event(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": decision.stop_reason, "stop_sequence": None},
+                    "usage": {"output_tokens": usage_out},
+                },
+            )
+        )
         out.append(encode_event("message_stop", {"type": "message_stop"}))
         return b"".join(out)
 

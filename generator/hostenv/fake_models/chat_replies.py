@@ -65,8 +65,7 @@ class ChatReply:
 
     @classmethod
     def error(cls, status: int, message: str | None = None, **kw: Any) -> "ChatReply":
-        return cls(status=status, content=None, error_message=message if message is not None else _phrase(status),
-                   **kw)
+        return cls(status=status, content=None, error_message=message if message is not None else _phrase(status), **kw)
 
     @classmethod
     def raw(cls, body: str, *, status: int = 200, **kw: Any) -> "ChatReply":
@@ -74,8 +73,11 @@ class ChatReply:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ChatReply":
-        common: dict[str, Any] = {"usage": data.get("usage"), "delay": float(data.get("delay", 0.0)),
-                  "headers": dict(data.get("headers", {}))}
+        common: dict[str, Any] = {
+            "usage": data.get("usage"),
+            "delay": float(data.get("delay", 0.0)),
+            "headers": dict(data.get("headers", {})),
+        }
         if "raw_body" in data:
             return cls.raw(str(data["raw_body"]), status=int(data.get("status", 200)), **common)
         if int(data.get("status", 200)) >= 400:
@@ -98,8 +100,9 @@ class ChatReply:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model or "fake-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.content},
-                         "finish_reason": "stop"}],
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": self.content}, "finish_reason": "stop"}
+            ],
             "usage": self.usage or {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         return Reply(200, json.dumps(body).encode(), "application/json", summary, dict(self.headers))
@@ -154,21 +157,37 @@ class ChatReplyQueue(WireProtocol):
         return reply.reply(ctx.body, index)
 
     def handle_models(self, ctx: RequestContext) -> Reply:
-        return Reply.json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model",
-                                                            "owned_by": "pasture"}]}, kind="models")
+        return Reply.json(
+            200,
+            {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "pasture"}]},
+            kind="models",
+        )
 
 
 class FakeChatServer(FakeModelServer):
     """A :class:`FakeModelServer` speaking :class:`ChatReplyQueue` (stops by itself after ``deadline``)."""
 
-    def __init__(self, replies: Iterable[ChatReply] = (), *, default: ChatReply | None = None,
-                 log_path: str | None = None, deadline: float | None = 240.0,
-                 max_requests: int = 100_000, port: int = 0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[ChatReply] = (),
+        *,
+        default: ChatReply | None = None,
+        log_path: str | None = None,
+        deadline: float | None = 240.0,
+        max_requests: int = 100_000,
+        port: int = 0,
+    ) -> None:
         # port: 0 lets the kernel choose; a fixed one is for a fresh network namespace, where a
         # config written before the server starts must already name its address.
         self.queue = ChatReplyQueue(replies, default)
-        super().__init__(self.queue, Script.of(), log_path=log_path, port=port,
-                         deadline=deadline if deadline else 24 * 3600.0, max_requests=max_requests)
+        super().__init__(
+            self.queue,
+            Script.of(),
+            log_path=log_path,
+            port=port,
+            deadline=deadline if deadline else 24 * 3600.0,
+            max_requests=max_requests,
+        )
 
     @property
     def base_url(self) -> str:

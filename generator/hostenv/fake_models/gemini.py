@@ -32,8 +32,11 @@ DEFAULT_MODEL = "gemini-2.5-pro"
 SHELL_TOOL = "run_shell_command"
 SSE = "text/event-stream; charset=utf-8"
 _MODEL_PATH = re.compile(r"^/(?P<version>v1beta|v1alpha|v1)/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
-_METHODS = {"streamGenerateContent": "handle_stream", "generateContent": "handle_generate",
-            "countTokens": "handle_count_tokens"}
+_METHODS = {
+    "streamGenerateContent": "handle_stream",
+    "generateContent": "handle_generate",
+    "countTokens": "handle_count_tokens",
+}
 
 
 def _text_of(response: Any) -> str:
@@ -65,7 +68,7 @@ class GeminiGenerateContent(WireProtocol):
 
     def offered_tools(self, body: Any) -> list[dict[str, Any]]:
         tools = body.get("tools") if isinstance(body, dict) else None
-        out = []
+        out: list[dict[str, Any]] = []
         for tool in tools or []:
             if isinstance(tool, dict):
                 out.extend(d for d in tool.get("functionDeclarations") or [] if isinstance(d, dict))
@@ -75,16 +78,24 @@ class GeminiGenerateContent(WireProtocol):
         contents = body.get("contents") if isinstance(body, dict) else None
         for content in reversed(contents or []):
             parts = content.get("parts") if isinstance(content, dict) else None
-            results = [p["functionResponse"] for p in parts or []
-                       if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+            results = [
+                p["functionResponse"]
+                for p in parts or []
+                if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+            ]
             if results:
                 return _text_of(results[-1].get("response"))
         return None
 
     def resolve_shell(self, tools: list[dict[str, Any]], call: ToolCall) -> ToolCall | None:
         if any(t.get("name") == SHELL_TOOL for t in tools):
-            return ToolCall(SHELL_TOOL, {"command": call.arguments["command"],
-                                         "description": call.arguments.get("description") or "Run a shell command"})
+            return ToolCall(
+                SHELL_TOOL,
+                {
+                    "command": call.arguments["command"],
+                    "description": call.arguments.get("description") or "Run a shell command",
+                },
+            )
         return None
 
     def error_body(self, status: int, message: str) -> Any:
@@ -94,10 +105,20 @@ class GeminiGenerateContent(WireProtocol):
     # --- routes ---------------------------------------------------------------------------
     def handle_models(self, ctx: RequestContext) -> Reply:
         model = ctx.server.model or DEFAULT_MODEL
-        return Reply.json(200, {"models": [{
-            "name": f"models/{model}", "displayName": "Pasture fake model", "version": "001",
-            "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"]}]},
-            kind="models")
+        return Reply.json(
+            200,
+            {
+                "models": [
+                    {
+                        "name": f"models/{model}",
+                        "displayName": "Pasture fake model",
+                        "version": "001",
+                        "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
+                    }
+                ]
+            },
+            kind="models",
+        )
 
     def handle_count_tokens(self, ctx: RequestContext, model: str) -> Reply:
         return Reply.json(200, {"totalTokens": _tokens(ctx.body)}, kind="count_tokens")
@@ -105,10 +126,12 @@ class GeminiGenerateContent(WireProtocol):
     def handle_generate(self, ctx: RequestContext, model: str) -> Reply:
         decision = self.decide(ctx)
         parts = self.parts(decision)
-        response = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
-                                    "index": 0}],
-                    "usageMetadata": self.usage(ctx, parts), "modelVersion": ctx.server.model or model,
-                    "responseId": ctx.new_id("resp_")}
+        response = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": self.usage(ctx, parts),
+            "modelVersion": ctx.server.model or model,
+            "responseId": ctx.new_id("resp_"),
+        }
         return Reply.json(200, response, **decision.summary(), stream=False, model=model)
 
     def handle_stream(self, ctx: RequestContext, model: str) -> Reply:
@@ -117,12 +140,17 @@ class GeminiGenerateContent(WireProtocol):
         version, response_id = ctx.server.model or model, ctx.new_id("resp_")
 
         def chunk(candidate: dict[str, Any], **extra: Any) -> bytes:
-            return encode_data({"candidates": [{**candidate, "index": 0}], **extra, "modelVersion": version,
-                                "responseId": response_id})
+            return encode_data(
+                {"candidates": [{**candidate, "index": 0}], **extra, "modelVersion": version, "responseId": response_id}
+            )
 
         frames = [chunk({"content": {"role": "model", "parts": [part]}}) for part in parts]
-        frames.append(chunk({"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"},
-                            usageMetadata=self.usage(ctx, parts)))
+        frames.append(
+            chunk(
+                {"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"},
+                usageMetadata=self.usage(ctx, parts),
+            )
+        )
         return Reply(200, b"".join(frames), SSE, {**decision.summary(), "stream": True, "model": model})
 
     # --- building blocks ------------------------------------------------------------------

@@ -60,9 +60,14 @@ class _OpenAIBase(WireProtocol):
 
     def handle_models(self, ctx: RequestContext) -> Reply:
         model = ctx.server.model or DEFAULT_MODEL
-        return Reply.json(200, {"object": "list", "data": [
-            {"id": model, "object": "model", "created": 1735689600, "owned_by": "pasture-fake"}]},
-            kind="models")
+        return Reply.json(
+            200,
+            {
+                "object": "list",
+                "data": [{"id": model, "object": "model", "created": 1735689600, "owned_by": "pasture-fake"}],
+            },
+            kind="models",
+        )
 
 
 class OpenAIResponses(_OpenAIBase):
@@ -103,18 +108,43 @@ class OpenAIResponses(_OpenAIBase):
     def output_items(self, ctx: RequestContext, decision: Decision) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         if decision.text:
-            items.append({"type": "message", "id": ctx.new_id("msg_"), "role": "assistant", "status": "completed",
-                          "content": [{"type": "output_text", "text": decision.text, "annotations": []}]})
-        custom = {t.get("name") for t in self.offered_tools(ctx.body if isinstance(ctx.body, dict) else {})
-                  if t.get("type") == "custom"}
+            items.append(
+                {
+                    "type": "message",
+                    "id": ctx.new_id("msg_"),
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": decision.text, "annotations": []}],
+                }
+            )
+        custom = {
+            t.get("name")
+            for t in self.offered_tools(ctx.body if isinstance(ctx.body, dict) else {})
+            if t.get("type") == "custom"
+        }
         for n, call in enumerate(decision.tool_calls):
             if call.name in custom:  # a freeform tool (Codex's apply_patch): its input is raw text
-                items.append({"type": "custom_tool_call", "id": ctx.new_id("ctc_", n),
-                              "call_id": ctx.new_id("call_", n), "name": call.name,
-                              "input": str(call.arguments.get("input", "")), "status": "completed"})
+                items.append(
+                    {
+                        "type": "custom_tool_call",
+                        "id": ctx.new_id("ctc_", n),
+                        "call_id": ctx.new_id("call_", n),
+                        "name": call.name,
+                        "input": str(call.arguments.get("input", "")),
+                        "status": "completed",
+                    }
+                )
                 continue
-            items.append({"type": "function_call", "id": ctx.new_id("fc_", n), "call_id": ctx.new_id("call_", n),
-                          "name": call.name, "arguments": json.dumps(call.arguments), "status": "completed"})
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": ctx.new_id("fc_", n),
+                    "call_id": ctx.new_id("call_", n),
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments),
+                    "status": "completed",
+                }
+            )
         return items
 
     def handle_create_response(self, ctx: RequestContext) -> Reply:
@@ -123,36 +153,87 @@ class OpenAIResponses(_OpenAIBase):
         model = ctx.server.model or body.get("model") or DEFAULT_MODEL
         items = self.output_items(ctx, decision)
         usage_in, usage_out = _tokens(body), _tokens(items)
-        usage = {"input_tokens": usage_in, "input_tokens_details": {"cached_tokens": 0},
-                 "output_tokens": usage_out, "output_tokens_details": {"reasoning_tokens": 0},
-                 "total_tokens": usage_in + usage_out}
+        usage = {
+            "input_tokens": usage_in,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": usage_out,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage_in + usage_out,
+        }
         created = int(time.time())
         response_id = ctx.new_id("resp_")
         base = {"id": response_id, "object": "response", "created_at": created, "model": model}
         summary = {**decision.summary(), "stream": bool(body.get("stream"))}
         if not body.get("stream"):
-            return Reply(200, json.dumps({**base, "status": "completed", "output": items, "usage": usage}).encode(),
-                         "application/json", summary)
+            return Reply(
+                200,
+                json.dumps({**base, "status": "completed", "output": items, "usage": usage}).encode(),
+                "application/json",
+                summary,
+            )
         seq = iter(range(1_000_000))
-        frames = [encode_event("response.created", {
-            "type": "response.created", "sequence_number": next(seq),
-            "response": {**base, "status": "in_progress", "output": []}})]
+        frames = [
+            encode_event(
+                "response.created",
+                {
+                    "type": "response.created",
+                    "sequence_number": next(seq),
+                    "response": {**base, "status": "in_progress", "output": []},
+                },
+            )
+        ]
         for index, item in enumerate(items):
-            pending = ({**item, "status": "in_progress", "content": []} if item["type"] == "message"
-                       else {**item, "status": "in_progress"})
-            frames.append(encode_event("response.output_item.added", {
-                "type": "response.output_item.added", "sequence_number": next(seq),
-                "output_index": index, "item": pending}))
+            pending = (
+                {**item, "status": "in_progress", "content": []}
+                if item["type"] == "message"
+                else {**item, "status": "in_progress"}
+            )
+            frames.append(
+                encode_event(
+                    "response.output_item.added",
+                    {
+                        "type": "response.output_item.added",
+                        "sequence_number": next(seq),
+                        "output_index": index,
+                        "item": pending,
+                    },
+                )
+            )
             if item["type"] == "message":
-                frames.append(encode_event("response.output_text.delta", {
-                    "type": "response.output_text.delta", "sequence_number": next(seq), "item_id": item["id"],
-                    "output_index": index, "content_index": 0, "delta": item["content"][0]["text"]}))
-            frames.append(encode_event("response.output_item.done", {
-                "type": "response.output_item.done", "sequence_number": next(seq),
-                "output_index": index, "item": item}))
-        frames.append(encode_event("response.completed", {
-            "type": "response.completed", "sequence_number": next(seq),
-            "response": {**base, "status": "completed", "output": items, "usage": usage}}))
+                frames.append(
+                    encode_event(
+                        "response.output_text.delta",
+                        {
+                            "type": "response.output_text.delta",
+                            "sequence_number": next(seq),
+                            "item_id": item["id"],
+                            "output_index": index,
+                            "content_index": 0,
+                            "delta": item["content"][0]["text"],
+                        },
+                    )
+                )
+            frames.append(
+                encode_event(
+                    "response.output_item.done",
+                    {
+                        "type": "response.output_item.done",
+                        "sequence_number": next(seq),
+                        "output_index": index,
+                        "item": item,
+                    },
+                )
+            )
+        frames.append(
+            encode_event(
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "sequence_number": next(seq),
+                    "response": {**base, "status": "completed", "output": items, "usage": usage},
+                },
+            )
+        )
         return Reply(200, b"".join(frames), SSE, summary)
 
 
@@ -181,17 +262,27 @@ class OpenAIChatCompletions(_OpenAIBase):
 
     def resolve_shell(self, tools: list[dict[str, Any]], call: ToolCall) -> ToolCall | None:
         if any(t.get("name") == "bash" for t in tools):
-            return ToolCall("bash", {"command": call.arguments["command"],
-                                     "description": call.arguments.get("description") or "Run a shell command"})
+            return ToolCall(
+                "bash",
+                {
+                    "command": call.arguments["command"],
+                    "description": call.arguments.get("description") or "Run a shell command",
+                },
+            )
         return None
 
     def handle_chat_completions(self, ctx: RequestContext) -> Reply:
         body = ctx.body if isinstance(ctx.body, dict) else {}
         decision = self.decide(ctx)
         model = ctx.server.model or body.get("model") or DEFAULT_MODEL
-        calls = [{"id": ctx.new_id("call_", n), "type": "function",
-                  "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                 for n, c in enumerate(decision.tool_calls)]
+        calls = [
+            {
+                "id": ctx.new_id("call_", n),
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
+            for n, c in enumerate(decision.tool_calls)
+        ]
         finish = "tool_calls" if calls else "stop"
         usage_in, usage_out = _tokens(body.get("messages")), _tokens([decision.text, calls])
         usage = {"prompt_tokens": usage_in, "completion_tokens": usage_out, "total_tokens": usage_in + usage_out}
@@ -202,13 +293,30 @@ class OpenAIChatCompletions(_OpenAIBase):
             message: dict[str, Any] = {"role": "assistant", "content": decision.text}
             if calls:
                 message["tool_calls"] = calls
-            return Reply.json(200, {
-                "id": completion_id, "object": "chat.completion", "created": created, "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}, **summary)
+            return Reply.json(
+                200,
+                {
+                    "id": completion_id,
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": model,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": usage,
+                },
+                **summary,
+            )
 
         def chunk(choices: list[dict[str, Any]], **extra: Any) -> bytes:
-            return encode_data({"id": completion_id, "object": "chat.completion.chunk", "created": created,
-                                "model": model, "choices": choices, **extra})
+            return encode_data(
+                {
+                    "id": completion_id,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "choices": choices,
+                    **extra,
+                }
+            )
 
         frames = [chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
         if decision.text:

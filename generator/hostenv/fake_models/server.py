@@ -71,8 +71,12 @@ class Decision:
         return "tool_use" if self.tool_calls else "end_turn"
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "turn": self.turn_index, "text": self.text,
-                               "tool_calls": [c.to_dict() for c in self.tool_calls]}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "turn": self.turn_index,
+            "text": self.text,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+        }
         if self.error:
             out["error"] = self.error
         return out
@@ -260,7 +264,9 @@ class FakeModelServer:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self.log_path.touch()
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, name=f"fake-{self.protocol.name}",
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"fake-{self.protocol.name}",
             daemon=True,
         )
         self._thread.start()
@@ -354,11 +360,13 @@ class FakeModelServer:
         over_limit = seq > self.max_requests
         try:
             if over_limit:
-                reply = Reply.json(400, self.protocol.error_body(400, "fake model: request limit reached"),
-                                   kind="limit")
+                reply = Reply.json(
+                    400, self.protocol.error_body(400, "fake model: request limit reached"), kind="limit"
+                )
             elif body is None and raw and h.command == "POST":
-                reply = Reply.json(400, self.protocol.error_body(400, f"fake model: unreadable body ({body_note})"),
-                                   kind="bad_body")
+                reply = Reply.json(
+                    400, self.protocol.error_body(400, f"fake model: unreadable body ({body_note})"), kind="bad_body"
+                )
             else:
                 reply = self.protocol.dispatch(ctx)
         except Exception as exc:  # noqa: BLE001 - a bug in the fake must not hang the host
@@ -395,8 +403,9 @@ def _decode_body(raw: bytes, headers: dict[str, str]) -> tuple[Any, str | None]:
         elif encoding == "deflate":
             raw = zlib.decompress(raw)
         elif encoding not in ("", "identity"):
-            return None, (f"content-encoding {encoding!r} not supported; raw base64: "
-                          + base64.b64encode(raw[:4096]).decode())
+            return None, (
+                f"content-encoding {encoding!r} not supported; raw base64: " + base64.b64encode(raw[:4096]).decode()
+            )
     except (OSError, zlib.error) as exc:
         return None, f"cannot decode {encoding}: {exc}"
     try:

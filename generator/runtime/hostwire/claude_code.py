@@ -7,8 +7,18 @@ PROCEED_STDOUT = ""
 BLOCKING_FAILURES = ("exit-2-blocks", "strict-output-exit-2-blocks")
 EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honours it
 
-BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse", "PostToolBatch", "ConfigChange",
-              "PreCompact", "TaskCreated", "TaskCompleted", "TeammateIdle"}
+BLOCK_JSON = {
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "PostToolUse",
+    "PostToolBatch",
+    "ConfigChange",
+    "PreCompact",
+    "TaskCreated",
+    "TaskCompleted",
+    "TeammateIdle",
+}
 
 
 def _json(value: object) -> str:
@@ -18,9 +28,20 @@ def _json(value: object) -> str:
 def command_deny(event: str, row, reason: str, block_json) -> tuple:
     """The command-JSON hosts' deny (Claude Code; Codex with its own ``block_json``)."""
     if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
-        return (0, _json({"hookSpecificOutput": {
-            "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}), "",
-            "deny")
+        return (
+            0,
+            _json(
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": reason,
+                    }
+                }
+            ),
+            "",
+            "deny",
+        )
     if event in block_json:
         return (0, _json({"decision": "block", "reason": reason}), "", "deny")
     return (EXIT_BLOCK, "", reason + "\n", "deny")
@@ -31,8 +52,20 @@ def deny(event: str, row, reason: str) -> tuple:
 
 
 def ask(event: str, reason: str) -> tuple:
-    return (0, _json({"hookSpecificOutput": {
-        "hookEventName": event, "permissionDecision": "ask", "permissionDecisionReason": reason}}), "", "ask")
+    return (
+        0,
+        _json(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": reason,
+                }
+            }
+        ),
+        "",
+        "ask",
+    )
 
 
 def tool_of(payload: object) -> tuple:

@@ -10,6 +10,17 @@ BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse"}
 
 def deny(event: str, row, reason: str) -> tuple:
     if event == "PermissionRequest" and row.response in ("deny", "deny+ask"):
-        return (0, _json({"hookSpecificOutput": {
-            "hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": reason}}}), "", "deny")
+        return (
+            0,
+            _json(
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PermissionRequest",
+                        "decision": {"behavior": "deny", "message": reason},
+                    }
+                }
+            ),
+            "",
+            "deny",
+        )
     return command_deny(event, row, reason, BLOCK_JSON)
