@@ -104,8 +104,8 @@ class ClaudeCode:
     name = "claude-code"
     display_name = "Claude Code"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CLAUDE_COMMAND_JSON,)
-    # Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
     instructions_file = "CLAUDE.md"  # where the generated agent instructions go
+    # Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
     native_calls = frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"})
     npm_packages: tuple[str, ...] = ("@anthropic-ai/claude-code",)
     binary = "claude"
