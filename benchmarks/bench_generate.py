@@ -23,7 +23,7 @@ Every timed command runs under `unshare -n` where available (no network namespac
 runs offline; the same wrapper for every command keeps the comparison fair).
 
 `pasture check` is timed twice: as users meet it on an unchanged tree (the recorded-digest fast path
-of generator/check/quick.py, records kept in a temp PASTURE_CACHE_DIR), and as the full check
+of pasture/check/quick.py, records kept in a temp PASTURE_CACHE_DIR), and as the full check
 (PASTURE_NO_CACHE=1: load + render + compare); `pasture validate` beside them.
 
 Targets: check on an unchanged tree <= 3x `python -c pass` (wall, medians); full check < 0.5 s;
@@ -273,7 +273,7 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
         coverage[folder.name] = {"rows": len(table), "expressed": len(table)}
     # OpenCode: rulesync writes one plugin from canonical events only (native keys are skipped).
     sys.path.insert(0, str(REPO))
-    from generator.profile.loader import load_project  # noqa: E402  (set-up only, never timed)
+    from pasture.profile.loader import load_project  # noqa: E402  (set-up only, never timed)
 
     v1 = newest("opencode", major=1).name
     for contract in load_project(root, [v1]):
@@ -303,9 +303,9 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
 _PHASES = """
 import json, sys, time
 from pathlib import Path
-from generator.profile.loader import load_project
-from generator.render.project import render_project
-from generator.check.drift import compare
+from pasture.profile.loader import load_project
+from pasture.render.project import render_project
+from pasture.check.drift import compare
 root = Path(sys.argv[1])
 t0 = time.process_time(); contracts = load_project(root, None)
 t1 = time.process_time(); artifacts = render_project(contracts)
@@ -338,7 +338,7 @@ def export_committed(dest: Path) -> None:
 
 _FAST_PROBE = r"""
 import sys
-from generator.entry import main
+from pasture.entry import main
 sys.argv = ["pasture", *sys.argv[1:]]
 code = main()
 print("FAST" if "click" not in sys.modules else "FULL", code)

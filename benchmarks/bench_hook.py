@@ -55,10 +55,10 @@ from _measure import (  # noqa: E402
     write_json,
 )
 
-from generator.install import launcher  # noqa: E402
-from generator.install.adapter import load_adapter  # noqa: E402
-from generator.install.hooktable import with_binary  # noqa: E402
-from generator.journal.db import query  # noqa: E402
+from pasture.install import launcher  # noqa: E402
+from pasture.install.adapter import load_adapter  # noqa: E402
+from pasture.install.hooktable import with_binary  # noqa: E402
+from pasture.journal.db import query  # noqa: E402
 
 RATIO_BARE_MAX, RATIO_BARE_AIM, RATIO_SITE_MAX, RSS_RATIO_MAX = 2.0, 1.5, 1.0, 1.5
 

@@ -2,7 +2,7 @@
 """Journal and policy-compile benchmarks (issue 19): ingest, query, export, compile; not tests.
 
 For each size (default 10,000 and 100,000 events; `--sizes 1000000` for the million) a synthetic
-spool in the shape the hook writes (generator.runtime.journal._record_line on a realistic envelope,
+spool in the shape the hook writes (pasture.runtime.journal._record_line on a realistic envelope,
 ~1.2 kB a line) is ingested by a first `pasture journal --limit 10` (CPU, wall, peak RSS), then timed
 against `python -c pass` in the same run, interleaved: `pasture journal --limit 10`, a filtered
 `--count` and a filtered `--limit 10`; then export throughput (`export --format jsonl` and `csv` to
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _measure import Series, environment, scratch, spawn, table, verdict, write_json  # noqa: E402
 
-from generator.runtime.journal import _record_line  # noqa: E402
+from pasture.runtime.journal import _record_line  # noqa: E402
 
 QUERY_RATIO_MAX, COUNT_CPU_MAX, COMPILE_RATIO_MAX = 3.0, 1.0, 5.0
 HARNESSES = ("claude-code", "codex", "opencode")
@@ -312,7 +312,7 @@ def bench_journal(sizes, runs, work: Path, env: dict, pasture: list[str], result
 
 
 def bench_compile(counts, runs, work: Path, env: dict, lines: list, results: dict):
-    from generator.runtime.deadline import deadline_seconds_for
+    from pasture.runtime.deadline import deadline_seconds_for
 
     project = work / "compile"
     (project / ".pasture").mkdir(parents=True)
@@ -320,7 +320,7 @@ def bench_compile(counts, runs, work: Path, env: dict, lines: list, results: dic
     argv = [
         sys.executable,
         "-m",
-        "generator",
+        "pasture",
         "hook",
         "lifecycle",
         "--harness",
@@ -453,7 +453,7 @@ def main(argv=None) -> int:
         "PASTURE_MANAGED_POLICY": str(work / "no-managed.toml"),
     }
     script = shutil.which("pasture", path=str(Path(sys.executable).parent))
-    pasture = [script] if script else [sys.executable, "-m", "generator"]
+    pasture = [script] if script else [sys.executable, "-m", "pasture"]
     print(
         f"pasture journal and compile, {info['date']}, git {info['git']}, python {info['python']}, "
         f"{info['cpus']} CPUs, load {info['loadavg_start']}; pasture = {' '.join(pasture)}"

@@ -5,7 +5,7 @@
 
 Each run is the real host pinned in tests/npm (OpenCode 1.18.33, Claude Code 2.1.328, Codex
 0.171.0), offline in a private network namespace whose only interface is lo, against the scripted
-fake model on 127.0.0.1 (generator/hostenv): the model asks for one shell command (`echo
+fake model on 127.0.0.1 (pasture/hostenv): the model asks for one shell command (`echo
 pasture-probe > probe.txt`), the host runs it and the model answers. The time is the host process's
 own wall time (hostenv's runner, start to exit). Per host, its arms run interleaved round by round
 (the order rotates every round), so machine drift hits every arm alike; medians of --runs.
@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "realhost
 import realhost_support as rh  # noqa: E402  (the real-host tests' installer, recorder and readers)
 from _measure import REPO, console_script, environment, loadavg, scratch, table, verdict, write_json  # noqa: E402
 
-from generator.hostenv import ensure_npm_tools, prepare_run  # noqa: E402
+from pasture.hostenv import ensure_npm_tools, prepare_run  # noqa: E402
 
 RATIO_MAX = 1.10
 MAX_PROCESSES = 2
@@ -209,7 +209,7 @@ def _execute(host: str, arm: str, run, options: dict, env: dict):
 
 
 def _journal(path: Path) -> list[dict]:
-    from generator.journal.db import query
+    from pasture.journal.db import query
 
     return query(str(path))
 

@@ -1,5 +1,5 @@
-"""Data package `generator.captures`: the recorded host runs the profiles cite as evidence.
+"""Data package `pasture.captures`: the recorded host runs the profiles cite as evidence.
 
-This folder holds no code. pyproject.toml maps it into the distribution beside generator.profiles,
+This folder holds no code. pyproject.toml maps it into the distribution beside pasture.profiles,
 so a packaged profile's citations (captures/...) resolve in every install.
 """

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from repo_paths import REPO
 
-from generator.cli import main
+from pasture.cli import main
 
 
 def pytest_configure(config):
@@ -41,7 +41,7 @@ def npm_bin():
     npm and node are prerequisites of the suite (the README says so): without them these tests fail
     with what to install, never skip silently.
     """
-    from generator.hostenv import NpmUnavailable, ensure_npm_tools
+    from pasture.hostenv import NpmUnavailable, ensure_npm_tools
 
     try:
         return ensure_npm_tools(REPO)

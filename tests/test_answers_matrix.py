@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from repo_paths import REPO, committed
 
-from generator.profile.answers import (
+from pasture.profile.answers import (
     W_ALLOW,
     W_BEHAVIOR_ALLOW,
     W_BLOCK_REASON,
@@ -29,11 +29,11 @@ from generator.profile.answers import (
     read_answer_captures,
     row_answers,
 )
-from generator.profile.loader import load_project
-from generator.profile.versions import HostVersion
-from generator.profile.vocab import Harness, MutationMode
-from generator.render.docs import events_doc
-from generator.render.explain import explain
+from pasture.profile.loader import load_project
+from pasture.profile.versions import HostVersion
+from pasture.profile.vocab import Harness, MutationMode
+from pasture.render.docs import events_doc
+from pasture.render.explain import explain
 
 PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33")
 
@@ -324,7 +324,7 @@ def test_older_versions_offer_nothing_without_captures_of_their_own(contracts):
 
 @pytest.mark.parametrize("contract_id", PINNED)
 def test_the_committed_tables_carry_the_offered_answers(contracts, contract_id):
-    from generator.render.tables import module_name
+    from pasture.render.tables import module_name
 
     sys.path.insert(0, str(REPO / "generated" / "python"))
     try:

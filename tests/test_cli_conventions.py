@@ -1,4 +1,4 @@
-"""CLI conventions: --version (also in the manifest), python -m generator, every command in --help,
+"""CLI conventions: --version (also in the manifest), python -m pasture, every command in --help,
 click's shell completion, --json on generate and check, `hook` help through the console script."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import pytest
 from profile_fixture import write_project
 from repo_paths import REPO
 
-from generator import __version__
-from generator.cli import main
+from pasture import __version__
+from pasture.cli import main
 
 
 def pasture(*args: str, env: dict | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
+        [sys.executable, "-m", "pasture", *args],
         capture_output=True,
         input=stdin,
         timeout=120,
@@ -28,7 +28,7 @@ def pasture(*args: str, env: dict | None = None, stdin: bytes | None = None) -> 
 
 
 def test_version_everywhere_agrees():
-    installed = importlib.metadata.version("pasture-generator")
+    installed = importlib.metadata.version("pasture")
     assert installed == __version__
     done = pasture("--version")
     assert done.returncode == 0 and done.stdout.decode() == f"pasture {__version__}\n"
@@ -82,7 +82,7 @@ def test_shell_completion_is_clicks():
     script = pasture(env={"_PASTURE_COMPLETE": "bash_source"})
     assert script.returncode == 0 and b"_pasture_completion" in script.stdout
     done = subprocess.run(
-        [sys.executable, "-m", "generator"],
+        [sys.executable, "-m", "pasture"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -92,7 +92,7 @@ def test_shell_completion_is_clicks():
 
 
 def _packaged_templates() -> str:
-    from generator.resources import templates_folder
+    from pasture.resources import templates_folder
 
     return templates_folder()
 
@@ -139,7 +139,7 @@ def test_json_errors_are_json(project):
 
 
 def test_the_click_hook_command_runs_the_same_runtime(tmp_path, monkeypatch):
-    """Invoking the click group (as `python -m generator.cli` would) reaches the same hook runtime."""
+    """Invoking the click group (as `python -m pasture.cli` would) reaches the same hook runtime."""
     from click.testing import CliRunner
 
     policy = tmp_path / "policy.toml"
@@ -179,10 +179,10 @@ def test_every_command_has_help_and_an_example_that_parses():
 
     import click
 
-    from generator.cli.examples import EXAMPLES, commands
+    from pasture.cli.examples import EXAMPLES, commands
 
     paths = {path for path, _ in commands(main)}
-    assert paths == set(EXAMPLES), "every command needs exactly one EXAMPLES entry (generator/cli/examples.py)"
+    assert paths == set(EXAMPLES), "every command needs exactly one EXAMPLES entry (pasture/cli/examples.py)"
     for path, cmd in commands(main):
         assert (cmd.help or "").strip(), f"`pasture {path}` has no help text"
         assert "Example:" in (cmd.epilog or ""), path
@@ -204,14 +204,14 @@ def test_every_command_has_help_and_an_example_that_parses():
 def test_a_pasture_error_no_command_handled_is_one_line_and_exit_2(monkeypatch):
     from click.testing import CliRunner
 
-    from generator import PastureError
-    from generator.cli import options
+    from pasture import PastureError
+    from pasture.cli import options
 
     def boom(*args, **kwargs):
         raise PastureError("the thing is wrong; fix: run the other thing")
 
     monkeypatch.setattr(options, "project_root", boom)
-    import generator.cli as cli_module
+    import pasture.cli as cli_module
 
     monkeypatch.setattr(cli_module, "project_root", boom)
     done = CliRunner().invoke(main, ["validate"])

@@ -13,12 +13,12 @@ import pytest
 import yaml
 from repo_paths import REPO
 
-from generator.catalog import find_catalog
-from generator.evolve.captured import load_capture
-from generator.evolve.derive import classify
-from generator.evolve.evidence import contract_evidence
-from generator.profile.loader import load_project
-from generator.profile.vocab import CoreOperation, EventSemantic, FailureMode, MutationMode, RuntimeClass
+from pasture.catalog import find_catalog
+from pasture.evolve.captured import load_capture
+from pasture.evolve.derive import classify
+from pasture.evolve.evidence import contract_evidence
+from pasture.profile.loader import load_project
+from pasture.profile.vocab import CoreOperation, EventSemantic, FailureMode, MutationMode, RuntimeClass
 
 CONTRACT_IDS = sorted(p.name for p in (REPO / "profiles").iterdir() if p.is_dir() and not p.name.startswith("."))
 CAPTURED = [c for c in CONTRACT_IDS if (REPO / "captures" / c / "capture.json").is_file()]

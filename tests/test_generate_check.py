@@ -127,7 +127,7 @@ def test_failure_while_staging_leaves_generated_untouched(project, cli, monkeypa
                 raise OSError(28, "No space left on device")
         return real_open(path, mode, *args, **kwargs)
 
-    import generator.check.drift as gen
+    import pasture.check.drift as gen
 
     monkeypatch.setattr(gen, "open", flaky_open, raising=False)
     result = cli("--root", str(project), "generate")
@@ -152,7 +152,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path):
         write_project(root)
         env = dict(os.environ, PYTHONHASHSEED=seed)
         subprocess.run(
-            [sys.executable, "-m", "generator.cli", "--root", str(root), "generate"],
+            [sys.executable, "-m", "pasture.cli", "--root", str(root), "generate"],
             env=env,
             check=True,
             capture_output=True,

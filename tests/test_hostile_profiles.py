@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from profile_fixture import CONTRACT, LIFECYCLE, write_project
 
-from generator.profile import yamlsrc
+from pasture.profile import yamlsrc
 
 LIFE = f"profiles/{CONTRACT}/lifecycle.yaml"
 
@@ -78,7 +78,7 @@ def generated_project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("generated-project")
     write_project(root)
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "--root", str(root), "generate"], capture_output=True, timeout=120
+        [sys.executable, "-m", "pasture", "--root", str(root), "generate"], capture_output=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     return root
@@ -91,7 +91,7 @@ def test_refused_with_file_and_line_and_nothing_written(tmp_path, case, generate
     make, message = CASES[case]
     tmp_path = tmp_path / "project"
     shutil.copytree(generated_project, tmp_path)
-    generate = [sys.executable, "-m", "generator", "--root", str(tmp_path), "generate"]
+    generate = [sys.executable, "-m", "pasture", "--root", str(tmp_path), "generate"]
     before = _tree(tmp_path)
     assert before
     (tmp_path / LIFE).write_text(make(), encoding="utf-8")
@@ -128,7 +128,7 @@ def test_fresh_project_gets_no_generated_folder(tmp_path):
     write_project(tmp_path)
     (tmp_path / LIFE).write_text(billion_laughs()[0], encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "--root", str(tmp_path), "generate"],
+        [sys.executable, "-m", "pasture", "--root", str(tmp_path), "generate"],
         capture_output=True,
         text=True,
         timeout=60,

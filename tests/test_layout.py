@@ -1,4 +1,4 @@
-"""The package layout stays what ARCHITECTURE.md says: no import cycles anywhere in generator/ (lazy
+"""The package layout stays what ARCHITECTURE.md says: no import cycles anywhere in pasture/ (lazy
 imports inside functions count too: a cycle that only works because one side imports late is
 still a cycle)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from repo_paths import REPO
 
-PACKAGE = REPO / "generator"
+PACKAGE = REPO / "pasture"
 
 
 def _module_name(path: Path) -> str:

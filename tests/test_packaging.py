@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 from repo_paths import REPO
 
-import generator
-from generator import resources
+import pasture
+from pasture import resources
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 DATA = {
-    "generator.templates": "templates",
-    "generator.profiles": "profiles",
-    "generator.captures": "captures",
+    "pasture.templates": "templates",
+    "pasture.profiles": "profiles",
+    "pasture.captures": "captures",
     "pasture_contracts": "generated/python/pasture_contracts",
 }
 
@@ -37,9 +37,9 @@ DATA = {
 def test_every_code_package_and_data_folder_is_listed():
     config = PYPROJECT["tool"]["setuptools"]
     code = sorted(
-        "generator"
-        + ("." + ".".join(p.parent.relative_to(REPO / "generator").parts) if p.parent != REPO / "generator" else "")
-        for p in (REPO / "generator").rglob("__init__.py")
+        "pasture"
+        + ("." + ".".join(p.parent.relative_to(REPO / "pasture").parts) if p.parent != REPO / "pasture" else "")
+        for p in (REPO / "pasture").rglob("__init__.py")
         if "__pycache__" not in p.parts
     )
     missing = [name for name in code if name not in config["packages"]]
@@ -53,7 +53,7 @@ def test_every_code_package_and_data_folder_is_listed():
 def test_resources_are_real_folders_found_without_path_arithmetic():
     # A fresh interpreter: other tests import throwaway pasture_contracts packages into this one.
     probe = (
-        "import json; from generator import resources as r; print(json.dumps([r.templates_folder(), "
+        "import json; from pasture import resources as r; print(json.dumps([r.templates_folder(), "
         "r.bundled_project(), r.package_folder('pasture_contracts'), r.import_roots()]))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
@@ -63,12 +63,12 @@ def test_resources_are_real_folders_found_without_path_arithmetic():
     assert tables == str(REPO / "generated" / "python" / "pasture_contracts")
     assert roots == [str(REPO), str(REPO / "generated" / "python")]
     with pytest.raises(resources.MissingResource, match="reinstall"):
-        resources.package_folder("generator.no_such_data")
+        resources.package_folder("pasture.no_such_data")
 
 
 def test_no_module_outside_resources_locates_data_from_its_own_file():
     offenders = []
-    for path in (REPO / "generator").rglob("*.py"):
+    for path in (REPO / "pasture").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         if "__file__" in text and ("parents[" in text or "dirname(os.path.dirname" in text):
             offenders.append(str(path.relative_to(REPO)))
@@ -105,7 +105,7 @@ def _isolated(
 def _hook(path: list[str], tmp: Path) -> subprocess.CompletedProcess:
     (tmp / "policy.toml").write_text(POLICY)
     code = (
-        "from generator.runtime.lifecycle import main; "
+        "from pasture.runtime.lifecycle import main; "
         "sys.exit(main(['--harness', 'claude-code', '--event', 'PreToolUse', '--host-version', '2.1.328']))"
     )
     return _isolated(
@@ -118,11 +118,9 @@ def _hook(path: list[str], tmp: Path) -> subprocess.CompletedProcess:
 
 def test_lean_launcher_imports_from_the_recorded_roots(tmp_path):
     """What the lean hook launcher does: put dirname(dirname(pkg.__file__)) of both packages on sys.path."""
-    files = [str(REPO / "generator" / "__init__.py"), str(REPO / "generated/python/pasture_contracts/__init__.py")]
+    files = [str(REPO / "pasture" / "__init__.py"), str(REPO / "generated/python/pasture_contracts/__init__.py")]
     roots = [os.path.dirname(os.path.dirname(f)) for f in files]
-    done = _isolated(
-        roots, "import generator, pasture_contracts; print(generator.__file__, pasture_contracts.__file__)"
-    )
+    done = _isolated(roots, "import pasture, pasture_contracts; print(pasture.__file__, pasture_contracts.__file__)")
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().split() == files
     hooked = _hook(roots, tmp_path)
@@ -174,9 +172,9 @@ def _names(wheel: Path) -> list[str]:
 def test_wheel_carries_templates_profiles_captures_and_tables(artifacts):
     names = _names(artifacts[0])
     for folder, prefix, pattern in (
-        ("templates", "generator/templates/", "*.j2"),
-        ("profiles", "generator/profiles/", "*.yaml"),
-        ("captures", "generator/captures/", "*.json"),
+        ("templates", "pasture/templates/", "*.j2"),
+        ("profiles", "pasture/profiles/", "*.yaml"),
+        ("captures", "pasture/captures/", "*.json"),
         ("generated/python/pasture_contracts", "pasture_contracts/", "*.py"),
     ):
         expected = {
@@ -223,37 +221,37 @@ def test_installed_wheel_runs_without_the_checkout(artifacts, tmp_path):
     # checkout: without site there is no editable finder.
     path = [str(site), sysconfig.get_paths()["purelib"]]
     where = _isolated(
-        path, "import generator, pasture_contracts; print(generator.__file__); print(pasture_contracts.__file__)"
+        path, "import pasture, pasture_contracts; print(pasture.__file__); print(pasture_contracts.__file__)"
     )
     assert where.returncode == 0, where.stderr
     assert all(line.startswith(str(site)) for line in where.stdout.decode().split())
 
-    def pasture(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    def run_pasture(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         return _isolated(
             path,
-            "from generator.entry import main; sys.argv = ['pasture', *sys.argv[1:]]; sys.exit(main())",
+            "from pasture.entry import main; sys.argv = ['pasture', *sys.argv[1:]]; sys.exit(main())",
             *args,
             cwd=cwd,
             env={"PASTURE_NO_CACHE": "1"},
         )
 
-    version = pasture("--version")
-    assert version.stdout.decode() == f"pasture {generator.__version__}\n"
+    version = run_pasture("--version")
+    assert version.stdout.decode() == f"pasture {pasture.__version__}\n"
     copy = tmp_path / "repo"
     for folder in ("profiles", "captures", "templates", "generated"):
         shutil.copytree(REPO / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.rmtree(copy / "generated")
-    generated = pasture("generate", "--root", str(copy))
+    generated = run_pasture("generate", "--root", str(copy))
     assert generated.returncode == 0, generated.stderr
     for rel in ("manifest.json", "claude-code@2.1.328/settings.json", "python/pasture_contracts/__init__.py"):
         assert (copy / "generated" / rel).read_bytes() == (REPO / "generated" / rel).read_bytes(), rel
-    checked = pasture("check", "--root", str(copy))
+    checked = run_pasture("check", "--root", str(copy))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     hooked = _hook(path, tmp_path)
     assert b'"permissionDecision": "deny"' in hooked.stdout, hooked
     project = tmp_path / "project"
     project.mkdir()
-    installed = pasture("install", "claude-code", "--project", str(project), "--json", cwd=project)
+    installed = run_pasture("install", "claude-code", "--project", str(project), "--json", cwd=project)
     assert installed.returncode in (0, 3), installed.stdout + installed.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert "PreToolUse" in settings["hooks"]

@@ -1,4 +1,4 @@
-"""The fast path of `pasture check` (generator/check/quick.py): it answers only for an unchanged project,
+"""The fast path of `pasture check` (pasture/check/quick.py): it answers only for an unchanged project,
 and every kind of edit sends the check back through the full path that can report drift.
 
 Each run is a fresh interpreter through the console script's entry point, so the fast path really
@@ -18,12 +18,12 @@ import pytest
 from profile_fixture import LIFECYCLE, write_project
 from repo_paths import REPO
 
-from generator import resources
-from generator.check import quick
+from pasture import resources
+from pasture.check import quick
 
 PROBE = r"""
 import json, sys
-from generator.entry import main
+from pasture.entry import main
 sys.argv = ["pasture", *sys.argv[1:]]
 try:
     code = main()
@@ -206,14 +206,14 @@ def test_the_record_lives_outside_the_project(project, tmp_path):
 @pytest.fixture
 def package_copy(tmp_path, monkeypatch):
     """The digest computed against copies of the generator sources and packaged templates."""
-    gen = tmp_path / "pkg" / "generator"
-    shutil.copytree(resources.package_folder("generator"), gen, ignore=shutil.ignore_patterns("__pycache__"))
+    gen = tmp_path / "pkg" / "pasture"
+    shutil.copytree(resources.package_folder("pasture"), gen, ignore=shutil.ignore_patterns("__pycache__"))
     tpl = tmp_path / "pkg" / "templates"
     shutil.copytree(resources.templates_folder(), tpl, ignore=shutil.ignore_patterns("__pycache__"))
     real = resources.package_folder
 
     def folder(name: str) -> str:
-        return {"generator": str(gen), resources.TEMPLATES: str(tpl)}.get(name) or real(name)
+        return {"pasture": str(gen), resources.TEMPLATES: str(tpl)}.get(name) or real(name)
 
     monkeypatch.setattr(resources, "package_folder", folder)
     return gen, tpl
@@ -251,9 +251,9 @@ def test_digest_covers_the_libraries_that_shape_the_output(monkeypatch):
 def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(project, monkeypatch, cli):
     """The inputs are stamped before the full check reads them: a profile edited after it was read
     (the verdict is about the old text) leaves a record that does not match the new text."""
-    import generator.profile.loader
+    import pasture.profile.loader
 
-    real = generator.profile.loader.load_project
+    real = pasture.profile.loader.load_project
     lifecycle = project / "profiles/claude-code@2.1.261/lifecycle.yaml"
 
     def load_then_edit(*args, **kwargs):
@@ -261,17 +261,17 @@ def test_an_edit_made_while_the_full_check_runs_is_not_recorded_as_verified(proj
         _edit(lifecycle, "  - name: PreToolUse\n", "  - name: PreToolUse\n    timeout: 61\n")
         return contracts
 
-    monkeypatch.setattr(generator.profile.loader, "load_project", load_then_edit)
+    monkeypatch.setattr(pasture.profile.loader, "load_project", load_then_edit)
     assert cli("--root", str(project), "check").exit_code == 0  # a verdict on the text it read
-    monkeypatch.setattr(generator.profile.loader, "load_project", real)
+    monkeypatch.setattr(pasture.profile.loader, "load_project", real)
     code, fast, _ = run("check", "--root", str(project))
     assert (code, fast) == (1, False)
 
 
 def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, monkeypatch, cli, tmp_path):
-    import generator.profile.loader
+    import pasture.profile.loader
 
-    real = generator.profile.loader.load_project
+    real = pasture.profile.loader.load_project
 
     def load_then_remove(*args, **kwargs):
         contracts = real(*args, **kwargs)
@@ -280,7 +280,7 @@ def test_a_cited_file_removed_while_the_check_runs_leaves_no_record(project, mon
 
     for record in (tmp_path / "cache").rglob("*.json"):
         record.unlink()
-    monkeypatch.setattr(generator.profile.loader, "load_project", load_then_remove)
+    monkeypatch.setattr(pasture.profile.loader, "load_project", load_then_remove)
     assert cli("--root", str(project), "check").exit_code == 0
     assert list((tmp_path / "cache").rglob("*.json")) == []
 

@@ -1,4 +1,4 @@
-"""generator/statekey.py: the user's key for authenticating pasture's caches is private, owned, and
+"""pasture/statekey.py: the user's key for authenticating pasture's caches is private, owned, and
 never taken from a file that fails the checks."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from generator import statekey
+from pasture import statekey
 
 
 @pytest.fixture

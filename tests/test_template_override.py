@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from profile_fixture import write_project
 
-from generator.render import env as template_env
-from generator.resources import templates_folder
+from pasture.render import env as template_env
+from pasture.resources import templates_folder
 
 DOCS = "docs/events.md.j2"
 

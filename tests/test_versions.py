@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.profile.versions import Admission, HostVersion, VersionError, compare_precedence
+from pasture.profile.versions import Admission, HostVersion, VersionError, compare_precedence
 
 SPEC_ORDER = [
     "1.0.0-alpha",

@@ -34,7 +34,7 @@ const SERVE_ARGV: readonly string[] = [
   "1.18.33"
 ]
 
-// The JSON-lines protocol this file speaks with `pasture hook serve` (generator/runtime/serve.py).
+// The JSON-lines protocol this file speaks with `pasture hook serve` (pasture/runtime/serve.py).
 const PROTOCOL = 1
 
 const LIMITS = {
@@ -47,7 +47,7 @@ const LIMITS = {
 const SERVICE = "pasture-lifecycle"
 
 // What fixes a runtime that is not installed, or is installed but broken.
-const FIX = "pip install --force-reinstall pasture-generator, then pasture install opencode again"
+const FIX = "pip install --force-reinstall pasture, then pasture install opencode again"
 
 type Report = (level: "info" | "warn" | "error", message: string, extra?: Record<string, unknown>) => void
 

@@ -7,8 +7,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from generator.cli.host import HOST_COMMANDS
-from generator.hostenv import isolation_support
+from pasture.cli.host import HOST_COMMANDS
+from pasture.hostenv import isolation_support
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@ the shape of the host's wire protocol: Responses API input items for Codex, chat
 
 from __future__ import annotations
 
-from generator.evolve.capture import _tail
+from pasture.evolve.capture import _tail
 
 
 def test_codex_reads_responses_input_items_after_the_last_model_item():

@@ -14,8 +14,8 @@ import shutil
 import pytest
 from hosts_support import REPO
 
-from generator.evolve.captured import load_capture
-from generator.evolve.scenarios import (
+from pasture.evolve.captured import load_capture
+from pasture.evolve.scenarios import (
     ANSWER_SCENARIOS,
     ASKED_COMMAND,
     CAPABILITIES,
@@ -23,7 +23,7 @@ from generator.evolve.scenarios import (
     PROBE_COMMAND,
     scenarios_for,
 )
-from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 
 PINNED = {harness: f"{harness}@{pinned_versions(REPO)[package]}" for harness, (package, _) in HOST_PACKAGES.items()}
 
@@ -169,8 +169,8 @@ def test_real_host_shows_each_answer_again(pasture, npm_bin, tmp_path, harness):
 
 
 def test_the_bump_review_lists_answers_gained_and_lost():
-    from generator.evolve import review
-    from generator.profile.loader import load_project
+    from pasture.evolve import review
+    from pasture.profile.loader import load_project
 
     contracts = {c.id: c for c in load_project(REPO)}
     old, new = contracts["codex@0.153.0"], contracts[PINNED["codex"]]

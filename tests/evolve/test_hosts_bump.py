@@ -19,13 +19,13 @@ from click.testing import CliRunner
 from hosts_support import REPO
 from profiles_found import contract_ids, newest, pinned  # noqa: F401
 
-from generator.catalog import find_catalog
-from generator.cli import main
-from generator.evolve import review
-from generator.evolve.bump import pin_test_hosts
-from generator.evolve.captured import load_capture
-from generator.hostenv.netns import Isolation
-from generator.profile.loader import load_project
+from pasture.catalog import find_catalog
+from pasture.cli import main
+from pasture.evolve import review
+from pasture.evolve.bump import pin_test_hosts
+from pasture.evolve.captured import load_capture
+from pasture.hostenv.netns import Isolation
+from pasture.profile.loader import load_project
 
 
 def _cli(*args, env=None):
@@ -36,7 +36,7 @@ def _cli(*args, env=None):
 def no_namespace(monkeypatch):
     """As on a machine where `unshare --net` fails."""
     none = Isolation("none", (), "no network namespace available (test)")
-    monkeypatch.setattr("generator.evolve.capture.isolation_support", lambda *a: none)
+    monkeypatch.setattr("pasture.evolve.capture.isolation_support", lambda *a: none)
 
 
 def test_bump_refuses_to_capture_without_a_loopback_only_namespace(project, no_namespace):

@@ -1,7 +1,7 @@
 """The gates a bump added block on the REAL host through OUR generated adapter and runtime.
 
 For the Claude Code version tests/npm pins, every event that the capture scenarios trigger with a
-shell line (generator/evolve/scenarios.py TRIGGER_SCENARIOS, e.g. PreSkillShellCommand: the shell
+shell line (pasture/evolve/scenarios.py TRIGGER_SCENARIOS, e.g. PreSkillShellCommand: the shell
 line of a slash command) and that the contract declares as a gate is run twice through the real
 host with the generated settings.json and this repo's runtime: under a deny policy the shell line
 must not run (and the journal says our gate refused it), under an allow policy it must run. The
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.catalog import find_catalog
-from generator.evolve.scenarios import TRIGGER_SCENARIOS
-from generator.hostenv import Script, Turn, prepare_run
+from pasture.catalog import find_catalog
+from pasture.evolve.scenarios import TRIGGER_SCENARIOS
+from pasture.hostenv import Script, Turn, prepare_run
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "realhost"))

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from hosts_support import REPO, fake_host
 
-from generator.catalog import find_catalog
-from generator.evolve.capture import KEPT_FILES
-from generator.evolve.scenarios import scenarios_for
-from generator.hostenv import isolation_support
-from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.catalog import find_catalog
+from pasture.evolve.capture import KEPT_FILES
+from pasture.evolve.scenarios import scenarios_for
+from pasture.hostenv import isolation_support
+from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 
 
 def _files(folder: Path) -> dict[str, bytes]:

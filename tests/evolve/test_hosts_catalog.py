@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 from hosts_support import REPO
 
-from generator.catalog import Catalog, dump, extract, find_catalog
-from generator.catalog.jsexpr import parse_expression
-from generator.cli import main
-from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.catalog import Catalog, dump, extract, find_catalog
+from pasture.catalog.jsexpr import parse_expression
+from pasture.cli import main
+from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
 
 # --- the readers ----------------------------------------------------------------------------------
 

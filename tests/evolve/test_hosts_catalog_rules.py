@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from profiles_found import contract_ids, newest
 
-from generator.cli import main
+from pasture.cli import main
 
 CLAUDE = newest("claude-code")
 

@@ -11,7 +11,7 @@ import pytest
 from hosts_support import REPO
 from test_hosts_catalog import BUNDLE, PLUGIN_DTS, _exe, opencode_install
 
-from generator.catalog import Catalog, CatalogError, extract
+from pasture.catalog import Catalog, CatalogError, extract
 
 TYPED_PLUGIN = """import type { Event, Permission } from "@opencode-ai/sdk";
 type IsText<T> = T extends string ? { sessionID: string; callID?: string; } : { never: true; };

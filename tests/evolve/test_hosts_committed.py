@@ -7,11 +7,11 @@ import json
 import pytest
 from hosts_support import REPO
 
-from generator.evolve.captured import load_capture
-from generator.evolve.evidence import contract_evidence
-from generator.hosts.codex import ACCEPTED_EVENTS
-from generator.profile.loader import load_project
-from generator.runtime.tables import resolve
+from pasture.evolve.captured import load_capture
+from pasture.evolve.evidence import contract_evidence
+from pasture.hosts.codex import ACCEPTED_EVENTS
+from pasture.profile.loader import load_project
+from pasture.runtime.tables import resolve
 
 #: Every contract with a capture of its own version (found, never listed by hand).
 CAPTURED = sorted(
@@ -36,7 +36,7 @@ def test_codex_accepted_events_are_what_the_real_host_loads(contract_id):
 def test_the_host_lists_exactly_the_events_its_catalog_and_profile_name(contracts, contract_id):
     """Three sources agree: the live host's own event list (when it printed one), the catalog read from
     its package, and the profile's rows plus exclusions."""
-    from generator.catalog import find_catalog
+    from pasture.catalog import find_catalog
 
     capture = load_capture(REPO / "captures" / contract_id)
     harness, _, version = contract_id.partition("@")

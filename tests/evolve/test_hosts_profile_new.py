@@ -10,8 +10,8 @@ import pytest
 import yaml
 from hosts_support import decision_output, field, write_capture, write_catalog
 
-from generator.profile.loader import load_project
-from generator.profile.vocab import EventSemantic, FailureMode, ResponseCapability
+from pasture.profile.loader import load_project
+from pasture.profile.vocab import EventSemantic, FailureMode, ResponseCapability
 
 SESSION = {"session_id": "<uuid-1>", "hook_event_name": "X"}
 PRE = {**SESSION, "tool_use_id": "<fake-id-1>", "tool_name": "Bash"}

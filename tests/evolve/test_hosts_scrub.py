@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.evolve.scrub import MAX_STRING, Scrubber
+from pasture.evolve.scrub import MAX_STRING, Scrubber
 
 RUN_A = Path("/tmp/pasture-capture-aaaaaaaa/allow")
 RUN_B = Path("/tmp/pasture-capture-bbbbbbbb/allow")

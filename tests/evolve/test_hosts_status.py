@@ -8,10 +8,10 @@ import os
 import pytest
 from hosts_support import REPO, fake_host
 
-from generator.evolve import status as st
-from generator.profile.loader import load_project
-from generator.profile.versions import HostVersion
-from generator.runtime.tables import resolve as runtime_resolve
+from pasture.evolve import status as st
+from pasture.profile.loader import load_project
+from pasture.profile.versions import HostVersion
+from pasture.runtime.tables import resolve as runtime_resolve
 
 
 @pytest.fixture(scope="module")

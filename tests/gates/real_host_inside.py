@@ -1,7 +1,7 @@
 """The half of a gates real-host test that runs inside the network namespace.
 
 ``python real_host_inside.py SPEC.json`` (started by test_gates_real_hosts.py under
-``generator.hostenv.netns.isolation_support().wrapper``). It brings ``lo`` up, starts the
+``pasture.hostenv.netns.isolation_support().wrapper``). It brings ``lo`` up, starts the
 hostenv fake model for the host's wire protocol (and, in ``gate`` mode, the fake
 chat-completions server the AI gate talks to), prepares the host's config with the hostenv
 launcher, then:
@@ -30,17 +30,17 @@ import time
 import traceback
 from pathlib import Path
 
-from generator.hostenv import FakeModelServer, Script, Turn, launcher_for
-from generator.hostenv.netns import bring_loopback_up, network_interfaces
-from generator.hostenv.runner import base_host_env
-from generator.hosts import RunContext, RunLayout
+from pasture.hostenv import FakeModelServer, Script, Turn, launcher_for
+from pasture.hostenv.netns import bring_loopback_up, network_interfaces
+from pasture.hostenv.runner import base_host_env
+from pasture.hosts import RunContext, RunLayout
 
 
 def _harness(spec, layout, launcher, fake, env, binary):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import gates_models
 
-    from generator.gates import EnvAIConfig, HarnessWrapper, HostHarnessBackend
+    from pasture.gates import EnvAIConfig, HarnessWrapper, HostHarnessBackend
 
     # provider_env() reads this process's environment: make it the host's scrubbed one.
     os.environ.clear()
@@ -70,7 +70,7 @@ def _harness(spec, layout, launcher, fake, env, binary):
 
 GATE_HOOK = r"""
 import json, sys
-from generator.gates import ai_gate_decide, AIGateError
+from pasture.gates import ai_gate_decide, AIGateError
 envelope = {"event": "PreToolUse", "host": "claude-code", "payload": json.load(sys.stdin)}
 journal = {}
 try:
@@ -86,8 +86,8 @@ if decision["decision"] == "deny":
 
 
 def _gate(spec, layout, launcher, fake, env, binary, ctx):
-    from generator.hostenv.fake_models import ChatReply as Reply
-    from generator.hostenv.fake_models import FakeChatServer
+    from pasture.hostenv.fake_models import ChatReply as Reply
+    from pasture.hostenv.fake_models import FakeChatServer
 
     gate_log = layout.root / "gate-decisions.jsonl"
     hook = layout.root / "gate_hook.py"
@@ -133,12 +133,12 @@ def _gate(spec, layout, launcher, fake, env, binary, ctx):
 
 def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
     """The AI gate consulted by pasture's own runtime through our generated Claude adapter."""
-    from generator.hostenv.fake_models import ChatReply as Reply
-    from generator.hostenv.fake_models import FakeChatServer
+    from pasture.hostenv.fake_models import ChatReply as Reply
+    from pasture.hostenv.fake_models import FakeChatServer
 
     repo = Path(spec["repo"])
     wrapper = layout.root / "pasture-bin"
-    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m generator.entry "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m pasture.entry "$@"\n')
     wrapper.chmod(0o755)
     journal = layout.root / "journal.sqlite3"
     with FakeChatServer([Reply.json(spec["gate_answer"], usage={"cost": 0.003})]) as chat:
@@ -166,7 +166,7 @@ def _runtime_gate(spec, layout, launcher, fake, env, binary, ctx):
             timeout=spec["timeout"] + 30,
         )
         gate_requests = chat.chat_requests
-    from generator.journal.db import query
+    from pasture.journal.db import query
 
     return {
         "exit_code": proc.returncode,
@@ -198,7 +198,7 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         judge_ctx.env = env
         judge_launcher.prepare(judge_ctx)
         wrapper = layout.root / "pasture-bin"
-        wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m generator.entry "$@"\n')
+        wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m pasture.entry "$@"\n')
         wrapper.chmod(0o755)
         journal = layout.root / "journal.sqlite3"
         policy = layout.root / "policy.toml"
@@ -240,7 +240,7 @@ def _agent_gate(spec, layout, launcher, fake, env, binary, ctx):
         )
     finally:
         judge_fake.stop("done")
-    from generator.journal.db import query
+    from pasture.journal.db import query
 
     judge_requests = [json.loads(line) for line in (layout.root / "judge-requests.jsonl").read_text().splitlines()]
     return {

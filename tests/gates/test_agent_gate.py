@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from generator.gates.agent import DEFAULT_INSTRUCTIONS, judge_task
-from generator.gates.agents import HOSTS
-from generator.gates.gate import DECISION_CONTRACT, GateDecision
-from generator.gates.prompts import build_schema_retry_prompt, harness_prompt
-from generator.journal.db import query
-from generator.runtime.gatekinds import AGENT_HOSTS, KINDS
-from generator.runtime.lifecycle import run
-from generator.runtime.policy import PolicyError, compile_layer
+from pasture.gates.agent import DEFAULT_INSTRUCTIONS, judge_task
+from pasture.gates.agents import HOSTS
+from pasture.gates.gate import DECISION_CONTRACT, GateDecision
+from pasture.gates.prompts import build_schema_retry_prompt, harness_prompt
+from pasture.journal.db import query
+from pasture.runtime.gatekinds import AGENT_HOSTS, KINDS
+from pasture.runtime.lifecycle import run
+from pasture.runtime.policy import PolicyError, compile_layer
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 HOST_KIND = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
@@ -213,7 +213,7 @@ def test_a_deny_from_the_judge_blocks_the_tool_and_is_journaled(hook, judge, har
 
 
 def denied(harness: str, code: int, out: str, err: str, reason: str) -> bool:
-    """The host's native deny on its PreToolUse row (generator.runtime.answer): the same JSON for both."""
+    """The host's native deny on its PreToolUse row (pasture.runtime.answer): the same JSON for both."""
     answer = json.loads(out)["hookSpecificOutput"] if out else {}
     return code == 0 and (answer.get("permissionDecision"), answer.get("permissionDecisionReason")) == ("deny", reason)
 
@@ -290,7 +290,7 @@ def test_a_slow_judge_is_killed_at_the_gate_timeout(hook):
 
 
 def test_the_gate_timeout_is_clamped_to_the_rows_deadline(hook):
-    from generator.runtime.effective import evaluate, load
+    from pasture.runtime.effective import evaluate, load
 
     hook.policy("claude-code", "timeout = 40\n")
     hook.plan({"sleep": 20, "final": json.dumps(DENY)})
@@ -316,7 +316,7 @@ def test_the_agent_gate_imports_no_pydantic(hook, tmp_path):
     hook.plan({"final": json.dumps(DENY)})
     event, version, payload = PAYLOADS["claude-code"]
     probe = (
-        "import json, sys\nfrom generator.runtime.main import main\n"
+        "import json, sys\nfrom pasture.runtime.main import main\n"
         f"code = main(['hook', 'lifecycle', '--harness', 'claude-code', '--event', '{event}', '--host-version', "
         f"'{version}'])\nprint(json.dumps({{'code': code, 'mods': sorted(sys.modules)}}))\n"
     )
@@ -333,12 +333,12 @@ def test_the_agent_gate_imports_no_pydantic(hook, tmp_path):
     )
     result = json.loads(done.stdout.decode().strip().splitlines()[-1])
     assert result["code"] == 0 and "permissionDecision" in done.stdout.decode(), done.stderr.decode()
-    assert "generator.gates.agent" in result["mods"]
+    assert "pasture.gates.agent" in result["mods"]
     assert not [m for m in result["mods"] if m.split(".")[0] in ("pydantic", "pydantic_core", "click", "yaml")]
 
 
 def test_an_untrusted_project_agent_gate_is_ignored_and_reported_until_trusted(hook, tmp_path):
-    from generator.runtime import trust
+    from pasture.runtime import trust
 
     project = tmp_path / "project"
     (project / ".pasture").mkdir(parents=True)
@@ -371,7 +371,7 @@ def test_an_untrusted_project_agent_gate_is_ignored_and_reported_until_trusted(h
 
 
 def test_policy_show_names_the_agent_gate(hook, tmp_path):
-    from generator.cli.policy import describe
+    from pasture.cli.policy import describe
 
     hook.policy("codex", 'model = "judge-model"\ntimeout = 90\n')
     info = describe(str(tmp_path), hook.environment)
@@ -389,7 +389,7 @@ def test_policy_show_names_the_agent_gate(hook, tmp_path):
 
 
 def test_a_crash_inside_the_gate_is_a_failure_not_a_traceback(hook, monkeypatch):
-    import generator.gates.agent as agent
+    import pasture.gates.agent as agent
 
     def explode(*args, **kwargs):
         raise RuntimeError("simulated bug")

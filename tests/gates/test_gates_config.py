@@ -11,8 +11,8 @@ import tempfile
 
 import pytest
 
-from generator.gates import EnvAIConfig
-from generator.gates._env import ENV_FALLBACKS, PROVIDER_ENV_KEYS
+from pasture.gates import EnvAIConfig
+from pasture.gates._env import ENV_FALLBACKS, PROVIDER_ENV_KEYS
 
 ALL_VARS = sorted({v for names, _ in ENV_FALLBACKS.values() for v in names} | set(PROVIDER_ENV_KEYS)) + [
     "AGENTFIELD_AFORGE_COMMAND",
@@ -160,10 +160,10 @@ def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
 def test_hook_path_imports_no_pydantic():
     code = (
         "import sys\n"
-        "from generator.gates import ai_gate_decide, is_transient_error, with_phase_guidance\n"
-        "from generator.gates.gate import GateDecision\n"
-        "import generator.gates.harness, generator.gates.agent, generator.gates.openai_chat\n"
-        "from generator.gates._env import EnvAIConfig\n"
+        "from pasture.gates import ai_gate_decide, is_transient_error, with_phase_guidance\n"
+        "from pasture.gates.gate import GateDecision\n"
+        "import pasture.gates.harness, pasture.gates.agent, pasture.gates.openai_chat\n"
+        "from pasture.gates._env import EnvAIConfig\n"
         "EnvAIConfig()\n"
         "bad = sorted(m for m in sys.modules\n"
         "             if m.split('.')[0] in {'pydantic', 'pydantic_core', 'yaml', 'jinja2', 'click'})\n"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.gates import (
+from pasture.gates import (
     AIGateBackendError,
     AIGateConfigError,
     AIGateError,
@@ -23,7 +23,7 @@ from generator.gates import (
     ai_gate_decide,
     is_transient_error,
 )
-from generator.gates.gate import (
+from pasture.gates.gate import (
     DEFAULT_SYSTEM_PROMPT,
     GateDecision,
     _DeadlineReached,
@@ -31,9 +31,9 @@ from generator.gates.gate import (
     gate_system_prompt,
     gate_user_prompt,
 )
-from generator.gates.openai_chat import ChatResult
-from generator.hostenv.fake_models import ChatReply as Reply
-from generator.hostenv.fake_models import FakeChatServer
+from pasture.gates.openai_chat import ChatResult
+from pasture.hostenv.fake_models import ChatReply as Reply
+from pasture.hostenv.fake_models import FakeChatServer
 
 ENVELOPE = {
     "event": "PreToolUse",
@@ -236,7 +236,7 @@ def test_config_from_the_environment(monkeypatch):
 
 
 def test_accepts_the_pydantic_config_too():
-    from generator.gates import EnvAIConfig
+    from pasture.gates import EnvAIConfig
 
     with FakeChatServer([Reply.json({"decision": "ask", "reason": "?"})]) as fake:
         cfg = EnvAIConfig(ai_base_url=fake.base_url, ai_model="p/model")
@@ -268,7 +268,7 @@ class ScriptedApp:
         self.content = content
 
     async def ai(self, *, system, user, schema, model):
-        from generator.gates.openai_chat import decode_json_content
+        from pasture.gates.openai_chat import decode_json_content
 
         return ChatResult(content=self.content, parsed=decode_json_content(self.content))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from gates_models import CWEExpansion
 
-from generator.gates import (
+from pasture.gates import (
     AIIntegrationError,
     EnvAIConfig,
     HarnessWrapper,
@@ -25,8 +25,8 @@ from generator.gates import (
     build_schema_retry_prompt,
     harness_prompt,
 )
-from generator.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
-from generator.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
+from pasture.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
+from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 VALID = {"additional_cwes": ["CWE-918"], "rationale": "ssrf"}
@@ -129,7 +129,7 @@ def test_nonzero_exit_without_output_reports_stderr(fake_hosts, tmp_path):
 
 
 def test_timeout_kills_the_host_and_is_transient(fake_hosts, tmp_path):
-    from generator.gates import is_transient_error
+    from pasture.gates import is_transient_error
 
     binaries, set_plan, _ = fake_hosts
     set_plan({"sleep": 30})

@@ -13,17 +13,17 @@ import pydantic
 import pytest
 from gates_models import SeverityClassification
 
-from generator.gates import AIGateWrapper, AIIntegrationError, EnvAIConfig, OpenAIChatClient, is_transient_error
-from generator.gates.gate import GateDecision
-from generator.gates.openai_chat import (
+from pasture.gates import AIGateWrapper, AIIntegrationError, EnvAIConfig, OpenAIChatClient, is_transient_error
+from pasture.gates.gate import GateDecision
+from pasture.gates.openai_chat import (
     ChatConnectionError,
     ChatHTTPError,
     ChatProtocolError,
     decode_json_content,
     json_schema_response_format,
 )
-from generator.hostenv.fake_models import ChatReply as Reply
-from generator.hostenv.fake_models import FakeChatServer
+from pasture.hostenv.fake_models import ChatReply as Reply
+from pasture.hostenv.fake_models import FakeChatServer
 
 SEVERITY = {"severity": "high", "confidence": 0.9, "rationale": "sqli"}
 
@@ -255,7 +255,7 @@ def test_fake_server_runs_as_a_process(tmp_path):
     port_file = tmp_path / "port"
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "generator.hostenv.fake_models", "--protocol", "openai-chat-replies",
+        [sys.executable, "-m", "pasture.hostenv.fake_models", "--protocol", "openai-chat-replies",
          "--script", str(script), "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
     )  # fmt: skip
     try:
@@ -292,7 +292,7 @@ def test_fake_server_runs_as_a_process(tmp_path):
     ],
 )  # fmt: skip
 def test_connection_error_wording(exc, message, transient):
-    from generator.gates.openai_chat import _connection_error
+    from pasture.gates.openai_chat import _connection_error
 
     error = _connection_error(exc)
     assert str(error) == message

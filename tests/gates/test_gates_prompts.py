@@ -14,7 +14,7 @@ import pytest
 from gates_golden import GOLDEN_DIR, golden
 from gates_models import OUR_MODELS, SEC_AF_MODELS
 
-from generator.gates import (
+from pasture.gates import (
     PHASE_GUIDANCE,
     build_schema_retry_prompt,
     harness_prompt,
@@ -22,8 +22,8 @@ from generator.gates import (
     with_file_write_hint,
     with_phase_guidance,
 )
-from generator.gates.gate import GateDecision, gate_system_prompt, gate_user_prompt
-from generator.gates.prompts import DEFAULT_PHASE_CONTEXT, output_path
+from pasture.gates.gate import GateDecision, gate_system_prompt, gate_user_prompt
+from pasture.gates.prompts import DEFAULT_PHASE_CONTEXT, output_path
 
 CWD = "/tmp/secaf-golden"
 # Trailing spaces and blank lines on purpose: the builders rstrip the task text.

@@ -28,16 +28,16 @@ from typing import Any
 import pytest
 from gates_models import CWEExpansion
 
-from generator.gates import build_schema_retry_prompt, harness_prompt
+from pasture.gates import build_schema_retry_prompt, harness_prompt
 
 REPO = Path(__file__).resolve().parents[2]
 INSIDE = Path(__file__).resolve().parent / "real_host_inside.py"
 
 pytestmark = pytest.mark.real_host
 
-from generator.hostenv import Turn, host_binary, isolation_support  # noqa: E402
-from generator.hostenv.netns import python_env  # noqa: E402
-from generator.hosts import RunLayout  # noqa: E402
+from pasture.hostenv import Turn, host_binary, isolation_support  # noqa: E402
+from pasture.hostenv.netns import python_env  # noqa: E402
+from pasture.hosts import RunLayout  # noqa: E402
 
 INVALID = json.dumps({"cwes": ["CWE-918"]})  # valid JSON, wrong schema
 VALID = {"additional_cwes": ["CWE-918", "CWE-611"], "rationale": "user-controlled URL reaches the fetcher"}

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.gates import TRANSIENT_PATTERNS, AIIntegrationError, is_transient_error
-from generator.gates.retry import CostTracker, backoff_seconds, run_with_retry
+from pasture.gates import TRANSIENT_PATTERNS, AIIntegrationError, is_transient_error
+from pasture.gates.retry import CostTracker, backoff_seconds, run_with_retry
 
 
 def cfg(max_retries=3, initial=2.0, maximum=8.0):

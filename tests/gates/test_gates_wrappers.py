@@ -11,7 +11,7 @@ import pydantic
 import pytest
 from gates_models import CWEExpansion, SeverityClassification
 
-from generator.gates import (
+from pasture.gates import (
     AIGateWrapper,
     AIIntegrationError,
     EnvAIConfig,
@@ -19,7 +19,7 @@ from generator.gates import (
     build_schema_retry_prompt,
     harness_prompt,
 )
-from generator.gates.openai_chat import ChatResult
+from pasture.gates.openai_chat import ChatResult
 
 CWD = "/tmp/secaf-hw"
 

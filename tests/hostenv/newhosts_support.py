@@ -1,14 +1,14 @@
 """Standalone drivers for the three new hosts (Gemini CLI, Copilot CLI, Pi), for the offline real-host tests.
 
-The host launchers of generator/hosts/ (one module per host) do not cover these hosts yet, so
+The host launchers of pasture/hosts/ (one module per host) do not cover these hosts yet, so
 the new hosts' launchers live here, in test support, until each has its host module. They plug into the existing
 machinery without changing it:
 
-* a run folder is a :class:`~generator.hosts.launch.RunLayout` (``project/``, ``home/``, ...);
-* the run is the runner's own inside-the-namespace half (:func:`generator.hostenv.runner._inside`),
+* a run folder is a :class:`~pasture.hosts.launch.RunLayout` (``project/``, ``home/``, ...);
+* the run is the runner's own inside-the-namespace half (:func:`pasture.hostenv.runner._inside`),
   started as ``python <this file> --inside spec.json`` under the strongest isolation available,
   after adding these launchers to the launcher table of *that* process;
-* the fake model is the shared :class:`~generator.hostenv.fake_models.FakeModelServer`
+* the fake model is the shared :class:`~pasture.hostenv.fake_models.FakeModelServer`
   (``gemini`` for Gemini CLI, ``openai-chat`` for Copilot CLI and Pi), on 127.0.0.1 inside the
   loopback-only namespace.
 
@@ -28,11 +28,11 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-from generator.hostenv.fake_models import Script
-from generator.hostenv.netns import isolation_support, python_env
-from generator.hostenv.runner import CLEARED_ENV, DEFAULT_PROMPT, HostRunResult, base_host_env
-from generator.hosts import LAUNCHERS
-from generator.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
+from pasture.hostenv.fake_models import Script
+from pasture.hostenv.netns import isolation_support, python_env
+from pasture.hostenv.runner import CLEARED_ENV, DEFAULT_PROMPT, HostRunResult, base_host_env
+from pasture.hosts import LAUNCHERS
+from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 
 #: host name -> (npm package, binary in node_modules/.bin)
 NEW_HOST_PACKAGES: dict[str, tuple[str, str]] = {
@@ -187,7 +187,7 @@ def run_new_host(
     options: dict[str, Any] | None = None,
     extra_env: dict[str, str] | None = None,
 ) -> HostRunResult:
-    """One isolated headless run of a new host: what :meth:`generator.hostenv.runner.HostRun.execute`
+    """One isolated headless run of a new host: what :meth:`pasture.hostenv.runner.HostRun.execute`
     does, with this module's launchers."""
     launcher = NEW_LAUNCHERS[host]
     binary = Path(bin_dir).absolute() / NEW_HOST_PACKAGES[host][1]
@@ -459,7 +459,7 @@ export default function (pi: any) {{
 
 
 def _inside(spec: Path) -> int:
-    from generator.hostenv import runner
+    from pasture.hostenv import runner
 
     LAUNCHERS.update(NEW_LAUNCHERS)
     return runner._inside(spec)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.hostenv.fake_models import (
+from pasture.hostenv.fake_models import (
     SHELL,
     FakeModelServer,
     Script,
@@ -20,7 +20,7 @@ from generator.hostenv.fake_models import (
     parse_sse,
     redact_headers,
 )
-from generator.hostenv.fake_models.sse import encode_event
+from pasture.hostenv.fake_models.sse import encode_event
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -535,7 +535,7 @@ def test_script_json_round_trip() -> None:
 def test_a_chat_reply_has_no_error_unless_given_one() -> None:
     # The field was named like the classmethod ChatReply.error, which became its default: every
     # reply's error was that bound method, and a bare error status could not be encoded.
-    from generator.hostenv.fake_models import ChatReply
+    from pasture.hostenv.fake_models import ChatReply
 
     assert ChatReply.text("hi").error_message is None and ChatReply.json({}).error_message is None
     assert ChatReply.error(503).error_message == "Service Unavailable"
@@ -547,7 +547,7 @@ def test_cli_entry_point_writes_its_port_and_serves(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from generator.hostenv.netns import python_env
+    from pasture.hostenv.netns import python_env
 
     script = tmp_path / "script.json"
     script.write_text(Script.of(Turn.reply("hello")).to_json())
@@ -556,7 +556,7 @@ def test_cli_entry_point_writes_its_port_and_serves(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "generator.hostenv.fake_models",
+            "pasture.hostenv.fake_models",
             "--protocol",
             "openai-chat",
             "--script",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.hostenv import npm_tools
+from pasture.hostenv import npm_tools
 
 REPO = Path(__file__).resolve().parents[2]
 NPM = REPO / "tests" / "npm"

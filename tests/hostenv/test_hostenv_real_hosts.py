@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generator.hostenv import (
+from pasture.hostenv import (
     HostRunResult,
     Script,
     host_version,
@@ -22,7 +22,7 @@ from generator.hostenv import (
     read_records,
     recorder_command,
 )
-from generator.hostenv.npm_tools import pinned_versions
+from pasture.hostenv.npm_tools import pinned_versions
 
 pytestmark = pytest.mark.real_host
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.hostenv import Script, isolation_support, prepare_run
-from generator.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
-from generator.hostenv.runner import CLEARED_ENV, base_host_env
-from generator.hosts import RunContext, RunLayout, launcher_for
+from pasture.hostenv import Script, isolation_support, prepare_run
+from pasture.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from pasture.hostenv.runner import CLEARED_ENV, base_host_env
+from pasture.hosts import RunContext, RunLayout, launcher_for
 
 # A stand-in for `claude`: records what it was given, then plays one Anthropic tool loop against
 # ANTHROPIC_BASE_URL exactly as Claude Code would (stream, run the Bash command, send the result).
@@ -23,7 +23,7 @@ STAND_IN = textwrap.dedent("""\
     #!{python}
     import json, os, socket, subprocess, sys, time, urllib.request
     sys.path.insert(0, {pkg!r})
-    from generator.hostenv.fake_models import parse_sse
+    from pasture.hostenv.fake_models import parse_sse
     if os.environ.get("STAND_IN_SLEEP"):
         time.sleep(float(os.environ["STAND_IN_SLEEP"]))
     probe = {{"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd(),
@@ -273,9 +273,9 @@ def test_opencode_plugin_source_exports_one_function(tmp_path: Path) -> None:
 
 
 def test_each_launcher_speaks_its_hosts_fake_protocol() -> None:
-    from generator.hostenv.fake_models import HOST_PROTOCOL
-    from generator.hostenv.npm_tools import HOST_PACKAGES
-    from generator.hosts import LAUNCHERS
+    from pasture.hostenv.fake_models import HOST_PROTOCOL
+    from pasture.hostenv.npm_tools import HOST_PACKAGES
+    from pasture.hosts import LAUNCHERS
 
     assert set(LAUNCHERS) == set(HOST_PROTOCOL) == set(HOST_PACKAGES)
     assert {h: launcher.wire_protocol for h, launcher in LAUNCHERS.items()} == HOST_PROTOCOL

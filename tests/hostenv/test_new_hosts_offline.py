@@ -28,8 +28,8 @@ from newhosts_support import (
     write_recorder,
 )
 
-from generator.hostenv import HostRunResult, RunLayout, Script, isolation_support
-from generator.hostenv.npm_tools import binary_version, pinned_versions
+from pasture.hostenv import HostRunResult, RunLayout, Script, isolation_support
+from pasture.hostenv.npm_tools import binary_version, pinned_versions
 
 pytestmark = pytest.mark.real_host
 

@@ -13,10 +13,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from generator.install.adapter import load_adapter
-from generator.install.commands import install, uninstall
-from generator.install.hooktable import render, with_binary
-from generator.install.launcher import launcher_path, shell_word
+from pasture.install.adapter import load_adapter
+from pasture.install.commands import install, uninstall
+from pasture.install.hooktable import render, with_binary
+from pasture.install.launcher import launcher_path, shell_word
 
 REPO = Path(__file__).resolve().parents[2]
 

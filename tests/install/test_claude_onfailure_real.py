@@ -2,7 +2,7 @@
 
 The notes (shared reference, claude-code-hooks.md §3.6) only carry the 2.1.295 release note: "a hook
 that can't start, times out, or exits with an unexpected code blocks the action". These runs are the
-evidence `generator.hosts.claude_code` cites for writing the key on blocking gate rows:
+evidence `pasture.hosts.claude_code` cites for writing the key on blocking gate rows:
 
 * settings validation accepts the key (the hook still runs);
 * a hook whose binary is missing (exit 127) blocks the tool;
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.hostenv import Script, isolation_support, prepare_run
+from pasture.hostenv import Script, isolation_support, prepare_run
 
 pytestmark = pytest.mark.real_host
 

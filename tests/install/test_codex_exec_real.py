@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from profiles_found import pinned
 
-from generator.hostenv import HostRun, Script, isolation_support, prepare_run
+from pasture.hostenv import HostRun, Script, isolation_support, prepare_run
 
 pytestmark = pytest.mark.real_host
 
@@ -82,7 +82,7 @@ def _installed_run(
 def _execute(run: HostRun, trust_tables: str, stub: Path, **env: str):
     # Issue 18: the installed hooks name the launcher by absolute path (no ${PASTURE_BIN:-...}), so the
     # stub takes the launcher's place in the run's own data folder (the launcher is not what Codex hashes).
-    from generator.install.hooktable import recorded_binary
+    from pasture.install.hooktable import recorded_binary
 
     hooks = json.loads((run.project / ".codex" / "hooks.json").read_text())["hooks"]
     launcher = Path(recorded_binary(next(iter(hooks.values()))[0]["hooks"][0]["command"]))

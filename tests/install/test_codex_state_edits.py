@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.install import codex_trust, tomledit
+from pasture.install import codex_trust, tomledit
 
 USER_CONFIG = '''# my codex config
 model = "gpt-5"   # inline comment

@@ -9,7 +9,7 @@ import pytest
 from profiles_found import admitting, contract_ids, newest
 from repo_paths import REPO
 
-from generator.install.targets import TargetError, choose_contract
+from pasture.install.targets import TargetError, choose_contract
 
 
 def _fake(tmp_path: Path, name: str, answer: str) -> dict:

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from profiles_found import admitting, newest
 
-from generator.cli import main
+from pasture.cli import main
 
 NEWEST = newest("claude-code")  # found in profiles/: a bump needs no edit here
 _major, _minor, _patch = (int(p) for p in NEWEST.partition("@")[2].split("."))
@@ -249,7 +249,7 @@ def _trust(repo: Path) -> None:
     from terminal import run_at_terminal
 
     code, shown, out, err = run_at_terminal(
-        [sys.executable, "-m", "generator.entry", "policy", "trust", "--project", str(repo)],
+        [sys.executable, "-m", "pasture.entry", "policy", "trust", "--project", str(repo)],
         env=dict(os.environ),
         cwd=repo,
     )

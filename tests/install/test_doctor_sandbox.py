@@ -1,5 +1,5 @@
 """`pasture doctor` says whether the agent's OS sandbox keeps the guard's state out of reach, and how
-to turn it on (generator/doctor/sandbox.py): Claude Code's sandbox.enabled / denyWrite, Codex's
+to turn it on (pasture/doctor/sandbox.py): Claude Code's sandbox.enabled / denyWrite, Codex's
 sandbox_mode."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.doctor import sandbox
+from pasture.cli import main
+from pasture.doctor import sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 

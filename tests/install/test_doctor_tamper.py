@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.runtime import effective, trust
+from pasture.cli import main
+from pasture.runtime import effective, trust
 
 REPO = Path(__file__).resolve().parents[2]
 DENY_RM = (

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from repo_paths import REPO
 
-from generator.profile.loader import load_project
-from generator.render import commands
+from pasture.profile.loader import load_project
+from pasture.render import commands
 
 SHELLS = [s for s in ("dash", "bash") if shutil.which(s)]
 assert "bash" in SHELLS, "bash is needed to run hook command lines"
@@ -58,7 +58,7 @@ def _run(shell: str, command: str, binary: str, stdin: str = PAYLOAD) -> subproc
 def _fail_closed_rows(events: tuple[str, ...]) -> list[tuple[str, str]]:
     """(contract, event) for every Claude/Codex contract in profiles/ whose row fails closed (it blocks on
     evidence): found, never listed, so a bump (or a row losing its evidence) needs no edit here."""
-    from generator.profile.vocab import Harness
+    from pasture.profile.vocab import Harness
 
     return [
         (c.id, r.name)

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from profiles_found import newest
 
-from generator.install.hooktable import COMMAND_PREFIX, is_our_group
+from pasture.install.hooktable import COMMAND_PREFIX, is_our_group
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = newest("claude-code")  # install picks the newest contract when claude is not on PATH
@@ -55,8 +55,8 @@ def _ours(group: dict) -> bool:
 
 
 def _deny(project: Path | None) -> list[str]:
-    """The permissions.deny rules install adds for this HOME (generator/install/denyrules.py)."""
-    from generator.install.denyrules import rules_for
+    """The permissions.deny rules install adds for this HOME (pasture/install/denyrules.py)."""
+    from pasture.install.denyrules import rules_for
 
     return rules_for(None if project is None else project.resolve(), os.environ)[0]
 

@@ -1,6 +1,6 @@
 """pasture install claude-code also writes Claude Code's own permissions.deny rules for the guard's
 files (defence in depth: the host refuses its file tools there even where no hook runs), merged
-without touching foreign entries and removed exactly on uninstall (generator/install/denyrules.py)."""
+without touching foreign entries and removed exactly on uninstall (pasture/install/denyrules.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import host_schemas
 import jsonschema
 
-from generator.install import denyrules
+from pasture.install import denyrules
 
 SCHEMA = host_schemas.load("claude-code-settings.schema.json")
 RULE = re.compile(SCHEMA["$defs"]["permissionRule"]["pattern"])

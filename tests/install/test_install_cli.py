@@ -1,4 +1,4 @@
-"""The commands behave the same once registered on the real `pasture` group (generator.cli.main)."""
+"""The commands behave the same once registered on the real `pasture` group (pasture.cli.main)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from generator.cli import main
-from generator.install.commands import install, uninstall
+from pasture.cli import main
+from pasture.install.commands import install, uninstall
 
 REPO = Path(__file__).resolve().parents[2]
 

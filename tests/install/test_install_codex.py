@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from profiles_found import newest
 
-from generator.install import tomledit
-from generator.install.codex_server import AppServer
-from generator.install.hooktable import is_our_command
+from pasture.install import tomledit
+from pasture.install.codex_server import AppServer
+from pasture.install.hooktable import is_our_command
 
 CONTRACT = newest("codex")
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.install import files
+from pasture.install import files
 
 
 def _settings(project: Path) -> Path:

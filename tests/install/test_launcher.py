@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from profiles_found import newest as newest_contract
 
-from generator.install import launcher
-from generator.install.hooktable import OUR_COMMAND, recorded_binary
+from pasture.install import launcher
+from pasture.install.hooktable import OUR_COMMAND, recorded_binary
 
 CONTRACT = "claude-code@2.1.328"
 HOST_PATH = "/usr/bin:/bin"
@@ -169,7 +169,7 @@ def test_a_broken_launcher_refuses_with_one_line(pasture, project: Path, private
     assert "pasture: the guard could not run (exit " in done.stderr and "so PreToolUse is refused" in done.stderr
     if breakage == "runtime-moved":
         (line,) = [x for x in done.stderr.splitlines() if "cannot be loaded" in x]
-        assert "No module named 'generator'" in line and "pasture install claude-code" in line
+        assert "No module named 'pasture'" in line and "pasture install claude-code" in line
         assert "(exit 70)" in done.stderr
     # observation rows never block on the same breakage
     post = _as_host(_command(project, "PostToolUse"), _payload(project), project)
@@ -184,7 +184,7 @@ def test_a_launcher_that_fails_its_self_test_never_replaces_a_working_one(
     assert first.change == "created" and first.check.ok
     before = first.path.read_bytes()
     monkeypatch.setattr(launcher, "import_dirs", lambda: ["/nonexistent/checkout"])
-    with pytest.raises(launcher.LauncherError, match="does not run .*No module named 'generator'"):
+    with pytest.raises(launcher.LauncherError, match="does not run .*No module named 'pasture'"):
         launcher.ensure(env, "codex")
     assert first.path.read_bytes() == before
     assert [p.name for p in first.path.parent.iterdir()] == ["pasture-hook"]  # no temp file left

@@ -1,6 +1,6 @@
 """Claude Code and OpenCode read the adapters exactly where `pasture install` puts them.
 
-Real hosts from tests/npm, offline against the fake models (generator.hostenv); PASTURE_BIN is a
+Real hosts from tests/npm, offline against the fake models (pasture.hostenv); PASTURE_BIN is a
 stub recording argv and stdin (answering OpenCode's plugin protocol with a proceed decision).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from profiles_found import admitting, pinned
 
-from generator.hostenv import Script, prepare_run
+from pasture.hostenv import Script, prepare_run
 
 pytestmark = pytest.mark.real_host
 
@@ -21,7 +21,7 @@ PROBE = Script.shell_then_reply("echo pasture-probe > probe.txt", "Done. The too
 
 STUB = """#!{python}
 import json, os, sys
-if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (generator/runtime/serve.py)
+if sys.argv[1:3] == ["hook", "serve"]:  # the OpenCode plugin's long-lived runtime (pasture/runtime/serve.py)
     print(json.dumps({{"pasture": "hook-serve", "protocol": 1, "await": ["tool.execute.before"]}}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)

@@ -7,7 +7,7 @@ project's ``.pasture/``), ``ordinary`` writes a plain project file with the same
 Cases without one only set the host up (Claude and OpenCode refuse to overwrite a file the session
 has not read; Claude loads NotebookEdit's schema through ToolSearch).
 
-The payloads, scrubbed like ``captures/`` (generator/evolve/scrub.py), are committed under
+The payloads, scrubbed like ``captures/`` (pasture/evolve/scrub.py), are committed under
 ``tests/runtime/file_tool_payloads/<host>@<version>/<case>.json`` and read back by the unit tests in
 tests/runtime/test_file_tool_payloads.py; tests/realhost/test_guard_files_real_hosts.py captures them
 afresh on every real-host run and fails when the committed ones no longer match (README there).
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from generator.evolve.scrub import Scrubber
-from generator.hostenv import Turn
+from pasture.evolve.scrub import Scrubber
+from pasture.hostenv import Turn
 
 REPO = Path(__file__).resolve().parents[2]
 PAYLOADS = REPO / "tests" / "runtime" / "file_tool_payloads"
@@ -212,7 +212,7 @@ CODEX = Session(
     ),
     options={"model_catalog": "gpt-5.5"},
     note="Codex offers apply_patch (a freeform tool) only to models whose catalog entry asks for it: the run "
-    "plays the binary's own gpt-5.5 entry (generator.hosts.codex.catalog_entry). An "
+    "plays the binary's own gpt-5.5 entry (pasture.hosts.codex.catalog_entry). An "
     "`apply_patch <<'EOF'` heredoc sent through the shell is applied by Codex as a patch too, and reaches "
     "PreToolUse as tool_name Bash.",
 )

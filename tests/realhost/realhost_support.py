@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.hostenv import HostRun, HostRunResult, Script, prepare_run
-from generator.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
-from generator.runtime.tables import resolve
+from pasture.hostenv import HostRun, HostRunResult, Script, prepare_run
+from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.runtime.tables import resolve
 
 REPO = Path(__file__).resolve().parents[2]
 GENERATED = REPO / "generated"
@@ -91,7 +91,7 @@ def _module_of(contract: str | None) -> str:
     return next(module for entries in index.ADMISSIONS.values() for cid, module, *_ in entries if cid == contract)
 
 
-#: The exit code the runtime gives the host for a failure, by effective failure mode (generator/runtime/answer.py).
+#: The exit code the runtime gives the host for a failure, by effective failure mode (pasture/runtime/answer.py).
 FAILURE_EXIT = {
     "report-and-continue": 0,
     "observe-only": 0,
@@ -188,7 +188,7 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
 def broken_journal(work: Path) -> Path:
     """A journal path the runtime cannot write for a whole run: its folder is a regular file.
 
-    The hook appends each event to ``<journal>.spool`` (generator/runtime/journal.py); with the parent
+    The hook appends each event to ``<journal>.spool`` (pasture/runtime/journal.py); with the parent
     "folder" a file, opening it fails with ENOTDIR on every event. (The tests run as root, so a
     read-only folder would not stop the write; a file where a folder belongs stops everyone.)
     Every row then gets its effective failure mode, with one line naming the journal."""
@@ -201,7 +201,7 @@ def broken_journal(work: Path) -> Path:
 
 
 def write_wrapper(folder: Path, calls: Path, tables: Path | None = None) -> Path:
-    """``<folder>/pasture``: runs ``<this interpreter> -m generator.entry "$@"`` with this repo first on
+    """``<folder>/pasture``: runs ``<this interpreter> -m pasture.entry "$@"`` with this repo first on
     PYTHONPATH, recording each call into its own folder under ``calls``. stdin and stdout are
     streamed through ``tee``, so the long-lived ``hook serve`` (OpenCode) works through it as well
     as a one-shot ``hook lifecycle``; ``rc`` appears when the runtime has exited. ``tables``:
@@ -215,7 +215,7 @@ call={calls_q}/$(date +%s%N).$$
 mkdir -p "$call"
 printf '%s\\n' "$@" > "$call/argv"
 pwd > "$call/cwd"
-tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m generator.entry "$@" 2> "$call/stderr"
+tee "$call/stdin" | {{ PYTHONPATH={repo}${{PYTHONPATH:+:$PYTHONPATH}} {py} -m pasture.entry "$@" 2> "$call/stderr"
   echo $? > "$call/rc.tmp"; }} | tee "$call/stdout"
 cat "$call/stderr" >&2
 mv "$call/rc.tmp" "$call/rc"
@@ -354,28 +354,28 @@ class Installed:
 
 def install_argv() -> list[str] | None:
     """The argv prefix of the real ``pasture install`` click command: the registered ``pasture
-    install`` if generator/cli/__init__.py has it, else the command object in generator/install directly;
+    install`` if pasture/cli/__init__.py has it, else the command object in pasture/install directly;
     None if neither exists (then the adapter is placed by hand)."""
     try:
-        from generator.cli import main as cli_main
+        from pasture.cli import main as cli_main
     except ImportError:  # pragma: no cover
         cli_main = None
     if cli_main is not None and "install" in getattr(cli_main, "commands", {}):
-        return [sys.executable, "-m", "generator.entry", "install"]
+        return [sys.executable, "-m", "pasture.entry", "install"]
     try:
-        import generator.install.commands  # noqa: F401
+        import pasture.install.commands  # noqa: F401
     except ImportError:
         return None
     return [
         sys.executable,
         "-c",
-        "import sys; from generator.install.commands import install; "
+        "import sys; from pasture.install.commands import install; "
         "install.main(sys.argv[1:], prog_name='pasture install')",
     ]
 
 
 def _install_env(run: HostRun, npm_bin: Path) -> dict[str, str]:
-    from generator.hostenv.runner import base_host_env
+    from pasture.hostenv.runner import base_host_env
 
     env = base_host_env(run.layout)
     env["PATH"] = f"{npm_bin}:{env['PATH']}"
@@ -389,8 +389,8 @@ def _codex_config_for_install(run: HostRun) -> Path:
     """Codex's config.toml as the launcher writes it (the project trusted, plugins off, the fake
     provider at a placeholder address that nobody dials), so ``codex app-server`` sees the project
     exactly as the real run will."""
-    from generator.hosts import launcher_for
-    from generator.hosts.launch import RunContext
+    from pasture.hosts import launcher_for
+    from pasture.hosts.launch import RunContext
 
     launcher = launcher_for("codex")
     ctx = RunContext(run.layout, run.binary, "http://127.0.0.1:9", "", launcher.options({"hook_trust": "none"}))
@@ -423,7 +423,7 @@ def install_adapter(
         assert repo is None and scope == "project", "installing this way needs pasture install"
         return _install_by_hand(spec, run)
     repo = repo or REPO
-    from generator.hostenv import isolation_support
+    from pasture.hostenv import isolation_support
 
     config = _codex_config_for_install(run) if spec.host == "codex" else None
     where = ["--project", str(run.project)] if scope == "project" else ["--user"]
@@ -507,7 +507,7 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 
 # --- OpenCode: what depends on how our plugin talks to the runtime -----------------------------
 # The plugin starts one `pasture hook serve` per plugin instance and sends it every hook call and
-# bus event as a JSON line (generator/runtime/serve.py); the wrapper records the whole stream, and
+# bus event as a JSON line (pasture/runtime/serve.py); the wrapper records the whole stream, and
 # Outcome.served() reads it back as one request + reply per event. Decisions are read from the
 # journal and what the model was told from the fake's log; what needs the plugin's own text lives here.
 
@@ -583,7 +583,7 @@ class Outcome:
     def pasture(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """``pasture ARGS`` as the user of this run would type it (the run's HOME, trust store, ...)."""
         return subprocess.run(
-            [sys.executable, "-m", "generator.entry", *args],
+            [sys.executable, "-m", "pasture.entry", *args],
             capture_output=True,
             text=True,
             cwd=cwd or self.project,
@@ -598,7 +598,7 @@ class Outcome:
         from terminal import run_at_terminal
 
         code, shown, out, err = run_at_terminal(
-            [sys.executable, "-m", "generator.entry", "policy", "trust", "--project", str(self.project)],
+            [sys.executable, "-m", "pasture.entry", "policy", "trust", "--project", str(self.project)],
             env=self.env,
             cwd=self.project,
             timeout=120,
@@ -684,7 +684,7 @@ def pasture_env(run: HostRun, work: Path, wrapper: Path, policy: Path, journal: 
     """The pasture variables every hook of a run sees, each pointing into the run folder, so that
     nothing on the machine (a managed policy in /etc/pasture, the caller's trust store, policy
     cache or journal) reaches the test, and the test writes nothing outside its run folder.
-    HOME and XDG_* already point into the run folder (generator.hostenv.runner.base_host_env)."""
+    HOME and XDG_* already point into the run folder (pasture.hostenv.runner.base_host_env)."""
     env = {
         "PASTURE_BIN": str(wrapper),
         "PASTURE_POLICY": str(policy),  # the USER layer (absent unless the test wrote it)
@@ -700,7 +700,7 @@ def pasture_env(run: HostRun, work: Path, wrapper: Path, policy: Path, journal: 
 def user_env(run: HostRun, pasture: dict[str, str]) -> dict[str, str]:
     """The environment of the person at the keyboard of this run (for `pasture policy`, `pasture
     journal`): the run's HOME and XDG folders, the same pasture variables as the hooks, this repo."""
-    from generator.hostenv.runner import base_host_env
+    from pasture.hostenv.runner import base_host_env
 
     env = base_host_env(run.layout)
     env.update(pasture)
@@ -843,7 +843,7 @@ def opencode_hooks(spec: HostSpec) -> tuple[list[str], list[str]]:
 def write_opencode_recorder(spec: HostSpec, run: HostRun, log: Path) -> Path:
     """A recording plugin next to ours (loaded after it: plugins load in name order), registering the
     same named hooks and the catch-all event hook: what our plugin was handed, independently."""
-    from generator.hostenv import opencode_recorder_plugin
+    from pasture.hostenv import opencode_recorder_plugin
 
     named, _ = opencode_hooks(spec)
     path = run.project / ".opencode" / "plugins" / "zz-pasture-recorder.js"
@@ -856,7 +856,7 @@ def opencode_received(spec: HostSpec, log: Path) -> dict[str, int]:
     """How many of each event our plugin forwards the recorder saw: named hooks, declared bus types."""
     from collections import Counter
 
-    from generator.hostenv import read_records
+    from pasture.hostenv import read_records
 
     named, bus = opencode_hooks(spec)
     seen: Counter[str] = Counter()
@@ -872,7 +872,7 @@ def opencode_received(spec: HostSpec, log: Path) -> dict[str, int]:
 
 def assert_loopback_only(outcome: Outcome) -> None:
     """Every request the fake saw came to 127.0.0.1, from a namespace whose only interface is lo."""
-    from generator.hostenv import isolation_support
+    from pasture.hostenv import isolation_support
 
     if isolation_support().private_network:
         assert outcome.result.isolation != "none"

@@ -4,7 +4,7 @@ To keep the runs short, the pre-tool row of each pinned contract registers ``tim
 instead of 60: a copy of this repository's profiles with only that line added, generated with
 ``pasture generate`` and installed with ``pasture install --root <copy>``, and the runtime reads
 that copy's tables, so the host's timeout and the runtime's deadline (6 s minus a 1 s margin,
-generator/runtime/deadline.py) come from the same row, as they do for a real install. The user layer's
+pasture/runtime/deadline.py) come from the same row, as they do for a real install. The user layer's
 gate asks for 20 s (the runtime clamps it, with a note) and takes longer than the host would wait.
 
 Each host must see our answer before its own kill: the row's failure mode (a block), journaled
@@ -36,7 +36,7 @@ from realhost_support import (
 pytestmark = pytest.mark.real_host
 
 HOST_TIMEOUT = 6
-DEADLINE = 5.0  # generator.runtime.deadline.deadline_seconds_for(6): 6 s minus max(1 s, 10 %)
+DEADLINE = 5.0  # pasture.runtime.deadline.deadline_seconds_for(6): 6 s minus max(1 s, 10 %)
 SLOW_GATE = r'''"""A gate slower than any host waits: marks its start, sleeps, marks its end (if it ever gets there)."""
 import json, sys, time
 envelope = json.load(sys.stdin)
@@ -66,7 +66,7 @@ def short_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert "timeout:" not in text[start:end], f"{contract} {event} already sets a timeout"
         path.write_text(text[:start] + row + f"    timeout: {HOST_TIMEOUT}\n" + text[start + len(row) :])
     done = subprocess.run(
-        [sys.executable, "-m", "generator.entry", "--root", str(tree), "generate"],
+        [sys.executable, "-m", "pasture.entry", "--root", str(tree), "generate"],
         capture_output=True,
         text=True,
         cwd=tree,

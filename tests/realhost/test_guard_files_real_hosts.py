@@ -18,8 +18,8 @@ import pytest
 from file_tools import NOTEBOOK, POLICY, SESSIONS, Session, document, offered_tools, payload_dir, scrubbed, seed_project
 from realhost_support import SPECS, run_host
 
-from generator.hostenv import Script
-from generator.runtime.builtin import RULE
+from pasture.hostenv import Script
+from pasture.runtime.builtin import RULE
 
 pytestmark = pytest.mark.real_host
 REFRESH = os.environ.get("PASTURE_REFRESH_FILE_TOOL_PAYLOADS") == "1"

@@ -1,5 +1,5 @@
 """Defence in depth on the REAL Claude Code: the permissions.deny rules `pasture install` writes
-(generator/install/denyrules.py) make the host itself refuse its file tools on the guard's files:
+(pasture/install/denyrules.py) make the host itself refuse its file tools on the guard's files:
 Edit, Write and NotebookEdit of `.pasture/` are refused by the one `Edit(//<project>/.pasture/**)`
 rule ("File is in a directory that is denied by your permission settings"), in the bypass
 permission mode these runs use. (2.1.332 offers no MultiEdit.)
@@ -19,7 +19,7 @@ import pytest
 from file_tools import NOTEBOOK, POLICY, seed_project
 from realhost_support import SPECS, run_host
 
-from generator.hostenv import Script, Turn
+from pasture.hostenv import Script, Turn
 
 pytestmark = pytest.mark.real_host
 GUARD_OFF = "[builtin]\nprotect_guard_files = false\n"

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from realhost_support import SPECS, Outcome, run_host
 
-from generator.hostenv import Script, Turn
+from pasture.hostenv import Script, Turn
 
 pytestmark = pytest.mark.real_host
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from realhost_support import SPECS, run_host
 
-from generator.hostenv import Script, Turn
+from pasture.hostenv import Script, Turn
 
 pytestmark = pytest.mark.real_host
 
@@ -43,7 +43,7 @@ def test_a_repository_env_block_cannot_switch_claude_codes_guard_off(npm_bin: Pa
     injected = {}
 
     def prepare(run) -> None:
-        from generator.hostenv.runner import base_host_env
+        from pasture.hostenv.runner import base_host_env
 
         config = Path(base_host_env(run.layout)["XDG_CONFIG_HOME"])
         (config / "pasture").mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ from realhost_support import (
     tool_results,
 )
 
-from generator.hostenv import HostRun, Script, isolation_support, prepare_run
+from pasture.hostenv import HostRun, Script, isolation_support, prepare_run
 
 pytestmark = pytest.mark.real_host
 
@@ -169,7 +169,7 @@ def test_a_broken_runtime_refuses_the_prompt_and_says_why(npm_bin: Path, tmp_pat
         result = json.loads(out.result.stdout)["result"]
         assert result.startswith("UserPromptSubmit operation blocked by hook:") and line in result, out.describe()
         if how == "broken-install":
-            assert "the hook runtime cannot be loaded (ModuleNotFoundError: No module named 'generator'" in result
+            assert "the hook runtime cannot be loaded (ModuleNotFoundError: No module named 'pasture'" in result
             assert f"then run `pasture install {host}`" in result
     else:
         assert '"type":"turn.completed"' in out.result.stdout and "agent_message" not in out.result.stdout
@@ -209,7 +209,7 @@ FOREIGN = {"hooks": [{"type": "command", "command": "true", "timeout": 5}]}
 
 def _pasture(run: HostRun, npm_bin: Path, *args: str) -> subprocess.CompletedProcess:
     """`pasture ARGS` as the user runs it, inside its own loopback-only namespace."""
-    argv = [*isolation_support().wrapper, sys.executable, "-m", "generator.entry", *args]
+    argv = [*isolation_support().wrapper, sys.executable, "-m", "pasture.entry", *args]
     return subprocess.run(
         argv,
         capture_output=True,

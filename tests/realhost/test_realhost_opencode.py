@@ -251,7 +251,7 @@ def test_missing_runtime_refuses_the_tool_with_one_line_and_the_session_lives(np
     """Issue 9, item 1: with the pasture binary missing and a deny policy, OpenCode still reaches
     the model (no "Unexpected server error" from chat.message), the tool call is refused on the gate
     row and the model is told our one line, with the fix; observation rows do not end the session."""
-    from generator.hosts.opencode import FIX
+    from pasture.hosts.opencode import FIX
 
     out = run_host(SPEC, npm_bin, tmp_path / "run", deny_policy(), extra_env={"PASTURE_BIN": str(tmp_path / "gone")})
     assert out.result.exit_code == 0, out.describe()

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from realhost_support import SPECS, run_host
 
-from generator.hostenv import Script, Turn
-from generator.runtime.builtin import RULE
+from pasture.hostenv import Script, Turn
+from pasture.runtime.builtin import RULE
 
 pytestmark = pytest.mark.real_host
 
@@ -32,8 +32,8 @@ def _spellings(project: Path) -> list[str]:
     python = sys.executable
     return [
         f"timeout 60 pas''ture --root . policy trust --project {project}",
-        f"{{ nice -n 5 {python} -m generator.cli policy trust --project {project}; }}",
-        f"if true; then env -i PATH=/usr/bin:/bin {python} -m generator.entry policy tru\\\nst --project {project}; fi",
+        f"{{ nice -n 5 {python} -m pasture.cli policy trust --project {project}; }}",
+        f"if true; then env -i PATH=/usr/bin:/bin {python} -m pasture.entry policy tru\\\nst --project {project}; fi",
     ]
 
 
@@ -65,7 +65,7 @@ def test_an_agent_cannot_trust_the_project_policy_on_claude_code(npm_bin: Path, 
 def test_with_the_guard_off_trust_still_needs_a_person_on_claude_code(npm_bin: Path, tmp_path: Path) -> None:
     spec = SPECS["claude-code"]
     project = (tmp_path / "run").resolve() / "project"
-    command = f"{sys.executable} -m generator.entry policy trust --project {project} < /dev/null; echo exit=$?"
+    command = f"{sys.executable} -m pasture.entry policy trust --project {project} < /dev/null; echo exit=$?"
     out = run_host(
         spec,
         npm_bin,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.profile.vocab import FailureMode
+from pasture.profile.vocab import FailureMode
 
 V1 = "opencode@1.18.33"
 V2 = "opencode@2.0.20"

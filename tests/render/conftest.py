@@ -6,8 +6,8 @@ from injection_cases import TARGETS, constructed, loaded
 from opencode_support import TscBatch, npm_bin
 from repo_paths import REPO
 
-from generator.hosts.opencode import opencode_artifacts
-from generator.profile.loader import load_project
+from pasture.hosts.opencode import opencode_artifacts
+from pasture.profile.loader import load_project
 
 
 @pytest.fixture(scope="session")

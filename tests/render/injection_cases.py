@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from repo_paths import REPO
 
-from generator.profile.loader import load_project
+from pasture.profile.loader import load_project
 
 HOSTILE = "q\"uote 'single' back\\slash $HOME ${x} `tick` */ /* </script> <!-- \u2028 \u2029 é ✓ 𝄞 end"
 NOTE = HOSTILE + "\nsecond line\n\tindented third\n"

@@ -1,6 +1,6 @@
 """Stand-in for `pasture hook serve` (copied behind a shebang by opencode_support.write_stub).
 
-Speaks the runtime's JSON-lines protocol (generator/runtime/serve.py), records every start and every
+Speaks the runtime's JSON-lines protocol (pasture/runtime/serve.py), records every start and every
 request into the case's log, and answers as the case's control file says, read again per request.
 
 Control file ($STUB_CONTROL, JSON):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from generator.hostenv import NpmUnavailable, ensure_npm_tools, host_binary
+from pasture.hostenv import NpmUnavailable, ensure_npm_tools, host_binary
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 from repo_paths import REPO, committed
 
-from generator.hosts.claude_code import claude_artifacts
-from generator.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
-from generator.profile.loader import load_project
+from pasture.hosts.claude_code import claude_artifacts
+from pasture.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
+from pasture.profile.loader import load_project
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_every_command_is_short_and_overridable(contracts):
             assert hook["command"].startswith("${PASTURE_BIN:-pasture} hook lifecycle --harness ")
             assert f"--event {event} --host-version " in hook["command"]
             # Claude shows the whole line to the model when a hook blocks: the runtime call stays
-            # short, and the fail-closed tail of blocking rows (generator.render.commands) is bounded.
+            # short, and the fail-closed tail of blocking rows (pasture.render.commands) is bounded.
             call, _, tail = hook["command"].partition(" || ")
             assert len(call) < 120
             assert len(tail) < 420
@@ -141,7 +141,7 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     jsonschema.validate(settings, schema)
     blocking = [e for e, groups in settings["hooks"].items() if groups[0]["hooks"][0].get("onFailure") == "block"]
     # exactly the gates that block on evidence (Stop-like rows never), as the profile says
-    from generator.render.commands import on_failure_block
+    from pasture.render.commands import on_failure_block
 
     contract = contracts["claude-code@2.1.328"]
     assert blocking == [r.name for r in contract.events if on_failure_block(contract, r)]

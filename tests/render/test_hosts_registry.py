@@ -1,4 +1,4 @@
-"""The host registry (generator.hosts.HOSTS) is the one list of hosts: every other table of hosts is
+"""The host registry (pasture.hosts.HOSTS) is the one list of hosts: every other table of hosts is
 derived from it or checked against it here."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from generator.hosts import HOSTS, LAUNCHERS, host
-from generator.profile.vocab import Harness, HookSurface
-from generator.runtime import hostwire
+from pasture.hosts import HOSTS, LAUNCHERS, host
+from pasture.profile.vocab import Harness, HookSurface
+from pasture.runtime import hostwire
 
 PROTOCOL_ATTRIBUTES = (
     "name",
@@ -62,7 +62,7 @@ def test_an_unknown_harness_answers_as_a_command_host():
 
 def test_every_catalog_reader_reads_files_and_events():
     for h in HOSTS.values():
-        reader = importlib.import_module(f"generator.catalog.{h.catalog_reader}")
+        reader = importlib.import_module(f"pasture.catalog.{h.catalog_reader}")
         assert callable(reader.files) and callable(reader.events)
 
 
@@ -73,13 +73,13 @@ def test_an_unknown_host_is_refused_with_the_members():
 
 def test_the_runtime_half_never_imports_the_build_half():
     probe = (
-        "import sys; import generator.runtime.answer, generator.runtime.envelope; "
-        "[generator.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode')]; "
-        "print(sorted(m for m in sys.modules if m.startswith('generator.') and "
-        "not m.startswith(('generator.runtime', 'generator.entry'))))"
+        "import sys; import pasture.runtime.answer, pasture.runtime.envelope; "
+        "[pasture.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode')]; "
+        "print(sorted(m for m in sys.modules if m.startswith('pasture.') and "
+        "not m.startswith(('pasture.runtime', 'pasture.entry'))))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", "import generator.runtime.hostwire; " + probe],
+        [sys.executable, "-c", "import pasture.runtime.hostwire; " + probe],
         capture_output=True,
         text=True,
         timeout=60,

@@ -11,8 +11,8 @@ import sys
 import pytest
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
-from generator.profile.loader import load_project
-from generator.render.project import render_project
+from pasture.profile.loader import load_project
+from pasture.render.project import render_project
 
 HOSTILE = "a\"b'c\\d$(touch pwned)`id`${HOME}*/</script>ü\u2028|x"
 HOSTILE_URL = "https://example.invalid/a\"b'c\\d$(x)`id`*/</script>ü|q"

@@ -20,8 +20,8 @@ from behaviour_contracts import V1, V2, played  # noqa: E402 - the contracts the
 from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 from repo_paths import REPO
 
-from generator.hosts.opencode import FIX, opencode_artifacts
-from generator.profile.loader import load_project
+from pasture.hosts.opencode import FIX, opencode_artifacts
+from pasture.profile.loader import load_project
 
 REASON = 'no: "quoted" \\ $HOME `tick` ${x} */ </script> \u2028 é ✓'
 TOOL_INPUT = {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"}
@@ -275,7 +275,7 @@ def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
     throw-fail-fast only on a capture in which a throw held)."""
     import dataclasses
 
-    from generator.profile.vocab import FailureMode
+    from pasture.profile.vocab import FailureMode
 
     contract = contracts[contract_id]
     rows = tuple(
@@ -720,7 +720,7 @@ def mixed(contracts, tmp_path_factory):
     report-and-continue gate: neither may throw, whatever the runtime answers."""
     import dataclasses
 
-    from generator.profile.vocab import EventSemantic, FailureMode
+    from pasture.profile.vocab import EventSemantic, FailureMode
 
     contract = contracts[V1]
     rows = []

@@ -20,8 +20,8 @@ from injection_cases import RAW_FRAGMENTS, TARGETS, constructed, loaded
 from opencode_support import npm_bin, runtime_argv
 from repo_paths import REPO
 
-from generator.hosts.opencode import _view, opencode_artifacts
-from generator.profile.loader import load_project
+from pasture.hosts.opencode import _view, opencode_artifacts
+from pasture.profile.loader import load_project
 
 
 @pytest.mark.parametrize("contract_id", sorted(TARGETS))

@@ -9,10 +9,10 @@ import pytest
 from profiles_found import contract_ids
 from repo_paths import REPO, committed
 
-from generator.hosts.opencode import OpenCodeRenderError, opencode_artifacts
-from generator.profile.loader import load_project
-from generator.profile.versions import HostVersion
-from generator.render.artifact import header
+from pasture.hosts.opencode import OpenCodeRenderError, opencode_artifacts
+from pasture.profile.loader import load_project
+from pasture.profile.versions import HostVersion
+from pasture.render.artifact import header
 
 CONTRACTS = contract_ids("opencode")  # found in profiles/: a new version is pinned by generated/, no edit here
 
@@ -71,7 +71,7 @@ def test_v1_named_hooks_and_bus_types_follow_the_profile(contracts):
     named = [row.name for row in contract.events if row.surface.value == "opencode-named-output"]
     found = re.findall(r'^    "([^"]+)": \(input, output\) => named\("([^"]+)", input, output\),$', text, re.M)
     assert [a for a, _ in found] == named and all(a == b for a, b in found)
-    from generator.catalog import find_catalog
+    from pasture.catalog import find_catalog
 
     catalog = find_catalog(REPO, "opencode", str(contract.version))  # the host's own Hooks interface
     assert named == [n for n in catalog.names if catalog.event(n).kind == "hook"]

@@ -15,9 +15,9 @@ import pytest
 from opencode_support import npm_bin, write_stub
 from repo_paths import REPO
 
-from generator.hostenv import Script, prepare_run
-from generator.hosts.opencode import opencode_artifacts
-from generator.profile.loader import load_project
+from pasture.hostenv import Script, prepare_run
+from pasture.hosts.opencode import opencode_artifacts
+from pasture.profile.loader import load_project
 
 pytestmark = pytest.mark.real_host
 

@@ -9,8 +9,8 @@ import black
 import pytest
 from repo_paths import REPO, committed
 
-from generator.profile.loader import load_project
-from generator.render.tables import member_name, table_artifacts
+from pasture.profile.loader import load_project
+from pasture.render.tables import member_name, table_artifacts
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from generator.runtime.lifecycle import run
+from pasture.runtime.lifecycle import run
 
 
 def call(harness: str, event: str, version: str, payload: Any, env: dict) -> tuple[int, str, str]:
@@ -25,7 +25,7 @@ def spawn(harness: str, event: str, version: str, payload: Any, env: dict, timeo
         [
             sys.executable,
             "-m",
-            "generator.entry",
+            "pasture.entry",
             "hook",
             "lifecycle",
             "--harness",

@@ -7,7 +7,7 @@ import json
 import pytest
 from hookrun import call
 
-from generator.journal.db import query
+from pasture.journal.db import query
 
 CLAUDE = ("claude-code", "2.1.328")
 CODEX = ("codex", "0.171.0")

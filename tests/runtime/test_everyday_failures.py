@@ -11,8 +11,8 @@ import pytest
 from hookrun import call
 from repo_paths import REPO
 
-from generator.journal.db import query
-from generator.runtime.project import find_root, ignored_markers
+from pasture.journal.db import query
+from pasture.runtime.project import find_root, ignored_markers
 
 
 def _env_without_user_policy(env, tmp_path):
@@ -103,7 +103,7 @@ def _sleeping_gate(tmp_path: Path, seconds: float) -> str:
 
 
 def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_in_time(env, tmp_path, monkeypatch):
-    from generator.runtime import deadline
+    from pasture.runtime import deadline
 
     env = dict(env)
     (tmp_path / "policy.toml").write_text(
@@ -128,7 +128,7 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
 
 def test_a_clamped_gate_that_answers_in_time_still_says_it_was_clamped(env, tmp_path, monkeypatch):
     # Not only when the gate fails: the user asked for 90 s and got less, so stderr says so every time.
-    from generator.runtime import deadline
+    from pasture.runtime import deadline
 
     env = dict(env)
     (tmp_path / "policy.toml").write_text(
@@ -149,7 +149,7 @@ def test_a_clamped_gate_that_answers_in_time_still_says_it_was_clamped(env, tmp_
 
 
 def test_the_deadline_is_the_host_timeout_minus_a_margin():
-    from generator.runtime.deadline import deadline_seconds_for
+    from pasture.runtime.deadline import deadline_seconds_for
 
     assert deadline_seconds_for(60) == 54 and deadline_seconds_for(10) == 9 and deadline_seconds_for(1) == 0.5
     # the AI gate's transient retries (2, 4, 8 s of backoff) fit inside a gate row's deadline
@@ -159,8 +159,8 @@ def test_the_deadline_is_the_host_timeout_minus_a_margin():
 def test_every_generated_row_carries_the_timeout_its_adapter_registers():
     sys.path.insert(0, str(REPO / "generated" / "python"))
     import pasture_contracts
-    from generator.profile.loader import load_project
-    from generator.render.commands import timeout
+    from pasture.profile.loader import load_project
+    from pasture.render.commands import timeout
 
     for contract in load_project(REPO):
         module = __import__(f"pasture_contracts.{pasture_contracts.CONTRACTS[contract.id]}", fromlist=["ROWS"])

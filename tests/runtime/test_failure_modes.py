@@ -9,7 +9,7 @@ import sys
 import pytest
 from hookrun import call
 
-from generator.journal.db import query
+from pasture.journal.db import query
 
 GATES = {
     "crash": f'command = ["{sys.executable}", "-c", "import sys; sys.exit(7)"]',
@@ -52,7 +52,7 @@ def test_broken_gate_gets_the_effective_failure_mode(env, tmp_path, broken_gate,
 def test_strict_hook_failure_row_exits_one(env, tmp_path):
     # Codex SessionStart is an observation; a strict-hook-failure *gate* does not exist in the profile,
     # so check the arm through the answer module directly.
-    from generator.runtime.answer import fail
+    from pasture.runtime.answer import fail
 
     class Row:
         failure, semantic = "strict-hook-failure", "gate-consultation"
@@ -102,7 +102,7 @@ def test_unreadable_payload_on_a_gate_row_takes_its_failure_mode(env):
 
 
 def test_our_own_bug_takes_the_failure_mode_without_a_traceback(env, monkeypatch):
-    import generator.runtime.envelope as envelope
+    import pasture.runtime.envelope as envelope
 
     def explode(*args, **kwargs):
         raise RuntimeError("simulated bug")

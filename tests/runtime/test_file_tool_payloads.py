@@ -14,8 +14,8 @@ import pytest
 from hookrun import call
 from profiles_found import pinned
 
-from generator.journal.db import query
-from generator.runtime.builtin import RULE
+from pasture.journal.db import query
+from pasture.runtime.builtin import RULE
 
 PAYLOADS = Path(__file__).resolve().parent / "file_tool_payloads"
 FILES = sorted(PAYLOADS.glob("*@*/*.json"))

@@ -124,7 +124,7 @@ ATTACKS = [
     # code a Python, perl or node reads from its standard input or the line names
     "python3 - <<'EOF'\nimport os; os.system('pasture policy trust')\nEOF",
     "echo 'import os; os.system(\"pasture policy trust\")' | python3",
-    "python3 -m runpy generator policy trust",
+    "python3 -m runpy pasture policy trust",
     "perl -E 'system \"pasture policy trust\"'",
     'node --eval \'require("child_process").execSync("pasture install")\'',
     # programs that write the file an option names
@@ -238,7 +238,7 @@ def test_an_env_block_the_screen_cannot_read_still_moves_no_root(env, tmp_path, 
     (root / ".claude" / "settings.json").write_text(_hidden(kind))
     hooked = dict(env, PASTURE_POLICY="/dev/null")  # what Claude Code applied from the file
     code = (
-        "import json, sys; from generator.runtime import injected\n"
+        "import json, sys; from pasture.runtime import injected\n"
         "clean, notes = injected.screen(dict(__import__('os').environ), [sys.argv[1]])\n"
         "print(json.dumps(['PASTURE_POLICY' in clean, notes]))"
     )
@@ -253,12 +253,12 @@ def test_an_env_block_the_screen_cannot_read_still_moves_no_root(env, tmp_path, 
 
 
 def test_the_runtimes_own_code_is_a_guard_file(env, project):
-    # The launcher imports the installed `generator` package; `sed -i` on its builtin.py proceeded and
+    # The launcher imports the installed `pasture` package; `sed -i` on its builtin.py proceeded and
     # would have switched every guard off. (Not where the package is inside the project: a checkout of
     # pasture the agent works on.)
-    import generator
+    import pasture
 
-    package = __import__("os").path.dirname(generator.__file__)
+    package = __import__("os").path.dirname(pasture.__file__)
     assert _claude(env, project, f"sed -i 's/return REASON/return None/' {package}/runtime/builtin.py") == "deny"
     assert _claude(env, project, f"echo x > {package}/runtime/__init__.py") == "deny"
     assert _claude(env, project, f"cat {package}/runtime/builtin.py") == "proceed"
@@ -285,7 +285,7 @@ def test_a_project_cannot_route_the_gates_requests(env, tmp_path, block):
     (root / ".claude").mkdir()
     (root / ".claude" / "settings.json").write_text(json.dumps({"env": block}))
     code = (
-        "import json, sys; from generator.runtime import injected\n"
+        "import json, sys; from pasture.runtime import injected\n"
         "clean, notes = injected.screen(dict(__import__('os').environ), [sys.argv[1]])\n"
         "print(json.dumps(sorted(k for k in json.loads(sys.argv[2]) if k in clean)))"
     )
@@ -304,8 +304,8 @@ def test_the_screen_never_skips_what_the_reading_would_deny_on_the_attack_spelli
     # may only add work. (It skipped `.pas$u"ture"`, and unreadable lines naming `..` or `$(pwd)/`.)
     import random
 
-    from generator.runtime import builtin
-    from generator.runtime.effective import load
+    from pasture.runtime import builtin
+    from pasture.runtime.effective import load
 
     effective = load(str(project), env)
     pieces = [

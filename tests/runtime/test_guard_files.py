@@ -90,9 +90,9 @@ def _opencode(env, root, tool, args, monkeypatch):
         ("Bash", {"command": "sudo bash --norc -c 'cd .pasture && rm policy.toml'"}),
         ("Bash", {"command": "eval 'rm -rf .pasture'"}),
         ("Bash", {"command": "sh -c \"bash -c 'pasture policy trust'\""}),
-        ("Bash", {"command": "python -m generator install claude-code --project ."}),
-        ("Bash", {"command": "python3 -I -m generator uninstall codex"}),
-        ("Bash", {"command": "/usr/bin/python3 -m generator.entry policy untrust"}),
+        ("Bash", {"command": "python -m pasture install claude-code --project ."}),
+        ("Bash", {"command": "python3 -I -m pasture uninstall codex"}),
+        ("Bash", {"command": "/usr/bin/python3 -m pasture.entry policy untrust"}),
     ],
 )
 def test_claude_tools_writing_guard_files_are_denied(env, project, tool, tool_input):
@@ -113,8 +113,8 @@ def test_claude_tools_writing_guard_files_are_denied(env, project, tool, tool_in
         ("Bash", {"command": "rm -rf build"}),
         ("Bash", {"command": "mv notes.txt ~/"}),
         ("Bash", {"command": "bash -c 'cat .pasture/policy.toml'"}),
-        ("Bash", {"command": "python -m generator check"}),
-        ("Bash", {"command": "bash scripts/generator.sh .pasture"}),
+        ("Bash", {"command": "python -m pasture check"}),
+        ("Bash", {"command": "bash scripts/pasture.sh .pasture"}),
     ],
 )
 def test_ordinary_work_near_guard_files_is_not_denied(env, project, tool, tool_input):
@@ -134,7 +134,7 @@ ISSUE_18 = [
     "env -i PATH=/usr/bin pasture policy trust",
     "{ pasture policy trust; }",
     "if true; then pasture policy trust; fi",
-    "python3 -m generator.cli policy trust",
+    "python3 -m pasture.cli policy trust",
     "pas\\\nture policy trust",
     "pasture policy tru\\\nst",
     "echo x > .clau''de/sett''ings.json",
@@ -162,8 +162,8 @@ ISSUE_18 = [
     "find . -exec pasture install {} +",
     "script -qc 'pasture policy trust' /dev/null",
     "pa{s,}ture policy trust",
-    "python -I -m generator policy trust",
-    "python3.12 -Im generator.entry install codex",
+    "python -I -m pasture policy trust",
+    "python3.12 -Im pasture.entry install codex",
     "rm -rf .pa*",
     "echo .pasture | xargs rm -rf",
     "find . -name '.p*' -delete",
@@ -231,7 +231,7 @@ def test_creating_a_pasture_folder_anywhere_is_a_guarded_write(env, project, pat
         "find . -name '*.pyc' -delete",
         "grep -r 'pasture' docs",
         "pasture policy show",
-        "python3 -m generator check",
+        "python3 -m pasture check",
         "cat src/.pasture-notes",
         "echo $'hello' > out.txt",
         "git status",
@@ -250,8 +250,8 @@ def test_the_screen_never_skips_what_the_reading_would_deny(env, project, tmp_pa
     # spellings above, whenever the full reading denies, the screen let the command through to it.
     import random
 
-    from generator.runtime import builtin
-    from generator.runtime.effective import load
+    from pasture.runtime import builtin
+    from pasture.runtime.effective import load
 
     effective = load(str(project), env)
     pieces = [

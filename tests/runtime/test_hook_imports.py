@@ -1,7 +1,7 @@
-"""The hook path imports only the standard library, generator.runtime.*, generator.profile.versions and the
+"""The hook path imports only the standard library, pasture.runtime.*, pasture.profile.versions and the
 generated tables (pasture_contracts.*): every tool call of every agent pays for what it imports.
 
-Checked in a fresh interpreter that runs the runtime's entry (generator.runtime.main) on a payload the policy
+Checked in a fresh interpreter that runs the runtime's entry (pasture.runtime.main) on a payload the policy
 denies (so the gate, the journal and the answer all run), then lists what the run added to
 sys.modules (what `site` loaded before, e.g. an editable install's finder, is not the hook's).
 """
@@ -17,20 +17,20 @@ import pytest
 PROBE = r"""
 import json, sys
 before = set(sys.modules)
-from generator.runtime.main import main  # what the console script and the launcher call
+from pasture.runtime.main import main  # what the console script and the launcher call
 code = main(["hook", "lifecycle", *sys.argv[2:]])  # process=False: return, so the modules can be listed
 with open(OUT, "w") as fh:
     json.dump({"code": code, "added": sorted(set(sys.modules) - before)}, fh)
 """
 
 # `_pasture_re.*`: the standard library's own `re/_compiler.py`, `_parser.py`, `_constants.py`,
-# `_casefix.py`, loaded under a private package name without `re/__init__` (generator.runtime.effective).
-ALLOWED_PREFIXES = ("generator.runtime.", "pasture_contracts.", "_pasture_re.")
+# `_casefix.py`, loaded under a private package name without `re/__init__` (pasture.runtime.effective).
+ALLOWED_PREFIXES = ("pasture.runtime.", "pasture_contracts.", "_pasture_re.")
 ALLOWED_EXACT = {
-    "generator",
-    "generator.entry",
-    "generator.runtime",
-    "generator.profile.versions",
+    "pasture",
+    "pasture.entry",
+    "pasture.runtime",
+    "pasture.profile.versions",
     "pasture_contracts",
     "_pasture_re",
 }
@@ -93,11 +93,11 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
     if case.endswith("deny"):
         # The run really went through the gate: the policy's deny came back, the tables were imported.
         assert "deny" in done.stdout.decode() or result["code"] == 2, done.stdout.decode()
-        assert "generator.runtime.policy" in added and any(m.startswith("pasture_contracts.") for m in added)
+        assert "pasture.runtime.policy" in added and any(m.startswith("pasture_contracts.") for m in added)
 
 
 def test_the_audit_would_see_a_third_party_import():
     """Not vacuous: a module outside the stdlib and the allowed packages is reported."""
     assert _third_party(
-        ["json", "generator.runtime.answer", "pasture_contracts._row", "click", "generator.cli", "yaml"]
-    ) == ["click", "generator.cli", "yaml"]
+        ["json", "pasture.runtime.answer", "pasture_contracts._row", "click", "pasture.cli", "yaml"]
+    ) == ["click", "pasture.cli", "yaml"]

@@ -19,7 +19,7 @@ from repo_paths import REPO
 # `_blake2` and `_operator` (issue 18): the compiled-policy cache is believed only with a keyed
 # BLAKE2b tag, checked in constant time; both are the C modules `hashlib`/`hmac` end in, without
 # their import cost (benchmarks/README.md has the measured cost). `pwd`: the user's home from the
-# password database when a `.claude/` folder is met (generator.runtime.injected). `re` stays off:
+# password database when a `.claude/` folder is met (pasture.runtime.injected). `re` stays off:
 # a rule's pattern is compiled only when its subject holds the pattern's required literal.
 ALLOWED_STDLIB = {"_json", "fcntl", "marshal", "_sre", "itertools", "gc", "_blake2", "_operator", "pwd"}
 FORBIDDEN = {
@@ -44,8 +44,8 @@ PROBE = r"""
 import io, sys
 bare = set(sys.modules)
 sys.path[:0] = [{repo!r}, {tables!r}]
-from generator.runtime.lifecycle import run
-import generator.runtime.effective as effective
+from pasture.runtime.lifecycle import run
+import pasture.runtime.effective as effective
 code = run(["--harness", "claude-code", "--event", "PreToolUse", "--host-version", "2.1.328"],
            io.BytesIO({payload!r}), io.BytesIO(), io.BytesIO(), {env!r})
 new = sorted(set(sys.modules) - bare)
@@ -87,16 +87,16 @@ def test_a_rules_round_trip_loads_only_cheap_modules_and_the_cache(env, tmp_path
     assert first[0] == second[0] == 0
     assert first[2] is False and second[2] is True  # compiled once, then read from the cache
     modules = set(second[1])
-    ours = {m for m in modules if m.split(".")[0] in ("generator", "pasture_contracts")}
+    ours = {m for m in modules if m.split(".")[0] in ("pasture", "pasture_contracts")}
     stdlib = modules - ours
     assert stdlib <= ALLOWED_STDLIB, stdlib - ALLOWED_STDLIB
     assert not modules & FORBIDDEN
-    assert not {m for m in ours if m.startswith("generator.") and not m.startswith("generator.runtime")}
-    assert "generator.runtime.policy" not in ours  # the compiler (tomllib, re) stays off a cache hit
+    assert not {m for m in ours if m.startswith("pasture.") and not m.startswith("pasture.runtime")}
+    assert "pasture.runtime.policy" not in ours  # the compiler (tomllib, re) stays off a cache hit
 
 
 def test_a_shell_command_that_names_guard_files_is_read_without_shlex_or_re(env, tmp_path):
-    # The built-in guard-files rule reads such commands word by word (generator.runtime.shellwrites);
+    # The built-in guard-files rule reads such commands word by word (pasture.runtime.shellwrites);
     # "pasture" in the probe command passes its cheap screen, so the splitter really runs here.
     project = tmp_path / "project"
     (project / ".pasture").mkdir(parents=True)
@@ -115,7 +115,7 @@ def test_a_shell_command_that_names_guard_files_is_read_without_shlex_or_re(env,
         _probe(env, str(project), payload)  # the first one compiles the policy into the cache
         result = _probe(env, str(project), payload)
         modules = set(result[1])
-        assert "generator.runtime.shellwrites" in modules
+        assert "pasture.runtime.shellwrites" in modules
         assert not modules & FORBIDDEN, modules & FORBIDDEN
         assert result[0] == code
 
@@ -148,5 +148,5 @@ def test_a_matching_rule_compiles_its_pattern_from_source_without_importing_re(e
         "_pasture_re._constants",
         "_pasture_re._casefix",
     }
-    stdlib = {m for m in modules if m.split(".")[0] not in ("generator", "pasture_contracts")}
+    stdlib = {m for m in modules if m.split(".")[0] not in ("pasture", "pasture_contracts")}
     assert stdlib <= ALLOWED_STDLIB | compiler, stdlib - ALLOWED_STDLIB - compiler

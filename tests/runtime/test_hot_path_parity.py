@@ -7,10 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.profile.versions import HostVersion, VersionError
-from generator.runtime import effective, fastjson, policy
-from generator.runtime import tables as hostversion
-from generator.runtime.fs import join, normpath
+from pasture.profile.versions import HostVersion, VersionError
+from pasture.runtime import effective, fastjson, policy
+from pasture.runtime import tables as hostversion
+from pasture.runtime.fs import join, normpath
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -7,8 +7,8 @@ import json
 import subprocess
 import sys
 
-from generator.journal.db import query
-from generator.runtime.lifecycle import run
+from pasture.journal.db import query
+from pasture.runtime.lifecycle import run
 
 
 class _CheckingStdout(io.BytesIO):
@@ -43,7 +43,7 @@ def test_eight_concurrent_hook_processes_lose_nothing(env, tmp_path):
     per_process = 15
     script = (
         "import io, json, sys\n"
-        "from generator.runtime.lifecycle import run\n"
+        "from pasture.runtime.lifecycle import run\n"
         "worker = sys.argv[1]\n"
         f"for i in range({per_process}):\n"
         "    body = json.dumps({'session_id': worker, 'turn_id': str(i), 'tool_name': 'Bash',\n"
@@ -86,7 +86,7 @@ def test_threads_of_one_process_never_share_a_record_id(tmp_path):
     would make the ingest drop one of them)."""
     import threading
 
-    from generator.runtime.journal import record
+    from pasture.runtime.journal import record
 
     path = tmp_path / "journal.sqlite3"
     envelope = {"harness": "opencode", "event": "tool.execute.before", "identities": {}}

@@ -16,8 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2 as logs_service  # the test extra has it
 
-from generator.journal import db as journaldb
-from generator.runtime.journal import record
+from pasture.journal import db as journaldb
+from pasture.runtime.journal import record
 
 
 class Receiver:
@@ -91,7 +91,7 @@ def _env(**more) -> dict:
 
 def export(journal, url, **env):
     return subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", url],
+        [sys.executable, "-m", "pasture", "journal", "export", "--journal", journal, "--otlp", url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -247,7 +247,7 @@ def test_env_endpoint_and_batches(tmp_path, receiver):
     journal = _journal(tmp_path, 5)
     base = receiver.url.rsplit("/v1/logs", 1)[0]
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env", "--batch", "2"],
+        [sys.executable, "-m", "pasture", "journal", "export", "--journal", journal, "--otlp", "env", "--batch", "2"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -256,7 +256,7 @@ def test_env_endpoint_and_batches(tmp_path, receiver):
     assert done.returncode == 0, done.stderr
     assert len(receiver.requests) == 3 and len(receiver.records()) == 5  # 2 + 2 + 1
     bare = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--otlp", "env"],
+        [sys.executable, "-m", "pasture", "journal", "export", "--journal", journal, "--otlp", "env"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -291,11 +291,11 @@ def test_without_the_otlp_extra_it_says_what_to_install(tmp_path, cli, monkeypat
 
     monkeypatch.setattr(builtins, "__import__", no_otel)
     result = cli("journal", "export", "--journal", journal, "--otlp", "http://127.0.0.1:9/v1/logs")
-    assert result.exit_code == 2 and "pip install 'pasture-generator[otlp]'" in result.output
+    assert result.exit_code == 2 and "pip install 'pasture[otlp]'" in result.output
 
 
 def test_a_huge_record_is_cut_in_the_exported_copy_and_never_blocks_the_export(tmp_path, receiver):
-    from generator.journal import export as journalexport
+    from pasture.journal import export as journalexport
 
     journal = str(tmp_path / "j.sqlite3")
     huge = "h" * (journalexport.MAX_VALUE + 10)

@@ -1,4 +1,4 @@
-"""The journal database (generator.journal.db): ingest in committed batches that a kill cannot
+"""The journal database (pasture.journal.db): ingest in committed batches that a kill cannot
 break, torn and garbage spool lines kept aside, queries in SQL, retention, every output format."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from generator.journal import db as journaldb
-from generator.runtime.journal import _record_line, record, spool_path
+from pasture.journal import db as journaldb
+from pasture.runtime.journal import _record_line, record, spool_path
 
 ENVELOPE = {
     "harness": "claude-code",
@@ -29,7 +29,7 @@ ENVELOPE = {
 
 
 def line(n: int, **more) -> bytes:
-    """Spool bytes of record n as the hook writes them (generator.runtime.journal._record_line)."""
+    """Spool bytes of record n as the hook writes them (pasture.runtime.journal._record_line)."""
     item = {
         "at": more.pop("at", "2026-12-01T10:00:00Z"),
         "harness": "claude-code",
@@ -130,7 +130,7 @@ def test_an_ingest_cut_short_resumes_at_its_committed_offset(tmp_path, monkeypat
 
 KILLER = """
 import sys
-from generator.journal.db import ingest
+from pasture.journal.db import ingest
 ingest(sys.argv[1], batch=int(sys.argv[2]))
 """
 
@@ -278,20 +278,20 @@ def test_torn_lines_are_reported_by_journal_and_doctor(tmp_path, cli):
     journal = str(tmp_path / "j.sqlite3")
     write_spool(journal, [line(1), b"garbage\n", line(2)])
     listing = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "--journal", journal], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "pasture", "journal", "--journal", journal], capture_output=True, text=True, timeout=60
     )
     assert listing.returncode == 0 and listing.stdout.count("\n") == 2
     assert "1 spool line(s) were not journal records" in listing.stderr and "pasture journal torn" in listing.stderr
     shown = cli("journal", "torn", "--journal", journal)
     assert f"byte {len(line(1))} (7 bytes) of spool" in shown.stdout and "garbage" in shown.stdout
-    from generator.doctor.runtime_view import journal_torn
+    from pasture.doctor.runtime_view import journal_torn
 
     count, first = journal_torn(journal)
     assert count == 1 and first.startswith(f"byte {len(line(1))} of spool")
 
 
 def test_doctor_names_the_torn_lines_and_the_command(tmp_path):
-    from generator.doctor.run import _runtime_findings
+    from pasture.doctor.run import _runtime_findings
 
     env = _user_policy(tmp_path, "")
     journal = env["PASTURE_JOURNAL"]
@@ -352,11 +352,11 @@ def test_journal_command_filters_count_and_time_forms(tmp_path, cli):
     write_spool(journal, [line(n, at=f"2026-12-0{1 + n % 3}T10:00:00Z") for n in range(30)])
     args = ["--count", "--decision", "proceed", "--since", "2026-12-02", "--until", "2026-12-03T00:00:00Z"]
     fast = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
+        [sys.executable, "-m", "pasture", "journal", "--journal", journal, *args],
         capture_output=True,
         text=True,
         timeout=60,
-    )  # without click (generator.journal.view)
+    )  # without click (pasture.journal.view)
     slow = cli("journal", "--journal", journal, *args)  # through click
     assert fast.stdout == slow.stdout == "10\n"  # proceed on 12-02 only: n % 3 == 1
     assert cli("journal", "--journal", journal, "--count", "--until", "2026-12-02").stdout == "10\n"
@@ -392,7 +392,7 @@ def test_readers_apply_keep_days_and_journal_the_deletion(tmp_path):
     journaldb.ingest(journal)
     assert len(stored(journal)) == 8  # ingest alone keeps everything: retention is the readers' job
     listing = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "--json"],
+        [sys.executable, "-m", "pasture", "journal", "--json"],
         capture_output=True,
         text=True,
         env=env,
@@ -424,7 +424,7 @@ def test_max_mb_deletes_the_oldest_until_the_data_fits(tmp_path):
     big = "x" * 4000
     write_spool(journal, [line(n, reason=big) for n in range(600)])
     journaldb.ingest(journal)
-    from generator.journal.retention import prune
+    from pasture.journal.retention import prune
 
     done = prune(journal, max_mb=1)
     conn = sqlite3.connect(journal)
@@ -440,7 +440,7 @@ def test_max_mb_deletes_the_oldest_until_the_data_fits(tmp_path):
 
 
 def test_retention_is_for_the_user_and_managed_layers_only():
-    from generator.runtime.policy import PolicyError, compile_layer
+    from pasture.runtime.policy import PolicyError, compile_layer
 
     user = compile_layer("user", "/u.toml", b"[journal]\nkeep_days = 7\nmax_mb = 100\n", "/p", True)
     assert user["retention"] == {"keep_days": 7.0, "max_mb": 100.0}
@@ -451,7 +451,7 @@ def test_retention_is_for_the_user_and_managed_layers_only():
 
 
 def test_managed_retention_outranks_the_users(tmp_path):
-    from generator.runtime.effective import load
+    from pasture.runtime.effective import load
 
     env = _user_policy(tmp_path, "[journal]\nkeep_days = 7\nmax_mb = 10\n")
     managed = tmp_path / "managed.toml"
@@ -535,7 +535,7 @@ def _expected_text(value: str) -> str:
 def test_json_and_jsonl_carry_every_hostile_value(hostile_journal, tmp_path):
     journal, envelope = hostile_journal
     listing = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "--journal", journal, "--json"],
+        [sys.executable, "-m", "pasture", "journal", "--journal", journal, "--json"],
         capture_output=True,
         timeout=120,
         env=dict(os.environ, LC_ALL="C", PYTHONIOENCODING=""),
@@ -552,7 +552,7 @@ def test_json_and_jsonl_carry_every_hostile_value(hostile_journal, tmp_path):
         [
             sys.executable,
             "-m",
-            "generator",
+            "pasture",
             "journal",
             "export",
             "--journal",
@@ -580,7 +580,7 @@ def test_json_and_jsonl_carry_every_hostile_value(hostile_journal, tmp_path):
 def test_text_mode_keeps_one_line_per_record_and_no_control_characters(hostile_journal):
     journal, _ = hostile_journal
     listing = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "--journal", journal], capture_output=True, timeout=120
+        [sys.executable, "-m", "pasture", "journal", "--journal", journal], capture_output=True, timeout=120
     )
     assert listing.returncode == 0, listing.stderr
     text = listing.stdout.decode("utf-8")
@@ -592,7 +592,7 @@ def test_text_mode_keeps_one_line_per_record_and_no_control_characters(hostile_j
 def test_csv_quotes_everything_and_defuses_formulas(hostile_journal):
     journal, _ = hostile_journal
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "journal", "export", "--journal", journal, "--format", "csv"],
+        [sys.executable, "-m", "pasture", "journal", "export", "--journal", journal, "--format", "csv"],
         capture_output=True,
         timeout=120,
     )
@@ -618,9 +618,9 @@ def test_a_stored_value_that_is_not_json_still_reads(tmp_path):
     conn.close()
     for args in (["--json"], [], ["export", "--format", "jsonl"], ["export", "--format", "csv"]):
         got = subprocess.run(
-            [sys.executable, "-m", "generator", "journal", *args[:3], "--journal", journal, *args[3:]]
+            [sys.executable, "-m", "pasture", "journal", *args[:3], "--journal", journal, *args[3:]]
             if args[:1] == ["export"]
-            else [sys.executable, "-m", "generator", "journal", "--journal", journal, *args],
+            else [sys.executable, "-m", "pasture", "journal", "--journal", journal, *args],
             capture_output=True,
             timeout=60,
         )

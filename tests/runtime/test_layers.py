@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hookrun import call
 
-from generator.journal.db import query
-from generator.runtime import trust
+from pasture.journal.db import query
+from pasture.runtime import trust
 
 DECISIONS = (None, "proceed", "ask", "deny")
 RANK = {"proceed": 0, "ask": 1, "deny": 2}
@@ -227,7 +227,7 @@ def test_a_corrupt_trust_store_trusts_nothing_and_says_so(layered):
 
 
 def test_the_compiled_policy_is_cached_by_content(layered):
-    from generator.runtime import effective
+    from pasture.runtime import effective
 
     env, tmp_path, project = layered
     policy = project / ".pasture" / "policy.toml"

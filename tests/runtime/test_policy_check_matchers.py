@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from hookrun import call, write_policy
 
-from generator.cli import main
+from pasture.cli import main
 
 PAYLOAD = {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls -la"}, "tool_use_id": "t"}
 

@@ -1,4 +1,4 @@
-"""Policy compile (generator.runtime.policy): each rule's line from one scan, each pattern parsed once and
+"""Policy compile (pasture.runtime.policy): each rule's line from one scan, each pattern parsed once and
 reused after an edit, and a compile that outlives the row's deadline fails closed and is not cached."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from generator.runtime import effective, policy
-from generator.runtime.policy import PolicyError, PolicyTimeout, compile_layer, freeze
+from pasture.runtime import effective, policy
+from pasture.runtime.policy import PolicyError, PolicyTimeout, compile_layer, freeze
 
 
 def rules(n: int, bad_at: int | None = None) -> str:
@@ -139,7 +139,7 @@ def test_a_compile_past_the_deadline_fails_closed_and_is_not_cached(tmp_path):
 
 
 def test_the_hook_fails_closed_when_the_compile_outlives_the_row(env, tmp_path, monkeypatch):
-    from generator.runtime import deadline, lifecycle
+    from pasture.runtime import deadline, lifecycle
 
     with open(env["PASTURE_POLICY"], "w") as fh:
         fh.write(rules(600))

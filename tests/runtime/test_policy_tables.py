@@ -1,9 +1,9 @@
 """The policy's top-level tables ([gate], [journal], [builtin]): a wrong shape or an unknown key is
-refused with the file, the line and the keys the table takes (generator.runtime.policy._table)."""
+refused with the file, the line and the keys the table takes (pasture.runtime.policy._table)."""
 
 import pytest
 
-from generator.runtime.policy import PolicyError, compile_layer
+from pasture.runtime.policy import PolicyError, compile_layer
 
 
 def refused(text: str) -> str:

@@ -1,4 +1,4 @@
-"""`pasture hook serve`: the long-lived JSON-lines runtime of the OpenCode plugin (generator/runtime/serve.py).
+"""`pasture hook serve`: the long-lived JSON-lines runtime of the OpenCode plugin (pasture/runtime/serve.py).
 
 In process (a Server over byte streams) for the protocol, and as a real subprocess for what only a
 process shows: EOF drain with the reader gone, signals, and twelve gate calls in flight at once.
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from hookrun import call, write_policy
 
-from generator.journal.db import query
-from generator.runtime import serve
-from generator.runtime.serve import Server
+from pasture.journal.db import query
+from pasture.runtime import serve
+from pasture.runtime.serve import Server
 
 VERSION = "1.18.33"
 TOOL = {
@@ -43,7 +43,7 @@ def _gates() -> list[str]:
 
 def _refusable() -> list[str]:
     """The gate rows where a deny changes what the host does (the profile's evidenced refusals)."""
-    from generator.runtime.answer import can_deny
+    from pasture.runtime.answer import can_deny
 
     return [name for name in _gates() if can_deny("opencode", _rows()[name])]
 
@@ -172,7 +172,7 @@ def test_tables_that_cannot_load_give_one_line_and_exit_70(env, monkeypatch):
         "protocol": 1,
         "error": (
             "pasture: cannot load the generated contract tables (ModuleNotFoundError: No module named "
-            "'pasture_contracts'); fix: pip install --force-reinstall pasture-generator, then pasture install "
+            "'pasture_contracts'); fix: pip install --force-reinstall pasture, then pasture install "
             "opencode again"
         ),
     }
@@ -180,7 +180,7 @@ def test_tables_that_cannot_load_give_one_line_and_exit_70(env, monkeypatch):
 
 def test_usage_error_is_a_handshake_error_and_exit_2(env):
     done = subprocess.run(
-        [sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode"],
+        [sys.executable, "-m", "pasture.entry", "hook", "serve", "--harness", "opencode"],
         input=b"",
         capture_output=True,
         env=env,
@@ -349,7 +349,7 @@ def test_a_policy_change_is_pushed_and_carried_by_the_next_reply(env, tmp_path):
 
 def _spawn(env: dict) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "generator.entry", "hook", "serve", "--harness", "opencode", "--host-version", VERSION],
+        [sys.executable, "-m", "pasture.entry", "hook", "serve", "--harness", "opencode", "--host-version", VERSION],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

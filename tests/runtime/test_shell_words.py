@@ -2,8 +2,8 @@
 
 Differential test: thousands of generated command lines (seeded, reproducible) are run by a real
 bash in which no program exists, so every simple command lands in `command_not_found_handle`,
-which records its exact argv; generator.runtime.shellparse must find the same argv lists. What is
-generated is what generator.runtime.shellparse claims: quote removal ('...', "...", $'...' with its
+which records its exact argv; pasture.runtime.shellparse must find the same argv lists. What is
+generated is what pasture.runtime.shellparse claims: quote removal ('...', "...", $'...' with its
 escapes, $"..."), backslash escapes, backslash-newline continuations (inside a word too), brace
 expansion of comma lists, comments, redirections and here-documents (an unquoted one's substitutions
 run), VAR=value prefixes, `{ }`,
@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from generator.runtime.shellparse import Unparsable, parse
+from pasture.runtime.shellparse import Unparsable, parse
 
 BASH = shutil.which("bash")
 if BASH is None:  # a prerequisite of the suite, like npm: fail with what to install, never skip

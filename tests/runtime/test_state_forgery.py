@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from hookrun import call, spawn
 
-from generator.journal.db import query
-from generator.runtime import effective
+from pasture.journal.db import query
+from pasture.runtime import effective
 
 VERSION = "2.1.328"
 DENY_RM = (
@@ -308,14 +308,14 @@ def test_the_users_own_variables_keep_working_when_the_project_sets_other_values
 def test_a_relative_root_variable_is_never_resolved_inside_the_repository(state):
     env, _tmp, project = state
     (project / ".pasture" / "managed.toml").write_text('[[rules]]\nname = "all"\ndecision = "proceed"\n')
-    from generator.runtime import layers
+    from pasture.runtime import layers
 
     assert layers.managed_path(dict(env, PASTURE_MANAGED_POLICY=".pasture/managed.toml")) == layers.MANAGED_DEFAULT
     assert layers.user_path(dict(env, PASTURE_POLICY="x.toml")).endswith("/pasture/policy.toml")
 
 
 def test_the_screen_drops_injected_variables_from_what_gates_inherit(state, monkeypatch):
-    from generator.runtime import injected
+    from pasture.runtime import injected
 
     env, _tmp, project = state
     _inject(project, {"PATH": "/tmp/evil", "PASTURE_AI_BASE_URL": "http://127.0.0.1:9/x"})

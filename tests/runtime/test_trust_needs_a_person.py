@@ -17,7 +17,7 @@ import pytest
 from hookrun import call
 from terminal import run_at_terminal
 
-from generator.runtime import trust
+from pasture.runtime import trust
 
 GATE = '#!/bin/sh\necho ran >> {marker}\necho \'{{"decision": "proceed", "reason": "gate"}}\'\n'
 
@@ -42,7 +42,7 @@ def _gate_project(root: Path, marker: Path) -> Path:
 
 
 def _pasture(*args: str) -> list[str]:
-    return [sys.executable, "-m", "generator.entry", *args]
+    return [sys.executable, "-m", "pasture.entry", *args]
 
 
 def _event(env, root: Path) -> tuple[str, str]:

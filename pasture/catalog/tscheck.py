@@ -1,0 +1,110 @@
+"""Run ``tscheck.cjs``: OpenCode's typings resolved by the TypeScript compiler's own checker.
+
+The checker needs Node.js and the ``typescript`` package pinned in ``tests/npm`` (found, never
+installed, in the install being read or in the project's npm cache of the pinned tools, the place
+``pasture host status`` looks too). Everything crosses into Node as one JSON argv element and comes
+back as JSON on stdout; whatever the checker cannot resolve comes back as a :class:`CatalogError`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pasture.catalog.model import CatalogError
+
+SCRIPT = "tscheck.cjs"
+TIMEOUT = 180.0
+INSTALL_HINT = (
+    "install the pinned tools (`python -c 'from pasture.hostenv import ensure_npm_tools; "
+    'ensure_npm_tools(".")\'` in the project, which runs `npm ci` for tests/npm)'
+)
+
+
+def _version(folder: Path) -> str | None:
+    try:
+        version = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError):
+        return None
+    return version if isinstance(version, str) and (folder / "lib" / "typescript.js").is_file() else None
+
+
+def find_typescript(node_modules: Path, root: Path | None) -> Path:
+    """The ``typescript`` package folder to run: the pinned version, from the install read or the
+    project's cache of tests/npm; a :class:`CatalogError` saying what to install when there is none."""
+    from pasture.hostenv.npm_tools import CACHE_DIR, MARKER, lockfile_digest, pinned_versions
+
+    pin: str | None = None
+    places = [Path(node_modules) / "typescript"]
+    if root is not None:
+        try:
+            pin = pinned_versions(root).get("typescript")
+        except (OSError, ValueError):
+            pin = None
+        try:  # the pinned tools' install, when complete (as `pasture host status` finds it; never installed here)
+            digest = lockfile_digest(root)
+            folder = Path(root) / CACHE_DIR / digest
+            if (folder / MARKER).read_text().strip() == digest:
+                places.append(folder / "node_modules" / "typescript")
+        except OSError:
+            pass
+    seen: list[str] = []
+    for folder in places:
+        version = _version(folder)
+        if version is None:
+            continue
+        if pin is None or version == pin:
+            return folder
+        seen.append(f"{folder} is {version}")
+    want = f"typescript {pin}" if pin else "the typescript package"
+    found = f" ({'; '.join(seen)})" if seen else ""
+    raise CatalogError(
+        f"reading OpenCode's typings needs {want}, as pinned in tests/npm, and none was found in "
+        f"{node_modules} or the project's npm cache{found}: {INSTALL_HINT}"
+    )
+
+
+def resolve(
+    node_modules: Path, plugin: Path, buses: dict[str, Path], *, skip: list[str], depth: int, root: Path | None = None
+) -> dict[str, Any]:
+    """The checker's answer: ``{"hooks": [...], "buses": {module: [tree, ...]}}`` (see tscheck.cjs)."""
+    node = shutil.which("node")
+    if node is None:
+        raise CatalogError("reading OpenCode's typings needs Node.js: put `node` on PATH (Node 20 is tested)")
+    typescript = find_typescript(node_modules, root)
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(node_modules),
+        "plugin": str(plugin),
+        "buses": {m: str(p) for m, p in buses.items()},
+        "skip": skip,
+        "depth": depth,
+    }
+    with resources.as_file(resources.files("pasture.catalog") / SCRIPT) as script:
+        try:
+            proc = subprocess.run(
+                [node, str(script), json.dumps(request)],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise CatalogError(f"the TypeScript checker did not finish reading {plugin} within {TIMEOUT:g}s") from None
+    try:
+        answer = json.loads(proc.stdout)
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and isinstance(answer.get("error"), str):
+        raise CatalogError(answer["error"])
+    if proc.returncode != 0 or not isinstance(answer, dict):
+        raise CatalogError(
+            f"the TypeScript checker ({typescript}) failed on {plugin} (exit {proc.returncode}): "
+            f"{(proc.stderr or proc.stdout).strip()[-800:]}"
+        )
+    return answer

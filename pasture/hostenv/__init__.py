@@ -1,0 +1,56 @@
+"""Run the real agent hosts (Claude Code, Codex CLI, OpenCode) offline against scripted fake models.
+
+* :mod:`.npm_tools`: install the pinned hosts from ``tests/npm/`` (``ensure_npm_tools``).
+* :mod:`.fake_models`: scripted fake model servers on 127.0.0.1, one per wire protocol.
+* :mod:`pasture.hosts`: one launcher per host (flags, config files, env, trust settings).
+* :mod:`.runner`: one isolated headless host run (``prepare_run(...).execute(script)``).
+* :mod:`.recorder`: recording command hooks and a recording OpenCode plugin.
+* :mod:`.netns`: the network namespace the host and its fake share.
+"""
+
+from pasture.hostenv.fake_models import FakeModelServer, Script, ToolCall, Turn, parse_sse
+from pasture.hostenv.netns import Isolation, isolation_support
+from pasture.hostenv.npm_tools import (
+    HOST_PACKAGES,
+    NpmInstallError,
+    NpmUnavailable,
+    ensure_npm_tools,
+    host_binary,
+    host_version,
+    npm_available,
+)
+from pasture.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from pasture.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
+from pasture.hosts import LAUNCHERS, RunLayout, launcher_for
+
+HOSTS = tuple(HOST_PACKAGES)
+
+__all__ = [
+    "DEFAULT_PROMPT",
+    "HOSTS",
+    "HOST_PACKAGES",
+    "LAUNCHERS",
+    "FakeModelServer",
+    "HostRun",
+    "HostRunResult",
+    "Isolation",
+    "NpmInstallError",
+    "NpmUnavailable",
+    "RunLayout",
+    "Script",
+    "ToolCall",
+    "Turn",
+    "ensure_npm_tools",
+    "host_binary",
+    "host_version",
+    "install_recorder",
+    "isolation_support",
+    "launcher_for",
+    "npm_available",
+    "opencode_recorder_plugin",
+    "parse_sse",
+    "prepare_run",
+    "read_records",
+    "recorder_command",
+    "run_host",
+]

@@ -1,0 +1,319 @@
+"""Codex CLI: its adapter (hooks.json for a .codex/ layer, strict command hooks only), its catalog (the hook
+JSON Schemas embedded in the CLI, parsed by pasture.catalog.codex), and its offline run.
+
+Answers on the hook path: pasture/runtime/hostwire/codex.py.
+
+Offline run: headless (``codex exec``) against the fake OpenAI Responses server.
+
+* **Config:** ``$CODEX_HOME/config.toml`` (``CODEX_HOME`` = ``<run>/home/.codex``) names a custom
+  provider ``harness`` with ``base_url = http://127.0.0.1:PORT/v1``, ``wire_api = "responses"``,
+  no retries; ``approval_policy = "never"``, ``sandbox_mode = "danger-full-access"`` (options
+  ``approval_policy``, ``sandbox_mode``; ``bypass_approvals=False`` drops the bypass flag); the project
+  folder is ``trust_level = "trusted"`` (the project ``.codex/`` layer, hooks.json included, loads
+  only for trusted projects); ``features.plugins = false`` (else Codex tries to sync its curated
+  plugins from the internet); analytics and OTEL off; no update check. ``config_toml_extra`` is
+  appended verbatim.
+* **Env:** ``CODEX_HOME`` and ``HARNESS_FAKE_KEY`` (the provider's ``env_key``).
+* **Hook trust** (untrusted hooks are skipped *silently* by ``codex exec``):
+  ``hook_trust="bypass"`` (default) passes ``--dangerously-bypass-hook-trust``;
+  ``hook_trust="persist"`` does what a user's review does: asks ``codex app-server`` for
+  ``hooks/list`` and writes ``[hooks.state."<key>"] trusted_hash = "<currentHash>"`` for each hook
+  into config.toml, then runs without the bypass flag; ``hook_trust="none"`` does neither.
+* **Command:** ``codex exec --json --skip-git-repo-check
+  --dangerously-bypass-approvals-and-sandbox [--dangerously-bypass-hook-trust]
+  -o <run>/codex-last-message.txt <prompt>`` with stdin from /dev/null (it would wait for stdin).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pasture import PastureError
+from pasture.hosts.claude_code import hooks_table
+from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.protocol import Host
+from pasture.profile.contracts import Contract
+from pasture.profile.vocab import HookSurface
+from pasture.render.artifact import Artifact, header
+
+__all__ = [
+    "ACCEPTED_EVENTS",
+    "HOST",
+    "Codex",
+    "CodexEventError",
+    "CodexLauncher",
+    "codex_artifacts",
+    "persist_hook_trust",
+]
+
+# The event keys Codex's hooks.json accepts. Codex silently ignores any other key, so a typo would
+# be a hole nobody notices: refuse to generate one instead. The eleven come from HooksToml in the
+# pinned config schema (shared/schemas/codex-hooks/codex-config.schema.json); Interrupt arrived with
+# the 0.153 line (Pasture pins it at 0.153.0; observe-only, systemMessage only). The real Codex 0.171.0
+# loads exactly these twelve and nothing else of every Claude/Codex event name offered to it
+# (captures/codex@0.171.0/capture.json, catalog.host_listed: `codex app-server` hooks/list).
+ACCEPTED_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "SessionEnd",
+        "UserPromptSubmit",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "Interrupt",
+    }
+)
+
+
+class CodexEventError(PastureError, ValueError):
+    pass
+
+
+def _toml_str(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a valid TOML basic string for our inputs
+
+
+class CodexLauncher(HostLauncher):
+    host = "codex"
+    wire_protocol = "openai-responses"
+    default_options = {
+        "model": "fake-model",
+        "hook_trust": "bypass",  # "bypass" | "persist" | "none"
+        "config_toml_extra": "",
+        "model_catalog": None,  # None, or the slug of a model in the binary's own catalog to play
+        # approvals: "never" + the bypass flag by default; a run that shows whether a hook's allow
+        # skips an approval sets e.g. approval_policy="untrusted", bypass_approvals=False
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",
+        "bypass_approvals": True,
+        "extra_args": [],
+    }
+
+    def config_toml(self, ctx: RunContext) -> str:
+        project = str(ctx.layout.project)
+        catalog = []
+        if ctx.options.get("model_catalog"):
+            catalog = [f"model_catalog_json = {_toml_str(str(ctx.layout.root / 'codex-model-catalog.json'))}"]
+        return "\n".join(
+            [
+                f"model = {_toml_str(ctx.options['model'])}",
+                *catalog,
+                'model_provider = "harness"',
+                f"approval_policy = {_toml_str(ctx.options['approval_policy'])}",
+                f"sandbox_mode = {_toml_str(ctx.options['sandbox_mode'])}",
+                "check_for_update_on_startup = false",
+                "",
+                "[model_providers.harness]",
+                'name = "Pasture fake model (127.0.0.1)"',
+                f"base_url = {_toml_str(ctx.base_url_v1)}",
+                'env_key = "HARNESS_FAKE_KEY"',
+                'wire_api = "responses"',
+                "request_max_retries = 0",
+                "stream_max_retries = 0",
+                "",
+                f"[projects.{_toml_str(project)}]",
+                'trust_level = "trusted"',
+                "",
+                "[features]",
+                "plugins = false",
+                "",
+                "[analytics]",
+                "enabled = false",
+                "",
+                "[otel]",
+                'exporter = "none"',
+                "",
+                ctx.options["config_toml_extra"],
+                "",
+            ]
+        )
+
+    def env(self, ctx: RunContext) -> dict[str, str]:
+        return {"CODEX_HOME": str(ctx.layout.codex_home), "HARNESS_FAKE_KEY": FAKE_API_KEY}
+
+    def prepare(self, ctx: RunContext) -> None:
+        config = ctx.layout.codex_home / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        if ctx.options.get("model_catalog"):
+            entry = catalog_entry(ctx.binary, ctx.options["model_catalog"], ctx.options["model"])
+            (ctx.layout.root / "codex-model-catalog.json").write_text(json.dumps({"models": [entry]}, indent=1))
+        config.write_text(self.config_toml(ctx))
+        if ctx.options["hook_trust"] == "persist":
+            trusted = persist_hook_trust(ctx.binary, ctx.layout.project, config, ctx.env)
+            (ctx.layout.root / "codex-hook-trust.json").write_text(json.dumps(trusted, indent=2))
+        elif ctx.options["hook_trust"] not in ("bypass", "none"):
+            raise ValueError(f"hook_trust must be bypass, persist or none, not {ctx.options['hook_trust']!r}")
+
+    def argv(self, ctx: RunContext) -> list[str]:
+        argv = [str(ctx.binary), "exec", "--json", "--skip-git-repo-check"]
+        if ctx.options["bypass_approvals"]:
+            argv.append("--dangerously-bypass-approvals-and-sandbox")
+        if ctx.options["hook_trust"] == "bypass":
+            argv.append("--dangerously-bypass-hook-trust")
+        argv += ["-o", str(ctx.layout.root / "codex-last-message.txt")]
+        return argv + list(ctx.options["extra_args"]) + [ctx.prompt]
+
+
+def catalog_entry(binary: Path, slug: str, model: str) -> dict[str, Any]:
+    """The binary's own model-catalog entry for ``slug`` (the catalog Codex ships embedded), renamed
+    to ``model`` and without websockets, for ``model_catalog_json``. The fake model then gets the
+    tools Codex offers that real model (``fake-model`` alone gets fallback metadata, which offers no
+    ``apply_patch`` tool), so hooks see what a real session's model can make them see."""
+    real = Path(binary).resolve()
+    data = real.read_bytes()
+    if not data.startswith(b"\x7fELF"):  # npm's bin/codex.js: the native binary is @openai/codex-<platform>
+        native = sorted(real.parents[2].glob("codex-*/vendor/*/bin/codex"))
+        if not native:
+            raise FileNotFoundError(f"no native codex binary beside {real}")
+        data = native[0].read_bytes()
+    at = data.find(b'\n  "models": [')
+    if at < 0:
+        raise ValueError(f"{binary}: no embedded model catalog found")
+    catalog, _ = json.JSONDecoder().raw_decode(data[data.rfind(b"{", 0, at) :].decode("utf-8", "replace"))
+    entry = next((m for m in catalog["models"] if m.get("slug") == slug), None)
+    if entry is None:
+        raise ValueError(
+            f"{binary}: the embedded catalog has no {slug!r} (has: "
+            f"{', '.join(m.get('slug', '?') for m in catalog['models'])})"
+        )
+    return {**entry, "slug": model, "display_name": model, "prefer_websockets": False}
+
+
+def _find_hooks(node: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        if "key" in node and "currentHash" in node:
+            found.append(node)
+        for value in node.values():
+            found.extend(_find_hooks(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_find_hooks(value))
+    return found
+
+
+def persist_hook_trust(
+    binary: Path, project: Path, config: Path, env: dict[str, str], timeout: float = 30.0
+) -> list[dict[str, Any]]:
+    """Trust every hook Codex discovers for ``project``, the way a user's review would.
+
+    Talks JSON-RPC (one object per line) to ``codex app-server`` over stdio: ``initialize``,
+    ``initialized``, ``hooks/list {cwds: [project]}``; then appends
+    ``[hooks.state."<key>"] trusted_hash = "<currentHash>"`` per hook to ``config``. Returns the
+    hook entries as Codex listed them.
+    """
+    proc = subprocess.Popen(
+        [str(binary), "app-server"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    deadline = time.monotonic() + timeout
+
+    def send(obj: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(obj) + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    lines: "queue.Queue[str]" = queue.Queue()
+
+    def pump() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def wait_for(request_id: int) -> dict[str, Any]:
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if not line:
+                break
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if msg.get("id") == request_id and ("result" in msg or "error" in msg):
+                if "error" in msg:
+                    raise RuntimeError(f"codex app-server error: {msg['error']}")
+                return msg["result"]
+        raise TimeoutError(f"codex app-server gave no answer to request {request_id}")
+
+    try:
+        send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "clientInfo": {"name": "pasture-hostenv", "version": "0"},
+                    "capabilities": {"experimentalApi": True},
+                },
+            }
+        )
+        wait_for(1)
+        send({"method": "initialized"})
+        send({"id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}})
+        hooks = _find_hooks(wait_for(2))
+    finally:
+        proc.kill()
+        proc.wait()
+    with config.open("a") as fh:
+        for hook in hooks:
+            fh.write(f"\n[hooks.state.{_toml_str(hook['key'])}]\ntrusted_hash = {_toml_str(hook['currentHash'])}\n")
+    return hooks
+
+
+def codex_artifacts(contract: Contract) -> list[Artifact]:
+    from pasture.render.env import render  # jinja2: only when rendering, not for the registry
+
+    unknown = [row.name for row in contract.events if row.name not in ACCEPTED_EVENTS]
+    if unknown:
+        raise CodexEventError(
+            f"{contract.lifecycle_file}: Codex would silently ignore these event keys: {', '.join(unknown)}; "
+            f"accepted: {', '.join(sorted(ACCEPTED_EVENTS))}"
+        )
+    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": hooks_table(contract)}
+    return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
+
+
+class Codex:
+    name = "codex"
+    display_name = "Codex CLI"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
+    native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent", "request_user_input"})
+    npm_packages: tuple[str, ...] = ("@openai/codex",)
+    binary = "codex"
+    binary_flag = "--codex-bin"
+    binary_env = "PASTURE_CODEX_BIN"
+    catalog_reader = "codex"
+    wire = "codex"
+    gate_failure = "strict-output-exit-2-blocks"
+    launcher: HostLauncher = CodexLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.CODEX_STRICT_COMMAND_JSON
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return codex_artifacts(contract)
+
+
+HOST: Host = Codex()  # mypy checks the class against the Protocol here

@@ -1,0 +1,398 @@
+"""OpenCode: its adapter (one self-contained TypeScript plugin per contract, v1 (1.x) or v2 (2.x) by host
+major), its catalog (the plugin and SDK typings, parsed by pasture.catalog.opencode), and its offline run.
+Answers on the hook path: pasture/runtime/hostwire/opencode.py.
+
+Protocol between the generated plugin and the runtime (the plugin side is
+templates/opencode/_runtime.ts.j2; the server side, and the wire format in full, is
+pasture/runtime/serve.py)
+==================================================================================================
+
+Spawn. ONE process per plugin instance (OpenCode starts one instance per project directory), at
+plugin init, with an argv array (never a shell string)::
+
+    [<binary>, "hook", "serve", "--harness", "opencode", "--host-version", <contract version>]
+
+``<binary>`` is ``$PASTURE_BIN`` if set, else ``<data>/pasture/bin/pasture-hook`` (the launcher
+``pasture install`` writes; ``<data>`` is an absolute ``$XDG_DATA_HOME`` or ``~/.local/share``) if
+it exists, else ``pasture`` on PATH. It runs detached (a session of its own, so the host's process
+group can be killed without losing what it was handed) and unref'd (it never keeps the host
+alive). The working directory is the plugin instance's project directory when the host gives one
+(1.x: ``PluginInput.directory``; 2.x: ``ctx.location.directory`` if present), else the host's own.
+The environment is the host's, unchanged.
+
+Lines. The runtime's first line is a handshake naming the events that need an answer (``await``);
+then the plugin writes one request line per hook call or bus event and the runtime one reply line
+per request (``{"id", "exit", "stdout", "stderr", ...}``: what ``pasture hook lifecycle`` would
+have exited with and printed for it). The request's payload is what the one-shot runtime read on
+stdin:
+
+* 1.x named hook (surface ``opencode-named-output``):
+  ``{"event": <native name>, "input": <hook input>, "output": <hook output>}``
+* 1.x bus event (surface ``opencode-catch-all-sse``, the ``event`` hook; only the declared types):
+  ``{"event": <event type>, "input": <bus event {id, type, properties}>}``
+* 2.x hook (``ctx.<domain>.hook(<name>)``; native name is ``<domain>.<name>``): the host passes a
+  single mutable event object, sent as ``{"event": <native name>, "input": <event>}``.
+* 2.x bus event (``ctx.event.subscribe(<type>)``): ``{"event": <type>, "input": <event>}``.
+
+Values JSON cannot carry are encoded as JSON.stringify does (functions dropped, a ``Request`` or
+``Response`` becomes ``{}``), except BigInt (a decimal string) and a reference cycle (the string
+``"[Circular]"``). A payload over 16 MiB is sent as a ``payload_error`` instead.
+
+Answer (a reply's stdout): ``{"decision": "proceed"}``, or ``{"decision": "deny" | "ask",
+"reason": "<non-empty text>"}``; other keys are ignored. A non-zero ``exit``, stdout that is not
+one such object, no reply within the row's timeout (``commands.timeout``: 10 s for observations,
+60 s otherwise, unless the row sets one; ``PASTURE_HOOK_TIMEOUT_MS`` (1..600000) overrides it), or
+the runtime dying with the request open is a runtime failure. stderr is logged (at most 8 KiB),
+never shown to the model.
+
+Waiting. A row is only ever awaited if it can act on the answer (``refusal`` is not "none", or it
+fails fast) and the runtime's current ``await`` set names it; everything else is written and
+forgotten (the bus and observation rows always), and still journaled. Until the handshake arrives a
+gate row waits for it (within its timeout).
+
+What the plugin does with the answer is fixed per row (``_row_view``):
+
+* ``refusal: "throw"`` (semantic gate-consultation, effective failure throw-fail-fast): deny or ask
+  throws ``new Error(reason)``, the only refusal channel in 1.x (the model sees exactly the
+  reason). There is no way to ask a human from these hooks, so ask refuses like deny.
+* ``refusal: "effect"`` (2.x ``permission.evaluate`` with cited deny evidence): deny sets
+  ``event.effect = "deny"`` and ``event.message = reason``; ask does the same unless the row's
+  response capability includes ask, then it sets ``"ask"``.
+* ``failFast`` (effective failure throw-fail-fast and not an observation): a runtime failure throws
+  (the message names the event and the kind of failure, never stderr); on every other row it is
+  logged and the host proceeds.
+* Observation rows and bus rows never throw and never write.
+* The decision carries no mutation yet: no row writes to its hook output (``output.args`` and the
+  rest stay untouched) whatever its mutation mode allows; the only write is the ``effect`` refusal
+  above, on a row whose mutation mode is output or output-object.
+
+No runtime. If the runtime cannot be started, says in its handshake that it cannot run (exit 70:
+its own tables do not load), sends no handshake within 10 s (``PASTURE_HOOK_START_MS``), or dies,
+it is started again once. After that it is unavailable: a
+fail-fast row that ``guardsAction`` (a pre-action gate row carrying a tool-call identity, or with a
+cited deny response: the tool and permission rows) throws ``pasture refused <event>: <one line
+naming what is missing>; fix: <command>``; every other row logs that line once and proceeds. A
+throw from a conversation row (chat.message, chat.params, the transforms, tool.definition) only
+ends the prompt with OpenCode's own "Unexpected server error. Check server logs for details."
+(1.18.33, before the first model call: the cause of issue 9's report), so the user would never read
+the fix; every action the model then tries is still refused, with it.
+
+Offline run: headless (``opencode run``) against the fake OpenAI Chat Completions server.
+
+* **Config:** ``<project>/opencode.json`` names a provider ``harness`` using the bundled
+  ``@ai-sdk/openai-compatible`` package with ``baseURL = http://127.0.0.1:PORT/v1`` and a fake
+  key; ``model`` and ``small_model`` are ``harness/<model>``; only that provider is enabled;
+  ``permission`` allows bash and edit; no autoupdate, no sharing. The ``config`` option is
+  deep-merged over it (e.g. ``{"permission": {"bash": "ask"}}``).
+* **Env:** ``OPENCODE_DISABLE_{AUTOUPDATE,MODELS_FETCH,LSP_DOWNLOAD,SHARE,CLAUDE_CODE,DEFAULT_PLUGINS}=1``.
+* **Startup install (obstacle O1):** at startup OpenCode npm-installs ``@opencode-ai/plugin`` into
+  every config dir (``<project>/.opencode`` and ``$XDG_CONFIG_HOME/opencode``); offline that
+  retries for ~70 s. It skips the install when ``node_modules/`` exists and ``package-lock.json``
+  already names the package, so with ``stub_plugin_install=True`` (default) both dirs get an empty
+  ``node_modules/`` and a stub lock, unless a ``package-lock.json`` is already there. Plugins must
+  then import nothing from ``@opencode-ai/plugin`` at run time (type-only imports are fine).
+* **Plugins:** local files ``<project>/.opencode/plugins/*.{js,ts}`` are auto-discovered; a test
+  writes them itself. Never pass ``--pure``: it disables local plugins too.
+* **Command:** ``opencode run --format json --print-logs --log-level <level> <prompt words...>``;
+  the prompt goes as separate words because ``run`` wraps an argument containing spaces in quotes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pasture import PastureError
+from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.protocol import Host
+from pasture.profile.contracts import Contract, EventRow
+from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
+from pasture.render import commands
+from pasture.render.artifact import Artifact, header
+
+__all__ = [
+    "FIX",
+    "HOST",
+    "PLUGIN_FILE",
+    "OpenCode",
+    "OpenCodeLauncher",
+    "OpenCodeRenderError",
+    "deep_merge",
+    "opencode_artifacts",
+    "serve_argv",
+]
+
+DEFAULT_PLUGIN_VERSION = "1.18.33"
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _opencode_version(binary: Path) -> str:
+    """The opencode-ai package version next to the binary (the plugin version it installs)."""
+    try:
+        manifest = Path(binary).parent.parent / "opencode-ai" / "package.json"
+        return str(json.loads(manifest.read_text())["version"])
+    except (OSError, KeyError, ValueError):
+        return DEFAULT_PLUGIN_VERSION
+
+
+class OpenCodeLauncher(HostLauncher):
+    host = "opencode"
+    wire_protocol = "openai-chat"
+    default_options = {
+        "model": "fake-model",
+        "config": {},
+        "log_level": "INFO",
+        "stub_plugin_install": True,
+        "extra_args": [],
+    }
+
+    def config(self, ctx: RunContext) -> dict[str, Any]:
+        model = ctx.options["model"]
+        base = {
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {
+                "harness": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Pasture fake model (127.0.0.1)",
+                    "options": {"baseURL": ctx.base_url_v1, "apiKey": FAKE_API_KEY},
+                    "models": {model: {"name": "Fake model", "tool_call": True}},
+                }
+            },
+            "model": f"harness/{model}",
+            "small_model": f"harness/{model}",
+            "enabled_providers": ["harness"],
+            "permission": {"bash": "allow", "edit": "allow"},
+            "autoupdate": False,
+            "share": "disabled",
+        }
+        return deep_merge(base, ctx.options["config"])
+
+    def env(self, ctx: RunContext) -> dict[str, str]:
+        return {
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        }
+
+    def prepare(self, ctx: RunContext) -> None:
+        (ctx.layout.project / "opencode.json").write_text(json.dumps(self.config(ctx), indent=2) + "\n")
+        if ctx.options["stub_plugin_install"]:
+            version = _opencode_version(ctx.binary)
+            stub = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": version}}}}
+            for config_dir in (ctx.layout.project / ".opencode", ctx.layout.xdg_config / "opencode"):
+                (config_dir / "node_modules").mkdir(parents=True, exist_ok=True)
+                lock = config_dir / "package-lock.json"
+                if not lock.exists():
+                    lock.write_text(json.dumps(stub) + "\n")
+
+    def argv(self, ctx: RunContext) -> list[str]:
+        return [
+            str(ctx.binary),
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            ctx.options["log_level"],
+            *list(ctx.options["extra_args"]),
+            *ctx.prompt.split(),
+        ]
+
+
+PLUGIN_FILE = "pasture-lifecycle.ts"
+PLUGIN_ID = "pasture-lifecycle"
+# 1.x loads every export of the module as a plugin function: this is the only one.
+V1_EXPORT = "PastureLifecycle"
+
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (pasture/runtime/serve.py)
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+MAX_STDERR_BYTES = 8 * 1024
+START_MS = 10_000  # a runtime silent this long after starting counts as not started (PASTURE_HOOK_START_MS)
+LOG_SERVICE = "pasture-lifecycle"
+SERVE_PROTOCOL = 1  # pasture/runtime/serve.py PROTOCOL (the hook path never imports this module)
+FIX = "pip install --force-reinstall pasture, then pasture install opencode again"  # lifecycle.REINSTALL
+
+# 2.x registers hooks per domain of the plugin context: ctx.session.hook("prompt"), ...
+V2_HOOK_DOMAINS = ("session", "tool", "permission", "shell")
+# 2.x hooks whose event carries a host-honoured decision field (packages/core/src/permission.ts:
+# evaluateInput returns event.effect and event.message to the caller).
+V2_EFFECT_HOOKS = frozenset({"permission.evaluate"})
+
+
+class OpenCodeRenderError(PastureError, ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class _Hook:
+    name: str  # native name, e.g. "tool.execute.before"
+    domain: str  # 2.x only: "tool"
+    hook: str  # 2.x only: "execute.before"
+    refusal: str
+
+
+def opencode_artifacts(contract: Contract) -> list[Artifact]:
+    from pasture.render.env import render  # jinja2: only when rendering, not for the registry
+
+    if contract.harness is not Harness.OPENCODE:
+        raise OpenCodeRenderError(f"{contract.id} is not an OpenCode contract")
+    major = contract.version.major
+    if major == 1:
+        template = "opencode/plugin-v1.ts.j2"
+    elif major == 2:
+        template = "opencode/plugin-v2.ts.j2"
+    else:
+        raise OpenCodeRenderError(
+            f"{contract.lifecycle_file}: no OpenCode plugin flavour for host major version {major} "
+            "(1.x: Hooks object, 2.x: Plugin.define)"
+        )
+    view = _view(contract, major)
+    text = render(template, **view)
+    return [Artifact(f"{contract.id}/{PLUGIN_FILE}", text, contract.id)]
+
+
+def _view(contract: Contract, major: int) -> dict[str, Any]:
+    rows = {row.name: _row_view(contract, row, major) for row in contract.events}
+    named = [
+        _hook(row, rows[row.name]["refusal"], major)
+        for row in contract.events
+        if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT
+    ]
+    bus = [row.name for row in contract.events if row.surface is HookSurface.OPENCODE_CATCH_ALL_SSE]
+    _argv_frame(contract)  # the one-shot argv must still frame every row (the Claude/Codex contract)
+    return {
+        "header": header("//", contract.lifecycle_file),
+        "contract": {
+            "id": contract.id,
+            "harness": contract.harness.value,
+            "hostVersion": str(contract.version),
+            "profile": contract.lifecycle_file,
+        },
+        "serve_argv": serve_argv(contract),
+        "protocol": SERVE_PROTOCOL,
+        "fix": FIX,
+        "limits": {
+            "maxPayloadBytes": MAX_PAYLOAD_BYTES,
+            "maxReplyBytes": MAX_REPLY_BYTES,
+            "maxStderrBytes": MAX_STDERR_BYTES,
+            "startMs": START_MS,
+        },
+        "rows": rows,
+        "named": named,
+        "bus": bus,
+        "plugin_id": PLUGIN_ID,
+        "v1_export": V1_EXPORT,
+        "log_service": LOG_SERVICE,
+    }
+
+
+def serve_argv(contract: Contract) -> list[str]:
+    """The words after the binary that start the long-lived runtime for this contract."""
+    return ["hook", "serve", "--harness", contract.harness.value, "--host-version", str(contract.version)]
+
+
+def _argv_frame(contract: Contract) -> tuple[list[str], list[str]]:
+    """commands.argv split around the event name: the plugin inserts the name it was called for."""
+    frame: tuple[list[str], list[str]] | None = None
+    for row in contract.events:
+        words = commands.argv(contract, row)
+        at = [i for i, word in enumerate(words) if word == row.name]
+        if len(at) != 1:
+            raise OpenCodeRenderError(
+                f"{contract.id}: the runtime argv for {row.name!r} does not hold the event name exactly once"
+            )
+        this = (words[: at[0]], words[at[0] + 1 :])
+        if frame is not None and this != frame:
+            raise OpenCodeRenderError(f"{contract.id}: the runtime argv differs between rows beyond the event name")
+        frame = this
+    if frame is None:
+        raise OpenCodeRenderError(f"{contract.lifecycle_file}: no event rows to generate a plugin for")
+    return frame
+
+
+def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
+    bus = row.surface is HookSurface.OPENCODE_CATCH_ALL_SSE
+    observation = row.semantic is EventSemantic.OBSERVATION
+    throws = row.failure is FailureMode.THROW_FAIL_FAST
+    fail_fast = throws and not observation and not bus
+    refusal = "none"
+    if not bus and row.semantic is EventSemantic.GATE_CONSULTATION:
+        if (
+            major == 2
+            and row.name in V2_EFFECT_HOOKS
+            and row.response.allows_deny
+            and row.mutation in (MutationMode.OUTPUT, MutationMode.OUTPUT_OBJECT)
+        ):
+            refusal = "effect"
+        elif throws:
+            refusal = "throw"
+    guards_action = (
+        row.pre_action
+        and row.semantic is EventSemantic.GATE_CONSULTATION
+        and not bus
+        and (any(ident.kind is IdentityKind.TOOL_CALL for ident in row.identities) or row.response.allows_deny)
+    )
+    return {
+        "surface": row.surface.value,
+        "semantic": row.semantic.value,
+        "mutation": row.mutation.value,
+        "declaredFailure": row.declared_failure.value,
+        "failure": row.failure.value,
+        "response": row.response.value,
+        "refusal": refusal,
+        "failFast": fail_fast,
+        "guardsAction": guards_action,
+        "timeoutMs": commands.timeout(row) * 1000,
+        "evidence": row.evidence,
+        "note": row.note,
+    }
+
+
+def _hook(row: EventRow, refusal: str, major: int) -> _Hook:
+    if major == 1:
+        return _Hook(row.name, "", "", refusal)
+    domain, _, hook = row.name.partition(".")
+    if domain not in V2_HOOK_DOMAINS or not hook:
+        raise OpenCodeRenderError(
+            f"{row.name!r}: a 2.x hook name is <domain>.<hook> with domain one of {', '.join(V2_HOOK_DOMAINS)}"
+        )
+    return _Hook(row.name, domain, hook, refusal)
+
+
+class OpenCode:
+    name = "opencode"
+    display_name = "OpenCode"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE)
+    instructions_file = "AGENTS.md"  # where the generated agent instructions go
+    native_calls = frozenset({"skill", "task", "question"})
+    npm_packages: tuple[str, ...] = ("opencode-ai", "@opencode-ai/plugin")
+    binary = "opencode"
+    binary_flag = "--opencode-bin"
+    binary_env = "PASTURE_OPENCODE_BIN"
+    catalog_reader = "opencode"
+    wire = "opencode"
+    gate_failure = "report-and-continue"
+    launcher: HostLauncher = OpenCodeLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.OPENCODE_CATCH_ALL_SSE if bus else HookSurface.OPENCODE_NAMED_OUTPUT
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return opencode_artifacts(contract)
+
+
+HOST: Host = OpenCode()  # mypy checks the class against the Protocol here

@@ -1,0 +1,164 @@
+"""The closed vocabularies of a lifecycle profile, spelled exactly as the seed's wire names.
+
+Stdlib only: the hook runtime imports these too.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Harness(StrEnum):
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+    OPENCODE = "opencode"
+
+
+class EventSemantic(StrEnum):
+    OBSERVATION = "observation"
+    GATE_CONSULTATION = "gate-consultation"
+    EXPLICIT_HUMAN_RESPONSE = "explicit-human-response"
+
+
+class HookSurface(StrEnum):
+    CLAUDE_COMMAND_JSON = "claude-command-json"
+    CODEX_STRICT_COMMAND_JSON = "codex-strict-command-json"
+    OPENCODE_NAMED_OUTPUT = "opencode-named-output"
+    OPENCODE_CATCH_ALL_SSE = "opencode-catch-all-sse"
+
+
+class BlockingMode(StrEnum):
+    NONBLOCKING = "nonblocking"
+    BLOCKING = "blocking"
+    CONDITIONALLY_BLOCKING = "conditionally-blocking"
+
+
+class MutationMode(StrEnum):
+    NONE = "none"
+    INPUT = "input"
+    OUTPUT = "output"
+    OUTPUT_OBJECT = "output-object"
+
+
+class HandlerOrder(StrEnum):
+    CONCURRENT_NATIVE = "concurrent-native"
+    SEQUENTIAL_LOAD_ORDER = "sequential-load-order"
+    OBSERVATION_STREAM = "observation-stream"
+
+
+class ReconciliationMode(StrEnum):
+    NONE = "none"
+    HOST_NATIVE = "host-native"
+    NO_ADAPTER_MERGE = "no-adapter-merge"
+    SEQUENTIAL_MUTATION = "sequential-mutation"
+
+
+class FailureMode(StrEnum):
+    REPORT_AND_CONTINUE = "report-and-continue"
+    EXIT_2_BLOCKS = "exit-2-blocks"
+    STRICT_HOOK_FAILURE = "strict-hook-failure"
+    STRICT_OUTPUT_EXIT_2_BLOCKS = "strict-output-exit-2-blocks"
+    THROW_FAIL_FAST = "throw-fail-fast"
+    OBSERVE_ONLY = "observe-only"
+
+    @property
+    def blocks_by_exit_code(self) -> bool:
+        """Only these two arms turn our process's exit status into a host refusal.
+
+        They are the claims about somebody else's program that must cite evidence.
+        throw-fail-fast blocks too, but through our own generated plugin, not an exit code.
+        """
+        return self in (FailureMode.EXIT_2_BLOCKS, FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS)
+
+    @property
+    def blocks(self) -> bool:
+        return self.blocks_by_exit_code or self is FailureMode.THROW_FAIL_FAST
+
+
+class StopLoopPolicy(StrEnum):
+    NOT_APPLICABLE = "not-applicable"
+    CONSULT_WHEN_INACTIVE = "consult-when-inactive"
+
+
+class IdentityKind(StrEnum):
+    SESSION = "session"
+    TURN = "turn"
+    REQUEST = "request"
+    TOOL_CALL = "tool-call"
+    AGENT = "agent"
+    MESSAGE = "message"
+
+
+class IdentityPolicy(StrEnum):
+    NONE = "none"
+    DECLARED = "declared"
+
+
+class ResponseCapability(StrEnum):
+    NONE = "none"
+    DENY = "deny"
+    DENY_ASK = "deny+ask"
+
+    @property
+    def allows_deny(self) -> bool:
+        return self is not ResponseCapability.NONE
+
+    @property
+    def allows_ask(self) -> bool:
+        return self is ResponseCapability.DENY_ASK
+
+
+class RuntimeClass(StrEnum):
+    NATIVE = "native"
+    PARENT_MEDIATED = "parent-mediated"
+    SEMANTIC_INSTRUCTION = "semantic-instruction"
+    UNSUPPORTED = "unsupported"
+
+
+class CoreOperation(StrEnum):
+    """The closed core orchestration vocabulary every runtime profile binds exactly once."""
+
+    INVOKE_SKILL = "invoke_skill"
+    DELEGATE_ASSIGNMENT = "delegate_assignment"
+    CONTINUE_ASSIGNMENT = "continue_assignment"
+    SEND_ASSIGNMENT_MESSAGE = "send_assignment_message"
+    COLLECT_ASSIGNMENT_RESULTS = "collect_assignment_results"
+    STOP_ASSIGNMENT = "stop_assignment"
+    REQUEST_USER_DECISION = "request_user_decision"
+
+
+# Harnesses that are named often but cannot get a profile, and what to tell the author.
+UNSUPPORTED_HARNESSES: dict[str, str] = {
+    "antigravity": (
+        "unsupported: no public contract can be pinned for antigravity "
+        "(no public event catalog or wire contract exists)"
+    ),
+    "pi": "pi has no adapter profile: it exposes no lifecycle hook surface to generate for",
+}
+
+# The native surfaces and native calls each harness may use: each host module's ``surfaces`` and
+# ``native_calls`` (pasture/hosts/<host>.py; the registry pasture.hosts.HOSTS).
+
+# The failure arms each surface can declare: a host contract has no other failure behaviour.
+SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
+    HookSurface.CLAUDE_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
+    HookSurface.CODEX_STRICT_COMMAND_JSON: (
+        FailureMode.REPORT_AND_CONTINUE,
+        FailureMode.STRICT_HOOK_FAILURE,
+        FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS,
+    ),
+    HookSurface.OPENCODE_NAMED_OUTPUT: (
+        FailureMode.REPORT_AND_CONTINUE,
+        FailureMode.THROW_FAIL_FAST,
+        FailureMode.OBSERVE_ONLY,
+    ),
+    HookSurface.OPENCODE_CATCH_ALL_SSE: (FailureMode.REPORT_AND_CONTINUE, FailureMode.OBSERVE_ONLY),
+}
+
+# Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).
+STOP_FAMILY_EVENTS: frozenset[str] = frozenset({"Stop", "SubagentStop"})
+
+
+def members(enum: type[StrEnum]) -> str:
+    """The allowed members of a vocabulary, in declaration order, for diagnostics."""
+    return ", ".join(m.value for m in enum)

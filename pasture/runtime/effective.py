@@ -1,0 +1,671 @@
+"""The effective policy: every layer loaded, trust applied, compiled once and cached by content.
+
+Loading (both transports, every event): read the bytes of the managed, user and project layers
+and of the trust store (regular files only, size-capped: a FIFO in a policy's place cannot hold the
+hook). The compiled form of exactly those bytes (plus the environment that places the layers and
+the guard's own files, the interpreter, and the compiler's own source) is kept in a marshal file in
+the user's cache folder. Nothing cached is believed over its sources: the file must be a regular
+file of ours, mode 0600, and carry a keyed BLAKE2b tag (a MAC) made with the key in the user's 0700
+state folder (`cache.key`, 0600, ours); one that fails any of that is never unmarshalled, the policy
+is compiled afresh, and the event says so (stderr and the journal). The cache holds rule patterns as
+their source text, never a regular-expression engine program: they are compiled (`re`) when a rule
+that has one is first evaluated. When every byte matches, nothing is parsed; otherwise
+pasture.runtime.policy compiles each layer (tomllib, re) and the cache is rewritten. A cache that
+cannot be read or written costs speed, never a decision.
+
+Evaluation: the built-in guard rules, then every layer in order managed, user, project; each layer
+gives its first matching rule, else its trusted gate (command or AI), else its default. The most
+restrictive decision wins (deny > ask > proceed), so no layer can relax another. Once a deny is
+known no gate runs. A layer that cannot be read or is invalid is a failure: unless something denies
+anyway, the row's failure mode decides.
+"""
+
+import marshal
+import sys
+
+from pasture.runtime import fs, layers
+
+FORMAT = 2
+MAGIC = b"PSTCACH2"
+MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
+MAX_CACHE_BYTES = 16 << 20
+_TAG = 32
+_ENV_KEYS = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "PASTURE_POLICY",
+    "PASTURE_MANAGED_POLICY",
+    "PASTURE_TRUST_STORE",
+    "PASTURE_CACHE_DIR",
+)
+_COMPILER = ("policy.py", "builtin.py", "effective.py")
+RANK = {"proceed": 0, "ask": 1, "deny": 2}
+_MEMO: dict = {}
+
+
+class Verdict:
+    """decision proceed|deny|ask (or None: no decision, `failure` says why); which layer, rule and gate."""
+
+    __slots__ = ("decision", "reason", "layer", "rule", "gate", "detail", "failure", "notes")
+
+    def __init__(self, decision, reason, layer=None, rule=None, gate="none", detail=None, failure=None, notes=()):
+        self.decision, self.reason, self.layer, self.rule = decision, reason, layer, rule
+        self.gate, self.detail, self.failure, self.notes = gate, detail, failure, notes
+
+
+class Effective:
+    """The loaded policy. `layers`: one dict per layer (managed, user, project) with at least name,
+    path, status (absent | trusted | untrusted | invalid | unreadable), digest, error, ignored."""
+
+    __slots__ = (
+        "root",
+        "layers",
+        "journal",
+        "notes",
+        "protect",
+        "files",
+        "folders",
+        "home",
+        "from_cache",
+        "alerts",
+        "retention",
+    )
+
+    def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
+        self.root = data["root"]
+        self.layers = data["layers"]
+        self.journal = data["journal"]
+        self.alerts = alerts or []  # this load only (a cache that failed verification): never cached
+        self.notes = data["notes"] + self.alerts
+        self.protect = data["protect"]
+        self.files, self.folders = data["protected"]
+        self.home = data["home"]
+        self.retention = data.get("retention") or {}
+        self.from_cache = from_cache
+
+    @property
+    def configured(self) -> bool:
+        return any(layer["status"] != "absent" for layer in self.layers)
+
+    def layer(self, name: str) -> dict:
+        return next(layer for layer in self.layers if layer["name"] == name)
+
+
+def _read(path: str, follow: bool = True):
+    """bytes, None when absent, or ("unreadable", why): a regular file of at most MAX_LAYER_BYTES only."""
+    try:
+        return fs.read_file(path, MAX_LAYER_BYTES, follow)[0]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return ("unreadable", exc.strerror or type(exc).__name__)
+
+
+def _fnv(text: str) -> str:
+    # A stable file name for the cache entry without hashlib; the entry's full key is checked inside.
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def _compiler_stamp() -> tuple:
+    here = fs.dirname(__file__)
+    stamp: list[tuple[int, int] | None] = []
+    for name in _COMPILER:
+        try:
+            st = fs.stat(fs.join(here, name))
+            stamp.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamp.append(None)
+    return tuple(stamp)
+
+
+def cache_path(root: str, env: dict) -> str:
+    env_key = tuple(env.get(k) for k in _ENV_KEYS)
+    return fs.join(layers.cache_dir(env), "policy", _fnv(repr((root, env_key))) + ".cache")
+
+
+def sources_of(root: str, env: dict) -> tuple:
+    """(key, layer sources, trust store bytes): what a compiled policy is valid for."""
+    env_key = tuple(env.get(k) for k in _ENV_KEYS)
+    sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
+    trust_bytes = _read(layers.trust_store_path(env), follow=False)
+    key = (
+        FORMAT,
+        sys.hexversion,
+        _compiler_stamp(),
+        root,
+        env_key,
+        tuple((path, data) for _, path, data in sources),
+        trust_bytes,
+    )
+    return key, sources, trust_bytes
+
+
+def load(root: str, env: dict, deadline: float | None = None) -> Effective:
+    """The effective policy for a project root; never raises for anything a file or the cache holds.
+
+    `deadline`: a time.monotonic() instant by which a compile must be done (pasture.runtime.policy)."""
+    key, sources, trust_bytes = sources_of(root, env)
+    memo = _MEMO.get(root)
+    if memo is not None and memo[0] == key and _programs_hold(memo[2]):
+        return memo[1]
+    cache = cache_path(root, env)
+    secret, problem = cache_key(env)
+    data, alerts, stored = None, [], None
+    if secret is not None:
+        stored, problem = read_cache(cache, secret)
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key and _programs_hold(stored[1]):
+            data = stored[1]
+    if problem:
+        alerts.append(
+            f"{problem}: not believed; the policy was compiled again from its files (if you did not "
+            f"cause this, something rewrote pasture's cache: run pasture doctor)"
+        )
+    from_cache = data is not None
+    if data is None:
+        # `stored` is only ever a cache this user's key vouched for (read_cache), so its validated
+        # patterns may be reused: an edited policy then re-validates only the patterns it changed.
+        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline)
+        if data.get("incomplete"):  # a compile cut short by the deadline is never remembered
+            return Effective(data, False, alerts)
+        if secret is None and problem is None:
+            secret = _new_key(env)
+        if secret is not None:
+            _store(cache, (key, data), secret)
+    effective = Effective(data, from_cache, alerts)
+    # the alerts are said once, by the load that found them (the OpenCode server reuses the memo)
+    _MEMO[root] = (key, Effective(data, from_cache) if alerts else effective, data)
+    return effective
+
+
+def _mac(secret: bytes, blob: bytes) -> bytes:
+    """A keyed BLAKE2b tag: BLAKE2's own keyed mode is a MAC (RFC 7693), so no `hmac` (whose import,
+    with `hashlib`, would cost the hook more than the rest of a cache hit). `_blake2` is the C
+    module `hashlib.blake2b` is."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
+    return blake2b(blob, digest_size=_TAG, key=secret).digest()
+
+
+def _uid() -> int:
+    import posix
+
+    return posix.getuid()
+
+
+def _private(st) -> str | None:
+    """Why a stat result is not a private file of ours, else None."""
+    if st.st_uid != _uid():
+        return f"owned by uid {st.st_uid}, not by you"
+    if st.st_mode & 0o077:
+        return f"mode {st.st_mode & 0o777:o}, not 0600"
+    return None
+
+
+def cache_key(env: dict) -> tuple:
+    """(the cache's key bytes, None) | (None, None) when there is none yet | (None, why it is unusable)."""
+    path = layers.cache_key_path(env)
+    try:
+        folder = fs.stat(fs.dirname(path))
+        if folder.st_uid != _uid() or folder.st_mode & 0o022:
+            return None, (
+                f"the state folder {fs.dirname(path)} is not yours alone (owner uid {folder.st_uid}, "
+                f"mode {folder.st_mode & 0o777:o}): the policy cache key in it is not used"
+            )
+        data, st = fs.read_file(path, 64, follow=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, f"the policy cache key {path} cannot be read ({exc.strerror or type(exc).__name__})"
+    why = _private(st) or (None if len(data) == _TAG else f"{len(data)} bytes, not {_TAG}")
+    if why:
+        return None, f"the policy cache key {path} is {why}"
+    return data, None
+
+
+def _new_key(env: dict) -> bytes | None:
+    import posix
+
+    path = layers.cache_key_path(env)
+    try:
+        _private_dir(fs.dirname(path))
+        secret = posix.urandom(_TAG)
+        temp = f"{path}.{posix.getpid()}.tmp"
+        fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | posix.O_EXCL | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+        try:
+            posix.write(fd, secret)
+        finally:
+            posix.close(fd)
+        try:
+            posix.link(temp, path)  # never replaces a key another process made meanwhile
+        finally:
+            posix.unlink(temp)
+    except OSError:
+        pass
+    return cache_key(env)[0]
+
+
+def _private_dir(path: str) -> None:
+    """mkdir -p, the last folder 0700 (its parents as the umask says, like os.makedirs)."""
+    if fs.isdir(path):
+        return
+    fs.makedirs(fs.dirname(path))
+    import posix
+
+    try:
+        posix.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+
+
+def _patterns(stored, key: tuple) -> dict:
+    """The validated patterns of the previous (verified) compile on the same interpreter and compiler
+    (the same first parts of the key), by source: ("re", source, literal) as policy.freeze makes them."""
+    reuse: dict = {}
+    try:
+        if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0][:4] == key[:4]):
+            return reuse
+        for layer in stored[1]["layers"]:
+            for rule in layer.get("rules") or ():
+                for frozen in (*rule["regexes"].values(), *rule["inputs"].values()):
+                    if isinstance(frozen, tuple) and len(frozen) == 3 and frozen[0] == "re":
+                        reuse[frozen[1]] = frozen
+    except Exception:  # noqa: BLE001 - a cache of another shape: compile everything
+        return {}
+    return reuse
+
+
+def read_cache(cache: str, secret: bytes) -> tuple:
+    """(the stored value, None) | (None, None) when there is no cache | (None, why it is not believed)."""
+    try:
+        raw, st = fs.read_file(cache, MAX_CACHE_BYTES, follow=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, f"the policy cache {cache} cannot be read ({exc.strerror or type(exc).__name__})"
+    why = _private(st)
+    if why is None and (raw[: len(MAGIC)] != MAGIC or len(raw) < len(MAGIC) + _TAG):
+        why = "not a pasture policy cache"
+    if why is None:
+        import _operator
+
+        tag, blob = raw[len(MAGIC) : len(MAGIC) + _TAG], raw[len(MAGIC) + _TAG :]
+        if not _operator._compare_digest(tag, _mac(secret, blob)):
+            why = "not signed with your cache key (forged or damaged)"
+    if why is not None:
+        return None, f"the policy cache {cache} failed verification ({why})"
+    try:
+        return marshal.loads(blob), None  # only bytes this user's key vouches for are ever unmarshalled
+    except Exception:  # pragma: no cover - a signed cache from another interpreter's marshal format
+        return None, None
+
+
+def _store(cache: str, value, secret: bytes) -> None:
+    import posix
+
+    try:
+        _private_dir(fs.dirname(cache))
+        blob = marshal.dumps(value)
+        temp = f"{cache}.{posix.getpid()}.tmp"
+        fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | fs.O_TRUNC | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+        try:
+            posix.fchmod(fd, 0o600)  # a stale temp file keeps its old mode through O_TRUNC
+            posix.write(fd, MAGIC + _mac(secret, blob) + blob)
+        finally:
+            posix.close(fd)
+        posix.replace(temp, cache)
+    except (OSError, ValueError):
+        pass  # a read-only cache folder costs speed, never a decision
+
+
+def build(
+    root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None, deadline: float | None = None
+) -> dict:
+    """Compile every layer (off the hot path: tomllib, re, hashlib)."""
+    from pasture.runtime import builtin
+    from pasture.runtime.policy import PolicyError, PolicyTimeout, compile_layer
+    from pasture.runtime.trust import TrustStoreError, digest, holds, programs, store_path
+    from pasture.runtime.trust import key as trust_key
+    from pasture.runtime.trust import parse as parse_trust
+
+    notes: list[str] = []
+    try:
+        trusted_entries = parse_trust(trust_bytes, store_path(env)) if not isinstance(trust_bytes, tuple) else {}
+        if isinstance(trust_bytes, tuple):
+            notes.append(f"trust store {store_path(env)} unreadable ({trust_bytes[1]}): no project policy is trusted")
+    except TrustStoreError as exc:
+        trusted_entries = {}
+        notes.append(f"{exc}: no project policy is trusted")
+    compiled = []
+    incomplete = False
+    pinned_programs: tuple = ()
+    for name, path, raw in sources:
+        layer = {
+            "name": name,
+            "path": path,
+            "status": "absent",
+            "digest": None,
+            "error": None,
+            "ignored": [],
+            "rules": [],
+            "kind": "rules",
+            "default": "proceed",
+            "events": None,
+            "journal": None,
+            "protect": None,
+            "trusted": False,
+            "pinned": None,
+        }
+        if raw is None:
+            compiled.append(layer)
+            continue
+        if isinstance(raw, tuple):
+            layer.update(
+                status="unreadable",
+                error=f"{path}: cannot be read ({raw[1]}); fix its permissions "
+                f"or remove it, then run: pasture policy check",
+            )
+            compiled.append(layer)
+            continue
+        layer["digest"] = digest(raw)
+        why = None
+        if name == "project":
+            entry = trusted_entries.get(trust_key(path))
+            layer["pinned"] = entry["policy"] if entry else None
+            trusted = entry is not None
+            if trusted:  # the pin holds for the policy, the project it resolves into and its programs
+                try:
+                    would_run = compile_layer(name, path, raw, root, True)
+                except PolicyError:
+                    would_run = None
+                # the cache is believed only while these files are unchanged since (taken before hashing)
+                pinned_programs = tuple((p, _signature(p)) for p in (programs(would_run, root) if would_run else []))
+                why = holds(entry, path, root, layer["digest"], would_run)
+                trusted = why is None
+        else:
+            trusted = True
+        try:
+            layer.update(compile_layer(name, path, raw, root, trusted, reuse, deadline))
+            layer["status"] = "trusted" if trusted else "untrusted"
+        except PolicyTimeout as exc:
+            incomplete = True
+            layer.update(status="invalid", error=str(exc))
+        except PolicyError as exc:
+            layer.update(status="invalid", error=f"{exc} (run: pasture policy check)")
+        compiled.append(layer)
+        if layer["status"] == "untrusted" and layer["ignored"]:
+            state = (
+                why
+                if why == "changed since you trusted it"
+                else f"not trusted ({why})"
+                if why
+                else ("changed since you trusted it" if layer["pinned"] else "not trusted")
+            )
+            notes.append(
+                f"project policy {path} is {state}: ignored {'; '.join(layer['ignored'])}; its rules "
+                f"still apply. Review it, then run: pasture policy trust --project {root}"
+            )
+        elif layer["ignored"]:
+            notes.append(f"{name} policy {path}: ignored {'; '.join(layer['ignored'])}")
+    protect = True
+    for layer in compiled:  # managed outranks user
+        if layer["name"] in ("managed", "user") and layer.get("protect") is not None:
+            protect = layer["protect"]
+            break
+    journal = next((layer["journal"] for layer in compiled if layer.get("journal")), None)
+    retention: dict = {}
+    for layer in compiled:  # managed outranks user, key by key (a project layer never sets it)
+        if layer["name"] in ("managed", "user"):
+            for rkey, value in (layer.get("retention") or {}).items():
+                retention.setdefault(rkey, value)
+    return {
+        "root": root,
+        "layers": compiled,
+        "journal": journal,
+        "notes": notes,
+        "protect": protect,
+        "retention": retention,
+        "incomplete": incomplete,
+        "protected": builtin.protected(root, env),
+        "home": layers.home(env),
+        "programs": pinned_programs,
+    }
+
+
+def _signature(path: str):
+    """What changes whenever a file's bytes do (ctime cannot be set back by a user), without reading it."""
+    try:
+        st = fs.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _programs_hold(data) -> bool:
+    """The programs a pinned project layer runs are unchanged since it was compiled (else: rebuild,
+    and the rebuild compares their bytes with the pins)."""
+    for path, want in data.get("programs", ()):
+        if _signature(path) != want:
+            return False
+    return True
+
+
+# --- evaluation ------------------------------------------------------------------------------------
+
+_THAWED: dict = {}
+
+
+def build_pattern(frozen: tuple):
+    """The compiled pattern of a cached one: ("re", source). The cache never holds an engine program:
+    thawing one from a file let a crafted program crash the hook (SIGSEGV)."""
+    compiler = _sre_compiler()
+    if compiler is not None:
+        return compiler.compile(frozen[1], 0)
+    import re
+
+    return re.compile(frozen[1])
+
+
+_SRE_COMPILER: list = []
+
+
+def _sre_compiler():
+    """The standard library's own regex compiler (`re/_compiler.py`, what `re.compile` calls), loaded
+    without `re/__init__.py`: that file imports `enum` and `functools`, most of what `import re` costs
+    the hook (measured: benchmarks/README.md). Same files, loaded under a private package name so the
+    real `re` is untouched; None (use `re`) wherever that layout is not there."""
+    if _SRE_COMPILER:
+        return _SRE_COMPILER[0]
+    compiler = None
+    try:
+        encodings = sys.modules["encodings"].__path__[0]
+        package = type(sys)("_pasture_re")
+        package.__path__ = [fs.join(fs.dirname(encodings), "re")]
+        sys.modules["_pasture_re"] = package
+        from _pasture_re import _compiler  # type: ignore[import-not-found]
+
+        if _compiler.compile("a+b", 0).search("xaab").span() == (1, 4):
+            compiler = _compiler
+    except Exception:  # another layout or implementation: `import re` does it
+        sys.modules.pop("_pasture_re", None)
+    _SRE_COMPILER.append(compiler)
+    return compiler
+
+
+def thaw(frozen: tuple):
+    """The compiled pattern for a cached one (memoized per process: the OpenCode server reuses it)."""
+    key = frozen[1]
+    pattern = _THAWED.get(key)
+    if pattern is None:
+        pattern = _THAWED[key] = build_pattern(frozen)
+    return pattern
+
+
+class _Budget(BaseException):
+    """The row's deadline passed while a rule's pattern was matching (a BaseException: no `except
+    Exception` on the way, say in the pattern compiler's loader, may swallow it)."""
+
+
+def _expired(signum, frame):
+    raise _Budget()
+
+
+def _arm(deadline):
+    """Interrupt matching at `deadline` (SIGALRM: the regex engine checks signals as it runs). Only the
+    main thread can take a signal; elsewhere (the OpenCode server's workers) the compile-time screen
+    of catastrophic patterns (pasture.runtime.policy) is what bounds a match. The old handler, or None."""
+    if deadline is None:
+        return None
+    import _signal  # type: ignore[import-not-found]  # the C half of `signal`, which has no stub
+    import time
+
+    try:
+        old = _signal.signal(_signal.SIGALRM, _expired)
+    except ValueError:  # not the main thread
+        return None
+    _signal.setitimer(_signal.ITIMER_REAL, max(deadline - time.perf_counter(), 0.001))
+    return (old,)
+
+
+def _disarm(armed) -> None:
+    if armed is None:
+        return
+    import _signal
+
+    _signal.signal(_signal.SIGALRM, _signal.SIG_IGN)  # a tick already on its way is dropped, not raised here
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    _signal.signal(_signal.SIGALRM, armed[0] if armed[0] is not None else _signal.SIG_DFL)
+
+
+def _text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    from pasture.runtime.fastjson import dumps
+
+    return dumps(value, ascii=False, default=str)
+
+
+def search(frozen: tuple, text: str) -> bool:
+    """re.search(pattern, text) is not None; a subject without the pattern's required literal is
+    answered without compiling (or importing `re`)."""
+    if len(frozen) > 2 and frozen[2] and frozen[2] not in text:
+        return False
+    return thaw(frozen).search(text) is not None
+
+
+def _matches(rule: dict, envelope: dict) -> bool:
+    for key, allowed in rule["lists"].items():
+        if envelope.get(key) not in allowed:
+            return False
+    for key, frozen in rule["regexes"].items():
+        value = envelope.get(key)
+        if value is None or not search(frozen, _text(value)):
+            return False
+    if rule["inputs"]:
+        tool_input = envelope.get("tool_input")
+        if not isinstance(tool_input, dict):
+            return False
+        for field, frozen in rule["inputs"].items():
+            if field not in tool_input or not search(frozen, _text(tool_input[field])):
+                return False
+    return True
+
+
+def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:
+    """Decide one gate-consultation event. `deadline`: a time.perf_counter() instant no gate may outlive."""
+    decisions: list[tuple] = []  # (decision, reason, layer, rule, gate, detail)
+    failures: list[str] = []
+    failed_gate = (None, "none")  # (layer, gate) of the first gate that produced no decision
+    pending: list[dict] = []
+    if effective.protect:
+        from pasture.runtime.builtin import RULE, check
+
+        reason = check(envelope, effective.files, effective.folders, effective.home, effective.root)
+        if reason is not None:
+            return Verdict("deny", reason, "builtin", RULE, f"builtin:{RULE}", notes=effective.notes)
+    event = envelope.get("event")
+    armed = _arm(deadline)
+    layer = current = None
+    try:
+        for layer in effective.layers:
+            status = layer["status"]
+            if status == "absent":
+                continue
+            if status in ("invalid", "unreadable"):
+                failures.append(f"{layer['name']} policy: {layer['error']}")
+                continue
+            if layer["events"] is not None and event not in layer["events"]:
+                continue
+            rule = None
+            for current in layer["rules"]:
+                if _matches(current, envelope):
+                    rule = current
+                    break
+            current = None
+            if rule is not None:
+                decisions.append(
+                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None)
+                )
+                if rule["decision"] == "deny":
+                    break  # nothing can outrank it: no other layer's patterns run
+            elif layer["kind"] != "rules":  # a gate to run (pasture.runtime.gatekinds)
+                pending.append(layer)
+            else:
+                decisions.append(
+                    (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None)
+                )
+    except _Budget:
+        layer = layer or {"name": "the", "path": "?"}
+        where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
+        what = f"rule {current['name']!r}" if current else "its rules"
+        failures.append(
+            f"{layer['name']} policy {what} ({where}) was still matching at the row's deadline; "
+            f"simplify its pattern, then run: pasture policy check"
+        )
+        pending = []  # no time is left for a gate
+        if failed_gate[0] is None:
+            failed_gate = (layer["name"], "rules")
+    finally:
+        try:
+            _disarm(armed)
+        except _Budget:  # the one tick landed while it was being stopped: nothing is left running
+            _disarm(armed)
+    if not any(d[0] == "deny" for d in decisions):
+        for layer in pending:
+            from pasture.runtime.consult import GateFailure, run_gate
+
+            try:
+                decision, reason, detail = run_gate(layer, envelope, effective.root, deadline, clock)
+            except GateFailure as exc:
+                failures.append(f"{layer['name']} policy {layer['kind']} gate: {exc}")
+                if failed_gate[0] is None:
+                    failed_gate = (layer["name"], layer["kind"])
+                if exc.detail:
+                    decisions.append((None, None, layer["name"], None, layer["kind"], exc.detail))
+                continue
+            decisions.append((decision, reason, layer["name"], None, layer["kind"], detail))
+            if decision == "deny":
+                break
+    real = [d for d in decisions if d[0] is not None]
+    detail = next((d[5] for d in decisions if d[5]), None)
+    if real:
+        best = max(real, key=lambda d: RANK[d[0]])
+        if best[0] == "deny" or not failures:
+            return Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective.notes)
+        return Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective.notes)
+    if failures:
+        return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective.notes)
+    if not effective.configured:
+        return Verdict("proceed", "no policy configured", None, None, "none", notes=effective.notes)
+    return Verdict("proceed", "no layer of the policy covers this event", None, None, "none", notes=effective.notes)

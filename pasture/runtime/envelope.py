@@ -1,0 +1,95 @@
+"""One normalized envelope for every host: what gates and the journal see."""
+
+from pasture.runtime.hostwire import wire
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
+
+# Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
+# a policy written once should match all three.
+_TOOL_KINDS = {
+    "bash": "shell",
+    "shell": "shell",
+    "exec_command": "shell",
+    "local_shell": "shell",
+    "powershell": "shell",
+    "write": "write",
+    "create": "write",
+    "edit": "edit",
+    "multiedit": "edit",
+    "apply_patch": "edit",
+    "patch": "edit",
+    "notebookedit": "edit",
+    "read": "read",
+    "view": "read",
+    "webfetch": "fetch",
+    "fetch": "fetch",
+    "agent": "agent",
+    "task": "agent",
+    "spawn_agent": "agent",
+}
+
+
+def _dig(payload: object, *path: str) -> object:
+    for key in path:
+        if not isinstance(payload, dict):
+            return None
+        payload = payload.get(key)
+    return payload
+
+
+def identity_value(payload: object, field: str) -> object:
+    """A native identity by its exact field name, where each host carries it."""
+    for path in (
+        (field,),
+        ("input", field),
+        ("input", "properties", field),
+        ("input", "properties", "info", field),
+        ("input", "data", field),
+        ("output", field),
+    ):
+        value = _dig(payload, *path)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
+            return value
+    return None
+
+
+def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
+    return wire(harness).tool_of(payload)
+
+
+def build(harness: str, contract: str | None, host_version: str, event: str, row: "Any", payload: object) -> dict:
+    identities: dict[str, object] = {}
+    unresolved: list[str] = []
+    if row is not None:
+        for ident in row.identities:
+            value = identity_value(payload, ident.field)
+            if value is None:
+                if ident.required:
+                    unresolved.append(ident.kind)
+            else:
+                identities[ident.kind] = value
+        unresolved += [k for k in row.unresolved if k not in unresolved]
+    tool_name, tool_input = tool_of(harness, payload)
+    command = file_path = None
+    if isinstance(tool_input, dict):
+        command = tool_input.get("command", tool_input.get("cmd"))
+        file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
+    cwd = _dig(payload, "cwd") if isinstance(payload, dict) else None
+    return {
+        "harness": harness,
+        "contract": contract,
+        "host_version": host_version,
+        "event": event,
+        "semantic": row.semantic if row is not None else None,
+        "identities": identities,
+        "unresolved": unresolved,
+        "cwd": cwd if isinstance(cwd, str) else None,
+        "tool_name": tool_name,
+        "tool_kind": _TOOL_KINDS.get(tool_name.lower(), tool_name.lower()) if tool_name else None,
+        "tool_input": tool_input,
+        "command": command if isinstance(command, str) else None,
+        "file_path": file_path if isinstance(file_path, str) else None,
+        "payload": payload,
+    }

@@ -1,0 +1,315 @@
+"""`pasture hook lifecycle --harness H --event E --host-version V`: payload on stdin, native answer out.
+
+It never raises and never blocks on a coordinate it cannot name: an unknown harness, version or
+event is journaled observe-only with a one-line diagnostic. Only gate-consultation rows consult the
+policy; a gate (or pasture itself) that fails gets the row's effective failure mode, exactly. A stop
+that an earlier block caused (`stop_hook_active`) is never blocked again, whatever else fails.
+
+Speed: this module and everything it imports on the way to an answer use only the standard
+library modules that cost next to nothing to import (see pasture/runtime/fastjson.py, policy.py (freeze),
+journal.py for what is avoided and why); the rest is imported only where a policy needs it. The
+modules on that path do without `from __future__ import annotations`: `__future__` is a module
+too, and every module the hook imports costs ~0.4M instructions (callgrind).
+"""
+
+import sys
+import time
+
+from pasture.runtime import answer, fs
+from pasture.runtime.answer import Reply
+from pasture.runtime.fastjson import JSONError, loads
+from pasture.runtime.journal import JournalError, record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from pasture.runtime.effective import Effective
+
+MAX_PAYLOAD = 16 * 1024 * 1024
+USAGE = "usage: pasture hook lifecycle --harness H --event E --host-version V  (payload JSON on stdin)"
+EXIT_BROKEN = 70  # the runtime cannot load its own tables: the adapters' fallback turns this into a block
+REINSTALL = "pip install --force-reinstall pasture, then pasture install <host> again"
+
+
+def _args(argv: list[str], wanted: dict[str, str] | None = None) -> dict[str, str] | None:
+    """Every option of ``wanted`` (--name value or --name=value, each once), nothing else; None if not."""
+    wanted = wanted or {"--harness": "harness", "--event": "event", "--host-version": "host_version"}
+    out: dict[str, str] = {}
+    items = iter(argv)
+    for item in items:
+        key, eq, value = item.partition("=")
+        if key not in wanted:
+            return None
+        if not eq:
+            following = next(items, None)
+            if following is None:
+                return None
+            value = following
+        out[wanted[key]] = value
+    return out if len(out) == len(wanted) else None
+
+
+def parse_payload(data: bytes) -> tuple[object, str | None]:
+    if len(data) > MAX_PAYLOAD:
+        return None, f"payload larger than {MAX_PAYLOAD} bytes"
+    if not data.strip():
+        return None, "empty payload"
+    try:
+        text = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
+        payload = loads(text)
+    except UnicodeDecodeError:
+        return None, "payload is not JSON (UnicodeDecodeError)"
+    except JSONError as exc:
+        return None, f"payload is not JSON ({exc})"
+    if not isinstance(payload, dict):
+        kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(payload), "number")
+        return None, f"payload is a JSON {kind}, not an object"
+    return payload, None
+
+
+def _read(stream) -> tuple[object, str | None]:
+    data = stream.read(MAX_PAYLOAD + 1)
+    return parse_payload(data)
+
+
+def _journal_path(effective, root: str, env: dict) -> str:
+    if env.get("PASTURE_JOURNAL") and fs.isabs(env["PASTURE_JOURNAL"]):
+        return env["PASTURE_JOURNAL"]
+    if effective is not None and effective.journal:
+        return effective.journal
+    return fs.join(root, ".pasture", "journal.sqlite3")
+
+
+def journal_for(start: str, env: dict) -> str:
+    """The journal the hooks write for a project (for `pasture journal` and `pasture doctor`)."""
+    from pasture.runtime.effective import load
+    from pasture.runtime.project import find_root
+
+    root = find_root(start)
+    try:
+        effective = load(root, env)
+    except Exception:
+        effective = None
+    return _journal_path(effective, root, env)
+
+
+def _facts(decision: str, **more) -> dict:
+    facts = {
+        "decision": decision,
+        "gate": None,
+        "reason": None,
+        "failure": None,
+        "detail": None,
+        "layer": None,
+        "rule": None,
+    }
+    facts.update(more)
+    return facts
+
+
+def decide(
+    harness: str,
+    event: str,
+    row,
+    payload,
+    payload_error: str | None,
+    envelope: dict,
+    env: dict,
+    root: str,
+    started: float,
+) -> "tuple[Reply, dict, Effective | None]":
+    """The reply, what the journal records about how it was reached, and the effective policy."""
+    from pasture.runtime.deadline import deadline_seconds
+    from pasture.runtime.effective import load
+
+    deadline = started + deadline_seconds(row)
+    try:
+        # A policy compile (after an edit) counts against the same deadline as the gates.
+        effective = load(root, env, time.monotonic() + (deadline - time.perf_counter()))
+    except Exception as exc:  # our own bug while loading: the row's failure mode, and say so
+        if row.semantic != "gate-consultation":
+            return answer.proceed(harness), _facts("observe", failure=f"policy: {type(exc).__name__}: {exc}"), None
+        facts = _facts("none", failure=f"policy could not be loaded ({type(exc).__name__}: {exc})")
+        return answer.fail(harness, row, facts["failure"]), facts, None
+    if row.semantic != "gate-consultation":
+        # Observation rows journal and proceed; explicit-human rows never get a fabricated decision.
+        return answer.proceed(harness), _facts("observe"), effective
+    if payload_error is not None:
+        return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
+    from pasture.runtime.effective import evaluate
+
+    verdict = evaluate(effective, envelope, deadline)
+    facts = _facts(
+        verdict.decision or "none",
+        gate=verdict.gate,
+        reason=verdict.reason,
+        failure=verdict.failure,
+        detail=verdict.detail,
+        layer=verdict.layer,
+        rule=verdict.rule,
+    )
+    notes = list(verdict.notes)
+    clamped = verdict.detail.get("clamped") if isinstance(verdict.detail, dict) else None
+    if clamped and verdict.failure is None:  # a failure's own line already names the clamp
+        notes.append(f"{event}: {clamped}")
+    if verdict.failure is not None and (verdict.decision is None or answer.fails_closed(row)):
+        reply = answer.fail(harness, row, f"gate failed on {event}: {verdict.failure}")
+    else:
+        reply = answer.deliver(harness, event, row, verdict.decision, verdict.reason)
+        if verdict.failure is not None:
+            notes.append(f"{event}: {verdict.failure}; went by the decisions that were made")
+    if notes:
+        facts["detail"] = dict(facts["detail"] or {}, notes=notes)
+        reply = answer.with_notes(reply, notes)
+    return reply, facts, effective
+
+
+def respond(
+    harness: str,
+    event: str,
+    host_version: str,
+    payload,
+    payload_error: str | None,
+    env: dict,
+    started: float,
+    cpu_started: float | None = None,
+) -> Reply:
+    """One event, start to finish: resolve the row, decide, journal, and the host's native reply.
+
+    The seam both transports share: one process per event (`run`, Claude and Codex command hooks)
+    and the long-lived JSON-lines server the OpenCode plugin talks to. Never raises. `started`: the
+    time.perf_counter() at which this event's handling began. `cpu_started`: None for a one-event
+    process (its CPU since exec, interpreter start-up included, is the event's cost), else the
+    time.thread_time() at which this thread began the event (the server's threads share one process).
+    """
+    row = None
+    settled = False  # a stop an earlier block caused: never blocked again, whatever fails below
+    try:
+        try:
+            from pasture.runtime.tables import resolve
+
+            resolved = resolve(harness, host_version, event)
+        except ImportError as exc:
+            return Reply(
+                EXIT_BROKEN,
+                "",
+                f"pasture: cannot load its contract tables ({type(exc).__name__}: {exc}); "
+                f"the install is broken: {REINSTALL}\n",
+                "fail-block",
+            )
+        from pasture.runtime.envelope import build
+        from pasture.runtime.project import root_for
+
+        row = resolved.row
+        envelope = build(harness, resolved.contract, host_version, event, row, payload)
+        settled = (
+            row is not None
+            and row.stop_loop == "consult-when-inactive"
+            and isinstance(payload, dict)
+            and payload.get("stop_hook_active") is True
+        )
+        env, alerts = _screen(env, envelope)
+        root = root_for(envelope.get("cwd"), env)
+        effective: "Effective | None" = None
+        if row is None:
+            reply, facts = (
+                answer.proceed(harness, f"{resolved.why}; observe-only"),
+                _facts("observe", failure=resolved.why),
+            )
+        elif settled and row.semantic == "gate-consultation":
+            reply, facts = (
+                answer.proceed(harness),
+                _facts("proceed", reason="stop already continued by an earlier block: not consulted again"),
+            )
+            try:
+                from pasture.runtime.effective import load
+
+                effective = load(root, env)
+            except Exception:
+                effective = None
+        else:
+            reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root, started)
+            if payload_error and facts["failure"] is None:
+                facts["failure"] = payload_error
+        if effective is not None:
+            alerts += effective.alerts
+        if alerts:  # the roots a repository tried to move, a cache not believed: said on every row
+            said = (facts["detail"] or {}).get("notes", []) if isinstance(facts["detail"], dict) else []
+            fresh = [note for note in alerts if note not in said]
+            if fresh:
+                facts["detail"] = dict(facts["detail"] or {}, notes=list(said) + fresh)
+                reply = answer.with_notes(reply, fresh)
+        record(
+            _journal_path(effective, root, env),
+            envelope,
+            decision=facts["decision"],
+            answer=reply.answer,
+            gate=facts["gate"],
+            reason=facts["reason"],
+            failure=facts["failure"],
+            detail=facts["detail"],
+            layer=facts["layer"],
+            rule=facts["rule"],
+            runtime_ms=(time.perf_counter() - started) * 1000,
+            cpu_ms=(time.process_time() if cpu_started is None else time.thread_time() - cpu_started) * 1000,
+        )
+    except Exception as exc:  # our own bug, or the journal unavailable: the row's failure mode, never a traceback
+        if isinstance(exc, JournalError):
+            # Seen on the real hosts with a journal folder that is a file: say what and how to fix,
+            # not "internal error" (an event that cannot be journaled gets the row's failure mode).
+            message = (
+                f"cannot journal {event}: {exc}; make that folder writable, or point PASTURE_JOURNAL "
+                "or the policy's [journal] path at one (pasture policy show names the journal in use)"
+            )
+        else:
+            message = f"internal error ({type(exc).__name__}: {exc})"
+        if settled:
+            reply = answer.proceed(harness, f"{message}; a stop an earlier block caused is never blocked again")
+        elif row is not None:
+            reply = answer.fail(harness, row, message)
+        else:
+            reply = answer.proceed(harness, f"{message}; observe-only")
+    return reply
+
+
+def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
+    """The environment without what the project's host settings injected (pasture.runtime.injected,
+    imported only when a project `.claude/` folder is there to read)."""
+    from pasture.runtime.layers import project_host_settings
+
+    try:
+        here = fs.getcwd()
+    except OSError:
+        here = None
+    starts = (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here)
+    files = project_host_settings(starts)
+    if not files:
+        return env, []
+    from pasture.runtime.injected import screen
+
+    env, notes = screen(env, starts, files)
+    return env, list(notes)
+
+
+def run(argv: list[str], stdin, stdout, stderr, env: dict) -> int:
+    started = time.perf_counter()
+    args = _args(argv)
+    if args is None:
+        stderr.write(f"pasture: {USAGE}; proceeding without a decision\n".encode())
+        return 0
+    try:
+        payload, payload_error = _read(stdin)
+    except Exception as exc:  # an unreadable stdin is a payload problem, never a traceback
+        payload, payload_error = None, f"payload unreadable ({type(exc).__name__})"
+    reply = respond(args["harness"], args["event"], args["host_version"], payload, payload_error, env, started)
+    stdout.write(reply.stdout.encode("utf-8"))
+    stdout.flush()
+    if reply.stderr:
+        stderr.write(reply.stderr.encode("utf-8", "backslashreplace"))
+        stderr.flush()
+    return reply.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(
+        sys.argv[3:] if argv is None else argv, sys.stdin.buffer, sys.stdout.buffer, sys.stderr.buffer, fs.environ()
+    )

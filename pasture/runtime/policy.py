@@ -1,0 +1,494 @@
+"""One policy layer's file (TOML), validated and compiled into plain data the hook path can cache.
+
+Runs only when a layer's bytes change (pasture.runtime.effective caches the result), so it may
+import `tomllib` and `re`. Every layer has the same format:
+
+    [gate]
+    kind = "rules"            # rules | command | ai | agent (pasture/runtime/gatekinds.py: each
+                              # kind's keys; a key the kind does not take is an error)
+    default = "proceed"       # the layer's decision when no rule matches (and no gate runs)
+    events = ["PreToolUse"]   # optional: only these native events consult this layer
+    command = ["./gate"]      # command: argv; gets the envelope JSON on stdin
+    timeout = 5               # command, ai, agent: seconds; clamped to the row's deadline (the
+                              # host's hook timeout minus a margin), with a note
+    model = "..."             # ai: model, system_prompt, base_url (an OpenAI-compatible endpoint);
+                              # key and defaults from the environment (pasture/gates/_env.py)
+    host = "codex"            # agent: claude-code | codex | opencode, run headless as the judge;
+                              # model, prompt (the judge's instructions), binary (default: on PATH)
+    [journal]
+    path = ".pasture/journal.sqlite3"   # relative to the project root
+    keep_days = 90            # user and managed layers only: readers delete older records
+    max_mb = 500              # user and managed layers only: readers delete the oldest beyond this
+    [builtin]                 # user and managed layers only (ignored in a project layer)
+    protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
+    [[rules]]                 # first match wins within the layer
+    name = "no-rm"
+    decision = "deny"         # proceed | deny | ask
+    reason = "rm -rf is not allowed here"
+    harness = "codex"         # each list matcher: a string or a list of strings (any of)
+    event = ["PreToolUse", "tool.execute.before"]
+    semantic = "gate-consultation"
+    tool_kind = "shell"       # shell | write | edit | read | fetch | agent, or a lowercased tool name
+    tool = "^(Bash|bash)$"    # regexes (re.search): tool (the tool's name), command, file_path,
+    command = "rm\\s+-rf"     # and input.<field> (a field of the tool's input)
+    [rules.input]
+    url = "^http://"
+
+A layer evaluates to its first matching rule, else (a trusted command, AI or agent gate) the gate, else its
+default; every layer is evaluated and the most restrictive decision wins (pasture.runtime.effective).
+A project layer the user has not trusted keeps its rules and default (they can only protect the
+user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
+(model, endpoint, prompt), its agent gate, and a journal path outside the project.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pasture import PastureError
+from pasture.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
+
+DECISIONS = ("proceed", "deny", "ask")
+LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
+# Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
+REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
+_RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
+_BUILTIN_KEYS = {"protect_guard_files"}
+_JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
+_TABLES = ("gate", "journal", "builtin", "rules")
+MAX_TIMEOUT = 600.0
+
+
+def freeze(pattern: str, reuse: dict | None = None) -> tuple:
+    """Validate `pattern` (re.error propagates; ValueError for a catastrophic one) and return its
+    cacheable form, ("re", pattern, literal): the source, compiled again (`re`) by the hook when a
+    rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the
+    engine's compiled program: a cache is a file, and a crafted SRE program thawed from one made the
+    hook crash (SIGSEGV).
+
+    `reuse` maps a source to its form from the previous, verified compile (pasture.runtime.effective),
+    so an edited policy re-validates only the patterns it changed."""
+    if reuse is not None:
+        known = reuse.get(pattern)
+        if known is not None:
+            return known
+    from re import _compiler, _parser  # type: ignore[attr-defined]  # typeshed lists neither
+
+    # Parsed once (re.error propagates): the same tree is compiled, checked for exponential
+    # backtracking and searched for its required literal (a parse per use made compile 3x slower).
+    parsed = _parser.parse(pattern, 0)
+    _compiler.compile(parsed, 0)
+    why = catastrophic(parsed)
+    if why:
+        raise ValueError(why)
+    return ("re", pattern, required_literal(parsed, parsed.state.flags))
+
+
+_CASELESS = 2 | 4  # re.IGNORECASE | re.LOCALE: a literal then stands for more than one string
+
+
+def required_literal(pattern, flags: int) -> str:
+    """The longest run of plain characters every match of `pattern` contains ("" if none can be told):
+    the hook skips a rule whose subject lacks it without compiling the pattern, so the common case
+    (no rule matches) never imports `re`. Only a top-level concatenation counts: whatever sits in an
+    alternation, an optional part or a lookaround may be absent from a match."""
+    if flags & _CASELESS:
+        return ""
+    best, run = "", []
+    for op, av in _tree(pattern).data:
+        if str(op) == "LITERAL":
+            run.append(chr(av))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    return best
+
+
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT")
+
+
+def _tree(pattern):
+    """The parsed form of `pattern` (a source string, or a tree freeze already parsed)."""
+    if isinstance(pattern, str):
+        from re import _parser  # type: ignore[attr-defined]
+
+        return _parser.parse(pattern)
+    return pattern
+
+
+def catastrophic(pattern) -> str | None:
+    """Why `pattern` can backtrack exponentially, else None: a repeat (`+`, `*`, `{2,}`) around something
+    that can match in more than one way: another variable repeat, or an alternation (`(a+)+`,
+    `(a|aa)+$`, `(\\w+\\s?)*`). Possessive repeats and atomic groups never backtrack into, so they pass;
+    polynomial patterns (`a*a*a*b`) pass too and are bounded by the row's deadline instead."""
+
+    def variable(items) -> bool:
+        for op, av in items:
+            name = str(op)
+            if name == "BRANCH":
+                return True
+            if name in _REPEATS:
+                if av[0] != av[1] or variable(av[2]):
+                    return True
+            elif name == "SUBPATTERN":
+                if variable(av[3]):
+                    return True
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                if variable(av[1]):
+                    return True
+            elif name == "GROUPREF_EXISTS":
+                return True
+        return False
+
+    def walk(items) -> str | None:
+        for op, av in items:
+            name = str(op)
+            if name in _REPEATS:
+                if av[1] > 1 and variable(av[2]):
+                    return "a repeat around a sub-pattern that can match the same text in more than one way"
+                found = walk(av[2])
+            elif name == "SUBPATTERN":
+                found = walk(av[3])
+            elif name == "BRANCH":
+                found = next((w for w in map(walk, av[1]) if w), None)
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                found = walk(av[1])
+            elif name == "GROUPREF_EXISTS":
+                found = walk(av[1]) or (walk(av[2]) if av[2] else None)
+            else:  # ATOMIC_GROUP, POSSESSIVE_REPEAT: no backtracking into them
+                found = None
+            if found:
+                return found
+        return None
+
+    return walk(_tree(pattern).data)
+
+
+class PolicyError(PastureError):
+    """An invalid layer: the message names the file, the line where it can, and what to change."""
+
+
+class PolicyTimeout(PolicyError):
+    """A layer that did not compile before the event's deadline (not cached: the next event tries again)."""
+
+
+class _Lines:
+    """Best-effort line numbers for diagnostics (tomllib reports none for valid TOML)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self._rules: list[int] | None = None
+        self._tables: dict[str, int] | None = None
+
+    def _find(self, predicate, start: int = 0) -> int | None:
+        for number in range(start, len(self.lines)):
+            if predicate(self.lines[number].strip()):
+                return number
+        return None
+
+    def _index(self) -> None:
+        # One scan finds every table header and every [[rules]] (a scan per rule made compile quadratic).
+        self._tables, self._rules = {}, []
+        for number, line in enumerate(self.lines):
+            if "[" in line:
+                head = line.strip().replace(" ", "")
+                self._tables.setdefault(head, number + 1)
+                if head.startswith("[[rules]]"):
+                    self._rules.append(number + 1)
+
+    def table(self, name: str) -> int | None:
+        if self._tables is None:
+            self._index()
+        assert self._tables is not None
+        return self._tables.get(f"[{name}]")
+
+    def rule(self, index: int) -> int | None:
+        if self._rules is None:
+            self._index()
+        assert self._rules is not None
+        return self._rules[index] if index < len(self._rules) else None
+
+    def key(self, name: str, after: int | None) -> int | None:
+        start = after or 0
+        found = self._find(lambda s: s.split("=", 1)[0].strip().strip('"') == name and "=" in s, max(start - 1, 0))
+        return None if found is None else found + 1
+
+
+def _at(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, int | None]:
+    """A top-level table ([gate], [journal], [builtin]) and its line; PolicyError, naming the file, line
+    and allowed keys, for anything else in its place or a key it does not take."""
+    table = doc.get(name, {})
+    line = lines.table(name)
+    if not isinstance(table, dict):
+        raise PolicyError(f"{_at(path, line)}: [{name}] must be a table")
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise PolicyError(
+            f"{_at(path, lines.key(extra[0], line))}: [{name}] has unknown key(s) "
+            f"{', '.join(extra)}; allowed: {', '.join(sorted(allowed))}"
+        )
+    return table, line
+
+
+def _strings(where: str, key: str, value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
+
+
+def _regex(where: str, key: str, value, reuse: dict | None = None) -> tuple:
+    import re
+
+    if not isinstance(value, str):
+        raise PolicyError(f"{where}: '{key}' must be a regular expression string")
+    try:
+        frozen = freeze(value, reuse)
+        if reuse is not None:
+            reuse[value] = frozen
+        return frozen
+    except re.error as exc:
+        raise PolicyError(f"{where}: '{key}' is not a valid regular expression: {exc}") from None
+    except ValueError as exc:
+        raise PolicyError(
+            f"{where}: '{key}' {value!r} can take exponential time to match ({exc}), which would run "
+            f"the hook past its deadline; rewrite it without the nesting, or make the inner part "
+            f"possessive (`a++`, `(?>...)`)"
+        ) from None
+
+
+def inside(root: str, path: str) -> bool:
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def parse_text(path: str, text: str) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML: {exc}") from None
+
+
+def compile_layer(
+    name: str,
+    path: str,
+    data: bytes,
+    root: str,
+    trusted: bool,
+    reuse: dict | None = None,
+    deadline: float | None = None,
+) -> dict:
+    """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
+
+    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
+    a layer whose rules are still compiling then is a PolicyError (the event fails closed where its
+    row says so) rather than an answer after the host gave up."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    doc = parse_text(path, text)
+    lines = _Lines(text)
+    unknown = sorted(set(doc) - set(_TABLES))
+    if unknown:
+        raise PolicyError(
+            f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
+            f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}"
+        )
+    layer: dict = {
+        "name": name,
+        "path": path,
+        "trusted": trusted,
+        "kind": "rules",
+        "default": "proceed",
+        "events": None,
+        "timeout": None,
+        **{kind: None for kind in KINDS if kind != "rules"},
+        "journal": None,
+        "protect": None,
+        "retention": {},
+        "ignored": [],
+        "rules": [],
+    }
+
+    raw_gate = doc.get("gate", {})
+    kind = raw_gate.get("kind", "rules") if isinstance(raw_gate, dict) else "rules"
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise PolicyError(
+            f"{_at(path, lines.key('kind', lines.table('gate')))}: [gate] kind {kind!r} is not one of "
+            f"{', '.join(KINDS)}"
+        )
+    entry = KINDS[kind]
+    # the keys of this kind only: `command` under kind "ai" is an error, not silently unused
+    gate, gate_line = _table(doc, "gate", set(COMMON_KEYS | entry.keys), lines, path)
+    default = gate.get("default", "proceed")
+    if default not in DECISIONS:
+        raise PolicyError(
+            f"{_at(path, lines.key('default', gate_line))}: [gate] default {default!r} is not one of "
+            f"{', '.join(DECISIONS)}"
+        )
+    layer["default"] = default
+    timeout = gate.get("timeout", entry.timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise PolicyError(
+            f"{_at(path, lines.key('timeout', gate_line))}: [gate] timeout must be a number of "
+            f"seconds in (0, {MAX_TIMEOUT:g}]"
+        )
+    layer["timeout"] = float(timeout)
+    if "events" in gate:
+        layer["events"] = _strings(f"{_at(path, lines.key('events', gate_line))}: [gate]", "events", gate["events"])
+    if entry.parse is not None:
+        try:
+            settings = entry.parse(gate)
+        except BadKey as exc:
+            raise PolicyError(f"{_at(path, lines.key(exc.key, gate_line) or gate_line)}: [gate] {exc}") from None
+        if entry.runs and not trusted:
+            layer["ignored"].append(entry.ignored(settings) if entry.ignored else f"{kind} gate")
+        else:
+            layer["kind"], layer[kind] = kind, settings
+
+    journal, journal_line = _table(doc, "journal", _JOURNAL_KEYS, lines, path)
+    if "path" in journal:
+        value = journal["path"]
+        if not isinstance(value, str) or not value:
+            raise PolicyError(
+                f"{_at(path, lines.key('path', journal_line))}: [journal] path must be a non-empty string"
+            )
+        target = os.path.join(root, value)  # join keeps an absolute path as it is
+        if trusted or inside(root, target):
+            layer["journal"] = os.path.normpath(target)
+        else:
+            layer["ignored"].append(f"journal path {value!r} (outside the project)")
+    for key in ("keep_days", "max_mb"):
+        if key not in journal:
+            continue
+        value = journal[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1e9:
+            raise PolicyError(f"{_at(path, lines.key(key, journal_line))}: [journal] {key} must be a positive number")
+        if name == "project":  # the audit trail is the user's: a repository must not shorten it
+            layer["ignored"].append(f"[journal] {key} (only the user or managed policy sets retention)")
+        else:
+            layer["retention"][key] = float(value)
+
+    builtin, builtin_line = _table(doc, "builtin", _BUILTIN_KEYS, lines, path)
+    if "protect_guard_files" in builtin:
+        value = builtin["protect_guard_files"]
+        if not isinstance(value, bool):
+            raise PolicyError(
+                f"{_at(path, lines.key('protect_guard_files', builtin_line))}: [builtin] "
+                "protect_guard_files must be true or false"
+            )
+        if name == "project":
+            if value is False:
+                layer["ignored"].append(
+                    "[builtin] protect_guard_files = false (only the user or managed "
+                    "policy can switch the guard's self-protection off)"
+                )
+        else:
+            layer["protect"] = value
+
+    rules = doc.get("rules", [])
+    if not isinstance(rules, list):
+        raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
+    clock = None
+    if deadline is not None:
+        import time
+
+        clock = time.monotonic
+    reuse = {} if reuse is None else reuse
+    for index, raw in enumerate(rules):
+        if clock is not None and deadline is not None and index % 256 == 255 and clock() > deadline:
+            raise PolicyTimeout(
+                f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
+                f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
+                "run: pasture policy check"
+            )
+        line = lines.rule(index)
+        rule_name = raw.get("name") if isinstance(raw, dict) else None
+        where = (
+            f"{_at(path, line)}: rule {rule_name!r} (rules[{index}])"
+            if isinstance(rule_name, str)
+            else f"{_at(path, line)}: rules[{index}]"
+        )
+        if not isinstance(raw, dict):
+            raise PolicyError(f"{where}: must be a table")
+        extra = sorted(set(raw) - _RULE_KEYS)
+        if extra:
+            raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(_RULE_KEYS))}")
+        if not isinstance(rule_name, str) or not rule_name:
+            raise PolicyError(f"{where}: needs a non-empty 'name'")
+        decision = raw.get("decision")
+        if decision not in DECISIONS:
+            raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
+        reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise PolicyError(f"{where}: 'reason' must be a non-empty string")
+        lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
+        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key], reuse) for key in REGEX_MATCHERS if key in raw}
+        inputs = raw.get("input", {})
+        if not isinstance(inputs, dict):
+            raise PolicyError(f"{where}: 'input' must be a table of field = regex")
+        frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
+        layer["rules"].append(
+            {
+                "name": rule_name,
+                "decision": decision,
+                "reason": reason,
+                "lists": lists,
+                "regexes": regexes,
+                "inputs": frozen_inputs,
+                "line": line,
+            }
+        )
+    return layer
+
+
+def never_matching(rule: dict) -> list[tuple[str, str, str]]:
+    """(matcher, value, what it should say) for each list-matcher value of a compiled rule that no
+    envelope can carry, so the rule silently never applies (`pasture policy check` warns on them).
+
+    The envelope's tool_kind is a kind (shell, write, edit, read, fetch, agent) or else the tool's
+    name lowercased: a value with a capital, or a tool name that maps to a kind, never matches.
+    harness and semantic are closed vocabularies, spelled exactly."""
+    from pasture.profile.vocab import EventSemantic, Harness
+    from pasture.runtime.envelope import _TOOL_KINDS
+
+    kinds = sorted(set(_TOOL_KINDS.values()))
+    closed = {"harness": [h.value for h in Harness], "semantic": [s.value for s in EventSemantic]}
+    found = []
+    for value in rule["lists"].get("tool_kind", ()):
+        mapped = _TOOL_KINDS.get(value.lower())
+        if mapped is not None and mapped != value:
+            found.append(
+                (
+                    "tool_kind",
+                    value,
+                    f"{mapped!r} (tool_kind is one of {', '.join(kinds)}, or an unlisted tool's name in lower case)",
+                )
+            )
+        elif mapped is None and (value != value.lower() or not value.strip()):
+            found.append(
+                (
+                    "tool_kind",
+                    value,
+                    f"{value.strip().lower()!r} (tool_kind is one of {', '.join(kinds)}, "
+                    "or an unlisted tool's name in lower case)",
+                )
+            )
+    for key, allowed in closed.items():
+        for value in rule["lists"].get(key, ()):
+            if value not in allowed:
+                near = [a for a in allowed if a == value.strip().lower()]
+                found.append((key, value, f"{near[0]!r}" if near else f"one of {', '.join(allowed)}"))
+    return found
