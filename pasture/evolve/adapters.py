@@ -107,6 +107,10 @@ class CaptureAdapter:
 class _CommandHookAdapter(CaptureAdapter):
     config_dir = ""
     config_file = ""
+    #: the host's unit of a hook's "timeout" (Gemini CLI counts milliseconds)
+    timeout_scale = 1
+    #: the JSON refusal's decision word where the event reads the shared "decision"
+    decision_word = "block"
 
     def _hooks(self, run: HostRun, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
         recorder = install_recorder(run.root)
@@ -124,6 +128,7 @@ class _CommandHookAdapter(CaptureAdapter):
                     "permission_decision": (
                         mode in ("deny", "ask") and event != "PreToolUse" and event in PERMISSION_DECISION_EVENTS
                     ),
+                    "decision_word": self.decision_word,
                 }
             answer = scenario.answer if scenario is not None else None
             if scenario is not None and answer is not None and answer.event == event:
@@ -139,7 +144,8 @@ class _CommandHookAdapter(CaptureAdapter):
                     },
                 )
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
-            table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
+            hook = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT * self.timeout_scale}
+            table[event] = [{"hooks": [hook]}]
         return {"hooks": table}
 
     def _write(self, run: HostRun, document: dict[str, Any]) -> None:
@@ -280,4 +286,39 @@ class OpenCodeAdapter(CaptureAdapter):
         )
 
 
-ADAPTERS: dict[str, CaptureAdapter] = {a.harness: a for a in (ClaudeCodeAdapter(), CodexAdapter(), OpenCodeAdapter())}
+class GeminiCliAdapter(_CommandHookAdapter):
+    """Gemini CLI: project hooks in .gemini/settings.json, loaded in a trusted folder (the launcher sets
+    GEMINI_CLI_TRUST_WORKSPACE). The host lists no events it accepts, so the capture registers every
+    event of the version's own catalog (captures/gemini-cli@<version>/catalog.json) and what fired is
+    what the host calls."""
+
+    harness = "gemini-cli"
+    config_dir = ".gemini"
+    config_file = "settings.json"
+    timeout_scale = 1000
+    decision_word = "deny"
+    options = {"trust": "env"}
+
+    def candidates(self, repo_root: Path) -> list[str]:
+        from pasture.catalog import CatalogError, find_catalog
+
+        names = set(profile_event_names(repo_root, ("gemini-cli",)))
+        for folder in sorted((Path(repo_root) / "captures").glob("gemini-cli@*")):
+            try:
+                catalog = find_catalog(repo_root, "gemini-cli", folder.name.partition("@")[2])
+            except CatalogError:
+                continue
+            if catalog is not None:
+                names |= set(catalog.names)
+        return sorted(names)
+
+    def catalog_method(self) -> str:
+        return (
+            "settings.json registered every event of the host's own catalogs (captures/gemini-cli@*/catalog.json) "
+            "and of the gemini-cli profiles; the host lists no accepted events"
+        )
+
+
+ADAPTERS: dict[str, CaptureAdapter] = {
+    a.harness: a for a in (ClaudeCodeAdapter(), CodexAdapter(), OpenCodeAdapter(), GeminiCliAdapter())
+}

@@ -46,6 +46,8 @@ IDENTITY_FIELDS: dict[str, dict[str, str]] = {
         "message_id": "message",
     },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
+    # Gemini CLI 0.61.0 payloads carry no turn, tool-call or agent id (docs/new-hosts.md)
+    "gemini-cli": {"session_id": "session"},
 }
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
@@ -60,11 +62,13 @@ OBSERVATION_AXES: dict[str, dict[str, str]] = {
         "reconciliation": "none",
         "failure": "report-and-continue",
     },
+    "gemini-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
 }
 GATE_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"},
     "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"},
     "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"},
+    "gemini-command-json": {"order": "concurrent-native", "reconciliation": "host-native"},
 }
 
 
@@ -74,7 +78,9 @@ def surface_of(harness: str, ev: EventSchema) -> str:
 
 def is_pre_action(ev: EventSchema) -> bool:
     name = ev.name
-    named_before = name.startswith("Pre") or name.endswith(".before")
+    if name.startswith("After"):  # Gemini's After* events read "deny" too, once the action is done
+        return False
+    named_before = name.startswith(("Pre", "Before")) or name.endswith(".before")
     return ev.kind != "bus" and ("deny" in ev.decisions() or named_before)
 
 

@@ -74,6 +74,7 @@ IDENTITY_FIELDS: dict[str, dict[str, str]] = {
         "message_id": "message",
     },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
+    "gemini-cli": {"session_id": "session"},
 }
 #: Hooks a capture sees that are not lifecycle events, and why they never become rows.
 NOT_EVENTS: dict[str, dict[str, str]] = {
