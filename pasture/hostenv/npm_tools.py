@@ -56,6 +56,7 @@ HOST_PACKAGES: dict[str, tuple[str, str]] = {
     "claude-code": ("@anthropic-ai/claude-code", "claude"),
     "codex": ("@openai/codex", "codex"),
     "opencode": ("opencode-ai", "opencode"),
+    "gemini-cli": ("@google/gemini-cli", "gemini"),
 }
 
 #: Install scripts that must run for the hosts to work (each copies the platform's native binary
