@@ -107,3 +107,77 @@ def test_an_ai_gate_deny_blocks_the_shell_call(npm_bin: Path, tmp_path: Path) ->
     assert asked["path"] == "/v1/chat/completions", asked
     envelope = json.loads(asked["body"]["messages"][-1]["content"])
     assert envelope["event"] == "BeforeTool" and envelope["command"] == COMMAND, envelope
+
+
+# --- fail closed: the host runs the tool after a crashed or timed-out hook, so we answer the deny --------
+
+
+def test_a_runtime_that_cannot_start_refuses_the_prompt_with_one_line(npm_bin: Path, tmp_path: Path) -> None:
+    """Exit 127 (no runtime) would be a warning and the session would go on; the command's tail turns it
+    into exit 2 on the first gate row, BeforeAgent: the prompt never reaches the model."""
+    missing = str(tmp_path / "nowhere" / "pasture")
+    out = run_host(
+        SPEC, npm_bin, tmp_path / "run", deny_policy(), extra_env={"PASTURE_BIN": missing}, reaches_model=False
+    )
+    assert not out.probe_exists, out.describe()
+    line = "pasture: the guard could not run (exit 127), so BeforeAgent is refused; see `pasture doctor` for the fix"
+    assert line in out.result.stdout + out.result.stderr, out.describe()
+
+
+def test_a_crashing_gate_refuses_the_shell_call_and_the_model_reads_why(npm_bin: Path, tmp_path: Path) -> None:
+    out = run_host(SPEC, npm_bin, tmp_path / "run", None, crash_on=("BeforeTool",))
+    assert not out.probe_exists, out.describe()
+    (pre,) = out.calls("BeforeTool")
+    assert pre.rc == 2 and pre.stdout == "", out.describe()  # the row's failure mode: exit 2, reason on stderr
+    (told,) = [r["text"] for r in out.tool_results()]
+    assert told.startswith("Tool execution blocked: ") and "gate failed on BeforeTool" in told, told
+    (row,) = out.journal(event="BeforeTool")
+    assert row["answer"] == "fail-block" and "exited 7" in row["failure"], row
+
+
+def test_the_hook_timeout_outlasts_the_runtimes_deadline() -> None:
+    """Gemini kills a hook at its ``timeout`` (milliseconds) and then runs the tool: the runtime must have
+    answered by then. Its deadline is the row's timeout less a margin (pasture/runtime/deadline.py)."""
+    from pasture.runtime.deadline import deadline_seconds
+
+    settings = json.loads((SPEC.adapter_dir / "settings.json").read_text())
+    for event, groups in settings["hooks"].items():
+        (group,) = groups
+        (hook,) = group["hooks"]
+        assert deadline_seconds(SPEC.row(event)) * 1000 < hook["timeout"], (event, hook["timeout"])
+
+
+# --- the adapter's shape against what the package ships (it ships no settings schema or validator) ----
+
+
+def _doc_table(reference: str, title: str) -> dict[str, tuple[str, bool]]:
+    """field -> (type, required) from a table of the bundled docs/hooks/reference.md."""
+    import re
+
+    section = reference.split(f"### {title}", 1)[1].split("###", 1)[0]
+    rows = re.findall(r"^\| `(\w+)`\s*\| `(\w+)`\s*\| ([^|]+)\|", section, re.M)
+    assert rows, f"no table under '{title}' in the bundled reference"
+    return {name: (kind, "Yes" in required) for name, kind, required in rows}
+
+
+def test_the_generated_settings_have_the_shape_the_bundled_reference_gives(npm_bin: Path) -> None:
+    from pasture.catalog import find_catalog
+
+    reference = (npm_bin.parent / "@google" / "gemini-cli" / "bundle" / "docs" / "hooks" / "reference.md").read_text()
+    groups_doc, hook_doc = _doc_table(reference, "Hook definition"), _doc_table(reference, "Hook configuration")
+    python_type = {"string": str, "boolean": bool, "number": int, "array": list}
+    settings = json.loads((SPEC.adapter_dir / "settings.json").read_text())
+    assert list(settings) == ["hooks"]
+    catalog = find_catalog(SPEC.adapter_dir.parents[1], SPEC.host, SPEC.contract.partition("@")[2])
+    assert catalog is not None and set(settings["hooks"]) <= set(catalog.names)
+    for event, groups in settings["hooks"].items():
+        for group in groups:
+            assert set(group) <= set(groups_doc) and {f for f, (_, req) in groups_doc.items() if req} <= set(group)
+            for field, value in group.items():
+                assert isinstance(value, python_type[groups_doc[field][0]]), (event, field)
+            for hook in group["hooks"]:
+                assert set(hook) <= set(hook_doc), (event, sorted(set(hook) - set(hook_doc)))
+                assert {f for f, (_, req) in hook_doc.items() if req} <= set(hook), event
+                assert hook["type"] == "command"  # 'Currently only "command" is supported'
+                for field, value in hook.items():
+                    assert isinstance(value, python_type[hook_doc[field][0]]), (event, field)
