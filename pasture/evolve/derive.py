@@ -27,26 +27,7 @@ from typing import Any
 from pasture.catalog import Catalog, EventSchema
 from pasture.hosts import HOSTS
 
-IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-        "elicitation_id": "request",
-    },
-    "codex": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
-}
+IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.identity_fields) for name, h in HOSTS.items()}
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
     "codex-strict-command-json": {

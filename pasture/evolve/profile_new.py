@@ -56,25 +56,7 @@ from pasture.profile.versions import HostVersion, VersionError
 from pasture.profile.vocab import FailureMode
 from pasture.runtime.envelope import identity_value
 
-IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "codex": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
-}
+IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.capture_identity_fields) for name, h in HOSTS.items()}
 #: Hooks a capture sees that are not lifecycle events, and why they never become rows.
 NOT_EVENTS: dict[str, dict[str, str]] = {
     "opencode": {
