@@ -68,11 +68,11 @@ def offers_decision(ev: EventSchema) -> bool:
 def classify(harness: str, ev: EventSchema) -> str:
     """'gate' (pre-action, decision offered: blocking waits for evidence) or 'observation'.
 
-    An OpenCode named hook is awaited, and a throw from it is the decision its host reads (1.x has
-    no refusal field), so there every pre-action named hook offers one."""
+    Where a throw is the refusal the host reads (``HOST.throw_refuses``: an OpenCode named hook is
+    awaited, and 1.x has no refusal field), every pre-action named hook offers one."""
     if ev.kind == "bus":
         return "observation"
-    offered = offers_decision(ev) or harness == "opencode"
+    offered = offers_decision(ev) or HOSTS[harness].throw_refuses
     return "gate" if is_pre_action(ev) and offered else "observation"
 
 
@@ -118,7 +118,7 @@ def row_from_catalog(
             f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "
             "so a gate consultation. Its blocking waits for evidence: "
         )
-        if harness == "opencode":
+        if HOSTS[harness].throw_refuses:
             why += (
                 "report-and-continue unless a capture of this version shows a throw from it holding (then "
                 "throw-fail-fast citing it)."
@@ -139,7 +139,7 @@ def row_from_catalog(
         )
         pre_action = False
     row.update(identities=identities, unresolved=[], stop_loop="not-applicable", pre_action=pre_action)
-    if harness != "opencode" and ("tool_name" in cat.identity_fields(ev.name)):
+    if HOSTS[harness].tool_matchers and ("tool_name" in cat.identity_fields(ev.name)):
         row["matcher"] = "*"
     row["note"] = why
     return row, kind
@@ -199,8 +199,9 @@ def _add(row: dict[str, Any], sentence: str) -> None:
 
 
 def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: str, source: str) -> str | None:
-    """OpenCode: a throw-fail-fast row without evidence (or one the host never calls) is declared
-    report-and-continue: it must not count as blocking. Returns the sentence added, if any."""
+    """Where a throw refuses (``HOST.throw_refuses``, OpenCode): a throw-fail-fast row without evidence (or
+    one the host never calls) is declared report-and-continue: it must not count as blocking. Returns the
+    sentence added, if any."""
     if row.get("failure") != "throw-fail-fast" or (ev is not None and ev.kind == "bus"):
         return None
     never_called = ev is not None and ev.host_calls == 0

@@ -330,6 +330,12 @@ class ClaudeCode:
         "request_id": "request",
         "message_id": "message",
     }
+    not_events: Mapping[str, str] = {}
+    throw_refuses = False
+    tool_matchers = True
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = ClaudeCode()  # mypy checks the class against the Protocol here

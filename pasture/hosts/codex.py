@@ -453,6 +453,12 @@ class Codex:
         "message_id": "message",
     }
     capture_identity_fields: Mapping[str, str] = identity_fields
+    not_events: Mapping[str, str] = {}
+    throw_refuses = False
+    tool_matchers = True
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = Codex()  # mypy checks the class against the Protocol here

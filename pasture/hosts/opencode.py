@@ -551,6 +551,22 @@ class OpenCode:
         "requestID": "request",
     }
     capture_identity_fields: Mapping[str, str] = identity_fields
+    not_events: Mapping[str, str] = {
+        "config": "the plugin configuration hook, not a lifecycle event; its payload is the whole config, "
+        "provider API keys included, which must never reach the journal",
+        "event": "the catch-all bus hook itself; the bus events it delivers are rows of their own",
+    }
+    # A named hook is awaited, and a throw from it is the decision the host reads (1.x has no refusal field).
+    throw_refuses = True
+    tool_matchers = False
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        """The plugin hands the runtime ``{event, input[, output]}``."""
+        if bus:
+            return {"event": event, "input": payload}
+        if isinstance(payload, dict):
+            return {"event": event, "input": payload.get("input"), "output": payload.get("output")}
+        return {"event": event, "input": payload}
 
 
 HOST: Host = OpenCode()  # mypy checks the class against the Protocol here

@@ -12,7 +12,8 @@ What the generic code asks a host, by command:
 * ``pasture doctor`` (:mod:`pasture.doctor.run`): ``target`` again, ``read_installation``, ``check_adapter``,
   ``check_launcher``, ``check_session``, ``check_environment``;
 * ``pasture capture`` / ``pasture profile new`` / ``pasture host status`` / the real-host tests: ``launcher``,
-  ``capture``, ``identity_fields``, ``capture_identity_fields``, ``npm_packages``, ``binary``.
+  ``capture``, ``identity_fields``, ``capture_identity_fields``, ``not_events``, ``throw_refuses``,
+  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``.
 
 The members are small because the mechanics are shared, host-neutral helpers a host module calls:
 :mod:`pasture.install.jsonhooks` (``hooks.<Event>`` lists in a JSON settings file, with a
@@ -24,7 +25,7 @@ kind), :mod:`pasture.evolve.recording` (capture adapters). None of them imports 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from pasture.hosts.launch import HostLauncher
 from pasture.profile.vocab import HookSurface
@@ -159,3 +160,15 @@ class Host(Protocol):
     identity_fields: Mapping[str, str]
     #: the same, for identities ``pasture profile new`` adds to a row when a capture shows the field
     capture_identity_fields: Mapping[str, str]
+    #: hooks a capture sees that are not lifecycle events -> why they never become rows
+    not_events: Mapping[str, str]
+    #: a throw from a pre-action hook is the refusal the host reads (OpenCode 1.x: an in-process plugin
+    #: host whose hooks return no decision field): ``pasture bump`` makes every pre-action named hook a gate
+    #: row, and demotes a throw-fail-fast row no capture backs to report-and-continue
+    throw_refuses: bool
+    #: rows of events whose payload names a tool get ``matcher: "*"`` (the matcher groups of command hooks)
+    tool_matchers: bool
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""
+        ...
