@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pasture import PastureError
+from pasture.hosts import HOSTS
 
 __all__ = [
     "HOST_PACKAGES",
@@ -51,19 +52,14 @@ CACHE_DIR = Path(".cache") / "npm"
 #: Written (atomically) inside a finished install; its content is the lockfile digest.
 MARKER = ".pasture-npm-installed"
 
-#: host name -> (npm package, binary name in node_modules/.bin)
-HOST_PACKAGES: dict[str, tuple[str, str]] = {
-    "claude-code": ("@anthropic-ai/claude-code", "claude"),
-    "codex": ("@openai/codex", "codex"),
-    "opencode": ("opencode-ai", "opencode"),
-    "gemini-cli": ("@google/gemini-cli", "gemini"),
-}
+#: host name -> (npm package, binary name in node_modules/.bin): each host's first ``npm_packages`` and ``binary``
+HOST_PACKAGES: dict[str, tuple[str, str]] = {name: (h.npm_packages[0], h.binary) for name, h in HOSTS.items()}
 
 #: Install scripts that must run for the hosts to work (each copies the platform's native binary
-#: over a placeholder ``bin/*.exe``): (package folder under node_modules, argv run there).
-POSTINSTALL_STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("@anthropic-ai/claude-code", ("node", "install.cjs")),
-    ("opencode-ai", ("node", "postinstall.mjs")),
+#: over a placeholder ``bin/*.exe``): (package folder under node_modules, argv run there); each host's
+#: ``npm_postinstall``.
+POSTINSTALL_STEPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    step for h in HOSTS.values() for step in h.npm_postinstall
 )
 
 _VERSION_RE = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
