@@ -239,19 +239,27 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _add_trust(session: Session, project: Path) -> None:
-    """Trust ``project`` in the trust file (merged: every other rule kept), recording that pasture added it."""
-    from pasture.install.report import FileChange, InstallError
+def _readable_rules(session: Session, project: Path) -> dict[str, Any] | None:
+    """The trust file's rules, refused (InstallError) when the file is there but no JSON object of rules."""
+    from pasture.install.report import InstallError
 
     path = trust_file(session.env)
     rules = _trust_rules(path)
     if rules == {} and path.exists() and path.read_text(encoding="utf-8", errors="replace").strip():
         raise InstallError(
-            f"{path} is not a JSON object of folder rules; refusing to touch it (the hooks are installed, "
-            "but Gemini CLI will not load them in an untrusted folder)",
+            f"{path} is not a JSON object of folder rules; refusing to touch it (nothing was written)",
             hint=f"fix {path}, or trust {project} in Gemini CLI itself (run `gemini` there), then run this again",
             command=session.rerun("--trust-project"),
         )
+    return rules
+
+
+def _add_trust(session: Session, project: Path) -> None:
+    """Trust ``project`` in the trust file (merged: every other rule kept), recording that pasture added it."""
+    from pasture.install.report import FileChange
+
+    path = trust_file(session.env)
+    rules = _readable_rules(session, project)
     before = path.read_bytes() if path.exists() else None
     key = os.path.realpath(project)
     _write_json(path, {**(rules or {}), key: TRUST_FOLDER})
@@ -278,13 +286,15 @@ def _remove_trust(session: Session, project: Path) -> None:
     if rules and rules.get(key) == TRUST_FOLDER:
         rest = {k: v for k, v in rules.items() if k != key}
         before = record.get("before")
+        change = "updated"
         if before is not None and json.loads(before) == rest:
             path.write_text(before, encoding="utf-8")
         elif before is None and not rest:
             path.unlink()
+            change = "removed"
         else:
             _write_json(path, rest)
-        session.report.files.append(FileChange(path, "updated", detail=f"{key}: trust pasture added, removed"))
+        session.report.files.append(FileChange(path, change, detail=f"{key}: the trust rule pasture added, removed"))
     record_path.unlink(missing_ok=True)
 
 
@@ -366,18 +376,30 @@ class GeminiCli:
                 ),
                 command=session.rerun("--trust-project"),
             )
+        if project is not None and not folder_trusted(project, session.env):
+            _readable_rules(session, project)  # refuse an unreadable trust file before writing anything
         jsonhooks.install(session)
 
     def trust(self, session: Session) -> None:
         project = session.target.project
         if project is None:  # user-level hooks run without folder trust (docs/new-hosts.md)
-            session.report.trust = {"scope": "user", "needed": False}
+            session.report.trust = {"needed": False, "summary": "user-level hooks run without folder trust"}
             return
         if folder_trusted(project, session.env):
-            session.report.trust = {"folder": str(project), "trusted": True, "added": False}
+            session.report.trust = {
+                "folder": str(project),
+                "trusted": True,
+                "added": False,
+                "summary": f"{project} is already trusted in {trust_file(session.env)}",
+            }
             return
         _add_trust(session, project)
-        session.report.trust = {"folder": str(project), "trusted": True, "added": True}
+        session.report.trust = {
+            "folder": str(project),
+            "trusted": True,
+            "added": True,
+            "summary": f"{project} recorded as TRUST_FOLDER in {trust_file(session.env)} (uninstall removes it)",
+        }
 
     def uninstall(self, session: Session) -> None:
         from pasture.install import jsonhooks

@@ -422,7 +422,7 @@ def install_adapter(
     the pasture tree whose generated adapters are installed (default this one); ``scope``:
     ``"project"`` (``--project <project>``) or ``"user"`` (``--user``: the run's HOME)."""
     argv = install_argv()
-    if argv is None or spec.host == "gemini-cli":  # `pasture install gemini-cli` does not exist yet
+    if argv is None:
         assert repo is None and scope == "project", "installing this way needs pasture install"
         return _install_by_hand(spec, run)
     repo = repo or REPO
@@ -435,6 +435,8 @@ def install_adapter(
         argv += ["--codex-bin", str(npm_bin / "codex")]
     if spec.host == "opencode":
         argv += ["--opencode-bin", str(npm_bin / "opencode")]
+    if spec.host == "gemini-cli" and scope == "project":
+        argv += ["--trust-project"]  # the folder trust install records is what lets the host load them
     done = subprocess.run(
         argv,
         capture_output=True,
@@ -812,6 +814,8 @@ def run_host(
     if record_opencode is not None:
         write_opencode_recorder(spec, run, record_opencode)
     opts = dict(options or {})
+    if spec.host == "gemini-cli" and installed is not None and installed.how == "pasture install":
+        opts.setdefault("trust", "none")  # no GEMINI_CLI_TRUST_WORKSPACE: install's folder trust must do it
     trust = None
     if spec.host == "codex":  # never --dangerously-bypass-hook-trust
         if opts.get("hook_trust") == "none":

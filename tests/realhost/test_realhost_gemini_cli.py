@@ -1,8 +1,10 @@
 """Gemini CLI (real, pinned in tests/npm) with OUR generated settings.json adapter and runtime.
 
-Each test: a temp project with ``generated/gemini-cli@<floor>/settings.json`` as its
-``.gemini/settings.json`` (the folder trusted the headless way, ``GEMINI_CLI_TRUST_WORKSPACE=true``),
-``PASTURE_BIN`` = a wrapper running this repo's runtime, the policy and the journal in the run folder,
+Each test: a temp project where the real ``pasture install gemini-cli --project P --trust-project``
+merged our adapter into ``.gemini/settings.json`` and recorded the folder in the run's
+``~/.gemini/trustedFolders.json`` (the host runs WITHOUT ``GEMINI_CLI_TRUST_WORKSPACE``: install's trust is
+what loads the hooks), the run's launcher pointed at a wrapper running this repo's runtime, the policy
+and the journal in the run folder,
 and the fake Gemini API on 127.0.0.1 calling ``run_shell_command {command: "echo pasture-probe >
 probe.txt"}`` and then quoting what the tool said. One host run per gate kind: a rules deny, a command
 gate's deny, an AI gate's deny (the AI gate against a fake chat-completions server inside the run's
@@ -76,6 +78,12 @@ def test_a_rules_deny_blocks_the_shell_call(npm_bin: Path, tmp_path: Path) -> No
     out = run_host(SPEC, npm_bin, tmp_path / "run", deny_policy())
     row = _assert_refused(out, DENY_REASON, "rules")
     assert row["gate"] == "rules:realhost-no-probe", row
+    # the hooks loaded through the folder trust `pasture install` recorded, not the session variable
+    assert out.install is not None and out.install.how == "pasture install", out.describe()
+    assert out.install.report["trust"]["added"] is True, out.install.report
+    assert "GEMINI_CLI_TRUST_WORKSPACE" not in out.result.env, sorted(out.result.env)
+    trusted = json.loads((out.run.layout.home / ".gemini" / "trustedFolders.json").read_text())
+    assert trusted == {str(out.project.resolve()): "TRUST_FOLDER"}
     # every other event the host fired is an observation row: journaled, and answered with nothing
     observed = {c.event for c in out.calls()} - {"BeforeTool", "BeforeAgent", "BeforeModel"}
     assert {"SessionStart", "AfterModel", "SessionEnd"} <= observed, out.describe()
