@@ -157,16 +157,16 @@ class GeminiCliCapture(CommandHookCapture):
     options = {"trust": "env"}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.catalog import CatalogError, find_catalog
-
+        # read leniently, like the profiles: a half-written catalog elsewhere must not stop a capture (and
+        # pasture.catalog is not imported: it depends on the host registry)
         names = set(profile_event_names(repo_root, (self.harness,)))
-        for folder in sorted((Path(repo_root) / "captures").glob(f"{self.harness}@*")):
+        for path in sorted((Path(repo_root) / "captures").glob(f"{self.harness}@*/catalog.json")):
             try:
-                catalog = find_catalog(repo_root, self.harness, folder.name.partition("@")[2])
-            except CatalogError:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
                 continue
-            if catalog is not None:
-                names |= set(catalog.names)
+            events = doc.get("events") if isinstance(doc, dict) else None
+            names |= {e["name"] for e in events or [] if isinstance(e, dict) and isinstance(e.get("name"), str)}
         return sorted(names)
 
     def catalog_method(self) -> str:
