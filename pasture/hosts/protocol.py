@@ -168,6 +168,11 @@ class Host(Protocol):
     throw_refuses: bool
     #: rows of events whose payload names a tool get ``matcher: "*"`` (the matcher groups of command hooks)
     tool_matchers: bool
+    #: surface value -> the axes (``order``, ``reconciliation``, ``failure``) of a new observation row there
+    observation_axes: Mapping[str, Mapping[str, str]]
+    #: surface value -> the axes (``order``, ``reconciliation``) of a new gate row there (its failure is
+    #: ``gate_failure``); only the surfaces that can carry a gate
+    gate_axes: Mapping[str, Mapping[str, str]]
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""
