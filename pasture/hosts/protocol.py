@@ -62,8 +62,9 @@ class Host(Protocol):
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...]
     #: the CLI's name on PATH and in node_modules/.bin (asked ``--version`` by install, doctor, host status)
     binary: str
-    #: the flag and variable that name the binary (``pasture host status``; ``install`` takes the flag when
-    #: it is one of ``install_flags`` or ``--opencode-bin``)
+    #: the flag and variable that name the binary (``pasture host status`` has one option per host;
+    #: ``install`` and ``doctor`` use the binary given with this flag where they have the option:
+    #: ``--codex-bin``, ``--opencode-bin``)
     binary_flag: str
     binary_env: str
     #: the module of pasture.runtime.hostwire that encodes this host's answers on the hook path
