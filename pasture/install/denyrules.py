@@ -42,6 +42,7 @@ _PROJECT_RELATIVE_FILES = (
     ".claude/settings.local.json",
     ".codex/hooks.json",
     ".codex/config.toml",
+    ".gemini/settings.json",
 )
 _PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin")
 

@@ -103,3 +103,20 @@ def test_a_trust_file_that_is_not_an_object_is_refused(pasture, project: Path, p
     assert run.code == 2 and "not a JSON object of folder rules" in run.stderr, run
     assert _trust(private_home).read_text() == "[not, json\n"
     assert not _settings(project).exists()  # refused before anything was written
+
+
+def test_claude_codes_own_deny_rules_cover_geminis_files_too(project: Path, private_home: Path) -> None:
+    """An agent in Claude Code must not switch Gemini's hooks or folder trust off either."""
+    import os
+
+    from pasture.install.denyrules import rules_for
+
+    rules, _ = rules_for(project.resolve(), os.environ)
+    for path in (
+        f"{project.resolve()}/.gemini/settings.json",
+        f"{private_home}/.gemini/settings.json",
+        f"{private_home}/.gemini/trustedFolders.json",
+    ):
+        assert f"Edit(/{path})" in rules, path
+    user, _ = rules_for(None, os.environ)
+    assert "Edit(**/.gemini/settings.json)" in user
