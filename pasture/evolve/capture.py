@@ -549,6 +549,13 @@ def _tail(harness: str, body: Any) -> list[Any]:
     """The input items a request appended after the model's previous answer."""
     if not isinstance(body, dict):
         return []
+    if LAUNCHERS[harness].wire_protocol == "gemini":  # Gemini: contents after the model's last turn
+        contents = body.get("contents") or []
+        cut = 0
+        for i, content in enumerate(contents):
+            if isinstance(content, dict) and content.get("role") == "model":
+                cut = i + 1
+        return [_gemini_part(p) for c in contents[cut:] if isinstance(c, dict) for p in c.get("parts") or []]
     if LAUNCHERS[harness].wire_protocol == "openai-responses":  # Codex: the Responses API's input items
         items = body.get("input") or []
         cut = 0
@@ -564,6 +571,23 @@ def _tail(harness: str, body: Any) -> list[Any]:
         if isinstance(message, dict) and message.get("role") == "assistant":
             cut = i + 1
     return list(messages[cut:])
+
+
+def _gemini_part(part: Any) -> Any:
+    """One Gemini content part as ``{"text": ...}`` (a function response: its output, else its error)."""
+    if not isinstance(part, dict):
+        return part
+    response = part.get("functionResponse")
+    if isinstance(response, dict):
+        answer = response.get("response")
+        body: dict[str, Any] = answer if isinstance(answer, dict) else {}
+        value = body.get("output", body.get("error", ""))
+        return {
+            "type": "function_response",
+            "name": response.get("name"),
+            "text": value if isinstance(value, str) else json.dumps(value),
+        }
+    return part
 
 
 def _text(value: Any) -> str:

@@ -57,7 +57,9 @@ def is_refusing_hook_surface(harness: str, surface: Any) -> bool:
 
 def is_pre_action(ev: EventSchema) -> bool:
     name = ev.name
-    named_before = name.startswith("Pre") or name.endswith(".before")
+    if name.startswith("After"):  # Gemini's After* events read "deny" too, once the action is done
+        return False
+    named_before = name.startswith(("Pre", "Before")) or name.endswith(".before")
     return ev.kind != "bus" and ("deny" in ev.decisions() or named_before)
 
 

@@ -32,6 +32,7 @@ What it does, row by row (everything it changes gets a sentence in the row's not
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shutil
@@ -161,7 +162,7 @@ def new_profile(
     root: Path,
     harness: str,
     version: str,
-    base_id: str,
+    base_id: str | None,
     capture_dir: Path | None = None,
     *,
     force: bool = False,
@@ -179,10 +180,14 @@ def new_profile(
         raise ProfileNewError(
             "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
         ) from None
-    base = contracts.get(base_id)
-    if base is None:
+    base = contracts.get(base_id) if base_id is not None else None
+    if base_id is None:
+        mine = sorted(c for c in contracts if c.partition("@")[0] == harness and c != new_id)
+        if mine:
+            raise ProfileNewError(f"{harness} has contracts already ({', '.join(mine)}); derive from one of them")
+    elif base is None:
         raise ProfileNewError(f"no contract {base_id!r}; known: {', '.join(sorted(contracts))}")
-    if base.harness.value != harness:
+    elif base.harness.value != harness:
         raise ProfileNewError(f"--from {base_id} is a {base.harness.value} contract, not {harness}")
     target = root / "profiles" / new_id
     if target.exists() and not force:
@@ -212,6 +217,13 @@ def new_profile(
             catalog = find_catalog(root, harness, version)
         except CatalogError as exc:
             raise ProfileNewError(str(exc)) from None
+    if base is None:
+        if catalog is None:
+            raise ProfileNewError(
+                f"the first {harness} profile is derived from the host's own catalog: run "
+                f"`pasture catalog extract {harness} --version {version}` first"
+            )
+        return _first_profile(root, harness, version, target, cap, catalog, capture_dir)
     raw = yaml.safe_load((root / base.lifecycle_file).read_text(encoding="utf-8"))
     report = NewProfileReport(new_id, base.id, _rel(capture_dir, root), f"profiles/{new_id}")
     rows, sources = _rows(root, harness, version, base, raw, cap, report, catalog)
@@ -239,11 +251,66 @@ def new_profile(
     return report
 
 
+def _first_profile(
+    root: Path, harness: str, version: str, target: Path, cap: Capture, catalog: Catalog, capture_dir: Path
+) -> NewProfileReport:
+    """A host's first contract: every event of its own catalog, classified from the catalog (a pre-action
+    event whose output offers a decision is a gate), blocking only where this version's capture shows a
+    refusal of it holding; everything else report-and-continue (the failure-evidence rule)."""
+    new_id = f"{harness}@{version}"
+    report = NewProfileReport(new_id, "", _rel(capture_dir, root), f"profiles/{new_id}")
+    rows, sources = _rows(root, harness, version, None, {"events": []}, cap, report, catalog)
+    catalog_rel = _rel(catalog.path, root) if catalog.path else "its catalog"
+    header = [
+        f"{HOST_NAMES[harness]} {version} lifecycle contract, the first of this host, written by `pasture bump` "
+        f"from the host catalog {catalog_rel} and the capture {report.capture}/ (then reviewed).",
+        "Rows are the catalog's events in its order, classified from the catalog (a pre-action event whose "
+        "output offers a decision is a gate whose blocking waits for evidence). Blocking evidence cites this "
+        f"capture's scenario.json where a scenario refused that event on {version} and the refusal held.",
+    ]
+    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows, None)
+    _write(root, target, text, _first_runtime_text(harness, new_id), new_id)
+    return report
+
+
+def _first_runtime_text(harness: str, new_id: str) -> str:
+    """A first host's runtime contract binds no native call: a capture records hook payloads, not the
+    host's orchestration tools, so nothing here claims one (a reviewer binds them with evidence)."""
+    name = HOST_NAMES[harness]
+    ops = {
+        "invoke_skill": f"This contract binds no native {name} skill call: carry out the skill's steps directly.",
+        "delegate_assignment": f"The parent starts the delegated {name} assignment; this contract binds no native "
+        "call that spawns an agent.",
+        "continue_assignment": f"The parent resumes the {name} assignment and hands it its full context.",
+        "send_assignment_message": f"The parent relays the message to the {name} assignment.",
+        "collect_assignment_results": f"The parent gathers the {name} assignments' results.",
+        "stop_assignment": f"The parent stops the {name} assignment; this contract binds no native stop call.",
+        "request_user_decision": "Ask the user in the reply and wait for the answer; this contract binds no "
+        "native question call.",
+    }
+    lines = [
+        "# yaml-language-server: $schema=../../generated/schema/runtime.schema.json",
+        f"# {name} runtime contract, the first of this host, written by `pasture bump`: it binds no native call",
+        "# (a capture records hook payloads, not orchestration tools); a reviewer binds them with evidence.",
+        f"contract: {new_id}",
+        "operations:",
+    ]
+    for key, text in ops.items():
+        lines.append(f"  {key}:")
+        if key in ("invoke_skill", "request_user_decision"):
+            lines.append("    class: semantic-instruction")
+        else:
+            lines += ["    class: parent-mediated", '    mediator: "parent orchestrator"']
+        lines.append(f"    instruction: {json.dumps(text)}")
+    lines += ["effects: []", "capabilities: []"]
+    return "\n".join(lines) + "\n"
+
+
 def _rows(
     root: Path,
     harness: str,
     version: str,
-    base: Contract,
+    base: Contract | None,
     raw: dict[str, Any],
     cap: Capture,
     report: NewProfileReport,
@@ -335,6 +402,7 @@ def _rows(
             continue
         bus = name in cap.bus_events
         surface = _surface(harness, bus)
+        assert base is not None  # only without a catalog, and a first profile always has one
         row = _observation_row(base, name, surface)
         payloads = [p for _s, p in cap.payloads(name)]
         where = (
@@ -466,7 +534,7 @@ def _evidence(
     cap: Capture,
     cite,
     version: str,
-    base: Contract,
+    base: Contract | None,
     report: NewProfileReport,
 ) -> None:
     name = row["name"]
@@ -505,7 +573,8 @@ def _evidence(
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
 
     elif declared is FailureMode.THROW_FAIL_FAST or (
-        is_refusing_hook_surface(base.harness.value, row.get("surface")) and row.get("semantic") == "gate-consultation"
+        is_refusing_hook_surface(report.contract.partition("@")[0], row.get("surface"))
+        and row.get("semantic") == "gate-consultation"
     ):
         held, failed = outcome("throw")
         if failed is not None:
@@ -551,7 +620,7 @@ def _evidence(
             row["response"] = {"deny": ref, **({"ask": response["ask"]} if response and response.get("ask") else {})}
             _paragraph(
                 row,
-                f"Capture {version}: a JSON permissionDecision deny refused {name} and held "
+                f"Capture {version}: a JSON {_json_deny(row)} refused {name} and held "
                 f"({_rel_s(held)}); the deny channel cites it." + _told(held),
             )
             report.proven.append(f"{name}: JSON deny held ({_rel_s(held)})")
@@ -623,6 +692,11 @@ def _prune(root: Path, row: dict[str, Any], sources: dict[str, str], version: st
         row["response"] = response
     else:
         row.pop("response", None)
+
+
+def _json_deny(row: dict[str, Any]) -> str:
+    """How the row's host spells a JSON deny (Gemini CLI reads the shared decision field)."""
+    return 'decision "deny"' if row.get("surface") == "gemini-command-json" else "permissionDecision deny"
 
 
 def _told(scenario: ScenarioCapture) -> str:

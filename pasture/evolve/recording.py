@@ -114,6 +114,10 @@ class CommandHookCapture(CaptureAdapter):
 
     config_dir = ""
     config_file = ""
+    #: the host's unit of a hook's "timeout" (Gemini CLI counts milliseconds)
+    timeout_scale = 1
+    #: the JSON refusal's decision word where the event reads the shared "decision"
+    decision_word = "block"
 
     def _hooks(self, run: Run, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
         from pasture.hostenv.recorder import install_recorder, recorder_command
@@ -133,6 +137,7 @@ class CommandHookCapture(CaptureAdapter):
                     "permission_decision": (
                         mode in ("deny", "ask") and event != "PreToolUse" and event in PERMISSION_DECISION_EVENTS
                     ),
+                    "decision_word": self.decision_word,
                 }
             answer = scenario.answer if scenario is not None else None
             if scenario is not None and answer is not None and answer.event == event:
@@ -148,7 +153,8 @@ class CommandHookCapture(CaptureAdapter):
                     },
                 )
             command = recorder_command(recorder, log, event, mode=mode, **kwargs)
-            table[event] = [{"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}]
+            hook = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT * self.timeout_scale}
+            table[event] = [{"hooks": [hook]}]
         return {"hooks": table}
 
     def _write(self, run: Run, document: dict[str, Any]) -> None:

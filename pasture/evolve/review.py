@@ -57,8 +57,18 @@ def _offered_answers(contract: Contract) -> set[str]:
     return {f"{row.name}: {capability} ({wire})" for row in contract.events for capability, wire in row.offered_answers}
 
 
+def _nothing(new: Contract) -> dict[str, Any]:
+    """The diff of a first contract against no contract: everything it has is gained."""
+    names = [r.name for r in new.events]
+    return {
+        "events": {"added": names, "removed": []},
+        "blocking": {"gained": [r.name for r in new.events if r.failure.blocks], "lost": []},
+        "deny_channel": {"gained": [r.name for r in new.events if r.response.allows_deny], "lost": []},
+    }
+
+
 def build(
-    old: Contract,
+    old: Contract | None,
     new: Contract,
     old_cat: Catalog | None,
     new_cat: Catalog | None,
@@ -67,7 +77,7 @@ def build(
     profile_report: Any,
     extra: dict[str, Any],
 ) -> dict[str, Any]:
-    diff = diff_contracts(old, new)
+    diff = diff_contracts(old, new) if old is not None else _nothing(new)
     catalog_added = catalog_removed = None
     if old_cat is not None and new_cat is not None:
         catalog_added = [n for n in new_cat.names if old_cat.event(n) is None]
@@ -102,13 +112,13 @@ def build(
         human.append(f"{name}: blocking lost; find evidence on this version or accept that it runs without it")
     for row in new.events:
         if row.demoted:
-            old_row = old.row(row.name)
-            still = " (as in " + old.id + ")" if old_row is not None and old_row.demoted else ""
+            old_row = old.row(row.name) if old is not None else None
+            still = " (as in " + old.id + ")" if old is not None and old_row is not None and old_row.demoted else ""
             human.append(
                 f"{row.name}: declared {row.declared_failure.value} without evidence, runs "
                 f"{row.failure.value}{still}; build a scenario that refuses it, or declare what it does"
             )
-    answers_old, answers_new = _offered_answers(old), _offered_answers(new)
+    answers_old, answers_new = _offered_answers(old) if old is not None else set(), _offered_answers(new)
     answers = {"gained": sorted(answers_new - answers_old), "lost": sorted(answers_old - answers_new)}
     for entry in answers["lost"]:
         human.append(
@@ -123,7 +133,7 @@ def build(
             human.append(f"{name}: added as an observation; confirm it cannot refuse anything")
     return {
         "contract": new.id,
-        "base": old.id,
+        "base": old.id if old is not None else "(none: the first contract of this host)",
         "events": {"added": diff["events"]["added"], "removed": diff["events"]["removed"]},
         "catalog": {"added": catalog_added, "removed": catalog_removed},
         "payload_fields": payloads,

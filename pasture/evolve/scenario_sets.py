@@ -512,6 +512,45 @@ def plugin_answer_scenarios() -> tuple[Scenario, ...]:
     )
 
 
+def gemini_scenarios() -> tuple[Scenario, ...]:
+    """Gemini CLI: command hooks refuse by exit 2 (reason on stderr) or by {"decision": "deny"} on stdout."""
+    return (
+        ALLOW,
+        Scenario(
+            "before-tool-exit-2",
+            "BeforeTool refuses the shell call by exiting 2 with the reason on stderr",
+            _PROBE,
+            "BeforeTool",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "before-tool-json-deny",
+            'BeforeTool refuses the shell call with {"decision": "deny", "reason": ...}',
+            _PROBE,
+            "BeforeTool",
+            "json-deny",
+            False,
+        ),
+        Scenario(
+            "before-agent-exit-2",
+            "BeforeAgent refuses the prompt by exiting 2; the first model turn would write the probe file",
+            _PROBE,
+            "BeforeAgent",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "before-model-exit-2",
+            "BeforeModel refuses the model request by exiting 2; the first model turn would write the probe file",
+            _PROBE,
+            "BeforeModel",
+            "exit-2",
+            False,
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class ScenarioSet:
     """The scenarios one host runs (its capture adapter's ``scenario_set()``), in the order they run."""

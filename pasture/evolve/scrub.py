@@ -53,6 +53,8 @@ _SHA256 = re.compile(r"\b[0-9a-f]{64}\b")
 _SHA1 = re.compile(r"\b[0-9a-f]{40}\b")
 # Codex rollout files: sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<uuid>.jsonl
 _DASHED_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\b")
+# Gemini CLI transcripts: chats/session-YYYY-MM-DDTHH-MM-<first 8 hex digits of the session id>.jsonl
+_GEMINI_CHAT = re.compile(r"\bsession-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9a-f]{8}\.json")
 _DATE_FOLDERS = re.compile(r"/\d{4}/\d{2}/\d{2}/")
 _ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _WRITTEN_DATE = re.compile(
@@ -197,6 +199,7 @@ class Scrubber:
             if literal in value:
                 value = pattern.sub(_literally(placeholder), value)
         value = _ISO_TIME.sub("<timestamp>", value)
+        value = _GEMINI_CHAT.sub("session-<timestamp>-<id>.json", value)
         value = _DASHED_TIME.sub("<timestamp>", value)
         value = _DATE_FOLDERS.sub("/<date>/", value)
         value = _WRITTEN_DATE.sub("<date>", value)

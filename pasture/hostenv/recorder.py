@@ -40,6 +40,7 @@ p.add_argument("--mode", default="observe")
 p.add_argument("--reason", default="blocked by pasture recorder")
 p.add_argument("--block-event", default="PreToolUse")
 p.add_argument("--permission-decision", action="store_true")
+p.add_argument("--decision-word", default="block")
 p.add_argument("--answer-file", default=None)
 p.add_argument("--answer-times", type=int, default=1)
 p.add_argument("--merge-tool-input", action="store_true")
@@ -49,7 +50,7 @@ try:
     payload = json.loads(raw)
 except ValueError:
     payload = {"_raw": raw}
-prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE")
+prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE", "GEMINI")
 secret = ("TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH")
 record = {
     "event": a.event,
@@ -87,7 +88,7 @@ if a.mode in ("deny", "ask") and blocking and (hook_event == "PreToolUse" or a.p
     print(json.dumps({"hookSpecificOutput": {"hookEventName": hook_event, "permissionDecision": a.mode,
                                              "permissionDecisionReason": a.reason}}))
 elif a.mode == "deny" and blocking:
-    print(json.dumps({"decision": "block", "reason": a.reason}))
+    print(json.dumps({"decision": a.decision_word, "reason": a.reason}))
 elif a.mode == "allow-permission" and hook_event == "PermissionRequest":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                                              "decision": {"behavior": "allow"}}}))
@@ -117,13 +118,15 @@ def recorder_command(
     answer_file: str | Path | None = None,
     answer_times: int = 1,
     merge_tool_input: bool = False,
+    decision_word: str = "block",
 ) -> str:
     """Shell command line for a command hook that records into ``log``.
 
     ``mode``: ``observe`` (exit 0, no output), ``exit2`` (on ``block_event``, PreToolUse by default:
     reason on stderr, exit 2), ``deny`` (on PreToolUse: JSON ``permissionDecision: deny``; on any
-    other ``block_event``: JSON ``{"decision": "block", "reason"}``, unless ``permission_decision``
-    says the event reads ``hookSpecificOutput.permissionDecision`` as PreToolUse does), ``ask`` (the
+    other ``block_event``: JSON ``{"decision": <decision_word>, "reason"}`` (Gemini CLI reads "deny"),
+    unless ``permission_decision`` says the event reads ``hookSpecificOutput.permissionDecision`` as
+    PreToolUse does), ``ask`` (the
     same JSON with ``permissionDecision: ask``), ``allow-permission`` (on
     PermissionRequest: JSON ``decision.behavior: allow``), ``answer`` (print the JSON document in
     ``answer_file`` on the first ``answer_times`` calls of ``event``, counted in the log, then observe;
@@ -148,6 +151,8 @@ def recorder_command(
         argv += ["--block-event", block_event]
     if permission_decision:
         argv.append("--permission-decision")
+    if decision_word != "block":
+        argv += ["--decision-word", decision_word]
     return shlex.join(argv)
 
 

@@ -422,6 +422,7 @@ def resolve_rows(
         if row.matcher is not None and row.surface not in (
             HookSurface.CLAUDE_COMMAND_JSON,
             HookSurface.CODEX_STRICT_COMMAND_JSON,
+            HookSurface.GEMINI_COMMAND_JSON,
         ):
             f.add(
                 loc + ("matcher",),

@@ -49,6 +49,7 @@ _SCREEN = (
     "plugin",
     ".claude",
     ".codex",
+    ".gemini",
     "trust",
     "pasture",
     "install",
@@ -129,6 +130,10 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(claude_user, "settings.local.json"),
         os.path.join(codex_home, "hooks.json"),
         os.path.join(codex_home, "config.toml"),
+        # Gemini CLI: its project and user hooks, and the folder trust that lets project hooks load
+        os.path.join(root, ".gemini", "settings.json"),
+        os.path.join(home, ".gemini", "settings.json"),
+        os.path.join(home, ".gemini", "trustedFolders.json"),
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),

@@ -145,11 +145,12 @@ def _fake_npm(folder: Path, versions: dict[str, str]) -> dict[str, str]:
 
 
 def _versions(**override: str) -> dict[str, str]:
-    newest_of = {h: newest(h).partition("@")[2] for h in ("claude-code", "codex")}
+    newest_of = {h: newest(h).partition("@")[2] for h in ("claude-code", "codex", "gemini-cli")}
     base = {
         "@anthropic-ai/claude-code": newest_of["claude-code"],
         "@openai/codex": newest_of["codex"],
         "opencode-ai": pinned("opencode-ai"),
+        "@google/gemini-cli": newest_of["gemini-cli"],
     }
     return {**base, **override}
 
@@ -169,6 +170,14 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
         f"codex: npm @openai/codex latest 9.0.0: NEWER than every profile (newest: {newest('codex')}): run "
         "`pasture bump codex`"
     ) in newer.stdout
+    _fake_npm(tmp_path / "npm-gemini", _versions(**{"@google/gemini-cli": "0.62.0"}))
+    env["PATH"] = f"{tmp_path / 'npm-gemini'}{os.pathsep}{no_hosts_on_path['PATH']}"
+    gemini = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    assert gemini.exit_code == 1
+    assert (
+        f"gemini-cli: npm @google/gemini-cli latest 0.62.0: NEWER than every profile (newest: "
+        f"{newest('gemini-cli')}): run `pasture bump gemini-cli`"
+    ) in gemini.stdout
 
 
 def test_host_status_latest_without_a_registry_is_an_error(tmp_path, no_hosts_on_path):

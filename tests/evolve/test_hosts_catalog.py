@@ -220,7 +220,7 @@ def test_extract_of_something_else_says_so_and_writes_nothing(tmp_path):
 
 
 @pytest.mark.real_host
-@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode", "gemini-cli"])
 def test_committed_catalog_is_what_the_pinned_host_ships(npm_bin, harness):
     """The catalog of every host version tests/npm pins, re-extracted from the installed packages,
     is byte for byte the committed one (platform-independent fields: sha256 of the files read)."""

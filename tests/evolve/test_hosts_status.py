@@ -67,7 +67,7 @@ def test_status_names_the_admitting_contract_in_its_own_words(pasture, project, 
     assert entry["version"] == "2.1.300" and entry["contract"] == winner.id
     assert entry["admission"] == winner.admission.describe()
     assert entry["found_by"] == "--claude-bin"
-    assert set(doc["not_found"]) == {"codex", "opencode"}
+    assert set(doc["not_found"]) == {"codex", "opencode", "gemini-cli"}
 
 
 def test_status_says_what_to_do_when_no_contract_admits(pasture, project, tmp_path, no_hosts_on_path):
@@ -103,3 +103,14 @@ def test_closest_contract_is_the_newest_recorded_below(contracts):
     oldest_codex = min((c for c in contracts if c.harness.value == "codex"), key=lambda c: c.version)
     assert st.closest_contract(contracts, "codex", "0.1.0") is oldest_codex
     assert v("0.1.0") < oldest_codex.version
+
+
+def test_status_knows_gemini_cli(pasture, project, tmp_path, no_hosts_on_path):
+    gemini = fake_host(tmp_path / "g", "gemini", "0.61.0")
+    result = pasture("--root", project, "host", "status", "--gemini-bin", gemini, "--json", env=no_hosts_on_path)
+    assert result.exit_code == 0, result.output
+    (entry,) = [h for h in json.loads(result.stdout)["hosts"] if h["harness"] == "gemini-cli"]
+    assert (entry["version"], entry["contract"], entry["found_by"]) == ("0.61.0", "gemini-cli@0.61.0", "--gemini-bin")
+    older = fake_host(tmp_path / "o", "gemini", "0.60.9")
+    result = pasture("--root", project, "host", "status", "--gemini-bin", older, env=no_hosts_on_path)
+    assert result.exit_code == 1 and "gemini-cli" in result.stdout

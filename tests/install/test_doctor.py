@@ -76,8 +76,8 @@ def test_nothing_installed_is_off(doctor, repo: Path) -> None:
     assert code == 1
     (finding,) = [f for f in body["findings"] if f["check"] == "installed"]
     assert finding["status"] == "off" and "no pasture adapter is installed for any host" in finding["message"]
-    assert finding["fix"] == f"pasture install <claude-code|codex|opencode> --project {repo}"
-    assert body["not_installed"] == ["claude-code", "codex", "opencode"]
+    assert finding["fix"] == f"pasture install <claude-code|codex|opencode|gemini-cli> --project {repo}"
+    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli"]
 
 
 def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:
@@ -343,3 +343,23 @@ def test_every_finding_that_is_not_ok_names_a_fix(doctor, pasture, repo: Path, p
     text = CliRunner().invoke(main, ["doctor", "--project", str(repo), "--root", str(REPO)])
     assert text.exit_code == 1 and "fix: pasture install claude-code --project" in text.stdout
     assert "enforcement is NOT fully on here" in text.stdout
+
+
+def test_gemini_is_live_in_a_trusted_folder_and_off_when_the_trust_is_gone(
+    doctor, pasture, repo: Path, hosts_on_path, private_home: Path
+) -> None:
+    hosts_on_path("gemini", "0.61.0")
+    _install(pasture, repo, "gemini-cli", "--trust-project")
+    code, body, result = doctor("--project", str(repo))
+    assert code == 0, result.stdout
+    assert [f["status"] for f in _by(body, "adapter", "gemini-cli")] == ["ok"]
+    assert _by(body, "gemini-trust", "gemini-cli") == []
+    (version,) = _by(body, "host-version", "gemini-cli")
+    assert version["status"] == "ok" and "gemini-cli@0.61.0" in version["message"]
+    # the user (or Gemini's /permissions dialog) takes the trust away: project hooks no longer load
+    (private_home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(repo.resolve()): "DO_NOT_TRUST"}))
+    code, body, result = doctor("--project", str(repo))
+    assert code == 1, result.stdout
+    (off,) = _by(body, "gemini-trust", "gemini-cli")
+    assert off["status"] == "off" and "exits 55" in off["message"] and "--skip-trust" in off["message"]
+    assert off["fix"] == f"pasture install gemini-cli --project {repo.resolve()} --trust-project"

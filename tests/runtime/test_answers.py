@@ -200,3 +200,48 @@ def test_post_action_gate_rows_never_deliver_a_deny(env, tmp_path):
     assert "no evidenced pre-action refusal channel" in err
     code, out, _ = call("claude-code", "PostToolBatch", "2.1.328", {"session_id": "s"}, env)
     assert (code, out) == (0, "")
+
+
+GEMINI_SHELL = {
+    "session_id": "g-1",
+    "hook_event_name": "BeforeTool",
+    "tool_name": "run_shell_command",
+    "tool_input": {"command": "rm -rf build", "description": "clean"},
+    "cwd": "/tmp",
+}
+RM_DENY = (
+    '[gate]\nkind = "rules"\n\n[[rules]]\nname = "no-rm"\ndecision = "deny"\nreason = "no rm here"\n'
+    'tool_kind = "shell"\ncommand = "rm\\\\s+-rf"\n'
+)
+
+
+def test_gemini_cli_answers_in_its_own_channels(env, tmp_path):
+    (tmp_path / "policy.toml").write_text(RM_DENY)
+    # BeforeTool cites the JSON decision channel (captures/gemini-cli@0.61.0/before-tool-json-deny)
+    code, out, err = call("gemini-cli", "BeforeTool", "0.61.0", GEMINI_SHELL, env)
+    assert (code, json.loads(out), err) == (0, {"decision": "deny", "reason": "no rm here"}, "")
+    entry = query(tmp_path / "journal.sqlite3", session="g-1")[-1]
+    assert entry["envelope"]["tool_kind"] == "shell" and entry["envelope"]["identities"] == {"session": "g-1"}
+    assert (entry["decision"], entry["answer"]) == ("deny", "deny")
+    # an ordinary command proceeds with nothing on stdout (the host reads no output as "go on")
+    code, out, err = call("gemini-cli", "BeforeTool", "0.61.0", dict(GEMINI_SHELL, tool_input={"command": "ls"}), env)
+    assert (code, out, err) == (0, "", "")
+    # an observation row never answers
+    code, out, err = call("gemini-cli", "AfterModel", "0.61.0", {"session_id": "g-1"}, env)
+    assert (code, out) == (0, "")
+
+
+def test_gemini_cli_refuses_by_exit_2_where_no_json_channel_is_cited():
+    from types import SimpleNamespace
+
+    from pasture.runtime.hostwire import gemini_cli
+
+    uncited = SimpleNamespace(response="none")
+    assert gemini_cli.deny("BeforeAgent", uncited, "no prompt") == (2, "", "no prompt\n", "deny")
+    cited = SimpleNamespace(response="deny")
+    assert gemini_cli.deny("BeforeTool", cited, "no") == (0, '{"decision": "deny", "reason": "no"}\n', "", "deny")
+    assert gemini_cli.tool_of({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}) == (
+        "run_shell_command",
+        {"command": "ls"},
+    )
+    assert gemini_cli.tool_of(["not", "a", "payload"]) == (None, None)

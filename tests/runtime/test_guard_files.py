@@ -78,6 +78,8 @@ def _opencode(env, root, tool, args, monkeypatch):
         ("Bash", {"command": "mv .pasture/policy.toml /tmp/p"}),
         ("Bash", {"command": "cp /tmp/evil .claude/settings.local.json"}),
         ("Bash", {"command": "printf x | tee -a .codex/hooks.json"}),
+        ("Bash", {"command": "echo '{}' > .gemini/settings.json"}),
+        ("Write", {"file_path": "{home}/.gemini/trustedFolders.json", "content": "{}"}),
         ("Bash", {"command": "sed -i 's/deny/proceed/' .pasture/policy.toml"}),
         ("Bash", {"command": "truncate -s 0 .pasture/journal.sqlite3"}),
         ("Bash", {"command": "cd .pasture && rm policy.toml"}),

@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+from pasture.runtime import hostwire
+
 PROBE = r"""
 import json, sys
 before = set(sys.modules)
@@ -74,6 +76,18 @@ CASES = {
         },
     ),
     "opencode-observe": ("opencode", "session.created", "1.18.33", {"sessionID": "s1"}),
+    "gemini-deny": (
+        "gemini-cli",
+        "BeforeTool",
+        "0.61.0",
+        {
+            "session_id": "s1",
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "cat probe"},
+            "cwd": "/tmp",
+        },
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 
@@ -90,6 +104,10 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
     added = result["added"]
     assert _third_party(added) == [], f"the hook path imported {_third_party(added)}"
     assert not any(m.startswith(("click", "pydantic", "jinja2", "yaml", "black")) for m in added)
+    # the hook imports its own host's wire and no other (Codex's wire builds on Claude Code's)
+    wires = sorted(m.rpartition(".")[2] for m in added if m.startswith("pasture.runtime.hostwire."))
+    own = hostwire.WIRES.get(harness, hostwire.DEFAULT)
+    assert wires == sorted({own, "claude_code"} if own == "codex" else {own}), wires
     if case.endswith("deny"):
         # The run really went through the gate: the policy's deny came back, the tables were imported.
         assert "deny" in done.stdout.decode() or result["code"] == 2, done.stdout.decode()

@@ -10,6 +10,7 @@ CONTRACTS = {
     "claude-code@2.1.332": "claude_code_2_1_332",
     "codex@0.153.0": "codex_0_153_0",
     "codex@0.171.0": "codex_0_171_0",
+    "gemini-cli@0.61.0": "gemini_cli_0_61_0",
     "opencode@1.18.29": "opencode_1_18_29",
     "opencode@1.18.33": "opencode_1_18_33",
     "opencode@2.0.20": "opencode_2_0_20",
@@ -25,6 +26,7 @@ ADMISSIONS = {
         ("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),
         ("codex@0.171.0", "codex_0_171_0", "0.171.0", None, False),
     ),
+    "gemini-cli": (("gemini-cli@0.61.0", "gemini_cli_0_61_0", "0.61.0", None, False),),
     "opencode": (
         ("opencode@1.18.29", "opencode_1_18_29", "1.18.29", None, False),
         ("opencode@1.18.33", "opencode_1_18_33", "1.18.33", None, False),
