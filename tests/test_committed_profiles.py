@@ -147,7 +147,12 @@ def test_newest_captured_contract_of_each_harness_blocks_the_tool_call_gate(cont
     for contract in (contracts[c] for c in CAPTURED):
         if contract.harness.value not in newest or contract.version > newest[contract.harness.value].version:
             newest[contract.harness.value] = contract
-    gate = {"claude-code": "PreToolUse", "codex": "PreToolUse", "opencode": "tool.execute.before"}
+    gate = {
+        "claude-code": "PreToolUse",
+        "codex": "PreToolUse",
+        "opencode": "tool.execute.before",
+        "copilot-cli": "preToolUse",
+    }
     assert set(newest) == set(gate)
     for harness, contract in newest.items():
         row = contract.row(gate[harness])

@@ -77,7 +77,9 @@ def bump(
         return
     rel = result.report_path.relative_to(project).as_posix()
     rep = result.report
-    click.echo(f"bumped {harness} to {result.version} (from {result.base})")
+    click.echo(
+        f"bumped {harness} to {result.version} (from {result.base or 'no previous contract: the first profile'})"
+    )
     for step in result.steps:
         click.echo(f"  {step}")
     click.echo(

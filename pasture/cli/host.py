@@ -47,6 +47,12 @@ def host() -> None:
     help="an OpenCode binary to report (also $PASTURE_OPENCODE_BIN)",
 )
 @click.option(
+    "--copilot-bin",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="a GitHub Copilot CLI binary to report (also $PASTURE_COPILOT_BIN)",
+)
+@click.option(
     "--latest",
     is_flag=True,
     help="also ask npm for each host's newest version; exit 1 if one is newer than every profile",
@@ -59,6 +65,7 @@ def status(
     claude_bin: Path | None,
     codex_bin: Path | None,
     opencode_bin: Path | None,
+    copilot_bin: Path | None,
     latest: bool,
     as_json: bool,
 ) -> None:
@@ -82,7 +89,7 @@ def status(
         except CatalogError as exc:
             click.echo(f"error: cannot ask npm: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin}
+    explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin, "copilot-cli": copilot_bin}
     entries, missing = [], []
     for harness in HARNESSES:
         found = st.candidates(harness, project, explicit[harness], os.environ)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,4 +281,63 @@ class OpenCodeAdapter(CaptureAdapter):
         )
 
 
-ADAPTERS: dict[str, CaptureAdapter] = {a.harness: a for a in (ClaudeCodeAdapter(), CodexAdapter(), OpenCodeAdapter())}
+class CopilotCliAdapter(_CommandHookAdapter):
+    """GitHub Copilot CLI: ``.github/hooks/pasture-capture.json`` (``{"version": 1, "hooks": {event:
+    [handler]}}``, no matcher groups, ``bash`` and ``timeoutSec``), loaded in a folder trusted the way
+    ``pasture install`` trusts it (``~/.copilot/config.json`` ``trustedFolders``). Its JSON deny is the
+    flat ``{"permissionDecision": "deny", "permissionDecisionReason"}`` on preToolUse and
+    ``{"decision": "block", "reason"}`` elsewhere, printed from an answer file. No catalog pass: the
+    catalog comes from the package the binary unpacks (pasture.catalog.copilot)."""
+
+    harness = "copilot-cli"
+    config_dir = ".github/hooks"
+    config_file = "pasture-capture.json"
+    options = {"trust": "persist"}
+
+    def candidates(self, repo_root: Path) -> list[str]:
+        from pasture.hosts.copilot_cli import ACCEPTED_EVENTS
+
+        return sorted(ACCEPTED_EVENTS)
+
+    def _hooks(self, run: HostRun, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
+        recorder = install_recorder(run.root)
+        log = run.root / self.log_name
+        table: dict[str, Any] = {}
+        for event in events:
+            kwargs: dict[str, Any] = {"mode": "observe"}
+            if scenario is not None and scenario.refused_event == event:
+                if scenario.channel == "exit-2":
+                    kwargs = {"mode": "exit2", "reason": scenario.reason(), "block_event": event}
+                else:
+                    refusal = (
+                        {"permissionDecision": "deny", "permissionDecisionReason": scenario.reason()}
+                        if event == "preToolUse"
+                        else {"decision": "block", "reason": scenario.reason()}
+                    )
+                    answer_file = run.root / f"refusal-{event}.json"
+                    answer_file.write_text(json.dumps(refusal, sort_keys=True) + "\n")
+                    kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": 1}
+            answer = scenario.answer if scenario is not None else None
+            if scenario is not None and answer is not None and answer.event == event:
+                answer_file = run.root / f"answer-{event}.json"
+                answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
+                kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": answer.times}
+            command = recorder_command(recorder, log, event, **kwargs)
+            table[event] = [{"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT}]
+        return {"version": 1, "hooks": table}
+
+    def records(self, run: HostRun) -> Records:
+        # the package the native binary unpacked into the run's cache (about 235 MB) is not a record
+        shutil.rmtree(run.root / "home" / ".cache" / "copilot" / "pkg", ignore_errors=True)
+        return super().records(run)
+
+    def catalog_method(self) -> str:
+        return (
+            "no catalog pass: the hook events are the settings schema's hooks.<event> entries in the hook "
+            "runtime the binary unpacks (captures/<version>/catalog.json); every one is registered"
+        )
+
+
+ADAPTERS: dict[str, CaptureAdapter] = {
+    a.harness: a for a in (ClaudeCodeAdapter(), CodexAdapter(), OpenCodeAdapter(), CopilotCliAdapter())
+}

@@ -135,16 +135,18 @@ def bump(
     if any(c.id == new_id for c in contracts) and not force:
         raise BumpError(f"profiles/{new_id} exists already; pass --force to derive it again")
     others = sorted((c for c in contracts if c.harness.value == harness and c.id != new_id), key=lambda c: c.version)
-    if not others:
-        raise BumpError(f"no {harness} contract to start from")
-    if others[-1].version >= HostVersion.parse(version):
+    if others and others[-1].version >= HostVersion.parse(version):
         raise BumpError(
             f"{version} is not newer than every {harness} contract (the newest is {others[-1].id}); "
             "a bump pins a new version (`pasture profile new` derives any other)"
         )
-    base = closest_contract(others, harness, version)
-    assert base is not None
-    steps.append(f"version {version}" + ("" if to else " (npm latest)") + f"; previous contract {base.id}")
+    # No contract yet: the host's first profile, derived from its catalog and the capture alone.
+    base = closest_contract(others, harness, version) if others else None
+    steps.append(
+        f"version {version}"
+        + ("" if to else " (npm latest)")
+        + (f"; previous contract {base.id}" if base else "; no previous contract: the host's first profile")
+    )
     try:
         mode = require_isolation(allow_no_isolation)
     except CaptureError as exc:
@@ -178,10 +180,10 @@ def bump(
     steps.append(f"captured {len(summary.scenarios)} scenarios into captures/{new_id}/")
 
     try:
-        report = new_profile(root, harness, version, base.id, force=True, catalog=catalog)
+        report = new_profile(root, harness, version, base.id if base else None, force=True, catalog=catalog)
     except ProfileNewError as exc:
         raise BumpError(f"profile: {exc}") from None
-    steps.append(f"derived profiles/{new_id}/ from {base.id}")
+    steps.append(f"derived profiles/{new_id}/ from " + (base.id if base else "the catalog and the capture"))
 
     if pin_tests:
         pinned = pin_test_hosts(root, harness, version, say)
@@ -198,11 +200,12 @@ def bump(
     steps.append(f"generated: wrote {len(drift.missing) + len(drift.modified)} file(s), removed {len(drift.extra)}")
 
     new = next(c for c in fresh if c.id == new_id)
-    old = next(c for c in fresh if c.id == base.id)
-    old_cap_dir = root / "captures" / base.id
-    old_cap = load_capture(old_cap_dir) if (old_cap_dir / "capture.json").is_file() else None
+    # a first profile is reviewed against itself: no diff, every gate and demoted row still listed
+    old = next(c for c in fresh if c.id == (base.id if base else new_id))
+    old_cap_dir = root / "captures" / old.id
+    old_cap = load_capture(old_cap_dir) if base and (old_cap_dir / "capture.json").is_file() else None
     try:
-        old_cat: Catalog | None = find_catalog(root, harness, str(base.version))
+        old_cat: Catalog | None = find_catalog(root, harness, str(base.version)) if base else None
     except CatalogError:
         old_cat = None
     rep = review.build(
@@ -210,4 +213,4 @@ def bump(
     )
     report_path = catalog_path(root, harness, version).parent / "bump-report.md"
     review.write(report_path, rep)
-    return BumpResult(harness, version, base.id, report_path, rep, steps)
+    return BumpResult(harness, version, base.id if base else "", report_path, rep, steps)

@@ -46,6 +46,7 @@ IDENTITY_FIELDS: dict[str, dict[str, str]] = {
         "message_id": "message",
     },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
+    "copilot-cli": {"sessionId": "session", "toolCallId": "tool-call", "agentId": "agent"},
 }
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
@@ -60,11 +61,13 @@ OBSERVATION_AXES: dict[str, dict[str, str]] = {
         "reconciliation": "none",
         "failure": "report-and-continue",
     },
+    "copilot-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
 }
 GATE_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"},
     "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"},
     "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"},
+    "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"},
 }
 
 

@@ -74,6 +74,7 @@ IDENTITY_FIELDS: dict[str, dict[str, str]] = {
         "message_id": "message",
     },
     "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
+    "copilot-cli": {"sessionId": "session", "toolCallId": "tool-call", "agentId": "agent"},
 }
 #: Hooks a capture sees that are not lifecycle events, and why they never become rows.
 NOT_EVENTS: dict[str, dict[str, str]] = {
@@ -183,12 +184,13 @@ def new_profile(
     root: Path,
     harness: str,
     version: str,
-    base_id: str,
+    base_id: str | None,
     capture_dir: Path | None = None,
     *,
     force: bool = False,
     catalog: Catalog | None = None,
 ) -> NewProfileReport:
+    """``base_id`` None: the host's first profile, every row from its catalog (which must exist)."""
     root = Path(root).resolve()
     try:
         HostVersion.parse(version)
@@ -201,10 +203,10 @@ def new_profile(
         raise ProfileNewError(
             "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
         ) from None
-    base = contracts.get(base_id)
-    if base is None:
+    base = contracts.get(base_id) if base_id is not None else None
+    if base_id is not None and base is None:
         raise ProfileNewError(f"no contract {base_id!r}; known: {', '.join(sorted(contracts))}")
-    if base.harness.value != harness:
+    if base is not None and base.harness.value != harness:
         raise ProfileNewError(f"--from {base_id} is a {base.harness.value} contract, not {harness}")
     target = root / "profiles" / new_id
     if target.exists() and not force:
@@ -234,6 +236,13 @@ def new_profile(
             catalog = find_catalog(root, harness, version)
         except CatalogError as exc:
             raise ProfileNewError(str(exc)) from None
+    if base is None:
+        if catalog is None:
+            raise ProfileNewError(
+                f"no {harness} contract to start from and no host catalog captures/{new_id}/catalog.json: "
+                f"a first profile is derived from the catalog (`pasture catalog extract {harness}`)"
+            )
+        return _first_profile(root, harness, version, cap, capture_dir, catalog, target)
     raw = yaml.safe_load((root / base.lifecycle_file).read_text(encoding="utf-8"))
     report = NewProfileReport(new_id, base.id, _rel(capture_dir, root), f"profiles/{new_id}")
     rows, sources = _rows(root, harness, version, base, raw, cap, report, catalog)
@@ -261,11 +270,57 @@ def new_profile(
     return report
 
 
+def _first_profile(
+    root: Path, harness: str, version: str, cap: Capture, capture_dir: Path, catalog: Catalog, target: Path
+) -> NewProfileReport:
+    """A host's first contract: every catalog event classified (:mod:`.derive`), evidence from this capture."""
+    new_id = f"{harness}@{version}"
+    report = NewProfileReport(new_id, "(none: the first profile)", _rel(capture_dir, root), f"profiles/{new_id}")
+    rows, sources = _rows(root, harness, version, None, {"events": []}, cap, report, catalog)
+    catalog_rel = _rel(catalog.path, root) if catalog.path else "its catalog"
+    header = [
+        f"{HOST_NAMES[harness]} {version} lifecycle contract, the host's first, written by `pasture bump` from the "
+        f"host catalog {catalog_rel} and the capture {report.capture}/ (then reviewed).",
+        "Rows are the catalog's events, in its order, classified from it (a pre-action event whose output offers a "
+        "decision is a gate whose blocking waits for evidence, anything else an observation). Blocking evidence "
+        f"cites this capture's scenario.json where a scenario refused that event on {version} and the refusal "
+        "held (see each note).",
+    ]
+    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows, None)
+    _write(root, target, text, _first_runtime_text(harness, new_id), new_id)
+    return report
+
+
+def _first_runtime_text(harness: str, new_id: str) -> str:
+    """Every core operation unsupported: which native tool carries which operation is a reviewer's call."""
+    from pasture.profile.vocab import CoreOperation
+
+    calls = ", ".join(sorted(HOSTS[harness].native_calls))
+    lines = [
+        "# yaml-language-server: $schema=../../generated/schema/runtime.schema.json",
+        f"# {HOST_NAMES[harness]} runtime contract, the host's first, written by `pasture bump`: a capture records",
+        "# hook payloads, not what the host's tools mean, so no operation is bound natively yet. The host's own",
+        f"# tools that a reviewer may bind: {calls}.",
+        f"contract: {new_id}",
+        "operations:",
+    ]
+    for op in CoreOperation:
+        lines += [
+            f"  {op.value}:",
+            "    class: unsupported",
+            "    reason: >-",
+            f"      Not bound yet in this first {HOST_NAMES[harness]} contract: no reviewed native call carries it,",
+            "      and it must not be lowered to an invented call.",
+        ]
+    lines += ["effects: []", "capabilities: []"]
+    return "\n".join(lines) + "\n"
+
+
 def _rows(
     root: Path,
     harness: str,
     version: str,
-    base: Contract,
+    base: Contract | None,
     raw: dict[str, Any],
     cap: Capture,
     report: NewProfileReport,
@@ -357,6 +412,7 @@ def _rows(
             continue
         bus = name in cap.bus_events
         surface = _surface(harness, bus)
+        assert base is not None  # no catalog: a base contract (a first profile requires the catalog)
         row = _observation_row(base, name, surface)
         payloads = [p for _s, p in cap.payloads(name)]
         where = (
@@ -488,7 +544,7 @@ def _evidence(
     cap: Capture,
     cite,
     version: str,
-    base: Contract,
+    base: Contract | None,
     report: NewProfileReport,
 ) -> None:
     name = row["name"]

@@ -268,6 +268,30 @@ def trigger_scenario_events(harness: str) -> set[str]:
     return {e for s in TRIGGER_SCENARIOS.get(harness, ()) for e in s.triggers}
 
 
+def _copilot_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI: preToolUse refuses by exit 2 (the model reads only the exit code) or by its flat
+    JSON permission decision (the reason reaches the model)."""
+    return (
+        ALLOW,
+        Scenario(
+            "pre-tool-use-exit-2",
+            "preToolUse refuses the shell call by exiting 2 with the reason on stderr",
+            _PROBE,
+            "preToolUse",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "pre-tool-use-json-deny",
+            "preToolUse refuses the shell call with permissionDecision deny and a permissionDecisionReason",
+            _PROBE,
+            "preToolUse",
+            "json-deny",
+            False,
+        ),
+    )
+
+
 SCENARIOS: dict[str, tuple[Scenario, ...]] = {
     "claude-code": _command_host_scenarios(),
     "codex": _command_host_scenarios(),
@@ -288,6 +312,7 @@ SCENARIOS: dict[str, tuple[Scenario, ...]] = {
         ),
     ),
 }
+SCENARIOS["copilot-cli"] = _copilot_scenarios()
 
 
 # --- answers beyond deny/ask (issue 17) ----------------------------------------------------------

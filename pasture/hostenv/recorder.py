@@ -49,7 +49,7 @@ try:
     payload = json.loads(raw)
 except ValueError:
     payload = {"_raw": raw}
-prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE")
+prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE", "COPILOT")
 secret = ("TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH")
 record = {
     "event": a.event,

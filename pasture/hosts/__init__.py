@@ -11,6 +11,7 @@ host            module                                 fake wire protocol
 ``claude-code`` :mod:`.claude_code`                    ``anthropic``
 ``codex``       :mod:`.codex`                          ``openai-responses``
 ``opencode``    :mod:`.opencode`                       ``openai-chat``
+``copilot-cli`` :mod:`.copilot_cli`                    ``openai-chat``
 ==============  =====================================  ======================
 
 The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing harness strings.
@@ -18,15 +19,16 @@ The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing h
 
 from __future__ import annotations
 
-from pasture.hosts import claude_code, codex, opencode
+from pasture.hosts import claude_code, codex, copilot_cli, opencode
 from pasture.hosts.claude_code import ClaudeCodeLauncher
 from pasture.hosts.codex import CodexLauncher
+from pasture.hosts.copilot_cli import CopilotLauncher
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.opencode import OpenCodeLauncher
 from pasture.hosts.protocol import Host
 
 #: harness id -> host, in the order hosts are listed everywhere (CLI choices, doctor, status).
-HOSTS: dict[str, Host] = {h.name: h for h in (claude_code.HOST, codex.HOST, opencode.HOST)}
+HOSTS: dict[str, Host] = {h.name: h for h in (claude_code.HOST, codex.HOST, opencode.HOST, copilot_cli.HOST)}
 #: harness id -> its launcher (the real-host drivers of pasture.hostenv).
 LAUNCHERS: dict[str, HostLauncher] = {name: h.launcher for name, h in HOSTS.items()}
 #: the harness ids, for click choices and loops.
@@ -54,6 +56,7 @@ __all__ = [
     "NAMES",
     "ClaudeCodeLauncher",
     "CodexLauncher",
+    "CopilotLauncher",
     "Host",
     "HostLauncher",
     "OpenCodeLauncher",

@@ -12,6 +12,7 @@ class Harness(StrEnum):
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
     OPENCODE = "opencode"
+    COPILOT_CLI = "copilot-cli"
 
 
 class EventSemantic(StrEnum):
@@ -25,6 +26,7 @@ class HookSurface(StrEnum):
     CODEX_STRICT_COMMAND_JSON = "codex-strict-command-json"
     OPENCODE_NAMED_OUTPUT = "opencode-named-output"
     OPENCODE_CATCH_ALL_SSE = "opencode-catch-all-sse"
+    COPILOT_COMMAND_JSON = "copilot-command-json"
 
 
 class BlockingMode(StrEnum):
@@ -153,6 +155,9 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
         FailureMode.OBSERVE_ONLY,
     ),
     HookSurface.OPENCODE_CATCH_ALL_SSE: (FailureMode.REPORT_AND_CONTINUE, FailureMode.OBSERVE_ONLY),
+    # Copilot CLI command hooks: exit 2 blocks preToolUse (with the reason lost), so the blocking arm is
+    # exit-2-blocks; the adapter's own tail answers the JSON deny, which carries the reason (hosts/copilot_cli.py).
+    HookSurface.COPILOT_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
 }
 
 # Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).

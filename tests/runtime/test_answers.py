@@ -200,3 +200,20 @@ def test_post_action_gate_rows_never_deliver_a_deny(env, tmp_path):
     assert "no evidenced pre-action refusal channel" in err
     code, out, _ = call("claude-code", "PostToolBatch", "2.1.328", {"session_id": "s"}, env)
     assert (code, out) == (0, "")
+
+
+COPILOT_SHELL = {
+    "sessionId": "s-1",
+    "timestamp": 1764633600000,
+    "cwd": "/",
+    "toolName": "bash",
+    "toolArgs": {"command": "echo x > probe.txt", "description": "probe"},
+}
+
+
+def test_copilot_pretooluse_deny_is_the_json_that_carries_the_reason(env):
+    code, out, err = call("copilot-cli", "preToolUse", "1.0.102", COPILOT_SHELL, env)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"permissionDecision": "deny", "permissionDecisionReason": "probe files are off limits"}
+    allowed = dict(COPILOT_SHELL, toolArgs={"command": "ls"})
+    assert call("copilot-cli", "preToolUse", "1.0.102", allowed, env) == (0, "", "")

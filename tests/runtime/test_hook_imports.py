@@ -74,6 +74,12 @@ CASES = {
         },
     ),
     "opencode-observe": ("opencode", "session.created", "1.18.33", {"sessionID": "s1"}),
+    "copilot-deny": (
+        "copilot-cli",
+        "preToolUse",
+        "1.0.102",
+        {"sessionId": "s1", "timestamp": 1, "cwd": "/tmp", "toolName": "bash", "toolArgs": {"command": "cat probe"}},
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 
