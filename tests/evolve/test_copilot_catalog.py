@@ -133,3 +133,37 @@ def test_committed_copilot_catalog_is_what_the_pinned_host_ships(npm_bin):
     fresh = extract("copilot-cli", version, node_modules=npm_bin.parent, root=REPO)
     assert dump(fresh) == dump(committed.doc)
     assert len(committed.names) == 12
+
+
+# --- the first profile ----------------------------------------------------------------------------
+
+
+def test_the_committed_first_profile_is_what_bump_derives_from_catalog_and_capture(tmp_path):
+    """With no earlier copilot-cli contract, `pasture bump` derives the first profile from the committed
+    catalog and capture alone; doing that again writes the committed bytes, and only a held refusal of
+    this very version makes a row block."""
+    import shutil
+
+    from pasture.evolve.profile_new import ProfileNewError, new_profile
+    from pasture.profile.loader import load_project
+
+    contract = "copilot-cli@1.0.102"
+    shutil.copytree(REPO / "captures" / contract, tmp_path / "captures" / contract)
+    other = "codex@0.171.0"  # a project with some contract, none of this host
+    shutil.copytree(REPO / "captures" / other, tmp_path / "captures" / other)
+    shutil.copytree(REPO / "profiles" / other, tmp_path / "profiles" / other)
+    report = new_profile(tmp_path, "copilot-cli", "1.0.102", None, force=True)
+    for name in ("lifecycle.yaml", "runtime.yaml"):
+        assert (tmp_path / "profiles" / contract / name).read_text() == (
+            REPO / "profiles" / contract / name
+        ).read_text()
+    assert report.proven == [
+        "preToolUse: exit 2 held (captures/copilot-cli@1.0.102/pre-tool-use-exit-2/scenario.json)",
+        "preToolUse: JSON deny held (captures/copilot-cli@1.0.102/pre-tool-use-json-deny/scenario.json)",
+    ]
+    (new,) = load_project(tmp_path, [contract])
+    assert [r.name for r in new.events if r.failure.blocks] == ["preToolUse"]
+    shutil.rmtree(tmp_path / "profiles" / contract)
+    (tmp_path / "captures" / contract / "catalog.json").unlink()
+    with pytest.raises(ProfileNewError, match="a first profile is derived from the catalog"):
+        new_profile(tmp_path, "copilot-cli", "1.0.102", None, force=True)
