@@ -248,11 +248,12 @@ def _prune_stale(cache: Path, keep: str) -> None:
 
 
 def host_binary(host: str, bin_dir: str | os.PathLike[str]) -> Path:
-    """Path of a host's binary (``claude-code`` / ``codex`` / ``opencode``) in ``bin_dir``."""
-    try:
-        _, binary = HOST_PACKAGES[host]
-    except KeyError:
-        raise ValueError(f"unknown host {host!r}; expected one of {sorted(HOST_PACKAGES)}") from None
+    """Path of a host's binary (any host of pasture.hosts, e.g. ``codex``) in ``bin_dir``."""
+    from pasture.hosts import HOSTS  # the registry: hosts pinned in tests/npm but not (yet) in HOST_PACKAGES
+
+    if host not in HOSTS:
+        raise ValueError(f"unknown host {host!r}; expected one of {sorted(HOSTS)}")
+    binary = HOSTS[host].binary
     path = Path(bin_dir) / binary
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist (was ensure_npm_tools run?)")

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pasture.hostenv import HostRun, HostRunResult, Script, prepare_run
-from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.hostenv.npm_tools import pinned_versions
+from pasture.hosts import HOSTS
 from pasture.runtime.tables import resolve
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ class HostSpec:
 
     @property
     def package(self) -> str:
-        return HOST_PACKAGES[self.host][0]
+        return HOSTS[self.host].npm_packages[0]
 
     @property
     def version(self) -> str:
@@ -106,6 +107,8 @@ CLAUDE = HostSpec("claude-code", "PreToolUse", "PostToolUse", "Bash", ("session"
 CODEX = HostSpec("codex", "PreToolUse", "PostToolUse", "Bash", ("session", "turn", "tool-call"))
 OPENCODE = HostSpec("opencode", "tool.execute.before", "tool.execute.after", "bash", ("session", "tool-call"))
 SPECS = {s.host: s for s in (CLAUDE, CODEX, OPENCODE)}
+#: Not in SPECS (the tests written for the first three hosts loop over it): tests/realhost/test_realhost_copilot_cli.py.
+COPILOT = HostSpec("copilot-cli", "preToolUse", "postToolUse", "bash", ("session",))
 
 
 # --- policies and gates -------------------------------------------------------------------------
