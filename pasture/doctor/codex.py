@@ -10,14 +10,15 @@ project is trusted.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Mapping
 
 from pasture.doctor.findings import Finding
-from pasture.doctor.installations import Installation, reinstall
+from pasture.doctor.installed import Installation, reinstall
 from pasture.install import codex_trust, hooktable
 from pasture.install.codex_server import AppServer, CodexServerError, find_codex
-from pasture.install.targets import codex_home
+from pasture.install.places import codex_home
 
 
 def check_trust(
@@ -124,3 +125,24 @@ def _config(home: Path) -> dict:
         return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
+
+
+_NOT_POSIX_SHELLS = {"fish", "nu", "xonsh", "elvish", "pwsh", "powershell", "csh", "tcsh"}
+
+
+def check_shell(env: Mapping[str, str]) -> list[Finding]:
+    """Codex runs hooks with ``$SHELL -c``; the command line is POSIX sh."""
+    shell = env.get("SHELL") or ""
+    name = os.path.basename(shell)
+    if name in _NOT_POSIX_SHELLS:
+        return [
+            Finding(
+                "codex-shell",
+                "off",
+                f"Codex runs hooks with your $SHELL ({shell} -c), which cannot run "
+                "the POSIX-sh hook command line: every hook fails, and fails open",
+                "codex",
+                fix="start codex with SHELL=/bin/sh (or bash/zsh), e.g. `SHELL=/bin/sh codex`",
+            )
+        ]
+    return []

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from pasture.doctor.findings import EXIT_ERROR, DoctorError
-from pasture.install.targets import HARNESSES
+from pasture.hosts import NAMES as HARNESSES
 
 
 @click.command()
@@ -60,7 +60,12 @@ def doctor(
     from pasture.install.commands import _root
 
     opts = Options(
-        project=project, user=user, root=_root(ctx, root), env=dict(os.environ), hosts=hosts, codex_bin=codex_bin
+        project=project,
+        user=user,
+        root=_root(ctx, root),
+        env=dict(os.environ),
+        hosts=hosts,
+        binaries={"--codex-bin": codex_bin} if codex_bin else {},
     )
     try:
         report = run(opts)

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from pasture.doctor import codex, installations, runtime_view, sandbox, tamper
+from pasture.doctor import installations, runtime_view, tamper
 from pasture.doctor.findings import DoctorError, Finding, Report
-from pasture.install.targets import HARNESSES
+from pasture.doctor.installed import DoctorContext
+from pasture.hosts import HOSTS, Host
 
 
 @dataclass
@@ -20,8 +21,8 @@ class Options:
     root: Path  # the pasture checkout holding profiles/
     env: Mapping[str, str]
     hosts: tuple[str, ...] = ()  # required hosts (--host); empty: every host that is installed
-    codex_bin: str | None = None
-    codex_timeout: float = 60.0
+    binaries: Mapping[str, str] = field(default_factory=dict)  # the binary flags given: --codex-bin -> path
+    timeout: float = 60.0  # a host's own trust query (codex app-server)
     cwd: Path = field(default_factory=Path.cwd)
 
 
@@ -42,10 +43,10 @@ def run(opts: Options) -> Report:
         report.add(*tamper.check_host_env(str(start), str(project)))
         report.add(*tamper.check_cache(str(project), opts.env))
     report.add(*tamper.check_trust(opts.env))
-    for harness in HARNESSES:
+    for harness, the_host in HOSTS.items():
         installs, problems = installations.find_installations(harness, project, opts.env)
         report.add(*problems)
-        user_claude = any(i.target.project is None for i in installs) and harness == "claude-code"
+        covered = any(i.target.project is None for i in installs)  # the user-scope adapter is there too
         if not installs and not problems:
             absent.append(harness)
             if harness in opts.hosts:
@@ -62,9 +63,9 @@ def run(opts: Options) -> Report:
             continue
         found_any = True
         for inst in installs:
-            report.add(*_check_installation(inst, opts, start, covered=user_claude))
+            report.add(*_check_installation(the_host, inst, opts, start, covered))
         if installs:
-            report.add(*sandbox.check(harness, project, opts.env, installs))
+            report.add(*the_host.check_environment(project, opts.env, installs))
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(
@@ -73,7 +74,7 @@ def run(opts: Options) -> Report:
                 "off",
                 "no pasture adapter is installed for any host: nothing enforces a policy here",
                 None,
-                fix=f"pasture install <claude-code|codex|opencode> {where}",
+                fix=f"pasture install <{'|'.join(HOSTS)}> {where}",
             )
         )
     report.absent = absent
@@ -83,18 +84,14 @@ def run(opts: Options) -> Report:
 
 
 def _check_installation(
-    inst: installations.Installation, opts: Options, start: Path | None, covered: bool = False
+    the_host: Host, inst: installations.Installation, opts: Options, start: Path | None, covered: bool
 ) -> list[Finding]:
+    binary = opts.binaries.get(the_host.binary_flag)
     findings, adapter = installations.check_adapter(inst, opts.root)
-    findings += installations.check_launcher(inst, opts.env)
-    findings += installations.check_host_version(
-        inst, adapter, opts.root, opts.env, opts.codex_bin if inst.harness == "codex" else None
-    )
-    findings += installations.check_claude_start(inst, start, covered)
-    if inst.harness == "codex":
-        findings += codex.check_trust(inst, opts.env, opts.codex_bin, opts.codex_timeout)
-        findings += installations.check_codex_shell(opts.env)
-    return findings
+    findings += the_host.check_launcher(inst, opts.env)
+    findings += installations.check_host_version(inst, adapter, opts.root, opts.env, binary)
+    ctx = DoctorContext(opts.env, start, covered, binary, opts.timeout)
+    return findings + the_host.check_session(inst, ctx)
 
 
 def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Finding]:

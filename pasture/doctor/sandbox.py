@@ -1,8 +1,9 @@
 """Whether the agent's OS sandbox keeps the commands it runs from writing the guard's state.
 
 No hook can stop a program the agent writes and then runs; an OS sandbox can. `pasture doctor`
-reads what the host's own settings say and reports, per host with an adapter here (status ``ok``
-or ``warn``; never ``off``: the hooks still enforce the policy without a sandbox):
+reads what the host's own settings say and reports, per host with an adapter here (the host module's
+``check_environment`` calls these; status ``ok`` or ``warn``; never ``off``: the hooks still enforce the
+policy without a sandbox):
 
 * **Claude Code**: ``sandbox.enabled`` (the first of ``.claude/settings.local.json``,
   ``.claude/settings.json`` and the user's ``settings.json`` that sets it; a managed-settings file
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pasture.doctor.findings import Finding
-from pasture.install.targets import claude_user_dir, codex_home
+from pasture.install.places import claude_user_dir, codex_home
 
 _CAP = 4 * 1024 * 1024
 
@@ -245,14 +246,3 @@ def claude_deny_rules(settings: Path, project: Path | None, env: Mapping[str, st
             where=str(settings),
         )
     ]
-
-
-def check(harness: str, project: Path | None, env: Mapping[str, str], installs=()) -> list[Finding]:
-    if harness == "claude-code":
-        found = []
-        for inst in installs:
-            found += claude_deny_rules(inst.target.file, inst.target.project, env)
-        return found + claude(project, env)
-    if harness == "codex":
-        return codex(project, env)
-    return []  # OpenCode has no OS sandbox of its own

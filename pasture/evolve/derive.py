@@ -27,27 +27,7 @@ from typing import Any
 from pasture.catalog import Catalog, EventSchema
 from pasture.hosts import HOSTS
 
-IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-        "elicitation_id": "request",
-    },
-    "codex": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
-    "copilot-cli": {"sessionId": "session", "toolCallId": "tool-call", "agentId": "agent"},
-}
+IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.identity_fields) for name, h in HOSTS.items()}
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
     "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
     "codex-strict-command-json": {
@@ -90,11 +70,11 @@ def offers_decision(ev: EventSchema) -> bool:
 def classify(harness: str, ev: EventSchema) -> str:
     """'gate' (pre-action, decision offered: blocking waits for evidence) or 'observation'.
 
-    An OpenCode named hook is awaited, and a throw from it is the decision its host reads (1.x has
-    no refusal field), so there every pre-action named hook offers one."""
+    Where a throw is the refusal the host reads (``HOST.throw_refuses``: an OpenCode named hook is
+    awaited, and 1.x has no refusal field), every pre-action named hook offers one."""
     if ev.kind == "bus":
         return "observation"
-    offered = offers_decision(ev) or harness == "opencode"
+    offered = offers_decision(ev) or HOSTS[harness].throw_refuses
     return "gate" if is_pre_action(ev) and offered else "observation"
 
 
@@ -140,7 +120,7 @@ def row_from_catalog(
             f"Host catalog {version} ({source}): a pre-action event whose output offers a decision ({offered}), "
             "so a gate consultation. Its blocking waits for evidence: "
         )
-        if harness == "opencode":
+        if HOSTS[harness].throw_refuses:
             why += (
                 "report-and-continue unless a capture of this version shows a throw from it holding (then "
                 "throw-fail-fast citing it)."
@@ -161,7 +141,7 @@ def row_from_catalog(
         )
         pre_action = False
     row.update(identities=identities, unresolved=[], stop_loop="not-applicable", pre_action=pre_action)
-    if harness != "opencode" and ("tool_name" in cat.identity_fields(ev.name)):
+    if HOSTS[harness].tool_matchers and ("tool_name" in cat.identity_fields(ev.name)):
         row["matcher"] = "*"
     row["note"] = why
     return row, kind
@@ -221,8 +201,9 @@ def _add(row: dict[str, Any], sentence: str) -> None:
 
 
 def demote_uncited_throw(row: dict[str, Any], ev: EventSchema | None, version: str, source: str) -> str | None:
-    """OpenCode: a throw-fail-fast row without evidence (or one the host never calls) is declared
-    report-and-continue: it must not count as blocking. Returns the sentence added, if any."""
+    """Where a throw refuses (``HOST.throw_refuses``, OpenCode): a throw-fail-fast row without evidence (or
+    one the host never calls) is declared report-and-continue: it must not count as blocking. Returns the
+    sentence added, if any."""
     if row.get("failure") != "throw-fail-fast" or (ev is not None and ev.kind == "bus"):
         return None
     never_called = ev is not None and ev.host_calls == 0

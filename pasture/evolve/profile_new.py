@@ -56,34 +56,9 @@ from pasture.profile.versions import HostVersion, VersionError
 from pasture.profile.vocab import FailureMode
 from pasture.runtime.envelope import identity_value
 
-IDENTITY_FIELDS: dict[str, dict[str, str]] = {
-    "claude-code": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "codex": {
-        "session_id": "session",
-        "turn_id": "turn",
-        "tool_use_id": "tool-call",
-        "agent_id": "agent",
-        "request_id": "request",
-        "message_id": "message",
-    },
-    "opencode": {"sessionID": "session", "callID": "tool-call", "messageID": "message", "requestID": "request"},
-    "copilot-cli": {"sessionId": "session", "toolCallId": "tool-call", "agentId": "agent"},
-}
+IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.capture_identity_fields) for name, h in HOSTS.items()}
 #: Hooks a capture sees that are not lifecycle events, and why they never become rows.
-NOT_EVENTS: dict[str, dict[str, str]] = {
-    "opencode": {
-        "config": "the plugin configuration hook, not a lifecycle event; its payload is the whole config, "
-        "provider API keys included, which must never reach the journal",
-        "event": "the catch-all bus hook itself; the bus events it delivers are rows of their own",
-    },
-}
+NOT_EVENTS: dict[str, dict[str, str]] = {name: dict(h.not_events) for name, h in HOSTS.items() if h.not_events}
 HOST_NAMES = {h.name: h.display_name for h in HOSTS.values()}
 
 
@@ -139,13 +114,7 @@ class NewProfileReport:
 
 def _shape(harness: str, event: str, payload: Any, bus: bool) -> Any:
     """The payload as the generated adapter hands it to `pasture hook lifecycle`."""
-    if harness != "opencode":
-        return payload
-    if bus:
-        return {"event": event, "input": payload}
-    if isinstance(payload, dict):
-        return {"event": event, "input": payload.get("input"), "output": payload.get("output")}
-    return {"event": event, "input": payload}
+    return HOSTS[harness].lifecycle_payload(event, payload, bus)
 
 
 _DERIVED = re.compile(r"(Capture|Evidence|Host catalog) \d+\.\d+\.\d+\S*[: (]")
@@ -367,7 +336,7 @@ def _rows(
         _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
         _prune(root, row, {**base_sources, **cited}, version, report)
         if (
-            harness == "opencode"
+            HOSTS[harness].throw_refuses
             and catalog is not None
             and demote_uncited_throw(row, catalog.event(name), version, source)
         ):

@@ -31,6 +31,7 @@ from pasture import PastureError
 from pasture.catalog import Catalog, CatalogError, find_catalog
 from pasture.evolve.derive import catalog_additions, correct_row, demote_uncited_throw, insert_row
 from pasture.evolve.yamlout import rewrite_body
+from pasture.hosts import HOSTS
 
 
 class SyncError(PastureError, RuntimeError):
@@ -81,7 +82,7 @@ def sync_rows(
         ev = cat.event(row["name"])
         changes = correct_row(harness, cat, row, version, source)
         report.corrected += [f"{row['name']}: {c}" for c in changes]
-        if harness == "opencode" and demote_uncited_throw(row, ev, version, source):
+        if HOSTS[harness].throw_refuses and demote_uncited_throw(row, ev, version, source):
             report.demoted.append(row["name"])
     for row, kind, _ev in catalog_additions(harness, cat, {r["name"] for r in rows}, excluded, version, source):
         report.added.append(row["name"])
@@ -154,7 +155,7 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
                 f"no catalog for {contract_id}: run `pasture catalog extract {harness} --version "
                 f"{version}` first (or pass the reason none exists)"
             )
-        if harness == "opencode":
+        if HOSTS[harness].throw_refuses:
             for row in rows:
                 if demote_uncited_throw(row, None, version, "no catalog"):
                     report.demoted.append(row["name"])

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pasture import PastureError
+from pasture.hosts import HOSTS
 
 __all__ = [
     "HOST_PACKAGES",
@@ -51,18 +52,14 @@ CACHE_DIR = Path(".cache") / "npm"
 #: Written (atomically) inside a finished install; its content is the lockfile digest.
 MARKER = ".pasture-npm-installed"
 
-#: host name -> (npm package, binary name in node_modules/.bin)
-HOST_PACKAGES: dict[str, tuple[str, str]] = {
-    "claude-code": ("@anthropic-ai/claude-code", "claude"),
-    "codex": ("@openai/codex", "codex"),
-    "opencode": ("opencode-ai", "opencode"),
-}
+#: host name -> (npm package, binary name in node_modules/.bin): each host's first ``npm_packages`` and ``binary``
+HOST_PACKAGES: dict[str, tuple[str, str]] = {name: (h.npm_packages[0], h.binary) for name, h in HOSTS.items()}
 
 #: Install scripts that must run for the hosts to work (each copies the platform's native binary
-#: over a placeholder ``bin/*.exe``): (package folder under node_modules, argv run there).
-POSTINSTALL_STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("@anthropic-ai/claude-code", ("node", "install.cjs")),
-    ("opencode-ai", ("node", "postinstall.mjs")),
+#: over a placeholder ``bin/*.exe``): (package folder under node_modules, argv run there); each host's
+#: ``npm_postinstall``.
+POSTINSTALL_STEPS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    step for h in HOSTS.values() for step in h.npm_postinstall
 )
 
 _VERSION_RE = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
@@ -248,12 +245,11 @@ def _prune_stale(cache: Path, keep: str) -> None:
 
 
 def host_binary(host: str, bin_dir: str | os.PathLike[str]) -> Path:
-    """Path of a host's binary (any host of pasture.hosts, e.g. ``codex``) in ``bin_dir``."""
-    from pasture.hosts import HOSTS  # the registry: hosts pinned in tests/npm but not (yet) in HOST_PACKAGES
-
-    if host not in HOSTS:
-        raise ValueError(f"unknown host {host!r}; expected one of {sorted(HOSTS)}")
-    binary = HOSTS[host].binary
+    """Path of a host's binary (``claude-code`` / ``codex`` / ``opencode`` / ``copilot-cli``) in ``bin_dir``."""
+    try:
+        _, binary = HOST_PACKAGES[host]
+    except KeyError:
+        raise ValueError(f"unknown host {host!r}; expected one of {sorted(HOST_PACKAGES)}") from None
     path = Path(bin_dir) / binary
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist (was ensure_npm_tools run?)")

@@ -32,9 +32,10 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
+from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.claude_code import hooks_table
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.protocol import Host
@@ -42,10 +43,19 @@ from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render.artifact import Artifact, header
 
+if TYPE_CHECKING:
+    from pasture.doctor.findings import Finding
+    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.install.places import Target
+    from pasture.install.session import Adapter, Session
+    from pasture.profile.versions import HostVersion
+
 __all__ = [
     "ACCEPTED_EVENTS",
     "HOST",
     "Codex",
+    "CodexCapture",
     "CodexEventError",
     "CodexLauncher",
     "codex_artifacts",
@@ -294,6 +304,50 @@ def codex_artifacts(contract: Contract) -> list[Artifact]:
     return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
 
 
+class CodexCapture(CommandHookCapture):
+    """Codex silently ignores unknown keys in ``hooks.json``, but ``codex app-server``'s ``hooks/list`` (the
+    hook-trust route) lists the hooks it loaded. The catalog pass registers every event name any Claude
+    Code or Codex profile knows (Codex copies Claude's names) plus the probe key; what ``hooks/list``
+    returns is what this Codex accepts."""
+
+    harness = "codex"
+    config_dir = ".codex"
+    config_file = "hooks.json"
+    # The production trust route: codex app-server hooks/list, then [hooks.state] trusted_hash per hook.
+    options = {"hook_trust": "persist"}
+
+    def candidates(self, repo_root: Path) -> list[str]:
+        return sorted(set(profile_event_names(repo_root, ("claude-code", "codex"))) | {CATALOG_PROBE})
+
+    def has_catalog_pass(self) -> bool:
+        return True
+
+    def read_catalog(self, run: Run) -> list[str] | None:
+        path = run.root / "codex-hook-trust.json"
+        if not path.exists():
+            return None
+        hooks = json.loads(path.read_text())
+        names = []
+        for hook in hooks:
+            event = hook.get("eventName")
+            if isinstance(event, str) and event:
+                pascal = event[0].upper() + event[1:]
+                if pascal not in names:
+                    names.append(pascal)
+        return names
+
+    def catalog_method(self) -> str:
+        return (
+            "hooks.json registered every event name the Claude Code and Codex profiles know plus "
+            f"{CATALOG_PROBE}; codex app-server hooks/list named the ones this Codex loaded"
+        )
+
+    def scenario_set(self) -> ScenarioSet:
+        from pasture.evolve import scenario_sets as s
+
+        return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(s.APPROVALS_ON_REQUEST))
+
+
 class Codex:
     name = "codex"
     display_name = "Codex CLI"
@@ -301,6 +355,7 @@ class Codex:
     instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent", "request_user_input"})
     npm_packages: tuple[str, ...] = ("@openai/codex",)
+    npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
     binary = "codex"
     binary_flag = "--codex-bin"
     binary_env = "PASTURE_CODEX_BIN"
@@ -314,6 +369,96 @@ class Codex:
 
     def artifacts(self, contract: Contract) -> list[Artifact]:
         return codex_artifacts(contract)
+
+    # install: hooks.json merged (pasture.install.hooktable); trust in $CODEX_HOME/config.toml, keys and
+    # hashes asked of `codex app-server` (pasture.install.codex_install, codex_trust, codex_server):
+    # codex skips an untrusted hook, and a project's .codex/ layer of an untrusted project, without a word.
+    adapter_file = "hooks.json"
+    install_flags: frozenset[str] = frozenset({"--trust-project", "--trust-only", "--codex-bin"})
+
+    def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
+        from pasture.install.places import Target, codex_home, project_folder
+
+        if project is not None:
+            project = project_folder(project)
+            return Target(
+                self.name,
+                "project",
+                project / ".codex" / "hooks.json",
+                project,
+                host_home=codex_home(env),
+                project=project,
+            )
+        folder = codex_home(env)
+        return Target(self.name, "user", folder / "hooks.json", folder.parent, host_home=folder)
+
+    def pick_contract(
+        self, available: list[tuple[HostVersion, str]], version: HostVersion | None, seen: str
+    ) -> tuple[str, str]:
+        from pasture.install.places import highest_floor
+
+        return highest_floor(self.name, available, version, seen)
+
+    def install(self, session: Session) -> None:
+        from pasture.install import codex_install
+
+        codex_install.install(session)
+
+    def trust(self, session: Session) -> None:
+        from pasture.install import codex_install
+
+        codex_install.trust(session)
+
+    def uninstall(self, session: Session) -> None:
+        from pasture.install import codex_install
+
+        codex_install.uninstall(session)
+
+    # doctor
+    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
+        from pasture.doctor.installed import read_json_hooks
+
+        return read_json_hooks(self.name, target, text)
+
+    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
+        from pasture.doctor.installed import check_json_hooks
+
+        return check_json_hooks(inst, adapter)
+
+    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
+        from pasture.doctor.installed import check_json_launcher
+
+        return check_json_launcher(inst, env)
+
+    def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
+        from pasture.doctor import codex
+
+        return codex.check_trust(inst, ctx.env, ctx.binary, ctx.timeout) + codex.check_shell(ctx.env)
+
+    def check_environment(
+        self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
+    ) -> list[Finding]:
+        from pasture.doctor import sandbox
+
+        return sandbox.codex(project, env)
+
+    # capture, profile new
+    capture: CaptureAdapter = CodexCapture()
+    identity_fields: Mapping[str, str] = {
+        "session_id": "session",
+        "turn_id": "turn",
+        "tool_use_id": "tool-call",
+        "agent_id": "agent",
+        "request_id": "request",
+        "message_id": "message",
+    }
+    capture_identity_fields: Mapping[str, str] = identity_fields
+    not_events: Mapping[str, str] = {}
+    throw_refuses = False
+    tool_matchers = True
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = Codex()  # mypy checks the class against the Protocol here

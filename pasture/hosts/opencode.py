@@ -102,9 +102,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
+from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.protocol import Host
 from pasture.profile.contracts import Contract, EventRow
@@ -112,11 +113,20 @@ from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurfa
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
 
+if TYPE_CHECKING:
+    from pasture.doctor.findings import Finding
+    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.install.places import Target
+    from pasture.install.session import Adapter, Session
+    from pasture.profile.versions import HostVersion
+
 __all__ = [
     "FIX",
     "HOST",
     "PLUGIN_FILE",
     "OpenCode",
+    "OpenCodeCapture",
     "OpenCodeLauncher",
     "OpenCodeRenderError",
     "deep_merge",
@@ -373,6 +383,71 @@ def _hook(row: EventRow, refusal: str, major: int) -> _Hook:
     return _Hook(row.name, domain, hook, refusal)
 
 
+class OpenCodeCapture(CaptureAdapter):
+    """OpenCode calls a plugin's hooks by looking them up on the object the plugin returns; the recording
+    plugin answers with a Proxy that records every lookup, so every hook name the host asks for is seen,
+    and every bus event arrives through the catch-all ``event`` hook. No catalog pass."""
+
+    harness = "opencode"
+    log_name = "plugin.jsonl"
+    options: dict[str, Any] = {}
+
+    def candidates(self, repo_root: Path) -> list[str]:
+        from pasture.hostenv.recorder import OPENCODE_RECORDED_HOOKS
+
+        named = set(profile_event_names(repo_root, (self.harness,), "opencode-named-output"))
+        return sorted(named | set(OPENCODE_RECORDED_HOOKS))
+
+    def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
+        from pasture.hostenv.recorder import opencode_recorder_plugin
+
+        plugins = run.project / ".opencode" / "plugins"
+        plugins.mkdir(parents=True, exist_ok=True)
+        block = "bash" if scenario.channel == "throw" else None
+        answers = None
+        if scenario.answer is not None:
+            answers = {scenario.answer.event: scenario.answer.filled(scenario.marker or "")}
+        source = opencode_recorder_plugin(
+            run.root / self.log_name,
+            block_tool=block,
+            reason=scenario.reason(),
+            hooks=events,
+            discover=True,
+            answers=answers,
+        )
+        (plugins / "pasture-capture.js").write_text(source)
+
+    def records(self, run: Run) -> Records:
+        from pasture.hostenv.recorder import read_records
+
+        out = Records()
+        for record in read_records(run.root / self.log_name):
+            hook = record.get("hook")
+            if hook == "plugin.init":
+                out.plugin_init = record.get("input")
+            elif hook == "plugin.lookup":
+                name = (record.get("input") or {}).get("name")
+                if isinstance(name, str) and name not in out.lookups:
+                    out.lookups.append(name)
+            elif hook == "event":
+                event = (record.get("input") or {}).get("event") or {}
+                out.calls.append(HookRecord(str(event.get("type")), event, bus=True))
+            elif isinstance(hook, str):
+                out.calls.append(HookRecord(hook, {"input": record.get("input"), "output": record.get("output")}))
+        return out
+
+    def catalog_method(self) -> str:
+        return (
+            "the recording plugin's hooks object is a Proxy that records every hook name the host looks "
+            "up; bus events arrive through the catch-all event hook"
+        )
+
+    def scenario_set(self) -> ScenarioSet:
+        from pasture.evolve import scenario_sets as s
+
+        return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
+
+
 class OpenCode:
     name = "opencode"
     display_name = "OpenCode"
@@ -380,6 +455,7 @@ class OpenCode:
     instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"skill", "task", "question"})
     npm_packages: tuple[str, ...] = ("opencode-ai", "@opencode-ai/plugin")
+    npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = (("opencode-ai", ("node", "postinstall.mjs")),)
     binary = "opencode"
     binary_flag = "--opencode-bin"
     binary_env = "PASTURE_OPENCODE_BIN"
@@ -393,6 +469,104 @@ class OpenCode:
 
     def artifacts(self, contract: Contract) -> list[Artifact]:
         return opencode_artifacts(contract)
+
+    # install: the plugin file is pasture's own (pasture.install.pluginfile); OpenCode loads project plugins
+    # with no trust step, from plugin/ and plugins/ both.
+    adapter_file = PLUGIN_FILE
+    install_flags: frozenset[str] = frozenset()
+
+    def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
+        from pasture.install.places import Target, opencode_user_dir, project_folder
+
+        if project is not None:
+            project = project_folder(project)
+            return Target(
+                self.name, "project", project / ".opencode" / "plugins" / PLUGIN_FILE, project, project=project
+            )
+        folder = opencode_user_dir(env)
+        return Target(self.name, "user", folder / "plugins" / PLUGIN_FILE, folder.parent)
+
+    def pick_contract(
+        self, available: list[tuple[HostVersion, str]], version: HostVersion | None, seen: str
+    ) -> tuple[str, str]:
+        """1.x and 2.x plugin APIs are incompatible: the newest contract of the installed major version,
+        else (the version cannot be told) the newest 1.x contract, said so."""
+        from pasture.install.places import TargetError
+
+        major = None if version is None else version.major
+        wanted = major if major is not None else 1
+        matching = [cid for v, cid in available if v.major == wanted]
+        if not matching:
+            ids = ", ".join(cid for _v, cid in available)
+            raise TargetError(f"{seen}; no OpenCode {wanted}.x contract (known: {ids}); pass --contract ID")
+        if major is None:
+            return matching[
+                -1
+            ], f"{seen}: assuming OpenCode 1.x, the newest 1.x contract; choose another with --contract"
+        return matching[-1], f"{seen}: the newest OpenCode {major}.x contract"
+
+    def install(self, session: Session) -> None:
+        from pasture.install import pluginfile
+
+        pluginfile.install(session, self.display_name, siblings=("plugin", "plugins"))
+
+    def trust(self, session: Session) -> None:
+        return None
+
+    def uninstall(self, session: Session) -> None:
+        from pasture.install import pluginfile
+
+        pluginfile.uninstall(session)
+
+    # doctor
+    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
+        from pasture.doctor.installed import read_plugin_file
+
+        return read_plugin_file(self.name, target, text)
+
+    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
+        from pasture.doctor.installed import check_plugin_file
+
+        return check_plugin_file(inst, adapter)
+
+    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
+        from pasture.doctor.installed import check_plugin_launcher
+
+        return check_plugin_launcher(inst, env, self.display_name)
+
+    def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
+        return []
+
+    def check_environment(
+        self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
+    ) -> list[Finding]:
+        return []  # OpenCode has no OS sandbox of its own
+
+    # capture, profile new
+    capture: CaptureAdapter = OpenCodeCapture()
+    identity_fields: Mapping[str, str] = {
+        "sessionID": "session",
+        "callID": "tool-call",
+        "messageID": "message",
+        "requestID": "request",
+    }
+    capture_identity_fields: Mapping[str, str] = identity_fields
+    not_events: Mapping[str, str] = {
+        "config": "the plugin configuration hook, not a lifecycle event; its payload is the whole config, "
+        "provider API keys included, which must never reach the journal",
+        "event": "the catch-all bus hook itself; the bus events it delivers are rows of their own",
+    }
+    # A named hook is awaited, and a throw from it is the decision the host reads (1.x has no refusal field).
+    throw_refuses = True
+    tool_matchers = False
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        """The plugin hands the runtime ``{event, input[, output]}``."""
+        if bus:
+            return {"event": event, "input": payload}
+        if isinstance(payload, dict):
+            return {"event": event, "input": payload.get("input"), "output": payload.get("output")}
+        return {"event": event, "input": payload}
 
 
 HOST: Host = OpenCode()  # mypy checks the class against the Protocol here

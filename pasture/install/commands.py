@@ -67,6 +67,18 @@ def _refuse(exc: InstallError, as_json: bool) -> None:
     sys.exit(EXIT_ERROR)
 
 
+def _host_only(harness: str, given: dict[str, object]) -> None:
+    """Refuse the host-only flags this host does not take (``HOST.install_flags``), naming the hosts that do."""
+    from pasture.hosts import HOSTS
+
+    if any(value for flag, value in given.items() if flag not in HOSTS[harness].install_flags):
+        flags = list(given)
+        owners = [name for name, h in HOSTS.items() if set(flags) <= h.install_flags]
+        raise click.UsageError(
+            f"{', '.join(flags[:-1])} and {flags[-1]} apply to {' and '.join(owners) or 'no host'} only"
+        )
+
+
 _common = [
     click.argument("harness", type=click.Choice(HARNESSES)),
     click.option(
@@ -148,8 +160,7 @@ def install(
     Exit 0 installed; 2 refused (nothing written); 3 written, but Codex will not run the hooks
     until their trust is recorded (the report gives the command).
     """
-    if harness != "codex" and (trust_project or trust_only or codex_bin):
-        raise click.UsageError("--trust-project, --trust-only and --codex-bin apply to codex only")
+    _host_only(harness, {"--trust-project": trust_project, "--trust-only": trust_only, "--codex-bin": codex_bin})
     if trust_project and user:
         raise click.UsageError("--trust-project applies to --project installs")
     # the CLI imports this module; keep `pasture --help` light
@@ -161,8 +172,7 @@ def install(
         root=_root(ctx, root),
         env=dict(os.environ),
         contract=contract,
-        codex_bin=codex_bin,
-        opencode_bin=opencode_bin,
+        binaries={flag: path for flag, path in (("--codex-bin", codex_bin), ("--opencode-bin", opencode_bin)) if path},
         trust_project=trust_project,
         trust_only=trust_only,
         root_given=root is not None,

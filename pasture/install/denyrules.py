@@ -29,6 +29,10 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from pasture.install.jsonhooks import SettingsAmendment
+from pasture.install.report import FileChange, InstallError
+from pasture.install.session import Session
+
 TOOLS = ("Edit",)
 # What a path inside a rule may not contain: ")" ends the rule (the schema's pattern), and a glob or
 # escape character would change what it matches.
@@ -159,3 +163,52 @@ def unmerge(doc: dict[str, Any], record: dict[str, Any]) -> tuple[dict[str, Any]
     if not permissions and created.get("permissions"):
         del doc["permissions"]
     return doc, changed
+
+
+class DenyRulesAmendment(SettingsAmendment):
+    """Claude Code's settings file: the hooks plus these ``permissions.deny`` rules (and their record)."""
+
+    def merge(self, session: Session, existing: dict[str, Any] | None, document: dict[str, Any]) -> dict[str, Any]:
+        target = session.target
+        self.rules, self.skipped = rules_for(target.project, session.env)
+        try:
+            document, self.record = merge(document, self.rules, read_record(target.file, session.env))
+        except ValueError as exc:
+            raise InstallError(
+                f"{target.file}: {exc}; refusing to touch it (nothing was written)",
+                hint=f"fix {target.file}, then run the command again",
+            ) from None
+        return document
+
+    def warn(self, session: Session, existing: dict[str, Any] | None) -> None:
+        report = session.report
+        if existing is not None and existing.get("disableAllHooks") is True:
+            report.warnings.append(
+                f"{session.target.file} sets disableAllHooks: true; Claude Code will not run any hook"
+            )
+        for path in self.skipped:
+            report.warnings.append(
+                f"{path} cannot be written as a Claude Code permission rule (a character that "
+                "would change its meaning); only the hooks guard it"
+            )
+
+    def installed(self, session: Session, change: FileChange) -> None:
+        change.detail = (
+            f"permissions.deny: {len(self.record['added'])} rule(s) keep Claude Code's file tools off the guard's files"
+        )
+        try:
+            write_record(session.target.file, session.env, self.record)
+        except OSError as exc:
+            session.report.warnings.append(
+                f"cannot record which permissions.deny rules pasture added ({exc}); uninstall "
+                "will remove every rule pasture would write"
+            )
+
+    def unmerge(self, session: Session, existing: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        record = read_record(session.target.file, session.env)
+        if not record:  # no record (another state folder): every rule pasture would write is ours
+            record = {"added": rules_for(session.target.project, session.env)[0]}
+        return unmerge(existing, record)
+
+    def uninstalled(self, session: Session) -> None:
+        write_record(session.target.file, session.env, {})

@@ -104,7 +104,7 @@ class Report:
         if self.events:
             lines.append(f"  events ({len(self.events)}): {', '.join(self.events)}")
         if self.trust:
-            lines.append(f"  codex trust: {self.trust.get('summary', '')}")
+            lines.append(f"  {self.harness} trust: {self.trust.get('summary', '')}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if not self.problems:

@@ -1,4 +1,5 @@
-"""Where each host reads its adapter, and which contract to install.
+"""Where each host reads its adapter, and which contract to install: the host registry asked
+(``HOST.target``, ``HOST.pick_contract``; the mechanics are :mod:`.places`).
 
 | harness     | --project DIR                            | --user                                              |
 |-------------|------------------------------------------|-----------------------------------------------------|
@@ -17,159 +18,55 @@ newest 1.x contract (said so in the report).
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from pasture import PastureError
-from pasture.hosts import NAMES as HARNESSES  # noqa: F401  (re-exported: the host registry)
-from pasture.profile.versions import HostVersion, VersionError
+from pasture.hosts import NAMES as HARNESSES
+from pasture.hosts import host
+from pasture.install.places import (
+    Target,
+    TargetError,
+    claude_user_dir,
+    codex_home,
+    contract_ids,
+    home,
+    opencode_user_dir,
+    version_of,
+)
+from pasture.profile.versions import HostVersion
 
-
-class TargetError(PastureError, ValueError):
-    """A usage or input problem: nothing was written."""
-
-
-@dataclass(frozen=True)
-class Target:
-    harness: str
-    scope: str  # "project" | "user"
-    file: Path  # the file we merge into or write
-    stop: Path  # empty folders are pruned on uninstall up to (not including) this one
-    codex_home: Path | None = None  # codex: where config.toml (trust) lives
-    project: Path | None = None  # project scope: the project folder
-
-
-def home(env: Mapping[str, str]) -> Path:
-    value = env.get("HOME")
-    return Path(value) if value else Path.home()
-
-
-def codex_home(env: Mapping[str, str]) -> Path:
-    value = env.get("CODEX_HOME")
-    return Path(value).expanduser().resolve() if value else home(env) / ".codex"
-
-
-def claude_user_dir(env: Mapping[str, str]) -> Path:
-    value = env.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser().resolve() if value else home(env) / ".claude"
-
-
-def opencode_user_dir(env: Mapping[str, str]) -> Path:
-    value = env.get("XDG_CONFIG_HOME")
-    base = Path(value).expanduser() if value and Path(value).is_absolute() else home(env) / ".config"
-    return base / "opencode"
+__all__ = [
+    "HARNESSES",
+    "Target",
+    "TargetError",
+    "choose_contract",
+    "claude_user_dir",
+    "codex_home",
+    "contract_ids",
+    "detect_host_version",
+    "home",
+    "opencode_user_dir",
+    "target_for",
+]
 
 
 def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
     """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
-    from pasture.hosts.opencode import PLUGIN_FILE  # imported here: it brings in jinja2
-
-    if project is not None:
-        project = project.resolve()
-        if not project.is_dir():
-            raise TargetError(f"--project {project}: no such folder")
-        if harness == "claude-code":
-            return Target(harness, "project", project / ".claude" / "settings.json", project, project=project)
-        if harness == "codex":
-            return Target(
-                harness,
-                "project",
-                project / ".codex" / "hooks.json",
-                project,
-                codex_home=codex_home(env),
-                project=project,
-            )
-        return Target(harness, "project", project / ".opencode" / "plugins" / PLUGIN_FILE, project, project=project)
-    if harness == "claude-code":
-        folder = claude_user_dir(env)
-        return Target(harness, "user", folder / "settings.json", folder.parent)
-    if harness == "codex":
-        folder = codex_home(env)
-        return Target(harness, "user", folder / "hooks.json", folder.parent, codex_home=folder)
-    folder = opencode_user_dir(env)
-    return Target(harness, "user", folder / "plugins" / PLUGIN_FILE, folder.parent)
-
-
-# --- contracts ------------------------------------------------------------------------------------
-
-_ID = re.compile(r"(?P<harness>[a-z][a-z0-9-]*)@(?P<version>\S+)")
-
-
-def contract_ids(root: Path, harness: str) -> list[tuple[HostVersion, str]]:
-    """(version, id) of every profile folder of ``harness``, oldest first."""
-    found = []
-    profiles = root / "profiles"
-    if not profiles.is_dir():
-        raise TargetError(f"no profiles/ folder under {root}; pass --root DIR (the pasture project)")
-    for folder in profiles.iterdir():
-        match = _ID.fullmatch(folder.name)
-        if not folder.is_dir() or match is None or match["harness"] != harness:
-            continue
-        try:
-            found.append((HostVersion.parse(match["version"]), folder.name))
-        except VersionError:
-            continue
-    return sorted(found)
-
-
-_BINARY = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
+    return host(harness).target(project, env)
 
 
 def detect_host_version(
     harness: str, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
 ) -> tuple[HostVersion | None, str]:
     """(version, what was run/seen) of the installed host CLI; None when it cannot be told."""
-    name = _BINARY[harness]
-    path = binary or shutil.which(name, path=env.get("PATH", os.defpath))
-    if not path:
-        return None, f"{name} is not on PATH"
-    quiet = {**env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "NO_COLOR": "1", "DISABLE_AUTOUPDATER": "1"}
-    try:
-        proc = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=quiet,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"`{path} --version` failed: {exc}"
-    match = re.search(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", proc.stdout + " " + proc.stderr)
-    if proc.returncode != 0 or match is None:
-        return None, f"`{path} --version` gave no version (exit {proc.returncode})"
-    try:
-        return HostVersion.parse(match.group(0)), f"`{path} --version` says {match.group(0)}"
-    except VersionError:
-        return None, f"`{path} --version` gave no semantic version ({match.group(0)!r})"
-
-
-def detect_opencode_major(binary: str | None, env: Mapping[str, str], timeout: float = 20.0) -> tuple[int | None, str]:
-    """(major version, what was run/seen) of the installed OpenCode; None when it cannot be told."""
-    version, seen = detect_host_version("opencode", binary, env, timeout)
-    return (None if version is None else version.major), seen
+    return version_of(host(harness).binary, binary, env, timeout)
 
 
 def choose_contract(
-    root: Path,
-    harness: str,
-    explicit: str | None,
-    env: Mapping[str, str],
-    opencode_bin: str | None = None,
-    codex_bin: str | None = None,
+    root: Path, harness: str, explicit: str | None, env: Mapping[str, str], binary: str | None = None
 ) -> tuple[str, str]:
-    """(contract id, why it was chosen).
-
-    With the host's version known, the contract the runtime itself would resolve for it: the
-    admitting floor with the highest minimum (every profile admission is a floor at its id's
-    version). Without it, the newest contract (OpenCode: by detected major, else 1.x).
-    """
+    """(contract id, why it was chosen): ``explicit`` if it exists; otherwise what the host picks for the
+    installed version (``binary --version``, else its binary on PATH)."""
     available = contract_ids(root, harness)
     ids = [cid for _v, cid in available]
     if explicit:
@@ -178,22 +75,5 @@ def choose_contract(
         return explicit, "chosen with --contract"
     if not available:
         raise TargetError(f"profiles/ under {root} holds no {harness} contract")
-    if harness != "opencode":
-        version, seen = detect_host_version(harness, codex_bin if harness == "codex" else None, env)
-        if version is None:
-            return available[-1][1], f"{seen}: the newest {harness} contract; choose another with --contract"
-        admitting = [cid for v, cid in available if v <= version and not version.is_prerelease]
-        if not admitting:
-            raise TargetError(
-                f"{seen}; no {harness} contract admits it (known: {', '.join(ids)}); run "
-                f"`pasture capture {harness}` and `pasture profile new ...`, or pass --contract ID"
-            )
-        return admitting[-1], f"{seen}: the contract that admits it with the highest floor"
-    major, seen = detect_opencode_major(opencode_bin, env)
-    wanted = major if major is not None else 1
-    matching = [cid for v, cid in available if v.major == wanted]
-    if not matching:
-        raise TargetError(f"{seen}; no OpenCode {wanted}.x contract (known: {', '.join(ids)}); pass --contract ID")
-    if major is None:
-        return matching[-1], f"{seen}: assuming OpenCode 1.x, the newest 1.x contract; choose another with --contract"
-    return matching[-1], f"{seen}: the newest OpenCode {major}.x contract"
+    version, seen = detect_host_version(harness, binary, env)
+    return host(harness).pick_contract(available, version, seen)
