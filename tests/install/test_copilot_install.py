@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import REPO
+from repo_paths import REPO
 
 from pasture.cli import main
 

@@ -435,6 +435,8 @@ def install_adapter(
         argv += ["--codex-bin", str(npm_bin / "codex")]
     if spec.host == "opencode":
         argv += ["--opencode-bin", str(npm_bin / "opencode")]
+    if spec.host == "copilot-cli" and scope == "project":
+        argv += ["--trust-project"]  # Copilot runs no project hook in an untrusted folder
     done = subprocess.run(
         argv,
         capture_output=True,

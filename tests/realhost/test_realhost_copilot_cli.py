@@ -1,9 +1,10 @@
 """GitHub Copilot CLI (real, pinned in tests/npm) with OUR generated hooks file and runtime.
 
-Each run: a temp project with ``generated/copilot-cli@<floor>/hooks.json`` as its
-``.github/hooks/pasture.json``, the folder trusted the way Copilot keeps it (``~/.copilot/config.json``
-``trustedFolders``: without trust Copilot runs no project hook and says nothing), ``PASTURE_BIN`` = the
-recording wrapper around this repo's runtime, and the fake Chat Completions model on 127.0.0.1 calling
+Each run: a temp project where the real ``pasture install copilot-cli --project P --trust-project`` wrote
+``.github/hooks/pasture.json`` and recorded the folder trust where Copilot keeps it (``~/.copilot/config.json``
+``trustedFolders``: without trust Copilot runs no project hook and says nothing; the launcher itself passes
+no trust flag), the installed launcher pointed at the recording wrapper around this repo's runtime, and
+the fake Chat Completions model on 127.0.0.1 calling
 ``bash {command: "echo pasture-probe > probe.txt"}``. One host run per gate kind (rules, command, AI
 against a fake chat server), the same assertions for each: the probe file stays absent, the runtime
 answered the JSON deny (the channel whose reason reaches the model), the model read our reason, and
@@ -30,12 +31,6 @@ envelope = json.load(sys.stdin)
 deny = envelope.get("tool_kind") == "shell" and "probe.txt" in (envelope.get("command") or "")
 print(json.dumps({"decision": "deny" if deny else "proceed", "reason": sys.argv[1]}))
 """
-
-
-def _place_adapter(run) -> None:
-    dest = run.project / HOOKS_FILE
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes((SPEC.adapter_dir / "hooks.json").read_bytes())
 
 
 def _free_port() -> int:
@@ -71,14 +66,14 @@ def test_each_gate_kind_denies_the_shell_call_and_the_model_reads_our_reason(
         npm_bin,
         tmp_path / "run",
         policy,
-        install=False,
-        prepare=_place_adapter,
-        options={"trust": "persist"},
+        options={"trust": "none"},
         loggers=loggers or None,
         extra_env=extra or None,
     )
     try:
         assert out.result.exit_code == 0, out.describe()
+        assert out.install is not None and out.install.report["ok"] is True, out.install
+        assert (out.project / HOOKS_FILE).is_file() and "--trust-folder" not in out.result.argv
         assert not out.probe_exists, out.describe()
         (pre,) = out.calls("preToolUse")
         assert pre.payload["toolName"] == "bash" and pre.payload["toolArgs"]["command"] == COMMAND
@@ -115,9 +110,7 @@ def test_a_missing_runtime_still_refuses_and_the_model_reads_the_one_line(npm_bi
         npm_bin,
         tmp_path / "run",
         deny_policy(),
-        install=False,
-        prepare=_place_adapter,
-        options={"trust": "persist"},
+        options={"trust": "none"},
         extra_env={"PASTURE_BIN": str(tmp_path / "no-such-runtime")},
     )
     try:
