@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from pasture.cli.options import EXIT_DIFF, EXIT_ERROR, EXIT_OK, load_or_exit, project_root, root_option
+from pasture.hosts import HOSTS
 from pasture.hosts import NAMES as HARNESSES
 
 # --- pasture host status ------------------------------------------------------------------------
@@ -26,32 +27,27 @@ def host() -> None:
     """The host CLIs installed here."""
 
 
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _binary_options(func):
+    """One ``--<binary>-bin PATH`` per host (its ``binary_flag``, ``binary_env``), in registry order."""
+    for h in reversed(list(HOSTS.values())):
+        article = "an" if h.display_name[:1] in "AEIOU" else "a"
+        func = click.option(
+            h.binary_flag,
+            _dest(h.binary_flag),
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help=f"{article} {h.display_name} binary to report (also ${h.binary_env})",
+        )(func)
+    return func
+
+
 @host.command("status")
 @root_option
-@click.option(
-    "--claude-bin",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="a Claude Code binary to report (also $PASTURE_CLAUDE_BIN)",
-)
-@click.option(
-    "--codex-bin",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="a Codex CLI binary to report (also $PASTURE_CODEX_BIN)",
-)
-@click.option(
-    "--opencode-bin",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="an OpenCode binary to report (also $PASTURE_OPENCODE_BIN)",
-)
-@click.option(
-    "--copilot-bin",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="a GitHub Copilot CLI binary to report (also $PASTURE_COPILOT_BIN)",
-)
+@_binary_options
 @click.option(
     "--latest",
     is_flag=True,
@@ -62,12 +58,9 @@ def host() -> None:
 def status(
     ctx: click.Context,
     root: Path | None,
-    claude_bin: Path | None,
-    codex_bin: Path | None,
-    opencode_bin: Path | None,
-    copilot_bin: Path | None,
     latest: bool,
     as_json: bool,
+    **binaries: Path | None,
 ) -> None:
     """Find installed host CLIs, read their versions, and name the pinned contract each resolves to.
 
@@ -89,7 +82,7 @@ def status(
         except CatalogError as exc:
             click.echo(f"error: cannot ask npm: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    explicit = {"claude-code": claude_bin, "codex": codex_bin, "opencode": opencode_bin, "copilot-cli": copilot_bin}
+    explicit = {name: binaries[_dest(h.binary_flag)] for name, h in HOSTS.items()}
     entries, missing = [], []
     for harness in HARNESSES:
         found = st.candidates(harness, project, explicit[harness], os.environ)

@@ -28,31 +28,31 @@ from pasture.catalog import Catalog, EventSchema
 from pasture.hosts import HOSTS
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.identity_fields) for name, h in HOSTS.items()}
+#: surface -> the order, reconciliation and failure axes of a new observation row (each host's ``observation_axes``)
 OBSERVATION_AXES: dict[str, dict[str, str]] = {
-    "claude-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
-    "codex-strict-command-json": {
-        "order": "concurrent-native",
-        "reconciliation": "no-adapter-merge",
-        "failure": "strict-hook-failure",
-    },
-    "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},
-    "opencode-named-output": {
-        "order": "sequential-load-order",
-        "reconciliation": "none",
-        "failure": "report-and-continue",
-    },
-    "copilot-command-json": {"order": "concurrent-native", "reconciliation": "none", "failure": "report-and-continue"},
+    surface: dict(axes) for h in HOSTS.values() for surface, axes in h.observation_axes.items()
 }
+#: surface -> the order and reconciliation axes of a new gate row (each host's ``gate_axes``)
 GATE_AXES: dict[str, dict[str, str]] = {
-    "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"},
-    "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"},
-    "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"},
-    "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"},
+    surface: dict(axes) for h in HOSTS.values() for surface, axes in h.gate_axes.items()
 }
 
 
 def surface_of(harness: str, ev: EventSchema) -> str:
     return HOSTS[harness].surface_of(ev.kind == "bus").value
+
+
+def is_bus_surface(harness: str, surface: Any) -> bool:
+    """Whether ``surface`` is the host's event-bus surface (one of its own, apart from its hooks')."""
+    the_host = HOSTS[harness]
+    bus = the_host.surface_of(True)
+    return bus is not the_host.surface_of(False) and surface == bus.value
+
+
+def is_refusing_hook_surface(harness: str, surface: Any) -> bool:
+    """Whether ``surface`` is that of a hook a throw from refuses (``HOST.throw_refuses``: OpenCode's named hooks)."""
+    the_host = HOSTS[harness]
+    return the_host.throw_refuses and surface == the_host.surface_of(False).value
 
 
 def is_pre_action(ev: EventSchema) -> bool:
@@ -102,7 +102,7 @@ def row_from_catalog(
 ) -> tuple[dict[str, Any], str]:
     """A new row for ``ev`` and its classification ('gate' or 'observation')."""
     surface = surface_of(harness, ev)
-    kind = classify(harness, ev) if surface != "opencode-catch-all-sse" else "observation"
+    kind = "observation" if is_bus_surface(harness, surface) else classify(harness, ev)
     identities = catalog_identities(harness, cat, ev.name, only_required_or_specific=True)
     offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or "none"
     row: dict[str, Any] = {"name": ev.name}

@@ -45,7 +45,15 @@ import yaml
 from pasture import PastureError
 from pasture.catalog import Catalog, CatalogError, find_catalog
 from pasture.evolve.captured import Capture, ScenarioCapture, load_capture
-from pasture.evolve.derive import OBSERVATION_AXES, catalog_additions, correct_row, demote_uncited_throw, insert_row
+from pasture.evolve.derive import (
+    OBSERVATION_AXES,
+    catalog_additions,
+    correct_row,
+    demote_uncited_throw,
+    insert_row,
+    is_bus_surface,
+    is_refusing_hook_surface,
+)
 from pasture.evolve.evidence import pinned_to
 from pasture.evolve.yamlout import lifecycle_text
 from pasture.hosts import HOSTS
@@ -316,7 +324,7 @@ def _rows(
             report.removed_events.append(name)
             continue
         payloads = [p for _s, p in cap.payloads(name)]
-        bus = name in cap.bus_events or row.get("surface") == "opencode-catch-all-sse"
+        bus = name in cap.bus_events or is_bus_surface(harness, row.get("surface"))
         allowed = None
         if catalog is not None:  # the schema first; a real payload then has the last word on "required"
             report.identities += [f"{name}: {c}" for c in correct_row(harness, catalog, row, version, source)]
@@ -396,7 +404,7 @@ def _rows(
         if payloads:
             _identities(harness, row, payloads, bus, version, report, new_row=True)
         report.added.append(name)
-        if surface == "opencode-catch-all-sse":
+        if is_bus_surface(harness, surface):
             last = max((i for i, r in enumerate(rows) if r.get("surface") == surface), default=len(rows) - 1)
             rows.insert(last + 1, row)
         else:
@@ -552,7 +560,7 @@ def _evidence(
             report.proven.append(f"{name}: exit 2 held ({_rel_s(held)})")
 
     elif declared is FailureMode.THROW_FAIL_FAST or (
-        row.get("surface") == "opencode-named-output" and row.get("semantic") == "gate-consultation"
+        is_refusing_hook_surface(cap.harness, row.get("surface")) and row.get("semantic") == "gate-consultation"
     ):
         held, failed = outcome("throw")
         if failed is not None:

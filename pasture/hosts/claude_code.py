@@ -334,6 +334,17 @@ class ClaudeCode:
     throw_refuses = False
     tool_matchers = True
 
+    observation_axes: Mapping[str, Mapping[str, str]] = {
+        "claude-command-json": {
+            "order": "concurrent-native",
+            "reconciliation": "none",
+            "failure": "report-and-continue",
+        }
+    }
+    gate_axes: Mapping[str, Mapping[str, str]] = {
+        "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
+    }
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 

@@ -457,6 +457,17 @@ class Codex:
     throw_refuses = False
     tool_matchers = True
 
+    observation_axes: Mapping[str, Mapping[str, str]] = {
+        "codex-strict-command-json": {
+            "order": "concurrent-native",
+            "reconciliation": "no-adapter-merge",
+            "failure": "strict-hook-failure",
+        }
+    }
+    gate_axes: Mapping[str, Mapping[str, str]] = {
+        "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
+    }
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 

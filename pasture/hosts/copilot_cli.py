@@ -209,7 +209,8 @@ def copilot_artifacts(contract: Contract) -> list[Artifact]:
     from pasture.render.env import render  # jinja2: only when rendering, not for the registry
 
     document = hooks_document(contract)
-    return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
+    # named as installed (.github/hooks/pasture.json); user scope takes its hooks into settings.json
+    return [Artifact(f"{contract.id}/pasture.json", render("json.j2", document=document), contract.id)]
 
 
 # --- capture ----------------------------------------------------------------------------------------
@@ -524,7 +525,7 @@ class CopilotCli:
         return copilot_artifacts(contract)
 
     # install
-    adapter_file = "hooks.json"
+    adapter_file = "pasture.json"
     install_flags: frozenset[str] = frozenset({"--trust-project"})
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
@@ -609,6 +610,16 @@ class CopilotCli:
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = False  # Copilot's hooks have no matcher groups
+    observation_axes: Mapping[str, Mapping[str, str]] = {
+        "copilot-command-json": {
+            "order": "concurrent-native",
+            "reconciliation": "none",
+            "failure": "report-and-continue",
+        }
+    }
+    gate_axes: Mapping[str, Mapping[str, str]] = {
+        "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
+    }
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it

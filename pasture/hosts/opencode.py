@@ -560,6 +560,18 @@ class OpenCode:
     throw_refuses = True
     tool_matchers = False
 
+    observation_axes: Mapping[str, Mapping[str, str]] = {
+        "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},
+        "opencode-named-output": {
+            "order": "sequential-load-order",
+            "reconciliation": "none",
+            "failure": "report-and-continue",
+        },
+    }
+    gate_axes: Mapping[str, Mapping[str, str]] = {
+        "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"}
+    }
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """The plugin hands the runtime ``{event, input[, output]}``."""
         if bus:

@@ -62,8 +62,9 @@ class Host(Protocol):
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...]
     #: the CLI's name on PATH and in node_modules/.bin (asked ``--version`` by install, doctor, host status)
     binary: str
-    #: the flag and variable that name the binary (``pasture host status``; ``install`` takes the flag when
-    #: it is one of ``install_flags`` or ``--opencode-bin``)
+    #: the flag and variable that name the binary (``pasture host status`` has one option per host;
+    #: ``install`` and ``doctor`` use the binary given with this flag where they have the option:
+    #: ``--codex-bin``, ``--opencode-bin``)
     binary_flag: str
     binary_env: str
     #: the module of pasture.runtime.hostwire that encodes this host's answers on the hook path
@@ -168,6 +169,11 @@ class Host(Protocol):
     throw_refuses: bool
     #: rows of events whose payload names a tool get ``matcher: "*"`` (the matcher groups of command hooks)
     tool_matchers: bool
+    #: surface value -> the axes (``order``, ``reconciliation``, ``failure``) of a new observation row there
+    observation_axes: Mapping[str, Mapping[str, str]]
+    #: surface value -> the axes (``order``, ``reconciliation``) of a new gate row there (its failure is
+    #: ``gate_failure``); only the surfaces that can carry a gate
+    gate_axes: Mapping[str, Mapping[str, str]]
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""

@@ -42,7 +42,7 @@ def contract():
 
 def test_copilot_hooks_file_bytes_and_shape(contract):
     (artifact,) = copilot_artifacts(contract)
-    assert artifact.path == f"{CONTRACT}/hooks.json" and artifact.text == committed(artifact.path)
+    assert artifact.path == f"{CONTRACT}/pasture.json" and artifact.text == committed(artifact.path)
     doc = json.loads(artifact.text)
     assert set(doc) == {"version", "hooks"} and doc["version"] == 1
     catalog = find_catalog(REPO, "copilot-cli", "1.0.102")
@@ -75,7 +75,7 @@ def _run_tail(command: str, binary: str, payload: bytes = b"{}") -> subprocess.C
 
 @pytest.mark.parametrize("binary", ["/nonexistent/pasture-hook", "false"])
 def test_copilot_tail_answers_the_json_deny_when_the_runtime_cannot_run(contract, binary):
-    command = json.loads(committed(f"{CONTRACT}/hooks.json"))["hooks"]["preToolUse"][0]["bash"]
+    command = json.loads(committed(f"{CONTRACT}/pasture.json"))["hooks"]["preToolUse"][0]["bash"]
     done = _run_tail(command, binary)
     exit_of = "127" if binary.startswith("/") else "1"
     assert done.returncode == 0
@@ -87,7 +87,7 @@ def test_copilot_tail_answers_the_json_deny_when_the_runtime_cannot_run(contract
 
 
 def test_copilot_tail_leaves_the_runtimes_own_answers_alone(contract, tmp_path):
-    command = json.loads(committed(f"{CONTRACT}/hooks.json"))["hooks"]["preToolUse"][0]["bash"]
+    command = json.loads(committed(f"{CONTRACT}/pasture.json"))["hooks"]["preToolUse"][0]["bash"]
     two = tmp_path / "two"
     two.write_text("#!/bin/sh\nexit 2\n")
     zero = tmp_path / "zero"
