@@ -41,6 +41,7 @@ HOST_PROTOCOL: dict[str, str] = {
     "claude-code": AnthropicMessages.name,
     "codex": OpenAIResponses.name,
     "opencode": OpenAIChatCompletions.name,
+    "copilot-cli": OpenAIChatCompletions.name,  # BYOK offline mode: COPILOT_PROVIDER_BASE_URL
 }
 
 
