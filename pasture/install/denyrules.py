@@ -43,7 +43,7 @@ _PROJECT_RELATIVE_FILES = (
     ".codex/hooks.json",
     ".codex/config.toml",
 )
-_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin")
+_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin", ".github/hooks")
 
 
 def _rule_path(path: str, folder: bool) -> str | None:
