@@ -284,6 +284,8 @@ def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapp
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_OFFLINE": "true",
         }
         proc = subprocess.run(
             [*wrapper, str(path), "--version"],
