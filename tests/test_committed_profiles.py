@@ -152,6 +152,7 @@ def test_newest_captured_contract_of_each_harness_blocks_the_tool_call_gate(cont
         "codex": "PreToolUse",
         "opencode": "tool.execute.before",
         "gemini-cli": "BeforeTool",
+        "copilot-cli": "preToolUse",
     }
     assert set(newest) == set(gate)
     for harness, contract in newest.items():

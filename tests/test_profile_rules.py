@@ -195,19 +195,21 @@ EXPECTED = {
     "antigravity": (
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': unsupported: no "
         "public contract can be pinned for antigravity (no public event catalog or wire contract exists)\n"
-        "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli\n"
+        "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli, "
+        "copilot-cli\n"
         "1 problem(s); nothing was written.\n"
     ),
     "pi": (
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': pi has no adapter "
         "profile: it exposes no lifecycle hook surface to generate for\n"
-        "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli\n"
+        "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli, "
+        "copilot-cli\n"
         "1 problem(s); nothing was written.\n"
     ),
     "bad_harness": (
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': 'cursor' is not a "
-        "member of harness; allowed: claude-code, codex, opencode, gemini-cli\n"
-        "  fix: use one of: claude-code, codex, opencode, gemini-cli\n"
+        "member of harness; allowed: claude-code, codex, opencode, gemini-cli, copilot-cli\n"
+        "  fix: use one of: claude-code, codex, opencode, gemini-cli, copilot-cli\n"
         "1 problem(s); nothing was written.\n"
     ),
     "bad_version_id": (

@@ -7,6 +7,10 @@
 //    "depth": <levels of object fields kept>}
 // The answer: {"hooks": [{"name", "params": [input, output] | null, "arity"}], "buses": {<module>: [tree]}}
 // or {"error": "<what was not found or not resolved, with file and symbol>"} and exit status 3.
+// A request with "handlers": {"file", "interface"} instead of "plugin" reads an interface of optional
+// handler functions (Copilot's SessionHooks: `(input, invocation) => Promise<Output | void> | Output | void`)
+// and answers {"handlers": [{"name", "input": tree, "output": tree}]}; there the global Date is the
+// primitive "date" (its methods are no payload fields).
 //
 // A tree is the shape pasture.catalog.model.normalize reads: object (fields), union (of), enum
 // (values), literal (value), array (of), record, primitive (type: string, number, boolean, unknown
@@ -23,7 +27,7 @@ class Unresolved extends Error {}
 function main() {
   const req = JSON.parse(process.argv[2]);
   const ts = require(path.join(req.typescript, "lib", "typescript.js"));
-  const roots = [req.plugin, ...Object.values(req.buses)];
+  const roots = req.handlers ? [req.handlers.file] : [req.plugin, ...Object.values(req.buses)];
   const options = {
     noEmit: true, strict: true, skipLibCheck: true,
     target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -158,6 +162,9 @@ function main() {
     }
     if (f & F.NonPrimitive || f & F.ESSymbolLike) return { kind: "primitive", type: "unknown" };
     if (!(f & (F.Object | F.Intersection))) fail(where, type, "is of a kind the catalog reader does not know", node);
+    if (req.handlers && type.symbol && type.symbol.name === "Date" && checker.getFullyQualifiedName(type.symbol) === "Date") {
+      return { kind: "primitive", type: "date" };
+    }
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
       if (checker.isTupleType(type)) return { kind: "primitive", type: "tuple" };
       const [element] = checker.getTypeArguments(type);
@@ -180,6 +187,40 @@ function main() {
       fields[prop.name] = prop.flags & ts.SymbolFlags.Optional ? { ...sub, optional: true } : sub;
     }
     return { kind: "object", fields };
+  }
+
+  if (req.handlers) return { handlers: handlers(req.handlers.file, req.handlers.interface) };
+
+  // Every member of an interface of handler functions: its first parameter, and what it returns
+  // (Promise unwrapped, void and undefined dropped).
+  function handlers(file, name) {
+    const sym = exported(file, name);
+    const out = [];
+    for (const member of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(sym))) {
+      const where = { file, symbol: `${name}["${member.name}"]` };
+      const declared = checker.getNonNullableType(checker.getTypeOfSymbol(member));
+      const sigs = declared.getCallSignatures();
+      if (sigs.length !== 1) fail(where, declared, "is not one handler function", undefined);
+      const params = sigs[0].getParameters();
+      if (!params.length) fail(where, declared, "takes no input", undefined);
+      const input = tree(checker.getTypeOfSymbol(params[0]), undefined, req.depth, { ...where, symbol: `${where.symbol} ${params[0].name}` });
+      const results = [];
+      const flat = (t) => (t.flags & F.Union ? t.types : [t]);
+      for (const t of flat(sigs[0].getReturnType())) {
+        if (t.symbol && t.symbol.name === "Promise" && checker.getTypeArguments(t).length === 1) {
+          for (const u of flat(checker.getTypeArguments(t)[0])) results.push(u);
+        } else results.push(t);
+      }
+      const kept = [...new Set(results.filter((t) => !EMPTY(t)))];
+      if (!kept.length) fail(where, declared, "returns nothing a host reads", undefined);
+      const at = { ...where, symbol: `${where.symbol} result` };
+      const trees = kept.flatMap((t) => (t.flags & F.Union ? members(t, undefined) : [[t, undefined]]));
+      const output = trees.length === 1 ? tree(trees[0][0], undefined, req.depth, at)
+        : { kind: "union", of: trees.map(([t]) => tree(t, undefined, req.depth, at)) };
+      out.push({ name: member.name, input, output });
+    }
+    if (!out.length) throw new Unresolved(`${file}: ${name} has no members`);
+    return out;
   }
 
   const hooksSym = exported(req.plugin, "Hooks");

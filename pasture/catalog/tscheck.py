@@ -72,10 +72,7 @@ def resolve(
     node_modules: Path, plugin: Path, buses: dict[str, Path], *, skip: list[str], depth: int, root: Path | None = None
 ) -> dict[str, Any]:
     """The checker's answer: ``{"hooks": [...], "buses": {module: [tree, ...]}}`` (see tscheck.cjs)."""
-    node = shutil.which("node")
-    if node is None:
-        raise CatalogError("reading OpenCode's typings needs Node.js: put `node` on PATH (Node 20 is tested)")
-    typescript = find_typescript(node_modules, root)
+    typescript = _node_and_typescript(node_modules, root)
     request = {
         "typescript": str(typescript),
         "node_modules": str(node_modules),
@@ -84,6 +81,34 @@ def resolve(
         "skip": skip,
         "depth": depth,
     }
+    return _run(request, plugin, typescript)
+
+
+def resolve_handlers(
+    node_modules: Path, file: Path, interface: str, *, depth: int, root: Path | None = None
+) -> list[dict[str, Any]]:
+    """Every member of an interface of handler functions: ``[{"name", "input", "output"}]`` (see tscheck.cjs)."""
+    typescript = _node_and_typescript(node_modules, root)
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(Path(node_modules) / "node_modules"),
+        "handlers": {"file": str(file), "interface": interface},
+        "depth": depth,
+    }
+    answer = _run(request, file, typescript)
+    if not isinstance(answer.get("handlers"), list):
+        raise CatalogError(f"the TypeScript checker answered no handlers for {file}")
+    return answer["handlers"]
+
+
+def _node_and_typescript(node_modules: Path, root: Path | None) -> Path:
+    if shutil.which("node") is None:
+        raise CatalogError("reading the hosts' typings needs Node.js: put `node` on PATH (Node 20 is tested)")
+    return find_typescript(node_modules, root)
+
+
+def _run(request: dict[str, Any], plugin: Path, typescript: Path) -> dict[str, Any]:
+    node = shutil.which("node") or "node"
     with resources.as_file(resources.files("pasture.catalog") / SCRIPT) as script:
         try:
             proc = subprocess.run(

@@ -155,7 +155,11 @@ def render_markdown(rep: dict[str, Any]) -> str:
         return [f"- {v}" for v in values] or [f"- {empty}"]
 
     lines = [
-        f"# Bump review: {rep['base']} -> {rep['contract']}",
+        (
+            f"# Bump review: {rep['base']} -> {rep['contract']}"
+            if rep["base"] != rep["contract"]
+            else f"# Bump review: {rep['contract']}, the host's first contract (compared with nothing)"
+        ),
         "",
         "Written by `pasture bump`; read it before committing. Every line under *Needs a human decision* is a "
         "claim the tool would not make on its own.",

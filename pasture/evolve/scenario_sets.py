@@ -563,3 +563,27 @@ class ScenarioSet:
     def for_catalog(self, catalog: list[str] | None) -> tuple[Scenario, ...]:
         listed = set(catalog or ())
         return self.base + self.extra + tuple(s for s in self.trigger if listed & set(s.triggers)) + self.answer
+
+
+def copilot_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI: preToolUse refuses by exit 2 (the model reads only the exit code) or by its flat
+    JSON permission decision (the reason reaches the model)."""
+    return (
+        ALLOW,
+        Scenario(
+            "pre-tool-use-exit-2",
+            "preToolUse refuses the shell call by exiting 2 with the reason on stderr",
+            _PROBE,
+            "preToolUse",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "pre-tool-use-json-deny",
+            "preToolUse refuses the shell call with permissionDecision deny and a permissionDecisionReason",
+            _PROBE,
+            "preToolUse",
+            "json-deny",
+            False,
+        ),
+    )

@@ -245,7 +245,7 @@ def _prune_stale(cache: Path, keep: str) -> None:
 
 
 def host_binary(host: str, bin_dir: str | os.PathLike[str]) -> Path:
-    """Path of a host's binary (``claude-code`` / ``codex`` / ``opencode``) in ``bin_dir``."""
+    """Path of a host's binary (``claude-code`` / ``codex`` / ``opencode`` / ``copilot-cli``) in ``bin_dir``."""
     try:
         _, binary = HOST_PACKAGES[host]
     except KeyError:
@@ -284,6 +284,8 @@ def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapp
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_OFFLINE": "true",
         }
         proc = subprocess.run(
             [*wrapper, str(path), "--version"],

@@ -50,7 +50,7 @@ try:
     payload = json.loads(raw)
 except ValueError:
     payload = {"_raw": raw}
-prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE", "GEMINI")
+prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE", "GEMINI", "COPILOT")
 secret = ("TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH")
 record = {
     "event": a.event,

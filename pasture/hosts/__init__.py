@@ -12,6 +12,7 @@ host            module                                 fake wire protocol
 ``codex``       :mod:`.codex`                          ``openai-responses``
 ``opencode``    :mod:`.opencode`                       ``openai-chat``
 ``gemini-cli``  :mod:`.gemini_cli`                     ``gemini``
+``copilot-cli`` :mod:`.copilot_cli`                    ``openai-chat``
 ==============  =====================================  ======================
 
 The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing harness strings.
@@ -19,15 +20,18 @@ The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing h
 
 from __future__ import annotations
 
-from pasture.hosts import claude_code, codex, gemini_cli, opencode
+from pasture.hosts import claude_code, codex, copilot_cli, gemini_cli, opencode
 from pasture.hosts.claude_code import ClaudeCodeLauncher
 from pasture.hosts.codex import CodexLauncher
+from pasture.hosts.copilot_cli import CopilotLauncher
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.opencode import OpenCodeLauncher
 from pasture.hosts.protocol import Host
 
 #: harness id -> host, in the order hosts are listed everywhere (CLI choices, doctor, status).
-HOSTS: dict[str, Host] = {h.name: h for h in (claude_code.HOST, codex.HOST, opencode.HOST, gemini_cli.HOST)}
+HOSTS: dict[str, Host] = {
+    h.name: h for h in (claude_code.HOST, codex.HOST, opencode.HOST, gemini_cli.HOST, copilot_cli.HOST)
+}
 #: harness id -> its launcher (the real-host drivers of pasture.hostenv).
 LAUNCHERS: dict[str, HostLauncher] = {name: h.launcher for name, h in HOSTS.items()}
 #: the harness ids, for click choices and loops.
@@ -55,6 +59,7 @@ __all__ = [
     "NAMES",
     "ClaudeCodeLauncher",
     "CodexLauncher",
+    "CopilotLauncher",
     "Host",
     "HostLauncher",
     "OpenCodeLauncher",

@@ -44,7 +44,7 @@ _PROJECT_RELATIVE_FILES = (
     ".codex/config.toml",
     ".gemini/settings.json",
 )
-_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin")
+_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin", ".github/hooks")
 
 
 def _rule_path(path: str, folder: bool) -> str | None:

@@ -13,6 +13,7 @@ class Harness(StrEnum):
     CODEX = "codex"
     OPENCODE = "opencode"
     GEMINI_CLI = "gemini-cli"
+    COPILOT_CLI = "copilot-cli"
 
 
 class EventSemantic(StrEnum):
@@ -27,6 +28,7 @@ class HookSurface(StrEnum):
     OPENCODE_NAMED_OUTPUT = "opencode-named-output"
     OPENCODE_CATCH_ALL_SSE = "opencode-catch-all-sse"
     GEMINI_COMMAND_JSON = "gemini-command-json"
+    COPILOT_COMMAND_JSON = "copilot-command-json"
 
 
 class BlockingMode(StrEnum):
@@ -156,6 +158,9 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
     ),
     HookSurface.OPENCODE_CATCH_ALL_SSE: (FailureMode.REPORT_AND_CONTINUE, FailureMode.OBSERVE_ONLY),
     HookSurface.GEMINI_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
+    # Copilot CLI command hooks: exit 2 blocks preToolUse (with the reason lost), so the blocking arm is
+    # exit-2-blocks; the adapter's own tail answers the JSON deny, which carries the reason (hosts/copilot_cli.py).
+    HookSurface.COPILOT_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
 }
 
 # Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).

@@ -50,6 +50,7 @@ _SCREEN = (
     ".claude",
     ".codex",
     ".gemini",
+    ".copilot",
     "trust",
     "pasture",
     "install",
@@ -120,6 +121,7 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     home = layers.home(env)
     claude_user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    copilot_home = env.get("COPILOT_HOME") or os.path.join(home, ".copilot")
     config = layers.config_home(env)
     files = [
         os.path.join(root, ".claude", "settings.json"),
@@ -134,6 +136,9 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(root, ".gemini", "settings.json"),
         os.path.join(home, ".gemini", "settings.json"),
         os.path.join(home, ".gemini", "trustedFolders.json"),
+        # Copilot CLI: its inline user hooks, and the folder trust without which no project hook runs
+        os.path.join(copilot_home, "settings.json"),
+        os.path.join(copilot_home, "config.json"),
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
@@ -142,6 +147,7 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(root, ".pasture"),
         os.path.join(root, ".opencode", "plugins"),
         os.path.join(root, ".opencode", "plugin"),
+        os.path.join(root, ".github", "hooks"),  # Copilot CLI's project hooks files (pasture.json among them)
         os.path.join(config, "opencode", "plugins"),
         os.path.join(config, "opencode", "plugin"),
         os.path.join(config, "pasture"),

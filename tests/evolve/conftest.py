@@ -28,13 +28,14 @@ def no_hosts_on_path() -> dict[str, str]:
     dirs = [
         d
         for d in os.environ.get("PATH", "").split(os.pathsep)
-        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode"))
+        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode", "copilot"))
     ]
     return {
         "PATH": os.pathsep.join(dirs),
         "PASTURE_CLAUDE_BIN": "",
         "PASTURE_CODEX_BIN": "",
         "PASTURE_OPENCODE_BIN": "",
+        "PASTURE_COPILOT_BIN": "",
     }
 
 

@@ -151,6 +151,7 @@ def _versions(**override: str) -> dict[str, str]:
         "@openai/codex": newest_of["codex"],
         "opencode-ai": pinned("opencode-ai"),
         "@google/gemini-cli": newest_of["gemini-cli"],
+        "@github/copilot": pinned("@github/copilot"),
     }
     return {**base, **override}
 
@@ -178,6 +179,15 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
         f"gemini-cli: npm @google/gemini-cli latest 0.62.0: NEWER than every profile (newest: "
         f"{newest('gemini-cli')}): run `pasture bump gemini-cli`"
     ) in gemini.stdout
+    env = {**no_hosts_on_path}
+    _fake_npm(tmp_path / "npm-copilot", _versions(**{"@github/copilot": "1.0.200"}))
+    env["PATH"] = f"{tmp_path / 'npm-copilot'}{os.pathsep}{no_hosts_on_path['PATH']}"
+    copilot = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    assert copilot.exit_code == 1
+    assert (
+        "copilot-cli: npm @github/copilot latest 1.0.200: NEWER than every profile (newest: copilot-cli@1.0.102): "
+        "run `pasture bump copilot-cli`"
+    ) in copilot.stdout
 
 
 def test_host_status_latest_without_a_registry_is_an_error(tmp_path, no_hosts_on_path):

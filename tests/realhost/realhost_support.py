@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pasture.hostenv import HostRun, HostRunResult, Script, prepare_run
-from pasture.hostenv.npm_tools import HOST_PACKAGES, pinned_versions
+from pasture.hostenv.npm_tools import pinned_versions
+from pasture.hosts import HOSTS
 from pasture.runtime.tables import resolve
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ class HostSpec:
 
     @property
     def package(self) -> str:
-        return HOST_PACKAGES[self.host][0]
+        return HOSTS[self.host].npm_packages[0]
 
     @property
     def version(self) -> str:
@@ -109,6 +110,8 @@ SPECS = {s.host: s for s in (CLAUDE, CODEX, OPENCODE)}
 #: Gemini CLI payloads carry only the session (no turn or tool-call id); not in SPECS yet, whose
 #: tests were written for the first three hosts (tests/realhost/test_realhost_gemini_cli.py runs it).
 GEMINI = HostSpec("gemini-cli", "BeforeTool", "AfterTool", "run_shell_command", ("session",))
+#: Not in SPECS (the tests written for the first three hosts loop over it): tests/realhost/test_realhost_copilot_cli.py.
+COPILOT = HostSpec("copilot-cli", "preToolUse", "postToolUse", "bash", ("session",))
 
 
 # --- policies and gates -------------------------------------------------------------------------
@@ -435,7 +438,7 @@ def install_adapter(
         argv += ["--codex-bin", str(npm_bin / "codex")]
     if spec.host == "opencode":
         argv += ["--opencode-bin", str(npm_bin / "opencode")]
-    if spec.host == "gemini-cli" and scope == "project":
+    if spec.host in ("gemini-cli", "copilot-cli") and scope == "project":
         argv += ["--trust-project"]  # the folder trust install records is what lets the host load them
     done = subprocess.run(
         argv,

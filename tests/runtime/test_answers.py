@@ -245,3 +245,43 @@ def test_gemini_cli_refuses_by_exit_2_where_no_json_channel_is_cited():
         {"command": "ls"},
     )
     assert gemini_cli.tool_of(["not", "a", "payload"]) == (None, None)
+
+
+COPILOT_SHELL = {
+    "sessionId": "s-1",
+    "timestamp": 1764633600000,
+    "cwd": "/",
+    "toolName": "bash",
+    "toolArgs": {"command": "echo x > probe.txt", "description": "probe"},
+}
+
+
+def test_copilot_pretooluse_deny_is_the_json_that_carries_the_reason(env):
+    code, out, err = call("copilot-cli", "preToolUse", "1.0.102", COPILOT_SHELL, env)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"permissionDecision": "deny", "permissionDecisionReason": "probe files are off limits"}
+    allowed = dict(COPILOT_SHELL, toolArgs={"command": "ls"})
+    assert call("copilot-cli", "preToolUse", "1.0.102", allowed, env) == (0, "", "")
+
+
+def test_copilot_hooks_folder_and_trust_file_belong_to_the_guard(env, tmp_path):
+    """The agent may not rewrite Copilot's project hooks files (pasture's among them) or the folder trust in
+    ~/.copilot/config.json, by a file tool or by the shell: either would switch the guard off there."""
+    import subprocess
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    home = tmp_path / "home"
+    env = dict(env, HOME=str(home))
+    base = {"sessionId": "s-1", "timestamp": 1, "cwd": str(project)}
+    attempts = [
+        ("create", {"path": str(project / ".github" / "hooks" / "pasture.json"), "file_text": "{}"}),
+        ("bash", {"command": "echo '{}' > .github/hooks/pasture.json"}),
+        ("bash", {"command": f"echo '{{}}' > {home}/.copilot/config.json"}),
+    ]
+    for tool, args in attempts:
+        code, out, _ = call("copilot-cli", "preToolUse", "1.0.102", dict(base, toolName=tool, toolArgs=args), env)
+        assert code == 0 and json.loads(out)["permissionDecision"] == "deny", (tool, args, out)
+    ordinary = dict(base, toolName="bash", toolArgs={"command": "echo hi > notes.txt"})
+    assert call("copilot-cli", "preToolUse", "1.0.102", ordinary, env) == (0, "", "")

@@ -88,6 +88,12 @@ CASES = {
             "cwd": "/tmp",
         },
     ),
+    "copilot-deny": (
+        "copilot-cli",
+        "preToolUse",
+        "1.0.102",
+        {"sessionId": "s1", "timestamp": 1, "cwd": "/tmp", "toolName": "bash", "toolArgs": {"command": "cat probe"}},
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 

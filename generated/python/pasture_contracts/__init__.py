@@ -10,6 +10,7 @@ CONTRACTS = {
     "claude-code@2.1.332": "claude_code_2_1_332",
     "codex@0.153.0": "codex_0_153_0",
     "codex@0.171.0": "codex_0_171_0",
+    "copilot-cli@1.0.102": "copilot_cli_1_0_102",
     "gemini-cli@0.61.0": "gemini_cli_0_61_0",
     "opencode@1.18.29": "opencode_1_18_29",
     "opencode@1.18.33": "opencode_1_18_33",
@@ -25,6 +26,9 @@ ADMISSIONS = {
     "codex": (
         ("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),
         ("codex@0.171.0", "codex_0_171_0", "0.171.0", None, False),
+    ),
+    "copilot-cli": (
+        ("copilot-cli@1.0.102", "copilot_cli_1_0_102", "1.0.102", None, False),
     ),
     "gemini-cli": (("gemini-cli@0.61.0", "gemini_cli_0_61_0", "0.61.0", None, False),),
     "opencode": (

@@ -42,6 +42,7 @@ HOST_PROTOCOL: dict[str, str] = {
     "codex": OpenAIResponses.name,
     "opencode": OpenAIChatCompletions.name,
     "gemini-cli": GeminiGenerateContent.name,
+    "copilot-cli": OpenAIChatCompletions.name,  # BYOK offline mode: COPILOT_PROVIDER_BASE_URL
 }
 
 

@@ -13,7 +13,13 @@ import. Each module defines
 import sys
 
 # harness -> module of this package. Kept equal to the hosts' registry (tests/render/test_hosts_registry.py).
-WIRES = {"claude-code": "claude_code", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini_cli"}
+WIRES = {
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "opencode": "opencode",
+    "gemini-cli": "gemini_cli",
+    "copilot-cli": "copilot_cli",
+}
 # An unknown harness has no contract, so it only ever proceeds: the command hosts' empty answer.
 DEFAULT = "claude_code"
 

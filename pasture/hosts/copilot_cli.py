@@ -1,0 +1,628 @@
+"""GitHub Copilot CLI: its adapter (a ``.github/hooks/*.json`` hooks file, the same schema inline in
+``~/.copilot/settings.json``), its catalog (the SDK hook typings and the hook runtime's event names in the
+package the native binary unpacks, read by pasture.catalog.copilot), and its offline run.
+
+Answers on the hook path: pasture/runtime/hostwire/copilot_cli.py.
+
+**Hooks file.** ``{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": "<sh>", "timeoutSec": n}]}}``
+(docs/new-hosts.md: the format Copilot 1.0.102 loaded; ``copilot help config``: inline ``hooks`` in
+settings.json take the same schema). There are no matcher groups: every handler sees every tool.
+
+**Fail closed.** Copilot denies a preToolUse whose hook exits 2 (the model reads only "hook exited with
+code 2") or 1 ("hook errored"), and runs the tool when the hook outlives ``timeoutSec``, saying
+nothing. So a row that blocks by exit code gets a tail that, for any failure of the runtime other
+than its own exit 2, answers the event's JSON refusal on stdout itself, with the one line saying what
+is wrong as the reason the model reads (exit 0: the channel that carries it). The runtime answers
+before ``timeoutSec`` on its own (pasture.runtime.deadline: the row's timeout minus a margin).
+
+Offline run: headless (``copilot -p``) in offline BYOK mode against the fake Chat Completions server.
+
+* **Env:** ``COPILOT_OFFLINE=true``, ``COPILOT_PROVIDER_BASE_URL`` = the fake's ``/v1``, a fake
+  ``COPILOT_PROVIDER_API_KEY``, ``COPILOT_MODEL``, ``COPILOT_AUTO_UPDATE=false``.
+* **Trust** (project hooks load only in a trusted folder; otherwise none runs and nothing is said):
+  ``trust="flag"`` (default) passes ``--trust-folder``; ``trust="persist"`` writes the project into
+  ``~/.copilot/config.json`` ``trustedFolders`` (what the interactive dialog keeps); ``trust="none"``
+  does neither.
+* **Command:** ``copilot -p PROMPT --allow-all-tools --no-auto-update --disable-client-telemetry``.
+* **Cache:** on a fresh HOME the native binary unpacks its package (about 235 MB) into
+  ``$XDG_CACHE_HOME/copilot/pkg/``; callers delete it after a run (:func:`drop_unpacked`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pasture import PastureError
+from pasture.evolve.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
+from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
+from pasture.hosts.protocol import Host
+from pasture.profile.contracts import Contract, EventRow
+from pasture.profile.vocab import HookSurface
+from pasture.render import commands
+from pasture.render.artifact import Artifact
+from pasture.render.encode import shell_words
+
+if TYPE_CHECKING:
+    from pasture.doctor.findings import Finding
+    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.install.places import Target
+    from pasture.install.session import Adapter, Session
+    from pasture.profile.versions import HostVersion
+
+__all__ = [
+    "ACCEPTED_EVENTS",
+    "HOST",
+    "HOOKS_FILE",
+    "CopilotCli",
+    "CopilotEventError",
+    "CopilotLauncher",
+    "copilot_artifacts",
+    "drop_unpacked",
+    "handler",
+    "hooks_document",
+    "shell_command",
+]
+
+#: Where ``pasture install --project`` puts the adapter (Copilot reads every ``*.json`` there).
+HOOKS_FILE = ".github/hooks/pasture.json"
+
+#: The hook event names of Copilot's hook runtime (the strings of prebuilds/linux-x64/runtime.node in
+#: 1.0.102; pasture.catalog.copilot reads them). A hooks file naming any other key is not an event the
+#: host fires: refuse to generate one rather than guard nothing.
+ACCEPTED_EVENTS = frozenset(
+    {
+        "sessionStart",
+        "sessionEnd",
+        "userPromptSubmitted",
+        "userPromptTransformed",
+        "preToolUse",
+        "preMcpToolCall",
+        "postToolUse",
+        "postToolUseFailure",
+        "errorOccurred",
+        "agentStop",
+        "subagentStart",
+        "subagentStop",
+        "preCompact",
+        "permissionRequest",
+        "notification",
+    }
+)
+
+#: The events whose output reads a permission decision, and those that read ``decision: block``
+#: (copilot-sdk/types.d.ts of 1.0.102); the fail-closed tail answers in the same form.
+PERMISSION_JSON = frozenset({"preToolUse"})
+BLOCK_JSON = frozenset({"userPromptSubmitted", "agentStop", "subagentStop"})
+
+
+class CopilotEventError(PastureError, ValueError):
+    pass
+
+
+class CopilotLauncher(HostLauncher):
+    host = "copilot-cli"
+    wire_protocol = "openai-chat"
+    default_options = {"model": "fake-model", "trust": "flag", "extra_args": []}  # trust: flag | persist | none
+
+    def env(self, ctx: RunContext) -> dict[str, str]:
+        return {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": ctx.base_url_v1,
+            "COPILOT_PROVIDER_API_KEY": FAKE_API_KEY,
+            "COPILOT_MODEL": ctx.options["model"],
+            "COPILOT_AUTO_UPDATE": "false",
+        }
+
+    def prepare(self, ctx: RunContext) -> None:
+        trust = ctx.options["trust"]
+        if trust not in ("flag", "persist", "none"):
+            raise ValueError(f"trust must be flag, persist or none, not {trust!r}")
+        if trust == "persist":
+            config = ctx.layout.home / ".copilot" / "config.json"
+            doc = json.loads(config.read_text()) if config.is_file() else {}
+            folders = doc.setdefault("trustedFolders", [])
+            if str(ctx.layout.project) not in folders:
+                folders.append(str(ctx.layout.project))
+            config.parent.mkdir(parents=True, exist_ok=True)
+            config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def argv(self, ctx: RunContext) -> list[str]:
+        trust = ["--trust-folder"] if ctx.options["trust"] == "flag" else []
+        return [
+            str(ctx.binary),
+            "-p",
+            ctx.prompt,
+            "--allow-all-tools",
+            "--no-auto-update",
+            "--disable-client-telemetry",
+            *trust,
+            *ctx.options["extra_args"],
+        ]
+
+
+def drop_unpacked(layout: RunLayout) -> None:
+    """Delete the package the native binary unpacked into the run's cache (about 235 MB a run)."""
+    shutil.rmtree(layout.xdg_cache / "copilot" / "pkg", ignore_errors=True)
+
+
+def _refusal_json(event: str, reason: str) -> str | None:
+    if event in PERMISSION_JSON:
+        return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": reason}, ensure_ascii=False)
+    if event in BLOCK_JSON:
+        return json.dumps({"decision": "block", "reason": reason}, ensure_ascii=False)
+    return None
+
+
+_EXIT = "@EXIT@"  # where the exit status goes in the refusal line (plain ASCII: json.dumps keeps it as it is)
+
+
+def shell_command(contract: Contract, row: EventRow, default_binary: str = commands.DEFAULT_BINARY) -> str:
+    """The runtime's command line; on a row that blocks by exit code, a tail that turns any failure but
+    the runtime's own exit 2 into the event's JSON refusal (exit 0), or exit 2 with one stderr line where
+    the event reads no JSON refusal."""
+    run = f"{commands.binary(default_binary)} {shell_words(commands.argv(contract, row))}"
+    if not commands.fails_closed(row):
+        return run
+    # "$r" is the runtime's exit status (digits only), spliced between two quoted halves of the line.
+    before = "pasture: the guard could not run (exit "
+    after = f"), so {row.name} is refused; see `pasture doctor` for the fix"
+    refusal = _refusal_json(row.name, before + _EXIT + after)
+    if refusal is None:
+        say = f"printf '%s\\n' {shlex.quote(before)}\"$r\"{shlex.quote(after)} >&2"
+        return f"{run} || {{ r=$?; [ $r = {commands.EXIT_BLOCK} ] || {say}; exit {commands.EXIT_BLOCK}; }}"
+    head, _, tail = refusal.partition(_EXIT)
+    say = f"printf '%s\\n' {shlex.quote(head)}\"$r\"{shlex.quote(tail)}"
+    return f"{run} || {{ r=$?; [ $r = {commands.EXIT_BLOCK} ] && exit {commands.EXIT_BLOCK}; {say}; exit 0; }}"
+
+
+def handler(contract: Contract, row: EventRow, default_binary: str = commands.DEFAULT_BINARY) -> dict:
+    return {
+        "type": "command",
+        "bash": shell_command(contract, row, default_binary),
+        "timeoutSec": commands.timeout(row),
+    }
+
+
+def hooks_document(contract: Contract) -> dict:
+    """The hooks file: one command handler per row, in catalog order."""
+    unknown = [row.name for row in contract.events if row.name not in ACCEPTED_EVENTS]
+    if unknown:
+        raise CopilotEventError(
+            f"{contract.lifecycle_file}: Copilot CLI fires no hook event named {', '.join(unknown)}; "
+            f"its events: {', '.join(sorted(ACCEPTED_EVENTS))}"
+        )
+    matched = [row.name for row in contract.events if row.matcher not in (None, "*")]
+    if matched:
+        raise CopilotEventError(
+            f"{contract.lifecycle_file}: Copilot CLI hooks have no matcher; rows {', '.join(matched)} name one"
+        )
+    return {"version": 1, "hooks": {row.name: [handler(contract, row)] for row in contract.events}}
+
+
+def copilot_artifacts(contract: Contract) -> list[Artifact]:
+    from pasture.render.env import render  # jinja2: only when rendering, not for the registry
+
+    document = hooks_document(contract)
+    # named as installed (.github/hooks/pasture.json); user scope takes its hooks into settings.json
+    return [Artifact(f"{contract.id}/pasture.json", render("json.j2", document=document), contract.id)]
+
+
+# --- capture ----------------------------------------------------------------------------------------
+
+
+class CopilotCapture(CommandHookCapture):
+    """``.github/hooks/pasture-capture.json`` (``{"version": 1, "hooks": {event: [handler]}}``: no matcher
+    groups, ``bash`` and ``timeoutSec``), loaded in a folder trusted the way ``pasture install
+    --trust-project`` trusts it (``~/.copilot/config.json`` ``trustedFolders``). Its JSON deny is the flat
+    ``{"permissionDecision": "deny", "permissionDecisionReason"}`` on preToolUse and ``{"decision": "block",
+    "reason"}`` elsewhere, printed from an answer file. No catalog pass: the catalog comes from the package
+    the binary unpacks (pasture.catalog.copilot)."""
+
+    harness = "copilot-cli"
+    config_dir = ".github/hooks"
+    config_file = "pasture-capture.json"
+    options = {"trust": "persist"}
+
+    def candidates(self, repo_root: Path) -> list[str]:
+        return sorted(ACCEPTED_EVENTS)
+
+    def _hooks(self, run: Run, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
+        from pasture.hostenv.recorder import install_recorder, recorder_command
+
+        recorder = install_recorder(run.root)
+        log = run.root / self.log_name
+        table: dict[str, Any] = {}
+        for event in events:
+            kwargs: dict[str, Any] = {"mode": "observe"}
+            if scenario is not None and scenario.refused_event == event:
+                if scenario.channel == "exit-2":
+                    kwargs = {"mode": "exit2", "reason": scenario.reason(), "block_event": event}
+                else:
+                    refusal = _refusal_json(event, scenario.reason())
+                    answer_file = run.root / f"refusal-{event}.json"
+                    answer_file.write_text((refusal or "{}") + "\n")
+                    kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": 1}
+            answer = scenario.answer if scenario is not None else None
+            if scenario is not None and answer is not None and answer.event == event:
+                answer_file = run.root / f"answer-{event}.json"
+                answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
+                kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": answer.times}
+            command = recorder_command(recorder, log, event, **kwargs)
+            table[event] = [{"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT}]
+        return {"version": 1, "hooks": table}
+
+    def records(self, run: Run) -> Records:
+        # the package the native binary unpacked into the run's cache (about 235 MB) is not a record
+        shutil.rmtree(run.root / "home" / ".cache" / "copilot" / "pkg", ignore_errors=True)
+        return super().records(run)
+
+    def catalog_method(self) -> str:
+        return (
+            "no catalog pass: the hook events are the settings schema's hooks.<event> entries in the hook "
+            "runtime the binary unpacks (captures/<version>/catalog.json); every one is registered"
+        )
+
+    def scenario_set(self) -> ScenarioSet:
+        from pasture.evolve import scenario_sets as s
+
+        return s.ScenarioSet(base=s.copilot_scenarios())
+
+
+# --- install -----------------------------------------------------------------------------------------
+# Project scope: .github/hooks/pasture.json, a file of pasture's own beside the repository's hooks files,
+# and Copilot's folder trust (~/.copilot/config.json trustedFolders: without it Copilot runs no project
+# hook and says nothing), recorded only with --trust-project (it trusts the repository's own hooks too),
+# else the install is incomplete, loudly (exit 3). User scope: inline hooks in ~/.copilot/settings.json
+# (they run without folder trust), merged without touching foreign handlers or keys.
+
+
+def copilot_home(env: Mapping[str, str]) -> Path:
+    """``$COPILOT_HOME``, else ``~/.copilot`` (`copilot help environment`)."""
+    from pasture.install.places import env_dir, home
+
+    return env_dir(env, "COPILOT_HOME", home(env) / ".copilot")
+
+
+def is_our_handler(handler: Any) -> bool:
+    from pasture.install.hooktable import is_our_command
+
+    return isinstance(handler, dict) and handler.get("type") == "command" and is_our_command(handler.get("bash"))
+
+
+def with_binary(document: dict[str, Any], word: str) -> dict[str, Any]:
+    """The generated hooks document with every command's binary replaced by ``word`` (see hooktable.with_binary)."""
+    from pasture.install.hooktable import OUR_COMMAND, pinned
+
+    doc = copy.deepcopy(document)
+    head = word if pinned(word) else commands.binary(word)
+    for handlers in doc.get("hooks", {}).values():
+        for handler in handlers:
+            if is_our_handler(handler):
+                handler["bash"] = OUR_COMMAND.sub(
+                    f"{head} hook lifecycle ".replace("\\", "\\\\"), handler["bash"], count=1
+                )
+    return doc
+
+
+def _hooks_of(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+    from pasture.install.report import InstallError
+
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise InstallError(f"{path}: 'hooks' is not an object of handler lists; refusing to touch it")
+    return hooks
+
+
+def merge(existing: dict[str, Any] | None, generated: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Our handlers in place of our old ones (foreign handlers, events and keys untouched, in their order)."""
+    if existing is None:
+        return copy.deepcopy(generated)
+    doc = copy.deepcopy(existing)
+    hooks = _hooks_of(doc, path)
+    doc["hooks"] = hooks
+    for key, value in generated.items():
+        if key != "hooks":
+            doc.setdefault(key, value)
+    wanted = generated["hooks"]
+    for event, old in list(hooks.items()):
+        new = copy.deepcopy(wanted.get(event, []))
+        merged = []
+        for handler in old:
+            if not is_our_handler(handler):
+                merged.append(handler)
+            elif new:
+                merged.append(new.pop(0))
+        merged += new
+        if merged or not any(is_our_handler(h) for h in old):
+            hooks[event] = merged
+        else:
+            del hooks[event]
+    for event, handlers in wanted.items():
+        hooks.setdefault(event, copy.deepcopy(handlers))
+    return doc
+
+
+def unmerge(existing: dict[str, Any], path: Path, own_keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, int]:
+    """``existing`` without our handlers (None: nothing but ``own_keys`` and empty containers was left), and
+    how many were removed."""
+    doc = copy.deepcopy(existing)
+    hooks = _hooks_of(doc, path)
+    removed = 0
+    for event, old in list(hooks.items()):
+        kept = [h for h in old if not is_our_handler(h)]
+        removed += len(old) - len(kept)
+        if len(kept) != len(old) and not kept:
+            del hooks[event]
+        elif len(kept) != len(old):
+            hooks[event] = kept
+    if removed and not hooks:
+        doc.pop("hooks", None)
+        if all(k in own_keys for k in doc):
+            return None, removed
+    return doc, removed
+
+
+def _install(session: Session) -> None:
+    from pasture.install import jsonhooks
+    from pasture.install.hooktable import render, same
+    from pasture.install.report import FileChange
+    from pasture.install.session import write
+
+    target, adapter = session.target, session.adapter
+    assert adapter is not None
+    word = session.install_launcher()
+    generated = with_binary(adapter.hooks_document(), word)
+    if target.scope == "user":
+        generated = {"hooks": generated["hooks"]}  # settings.json: the inline hooks only
+    snap = session.checked(target.file)
+    existing = jsonhooks.read(snap)
+    document = merge(existing, generated, target.file)
+    if existing is not None and same(document, existing):
+        session.report.files.append(FileChange(snap.path, "unchanged"))
+        return
+    session.report.files.append(write(snap, render(document, snap.text), backup=existing is not None))
+
+
+def _uninstall(session: Session) -> None:
+    from pasture.install import jsonhooks
+    from pasture.install.report import FileChange
+    from pasture.install.session import remove, write
+
+    target, report = session.target, session.report
+    snap = session.checked(target.file)
+    existing = jsonhooks.read(snap)
+    if existing is None:
+        report.files.append(FileChange(target.file, "absent"))
+        return
+    own = ("version",) if target.scope == "project" else ()
+    document, removed = unmerge(existing, target.file, own)
+    if not removed:
+        report.files.append(FileChange(target.file, "unchanged", detail="no pasture hooks in it"))
+    elif document is None:
+        remove(snap)
+        report.files.append(FileChange(target.file, "removed", detail=f"{removed} pasture hook(s); nothing else left"))
+        session.prune()
+    else:
+        change = write(snap, jsonhooks.uninstalled_text(snap, document))
+        change.detail = f"{removed} pasture hook(s) removed"
+        report.files.append(change)
+
+
+def trusted_folders(env: Mapping[str, str]) -> tuple[Path, list[str]]:
+    """(config.json, its trustedFolders) as Copilot keeps them; [] when the file or the key is missing."""
+    path = copilot_home(env) / "config.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return path, []
+    folders = doc.get("trustedFolders") if isinstance(doc, dict) else None
+    return path, [f for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+
+
+def folder_trusted(project: Path, env: Mapping[str, str]) -> bool:
+    """Copilot trusts ``project`` (a trusted folder or one above it; COPILOT_ALLOW_ALL=true trusts every one)."""
+    if env.get("COPILOT_ALLOW_ALL") == "true":
+        return True
+    _path, folders = trusted_folders(env)
+    project = Path(project).resolve()
+    return any(project == Path(f) or Path(f) in project.parents for f in folders)
+
+
+def _trust(session: Session) -> None:
+    from pasture.install import files
+    from pasture.install.hooktable import render
+    from pasture.install.report import InstallError
+    from pasture.install.session import write
+
+    target, report, opts = session.target, session.report, session.opts
+    if target.scope != "project" or target.project is None:
+        return  # user-level hooks run without any folder trust
+    if folder_trusted(target.project, opts.env):
+        return
+    path, _folders = trusted_folders(opts.env)
+    if not opts.trust_project:
+        report.problems.append(
+            f"Copilot CLI runs no project hook in a folder it does not trust, and says nothing: {target.project} "
+            f"is not in {path} trustedFolders, so pasture's hooks will NOT run there. Add --trust-project to record "
+            f"it (this trusts the repository's own hooks too), or install with --user (user hooks need no trust)"
+        )
+        return
+    snap = files.snapshot(path)
+    try:
+        files.check_writable(snap)
+    except files.NotWritable as exc:
+        raise InstallError(f"{exc}: the folder trust was not recorded") from None
+    try:
+        doc = json.loads(snap.data.decode("utf-8")) if snap.exists and snap.data else {}
+    except (UnicodeDecodeError, ValueError):
+        raise InstallError(f"{path}: not JSON; the folder trust was not recorded") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("trustedFolders", []), list):
+        raise InstallError(f"{path}: trustedFolders is not a list; the folder trust was not recorded")
+    doc.setdefault("trustedFolders", []).append(str(target.project))
+    change = write(snap, render(doc, snap.text if snap.exists else None))
+    change.detail = f"trustedFolders += {target.project}"
+    report.files.append(change)
+
+
+# --- doctor ------------------------------------------------------------------------------------------
+# The doctor's JSON-hooks checks read matcher groups; Copilot's handler lists are shown to them as one
+# group per handler, its ``bash`` as the command.
+
+
+def as_groups(doc: Any) -> dict[str, Any]:
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    if not isinstance(hooks, dict):
+        return {"hooks": {}}
+    return {
+        "hooks": {
+            event: [
+                {"hooks": [{"type": h.get("type"), "command": h.get("bash"), "timeout": h.get("timeoutSec")}]}
+                for h in handlers
+                if isinstance(h, dict)
+            ]
+            for event, handlers in hooks.items()
+            if isinstance(handlers, list)
+        }
+    }
+
+
+def _grouped_text(text: str) -> str | None:
+    try:
+        return json.dumps(as_groups(json.loads(text)))
+    except ValueError:
+        return None
+
+
+class CopilotCli:
+    name = "copilot-cli"
+    display_name = "GitHub Copilot CLI"
+    surfaces: tuple[HookSurface, ...] = (HookSurface.COPILOT_COMMAND_JSON,)
+    instructions_file = "AGENTS.md"  # Copilot CLI reads AGENTS.md (and .github/copilot-instructions.md)
+    # The tools a runtime profile may bind: of the 17 tools 1.0.102 offered the fake model in an offline
+    # run (bash, read_bash, stop_bash, list_bash, view, create, edit, fetch_copilot_cli_documentation, skill,
+    # sql, session_store_sql, read_agent, list_agents, write_agent, grep, glob, task), the orchestrating ones.
+    native_calls = frozenset({"task", "read_agent", "list_agents", "write_agent", "skill"})
+    npm_packages: tuple[str, ...] = ("@github/copilot",)
+    npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    binary = "copilot"
+    binary_flag = "--copilot-bin"
+    binary_env = "PASTURE_COPILOT_BIN"
+    catalog_reader = "copilot"
+    wire = "copilot_cli"
+    gate_failure = "exit-2-blocks"
+    launcher: HostLauncher = CopilotLauncher()
+
+    def surface_of(self, bus: bool) -> HookSurface:
+        return HookSurface.COPILOT_COMMAND_JSON
+
+    def artifacts(self, contract: Contract) -> list[Artifact]:
+        return copilot_artifacts(contract)
+
+    # install
+    adapter_file = "pasture.json"
+    install_flags: frozenset[str] = frozenset({"--trust-project"})
+
+    def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
+        from pasture.install.places import Target, project_folder
+
+        folder = copilot_home(env)
+        if project is not None:
+            project = project_folder(project)
+            return Target(self.name, "project", project / HOOKS_FILE, project, host_home=folder, project=project)
+        return Target(self.name, "user", folder / "settings.json", folder.parent, host_home=folder)
+
+    def pick_contract(
+        self, available: list[tuple[HostVersion, str]], version: HostVersion | None, seen: str
+    ) -> tuple[str, str]:
+        from pasture.install.places import highest_floor
+
+        return highest_floor(self.name, available, version, seen)
+
+    def install(self, session: Session) -> None:
+        _install(session)
+
+    def trust(self, session: Session) -> None:
+        _trust(session)
+
+    def uninstall(self, session: Session) -> None:
+        _uninstall(session)
+
+    # doctor
+    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
+        from pasture.doctor.installed import Installation, read_json_hooks
+
+        grouped = _grouped_text(text)
+        found = read_json_hooks(self.name, target, grouped if grouped is not None else text)
+        if isinstance(found, Installation):
+            found.text = text  # the file as it is; the document as the shared checks read it
+        return found
+
+    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
+        from dataclasses import replace
+
+        from pasture.doctor.installed import check_json_hooks
+
+        grouped = replace(adapter.artifact, text=json.dumps(as_groups(adapter.hooks_document())))
+        return check_json_hooks(inst, replace(adapter, artifact=grouped))
+
+    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
+        from pasture.doctor.installed import check_json_launcher
+
+        return check_json_launcher(inst, env)
+
+    def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
+        from pasture.doctor.findings import Finding
+        from pasture.doctor.installed import reinstall
+
+        target = inst.target
+        if target.scope != "project" or target.project is None:
+            return [Finding("copilot-trust", "ok", "user-level hooks run without folder trust", self.name)]
+        if folder_trusted(target.project, ctx.env):
+            return [Finding("copilot-trust", "ok", f"{target.project} is a trusted folder", self.name)]
+        path, _ = trusted_folders(ctx.env)
+        return [
+            Finding(
+                "copilot-trust",
+                "off",
+                f"Copilot CLI does not trust {target.project} ({path} trustedFolders): it runs none of the "
+                "project's hooks there, pasture's included, and says nothing",
+                self.name,
+                fix=reinstall(self.name, target, "--trust-project") + f" (or pasture install {self.name} --user)",
+                where=str(path),
+            )
+        ]
+
+    def check_environment(
+        self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
+    ) -> list[Finding]:
+        return []
+
+    # capture, profile new
+    capture: CaptureAdapter = CopilotCapture()
+    identity_fields: Mapping[str, str] = {"sessionId": "session", "toolCallId": "tool-call", "agentId": "agent"}
+    capture_identity_fields: Mapping[str, str] = identity_fields
+    not_events: Mapping[str, str] = {}
+    throw_refuses = False
+    tool_matchers = False  # Copilot's hooks have no matcher groups
+    observation_axes: Mapping[str, Mapping[str, str]] = {
+        "copilot-command-json": {
+            "order": "concurrent-native",
+            "reconciliation": "none",
+            "failure": "report-and-continue",
+        }
+    }
+    gate_axes: Mapping[str, Mapping[str, str]] = {
+        "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
+    }
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        return payload  # the command hook's stdin, as the host sent it
+
+
+HOST: Host = CopilotCli()  # mypy checks the class against the Protocol here

@@ -1,0 +1,43 @@
+"""GitHub Copilot CLI's answers: the JSON permission decision on preToolUse, ``decision: block`` where the
+typings offer it, exit 2 elsewhere.
+
+Copilot 1.0.102 blocks a preToolUse on exit 2 but tells the model only "hook exited with code 2"; the
+JSON deny ``{"permissionDecision": "deny", "permissionDecisionReason": ...}`` on stdout (exit 0) is the
+channel that carries the reason (docs/new-hosts.md, tests/hostenv/test_new_hosts_offline.py), so a
+row that may answer deny answers in JSON.
+"""
+
+from pasture.runtime.fastjson import dumps
+
+PROCEED_STDOUT = ""
+BLOCKING_FAILURES = ("exit-2-blocks",)
+EXIT_BLOCK = 2
+
+# Events whose output reads {"decision": "block", "reason"} (copilot-sdk/types.d.ts of 1.0.102).
+BLOCK_JSON = {"userPromptSubmitted", "agentStop", "subagentStop"}
+
+
+def _json(value: object) -> str:
+    return dumps(value) + "\n"
+
+
+def deny(event: str, row, reason: str) -> tuple:
+    if event == "preToolUse" and row.response in ("deny", "deny+ask"):
+        return (0, _json({"permissionDecision": "deny", "permissionDecisionReason": reason}), "", "deny")
+    if event in BLOCK_JSON:
+        return (0, _json({"decision": "block", "reason": reason}), "", "deny")
+    return (EXIT_BLOCK, "", reason + "\n", "deny")
+
+
+def ask(event: str, reason: str) -> tuple:
+    return (0, _json({"permissionDecision": "ask", "permissionDecisionReason": reason}), "", "ask")
+
+
+def tool_of(payload: object) -> tuple:
+    if not isinstance(payload, dict):
+        return None, None
+    name = payload.get("toolName")
+    args = payload.get("toolArgs")
+    if args is None:  # permissionRequest carries toolInput
+        args = payload.get("toolInput")
+    return (name if isinstance(name, str) else None), args
