@@ -108,7 +108,8 @@ class CopilotEventError(PastureError, ValueError):
 class CopilotLauncher(HostLauncher):
     host = "copilot-cli"
     wire_protocol = "openai-chat"
-    default_options = {"model": "fake-model", "trust": "flag", "extra_args": []}  # trust: flag | persist | none
+    # trust: flag | persist | none; allow_all_tools False: its default permissions (answer scenarios)
+    default_options = {"model": "fake-model", "trust": "flag", "extra_args": [], "allow_all_tools": True}
 
     def env(self, ctx: RunContext) -> dict[str, str]:
         return {
@@ -138,7 +139,7 @@ class CopilotLauncher(HostLauncher):
             str(ctx.binary),
             "-p",
             ctx.prompt,
-            "--allow-all-tools",
+            *(["--allow-all-tools"] if ctx.options["allow_all_tools"] else []),
             "--no-auto-update",
             "--disable-client-telemetry",
             *trust,
@@ -252,7 +253,12 @@ class CopilotCapture(CommandHookCapture):
             if scenario is not None and answer is not None and answer.event == event:
                 answer_file = run.root / f"answer-{event}.json"
                 answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
-                kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": answer.times}
+                kwargs = {
+                    "mode": "answer",
+                    "answer_file": answer_file,
+                    "answer_times": answer.times,
+                    "merge_tool_input": answer.merge_tool_input,
+                }
             command = recorder_command(recorder, log, event, **kwargs)
             table[event] = [{"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT}]
         return {"version": 1, "hooks": table}
@@ -271,7 +277,7 @@ class CopilotCapture(CommandHookCapture):
     def scenario_set(self) -> ScenarioSet:
         from pasture.evolve import scenario_sets as s
 
-        return s.ScenarioSet(base=s.copilot_scenarios())
+        return s.ScenarioSet(base=s.copilot_scenarios(), answer=s.copilot_answer_scenarios())
 
 
 # --- install -----------------------------------------------------------------------------------------
