@@ -23,7 +23,9 @@ Offline run: headless (``copilot -p``) in offline BYOK mode against the fake Cha
   ``trust="flag"`` (default) passes ``--trust-folder``; ``trust="persist"`` writes the project into
   ``~/.copilot/config.json`` ``trustedFolders`` (what the interactive dialog keeps); ``trust="none"``
   does neither.
-* **Command:** ``copilot -p PROMPT --allow-all-tools --no-auto-update --disable-client-telemetry``.
+* **Command:** ``copilot -p PROMPT --allow-all-tools --no-auto-update --disable-client-telemetry``;
+  option ``allow_all_tools=False`` drops ``--allow-all-tools`` (its default permissions, where a headless
+  run denies a shell call nobody can approve: the answer scenarios' control).
 * **Cache:** on a fresh HOME the native binary unpacks its package (about 235 MB) into
   ``$XDG_CACHE_HOME/copilot/pkg/``; callers delete it after a run (:func:`drop_unpacked`).
 """

@@ -16,6 +16,8 @@ Answers on the hook path: pasture/runtime/hostwire/gemini_cli.py.
 Offline run: ``gemini -p PROMPT --yolo --output-format json`` against the fake Gemini API
 (``GOOGLE_GEMINI_BASE_URL``; API-key auth selected in ``~/.gemini/settings.json``). Option ``trust``:
 ``"env"`` (default: the variable), ``"folder"`` (the project in ``trustedFolders.json``), ``"none"``.
+Option ``yolo`` (default true): false drops ``--yolo`` (the default approval mode, where a headless run
+does not offer the shell tool: the answer scenarios' control).
 """
 
 from __future__ import annotations
