@@ -39,6 +39,7 @@ def test_a_missing_binary_says_so_and_writes_nothing(pasture, tmp_path):
     _assert_nothing_written(out)
 
 
+@pytest.mark.slow  # waits out the shortest --timeout capture takes (5 s); a host that exits early is tested fast below
 def test_a_host_that_hangs_times_out_and_writes_nothing(pasture, tmp_path):
     claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="sleep 120")
     out = tmp_path / "captures"
