@@ -101,6 +101,24 @@ def resolve_handlers(
     return answer["handlers"]
 
 
+def resolve_overloads(
+    node_modules: Path, file: Path, interface: str, method: str, *, depth: int, root: Path | None = None
+) -> list[dict[str, Any]]:
+    """Every overload ``interface[method](event: "<name>", handler)``: ``[{"name", "input", "output"}]``
+    (see tscheck.cjs; Pi's ``ExtensionAPI.on``)."""
+    typescript = _node_and_typescript(node_modules, root)
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(node_modules),
+        "overloads": {"file": str(file), "interface": interface, "method": method},
+        "depth": depth,
+    }
+    answer = _run(request, file, typescript)
+    if not isinstance(answer.get("handlers"), list):
+        raise CatalogError(f"the TypeScript checker answered no overloads of {interface}.{method} in {file}")
+    return answer["handlers"]
+
+
 def _node_and_typescript(node_modules: Path, root: Path | None) -> Path:
     if shutil.which("node") is None:
         raise CatalogError("reading the hosts' typings needs Node.js: put `node` on PATH (Node 20 is tested)")

@@ -56,6 +56,8 @@ def is_refusing_hook_surface(harness: str, surface: Any) -> bool:
 
 
 def is_pre_action(ev: EventSchema) -> bool:
+    if ev.pre_action is not None:  # the reader saw the refusal field the host reads before acting (Pi)
+        return ev.pre_action and ev.kind != "bus"
     name = ev.name
     if name.startswith("After"):  # Gemini's After* events read "deny" too, once the action is done
         return False

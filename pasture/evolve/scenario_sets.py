@@ -587,3 +587,28 @@ def copilot_scenarios() -> tuple[Scenario, ...]:
             False,
         ),
     )
+
+
+def pi_scenarios() -> tuple[Scenario, ...]:
+    """Pi: an extension's tool_call handler refuses by throwing (documented: "tool_call errors block the tool
+    (fail-safe)"), or by returning ``{block: true, reason}``; in both the reason is the blocked call's
+    tool result. Pi has no stop refusal channel (agent_end's result is never read)."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-call-throw",
+            "the extension throws an Error carrying the reason from its tool_call handler for the bash call",
+            _PROBE,
+            "tool_call",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "tool-call-block",
+            "the extension's tool_call handler returns {block: true, reason} for the bash call",
+            _PROBE,
+            "tool_call",
+            "block",
+            False,
+        ),
+    )

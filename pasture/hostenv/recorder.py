@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 __all__ = [
     "OPENCODE_RECORDED_HOOKS",
+    "pi_recorder_extension",
     "RECORDER_MODES",
     "install_recorder",
     "opencode_recorder_plugin",
@@ -278,6 +279,49 @@ export const {export_name} = async (ctx) => {{
   record("plugin.init", {{ keys: Object.keys(ctx), directory: ctx.directory, worktree: ctx.worktree,
                           project: ctx.project }}, null)
 {body}
+}}
+"""
+
+
+def pi_recorder_extension(
+    log: str | Path,
+    events: Sequence[str],
+    *,
+    refuse: str | None = None,
+    tool: str = "bash",
+    reason: str = "blocked by pasture recorder",
+) -> str:
+    """TypeScript source of a Pi project extension (``.pi/extensions/*.ts``) that subscribes to every
+    event of ``events`` (``pi.on(name, handler)``) and records each as ``{"hook": name, "input": event}``
+    into ``log``. ``refuse``: ``"throw"`` throws ``new Error(reason)`` from ``tool_call`` of ``tool``;
+    ``"block"`` returns ``{block: true, reason}`` there. It imports only ``node:fs``. Every string reaches
+    the source through :func:`pasture.render.encode.js_literal`."""
+    from pasture.render.encode import js_literal
+
+    if refuse not in (None, "throw", "block"):
+        raise ValueError("refuse must be None, 'throw' or 'block'")
+    return f"""// pasture capture: Pi recording extension (generated; records every subscribed event)
+import {{ appendFileSync }} from "node:fs"
+const LOG = {js_literal(str(log))}
+const EVENTS: string[] = {js_literal(list(events))}
+const REFUSE = {js_literal(refuse or "")}
+const TOOL = {js_literal(tool)}
+const REASON = {js_literal(reason)}
+function safe(value: unknown): unknown {{
+  try {{ return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))) }}
+  catch (err) {{ return {{ unserializable: String(err) }} }}
+}}
+export default function (pi: any) {{
+  for (const name of EVENTS) {{
+    pi.on(name, async (event: any) => {{
+      appendFileSync(LOG, JSON.stringify({{ hook: name, input: safe(event) }}) + "\\n")
+      if (name === "tool_call" && event && event.toolName === TOOL) {{
+        if (REFUSE === "throw") throw new Error(REASON)
+        if (REFUSE === "block") return {{ block: true, reason: REASON }}
+      }}
+      return undefined
+    }})
+  }}
 }}
 """
 
