@@ -108,7 +108,9 @@ def row_from_catalog(
     surface = surface_of(harness, ev)
     kind = "observation" if is_bus_surface(harness, surface) else classify(harness, ev)
     identities = catalog_identities(harness, cat, ev.name, only_required_or_specific=True)
-    offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or "none"
+    offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or (
+        "a refusal field the catalog reader marked pre_action" if ev.pre_action else "none"
+    )
     row: dict[str, Any] = {"name": ev.name}
     if kind == "gate":
         failure = HOSTS[harness].gate_failure
