@@ -28,7 +28,7 @@ def no_hosts_on_path() -> dict[str, str]:
     dirs = [
         d
         for d in os.environ.get("PATH", "").split(os.pathsep)
-        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode", "copilot"))
+        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode", "copilot", "pi"))
     ]
     return {
         "PATH": os.pathsep.join(dirs),
@@ -36,6 +36,7 @@ def no_hosts_on_path() -> dict[str, str]:
         "PASTURE_CODEX_BIN": "",
         "PASTURE_OPENCODE_BIN": "",
         "PASTURE_COPILOT_BIN": "",
+        "PASTURE_PI_BIN": "",
     }
 
 
