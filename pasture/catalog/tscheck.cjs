@@ -1,4 +1,4 @@
-// OpenCode's hook and bus-event types, resolved by the TypeScript compiler's own checker.
+// The hosts' hook and event types (OpenCode, Copilot CLI, Pi), resolved by the TypeScript compiler's own checker.
 //
 // Run by pasture/catalog/tscheck.py as `node tscheck.cjs '<request JSON>'`; every string arrives
 // in that one argv element and leaves as JSON on stdout, never pasted into code. The request:
