@@ -35,7 +35,7 @@ from pasture.profile.vocab import Harness, MutationMode
 from pasture.render.docs import events_doc
 from pasture.render.explain import explain
 
-PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33")
+PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33", "pi@0.73.1")
 
 
 @pytest.fixture(scope="module")
@@ -286,6 +286,12 @@ HONOURED = {
         ("permission.ask", "allow"): False,
         ("experimental.chat.system.transform", "context"): True,
         ("tool.execute.after", "feedback"): True,
+    },
+    # Pi answers by what a handler returns; no permission prompts (no allow), agent_end's result is never
+    # read (no continue), and no rewrite form is offered (the tool_call row mutates nothing).
+    "pi@0.73.1": {
+        ("before_agent_start", "context"): True,
+        ("tool_result", "feedback"): True,
     },
 }
 

@@ -93,7 +93,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "session_start": {
     "surface": "pi-extension-event",
@@ -107,7 +107,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "session_before_switch": {
     "surface": "pi-extension-event",
@@ -177,7 +177,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "session_before_tree": {
     "surface": "pi-extension-event",
@@ -219,7 +219,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 6 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
   },
   "before_provider_request": {
     "surface": "pi-extension-event",
@@ -233,7 +233,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 6 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
   },
   "after_provider_response": {
     "surface": "pi-extension-event",
@@ -247,7 +247,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 6 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
   },
   "before_agent_start": {
     "surface": "pi-extension-event",
@@ -261,7 +261,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "agent_start": {
     "surface": "pi-extension-event",
@@ -275,7 +275,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "agent_end": {
     "surface": "pi-extension-event",
@@ -289,7 +289,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "turn_start": {
     "surface": "pi-extension-event",
@@ -303,7 +303,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 6 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
   },
   "turn_end": {
     "surface": "pi-extension-event",
@@ -317,7 +317,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 6 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
   },
   "message_start": {
     "surface": "pi-extension-event",
@@ -331,7 +331,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 12 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1."
   },
   "message_update": {
     "surface": "pi-extension-event",
@@ -345,7 +345,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 18 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 30 time(s) in captures\/pi@0.73.1."
   },
   "message_end": {
     "surface": "pi-extension-event",
@@ -359,7 +359,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 12 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1."
   },
   "tool_execution_start": {
     "surface": "pi-extension-event",
@@ -373,7 +373,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "tool_execution_update": {
     "surface": "pi-extension-event",
@@ -387,7 +387,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 1 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
   },
   "tool_execution_end": {
     "surface": "pi-extension-event",
@@ -401,7 +401,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   },
   "model_select": {
     "surface": "pi-extension-event",
@@ -443,7 +443,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "captures\/pi@0.73.1\/tool-call-throw\/scenario.json",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Seen 3 time(s) in captures\/pi@0.73.1.\nCapture 0.73.1: a throw from tool_call refused the call and the refusal held (captures\/pi@0.73.1\/tool-call-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Seen 5 time(s) in captures\/pi@0.73.1.\nCapture 0.73.1: a throw from tool_call refused the call and the refusal held (captures\/pi@0.73.1\/tool-call-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
   },
   "tool_result": {
     "surface": "pi-extension-event",
@@ -457,7 +457,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 1 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
   },
   "user_bash": {
     "surface": "pi-extension-event",
@@ -485,7 +485,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
   }
 }
 

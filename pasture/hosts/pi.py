@@ -225,7 +225,12 @@ class PiCapture(CaptureAdapter):
         folder = run.project / ".pi" / "extensions"
         folder.mkdir(parents=True, exist_ok=True)
         refuse = scenario.channel if scenario.refused_event == "tool_call" else None
-        source = pi_recorder_extension(run.root / self.log_name, events, refuse=refuse, reason=scenario.reason())
+        answers = None
+        if scenario.answer is not None:
+            answers = {scenario.answer.event: scenario.answer.filled(scenario.marker or "")}
+        source = pi_recorder_extension(
+            run.root / self.log_name, events, refuse=refuse, reason=scenario.reason(), answers=answers
+        )
         (folder / "pasture-capture.ts").write_text(source)
 
     def records(self, run: Run) -> Records:
@@ -247,7 +252,7 @@ class PiCapture(CaptureAdapter):
     def scenario_set(self) -> ScenarioSet:
         from pasture.evolve import scenario_sets as s
 
-        return s.ScenarioSet(base=s.pi_scenarios())
+        return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
 
 
 class Pi:

@@ -39,6 +39,8 @@ W_OC_NEW_ARGS = "output.args replaced by a new object"
 W_OC_STATUS = "output.status=allow"
 W_OC_SYSTEM = "output.system.push(text)"
 W_OC_OUTPUT = "output.output edited"
+W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
+W_PI_CONTENT = "tool_result returns {content}"
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,18 @@ def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, st
     return out
 
 
+def _pi_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    """A Pi handler answers by what it returns (its result type in the catalog), never by mutating."""
+    out = []
+    prompt = _field(output, "systemPrompt")
+    if row.name == "before_agent_start" and prompt is not None and prompt.get("type") == "string":
+        out.append(("context", W_PI_SYSTEM_PROMPT))
+    content = _field(output, "content")
+    if row.name == "tool_result" and not row.pre_action and content is not None and content.get("type") == "array":
+        out.append(("feedback", W_PI_CONTENT))
+    return out
+
+
 def candidates(
     harness: Harness, row: Any, output: dict[str, Any] | None, inputs: dict[str, Any] | None = None
 ) -> list[tuple[str, str]]:
@@ -142,6 +156,8 @@ def candidates(
         return []
     if harness is Harness.OPENCODE:
         found = _opencode_candidates(row, output) if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT else []
+    elif harness is Harness.PI:
+        found = _pi_candidates(row, output)
     else:
         found = _command_candidates(row, output, inputs or {})
     return sorted(found, key=lambda pair: CAPABILITIES.index(pair[0]))

@@ -302,7 +302,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("context", "before_agent_start returns {systemPrompt}"),),
     ),
     "agent_start": Row(
         name="agent_start",
@@ -568,7 +568,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("feedback", "tool_result returns {content}"),),
     ),
     "user_bash": Row(
         name="user_bash",
