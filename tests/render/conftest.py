@@ -4,6 +4,7 @@ import pytest
 from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded
 from opencode_support import TscBatch, npm_bin
+from pi_support import misspelled_pi
 from repo_paths import REPO
 
 from pasture.hosts.opencode import opencode_artifacts
@@ -43,9 +44,3 @@ def tsc_batch(tmp_path_factory) -> TscBatch:
         batch.add(f"committed-{contract.id}", text, lib_check=False)
         batch.add(f"misspelled-{contract.id}", misspelled_pi(text), lib_check=False)
     return batch
-
-
-def misspelled_pi(text: str) -> str:
-    """A Pi extension subscribing to an event Pi does not have (``tool_cal``)."""
-    assert text.count('pi.on("tool_call", ') == 1
-    return text.replace('pi.on("tool_call", ', 'pi.on("tool_cal", ')

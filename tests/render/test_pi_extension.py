@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from conftest import misspelled_pi
+from pi_support import misspelled_pi
 from repo_paths import REPO, committed
 
 from pasture.catalog import find_catalog
