@@ -40,7 +40,14 @@ from pasture.profile.vocab import Harness, MutationMode
 from pasture.render.docs import events_doc
 from pasture.render.explain import explain
 
-PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33", "gemini-cli@0.61.0", "copilot-cli@1.0.102")
+PINNED = (
+    "claude-code@2.1.332",
+    "codex@0.171.0",
+    "opencode@1.18.33",
+    "gemini-cli@0.61.0",
+    "copilot-cli@1.0.102",
+    "pi@0.73.1",
+)
 
 
 @pytest.fixture(scope="module")
@@ -350,6 +357,12 @@ HONOURED = {
         ("userPromptSubmitted", "context"): True,
         ("postToolUse", "feedback"): True,
         ("agentStop", "continue"): True,
+    },
+    # Pi answers by what a handler returns; no permission prompts (no allow), agent_end's result is never
+    # read (no continue), and no rewrite form is offered (the tool_call row mutates nothing).
+    "pi@0.73.1": {
+        ("before_agent_start", "context"): True,
+        ("tool_result", "feedback"): True,
     },
 }
 

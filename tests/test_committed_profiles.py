@@ -153,6 +153,7 @@ def test_newest_captured_contract_of_each_harness_blocks_the_tool_call_gate(cont
         "opencode": "tool.execute.before",
         "gemini-cli": "BeforeTool",
         "copilot-cli": "preToolUse",
+        "pi": "tool_call",
     }
     assert set(newest) == set(gate)
     for harness, contract in newest.items():

@@ -196,20 +196,21 @@ EXPECTED = {
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': unsupported: no "
         "public contract can be pinned for antigravity (no public event catalog or wire contract exists)\n"
         "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli, "
-        "copilot-cli\n"
+        "copilot-cli, pi\n"
         "1 problem(s); nothing was written.\n"
     ),
+    # The seed said "Pi has no adapter profile"; since issue 20 Pi is a harness (profiles/pi@0.73.1/, a
+    # generated extension), so a pi contract id is refused only for what is wrong with it here: its folder.
     "pi": (
-        "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': pi has no adapter "
-        "profile: it exposes no lifecycle hook surface to generate for\n"
-        "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli, "
-        "copilot-cli\n"
+        "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': contract id "
+        "'pi@0.1.0' does not match its folder 'claude-code@2.1.261'\n"
+        "  fix: rename the folder to profiles/pi@0.1.0/ or correct the id\n"
         "1 problem(s); nothing was written.\n"
     ),
     "bad_harness": (
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': 'cursor' is not a "
-        "member of harness; allowed: claude-code, codex, opencode, gemini-cli, copilot-cli\n"
-        "  fix: use one of: claude-code, codex, opencode, gemini-cli, copilot-cli\n"
+        "member of harness; allowed: claude-code, codex, opencode, gemini-cli, copilot-cli, pi\n"
+        "  fix: use one of: claude-code, codex, opencode, gemini-cli, copilot-cli, pi\n"
         "1 problem(s); nothing was written.\n"
     ),
     "bad_version_id": (

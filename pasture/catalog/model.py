@@ -9,6 +9,7 @@ One catalog per host version, extracted from what the host ships (never from our
 * OpenCode: the plugin ``Hooks`` interface of ``@opencode-ai/plugin``, the bus ``Event`` unions of
   ``@opencode-ai/sdk`` (v1 and v2 typings of the same version), and how often the shipped binary
   calls each named hook (``trigger("<name>"``).
+* Pi: the ``ExtensionAPI.on`` overloads of ``@mariozechner/pi-coding-agent`` (pasture.catalog.pi).
 
 File format (JSON, sorted keys, two-space indent, UTF-8, one trailing newline)::
 
@@ -16,7 +17,8 @@ File format (JSON, sorted keys, two-space indent, UTF-8, one trailing newline)::
      "refresh": "<the command that rewrites this file>",
      "sources": [{"package", "version", "file", "sha256", "read"}],
      "events": [{"name", "kind": "hook" | "bus", "input": {field: spec}, "output": {field: spec},
-                 "host_calls": <int> | null, "sources": [<package>...]}]}
+                 "host_calls": <int> | null, "pre_action": true (Pi: a refusal field the host reads),
+                 "sources": [<package>...]}]}
 
 A field spec is ``{"required": bool, "type": ..., "values": [...], "fields": {...}, "variants": [...]}``
 (``values`` for enums and literals, ``fields`` for objects, ``variants`` for a union of objects).
@@ -72,6 +74,7 @@ class EventSchema:
     input: dict[str, Any]
     output: dict[str, Any]
     host_calls: int | None = None  # OpenCode: call sites of this hook in the shipped binary
+    pre_action: bool | None = None  # Pi: the reader saw a refusal field (block, cancel) the host reads first
 
     def decisions(self) -> dict[str, list[str]]:
         """Decision word -> the output paths that can carry it (e.g. deny -> hookSpecificOutput.permissionDecision)."""
@@ -112,6 +115,7 @@ class Catalog:
                 entry.get("input") or {},
                 entry.get("output") or {},
                 entry.get("host_calls"),
+                entry.get("pre_action"),
             )
 
     @property

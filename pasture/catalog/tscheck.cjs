@@ -1,4 +1,4 @@
-// OpenCode's hook and bus-event types, resolved by the TypeScript compiler's own checker.
+// The hosts' hook and event types (OpenCode, Copilot CLI, Pi), resolved by the TypeScript compiler's own checker.
 //
 // Run by pasture/catalog/tscheck.py as `node tscheck.cjs '<request JSON>'`; every string arrives
 // in that one argv element and leaves as JSON on stdout, never pasted into code. The request:
@@ -11,6 +11,10 @@
 // handler functions (Copilot's SessionHooks: `(input, invocation) => Promise<Output | void> | Output | void`)
 // and answers {"handlers": [{"name", "input": tree, "output": tree}]}; there the global Date is the
 // primitive "date" (its methods are no payload fields).
+// A request with "overloads": {"file", "interface", "method"} reads the overloads of a subscription
+// method (Pi's ExtensionAPI.on: `on(event: "<name>", handler: (event: E, ctx) => Promise<R | void> | R | void)`)
+// and answers {"handlers": [{"name": <the event literal>, "input": tree of E, "output": tree of R}]}
+// (output {"kind": "primitive", "type": "void"} where the handler's result is never read).
 //
 // A tree is the shape pasture.catalog.model.normalize reads: object (fields), union (of), enum
 // (values), literal (value), array (of), record, primitive (type: string, number, boolean, unknown
@@ -27,7 +31,7 @@ class Unresolved extends Error {}
 function main() {
   const req = JSON.parse(process.argv[2]);
   const ts = require(path.join(req.typescript, "lib", "typescript.js"));
-  const roots = req.handlers ? [req.handlers.file] : [req.plugin, ...Object.values(req.buses)];
+  const roots = req.handlers ? [req.handlers.file] : req.overloads ? [req.overloads.file] : [req.plugin, ...Object.values(req.buses)];
   const options = {
     noEmit: true, strict: true, skipLibCheck: true,
     target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -162,7 +166,7 @@ function main() {
     }
     if (f & F.NonPrimitive || f & F.ESSymbolLike) return { kind: "primitive", type: "unknown" };
     if (!(f & (F.Object | F.Intersection))) fail(where, type, "is of a kind the catalog reader does not know", node);
-    if (req.handlers && type.symbol && type.symbol.name === "Date" && checker.getFullyQualifiedName(type.symbol) === "Date") {
+    if ((req.handlers || req.overloads) && type.symbol && type.symbol.name === "Date" && checker.getFullyQualifiedName(type.symbol) === "Date") {
       return { kind: "primitive", type: "date" };
     }
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
@@ -190,9 +194,34 @@ function main() {
   }
 
   if (req.handlers) return { handlers: handlers(req.handlers.file, req.handlers.interface) };
+  if (req.overloads) return { handlers: overloads(req.overloads.file, req.overloads.interface, req.overloads.method) };
 
-  // Every member of an interface of handler functions: its first parameter, and what it returns
-  // (Promise unwrapped, void and undefined dropped).
+  // A handler's first parameter, and what it returns (Promise unwrapped, void and undefined dropped;
+  // `allowVoid`: a handler whose result is never read answers the primitive "void").
+  function handlerShape(where, declared, sig, allowVoid) {
+    const params = sig.getParameters();
+    if (!params.length) fail(where, declared, "takes no input", undefined);
+    const input = tree(checker.getTypeOfSymbol(params[0]), undefined, req.depth, { ...where, symbol: `${where.symbol} ${params[0].name}` });
+    const results = [];
+    const flat = (t) => (t.flags & F.Union ? t.types : [t]);
+    for (const t of flat(sig.getReturnType())) {
+      if (t.symbol && t.symbol.name === "Promise" && checker.getTypeArguments(t).length === 1) {
+        for (const u of flat(checker.getTypeArguments(t)[0])) results.push(u);
+      } else results.push(t);
+    }
+    const kept = [...new Set(results.filter((t) => !EMPTY(t)))];
+    if (!kept.length) {
+      if (allowVoid) return { input, output: { kind: "primitive", type: "void" } };
+      fail(where, declared, "returns nothing a host reads", undefined);
+    }
+    const at = { ...where, symbol: `${where.symbol} result` };
+    const trees = kept.flatMap((t) => (t.flags & F.Union ? members(t, undefined) : [[t, undefined]]));
+    const output = trees.length === 1 ? tree(trees[0][0], undefined, req.depth, at)
+      : { kind: "union", of: trees.map(([t]) => tree(t, undefined, req.depth, at)) };
+    return { input, output };
+  }
+
+  // Every member of an interface of handler functions.
   function handlers(file, name) {
     const sym = exported(file, name);
     const out = [];
@@ -201,25 +230,35 @@ function main() {
       const declared = checker.getNonNullableType(checker.getTypeOfSymbol(member));
       const sigs = declared.getCallSignatures();
       if (sigs.length !== 1) fail(where, declared, "is not one handler function", undefined);
-      const params = sigs[0].getParameters();
-      if (!params.length) fail(where, declared, "takes no input", undefined);
-      const input = tree(checker.getTypeOfSymbol(params[0]), undefined, req.depth, { ...where, symbol: `${where.symbol} ${params[0].name}` });
-      const results = [];
-      const flat = (t) => (t.flags & F.Union ? t.types : [t]);
-      for (const t of flat(sigs[0].getReturnType())) {
-        if (t.symbol && t.symbol.name === "Promise" && checker.getTypeArguments(t).length === 1) {
-          for (const u of flat(checker.getTypeArguments(t)[0])) results.push(u);
-        } else results.push(t);
-      }
-      const kept = [...new Set(results.filter((t) => !EMPTY(t)))];
-      if (!kept.length) fail(where, declared, "returns nothing a host reads", undefined);
-      const at = { ...where, symbol: `${where.symbol} result` };
-      const trees = kept.flatMap((t) => (t.flags & F.Union ? members(t, undefined) : [[t, undefined]]));
-      const output = trees.length === 1 ? tree(trees[0][0], undefined, req.depth, at)
-        : { kind: "union", of: trees.map(([t]) => tree(t, undefined, req.depth, at)) };
-      out.push({ name: member.name, input, output });
+      out.push({ name: member.name, ...handlerShape(where, declared, sigs[0], false) });
     }
     if (!out.length) throw new Unresolved(`${file}: ${name} has no members`);
+    return out;
+  }
+
+  // Every overload of interface[method](event: "<literal>", handler): one entry per event literal.
+  function overloads(file, name, method) {
+    const sym = exported(file, name);
+    const prop = checker.getPropertyOfType(checker.getDeclaredTypeOfSymbol(sym), method);
+    if (!prop) throw new Unresolved(`${file}: ${name} has no method ${method}`);
+    const out = [];
+    const seen = new Set();
+    for (const sig of checker.getTypeOfSymbol(prop).getCallSignatures()) {
+      const params = sig.getParameters();
+      const at = { file, symbol: `${name}.${method}` };
+      if (params.length !== 2) fail(at, checker.getTypeOfSymbol(prop), "has an overload that does not take (event, handler)", undefined);
+      const literal = checker.getTypeOfSymbol(params[0]);
+      if (!(literal.flags & F.StringLiteral)) fail(at, literal, "has an overload whose event is not one string literal", undefined);
+      const event = literal.value;
+      if (seen.has(event)) throw new Unresolved(`${file}: ${name}.${method}("${event}") is overloaded twice`);
+      seen.add(event);
+      const where = { file, symbol: `${name}.${method}("${event}") handler` };
+      const handler = checker.getNonNullableType(checker.getTypeOfSymbol(params[1]));
+      const sigs = handler.getCallSignatures();
+      if (sigs.length !== 1) fail(where, handler, "is not one handler function", undefined);
+      out.push({ name: event, ...handlerShape(where, handler, sigs[0], true) });
+    }
+    if (!out.length) throw new Unresolved(`${file}: ${name}.${method} has no overloads`);
     return out;
   }
 

@@ -1,4 +1,4 @@
-"""Run ``tscheck.cjs``: OpenCode's typings resolved by the TypeScript compiler's own checker.
+"""Run ``tscheck.cjs``: the hosts' typings (OpenCode, Copilot CLI, Pi) read by the TypeScript checker.
 
 The checker needs Node.js and the ``typescript`` package pinned in ``tests/npm`` (found, never
 installed, in the install being read or in the project's npm cache of the pinned tools, the place
@@ -63,7 +63,7 @@ def find_typescript(node_modules: Path, root: Path | None) -> Path:
     want = f"typescript {pin}" if pin else "the typescript package"
     found = f" ({'; '.join(seen)})" if seen else ""
     raise CatalogError(
-        f"reading OpenCode's typings needs {want}, as pinned in tests/npm, and none was found in "
+        f"reading the hosts' typings needs {want}, as pinned in tests/npm, and none was found in "
         f"{node_modules} or the project's npm cache{found}: {INSTALL_HINT}"
     )
 
@@ -98,6 +98,24 @@ def resolve_handlers(
     answer = _run(request, file, typescript)
     if not isinstance(answer.get("handlers"), list):
         raise CatalogError(f"the TypeScript checker answered no handlers for {file}")
+    return answer["handlers"]
+
+
+def resolve_overloads(
+    node_modules: Path, file: Path, interface: str, method: str, *, depth: int, root: Path | None = None
+) -> list[dict[str, Any]]:
+    """Every overload ``interface[method](event: "<name>", handler)``: ``[{"name", "input", "output"}]``
+    (see tscheck.cjs; Pi's ``ExtensionAPI.on``)."""
+    typescript = _node_and_typescript(node_modules, root)
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(node_modules),
+        "overloads": {"file": str(file), "interface": interface, "method": method},
+        "depth": depth,
+    }
+    answer = _run(request, file, typescript)
+    if not isinstance(answer.get("handlers"), list):
+        raise CatalogError(f"the TypeScript checker answered no overloads of {interface}.{method} in {file}")
     return answer["handlers"]
 
 

@@ -56,6 +56,8 @@ def is_refusing_hook_surface(harness: str, surface: Any) -> bool:
 
 
 def is_pre_action(ev: EventSchema) -> bool:
+    if ev.pre_action is not None:  # the reader saw the refusal field the host reads before acting (Pi)
+        return ev.pre_action and ev.kind != "bus"
     name = ev.name
     if name.startswith("After"):  # Gemini's After* events read "deny" too, once the action is done
         return False
@@ -106,7 +108,9 @@ def row_from_catalog(
     surface = surface_of(harness, ev)
     kind = "observation" if is_bus_surface(harness, surface) else classify(harness, ev)
     identities = catalog_identities(harness, cat, ev.name, only_required_or_specific=True)
-    offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or "none"
+    offered = ", ".join(f"{w} ({'; '.join(p)})" for w, p in sorted(ev.decisions().items())) or (
+        "a refusal field the catalog reader marked pre_action" if ev.pre_action else "none"
+    )
     row: dict[str, Any] = {"name": ev.name}
     if kind == "gate":
         failure = HOSTS[harness].gate_failure

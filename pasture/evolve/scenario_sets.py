@@ -108,7 +108,7 @@ class Scenario:
     summary: str
     script: Script
     refused_event: str | None = None  # the native event whose hook refuses
-    channel: str | None = None  # exit-2 | json-deny | json-ask | throw
+    channel: str | None = None  # exit-2 | json-deny | json-ask | throw | block (Pi: {block: true, reason} returned)
     held_means_probe: bool | None = None  # refusals: True if the refusal holding leaves the probe present
     prompt: str | None = None  # instead of PROMPT
     files: tuple[tuple[str, str], ...] = ()  # (project-relative path, text) written before the run
@@ -310,6 +310,8 @@ W_OC_NEW_ARGS = "output.args replaced by a new object"
 W_OC_STATUS = "output.status=allow"
 W_OC_SYSTEM = "output.system.push(text)"
 W_OC_OUTPUT = "output.output edited"
+W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
+W_PI_CONTENT = "tool_result returns {content}"
 
 
 def _specific(event: str, **fields: Any) -> dict[str, Any]:
@@ -585,6 +587,58 @@ def copilot_scenarios() -> tuple[Scenario, ...]:
             "preToolUse",
             "json-deny",
             False,
+        ),
+    )
+
+
+def pi_scenarios() -> tuple[Scenario, ...]:
+    """Pi: an extension's tool_call handler refuses by throwing (documented: "tool_call errors block the tool
+    (fail-safe)"), or by returning ``{block: true, reason}``; in both the reason is the blocked call's
+    tool result. Pi has no stop refusal channel (agent_end's result is never read)."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-call-throw",
+            "the extension throws an Error carrying the reason from its tool_call handler for the bash call",
+            _PROBE,
+            "tool_call",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "tool-call-block",
+            "the extension's tool_call handler returns {block: true, reason} for the bash call",
+            _PROBE,
+            "tool_call",
+            "block",
+            False,
+        ),
+    )
+
+
+def pi_answer_scenarios() -> tuple[Scenario, ...]:
+    """Pi: a handler answers by what it returns (ExtensionAPI's result types)."""
+    return (
+        Scenario(
+            "before-agent-start-context",
+            "before_agent_start returns a systemPrompt with a text appended; honoured if the text is in the "
+            "first request the model receives",
+            _PROBE,
+            answer=Answer(
+                "context",
+                "before_agent_start",
+                W_PI_SYSTEM_PROMPT,
+                plugin={"op": "append-system-prompt", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-result-feedback",
+            "tool_result returns a content with a text after the shell call; honoured if the text is in what "
+            "the next request adds after the tool call",
+            _PROBE,
+            answer=Answer(
+                "feedback", "tool_result", W_PI_CONTENT, plugin={"op": "return-content", "value": "{marker}"}
+            ),
         ),
     )
 

@@ -14,7 +14,8 @@ order), so numbered placeholders come out the same on every run that saw the sam
    -> ``<fake-id-N>``, 40/64-digit hex digests -> ``<sha1-N>`` / ``<sha256-N>``. The same value gets the
    same placeholder everywhere in the run, so correlation stays visible.
 3. **Times and counters**, not numbered (their equalities are timing accidents): ISO-8601 times ->
-   ``<timestamp>``, calendar dates written out (``Sun Nov 30 2026``) -> ``<date>``, epoch
+   ``<timestamp>``, calendar dates written out (``Sun Nov 30 2026``) and HTTP dates
+   (``Wed, 02 Dec 2026 06:19:43 GMT``) -> ``<date>``, epoch
    milliseconds -> ``<epoch-ms>``, numbers under time/duration keys -> ``<time>``, numbers under
    token/usage/cost keys -> ``<count>`` (the fake estimates usage from request sizes, which include
    dates and paths), ``pid``-like keys -> ``<pid>``, ports on 127.0.0.1/localhost -> ``<port>``,
@@ -60,6 +61,11 @@ _ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:
 _WRITTEN_DATE = re.compile(
     r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* "
     r"\d{1,2},? \d{4}\b"
+)
+# HTTP dates (RFC 9110 IMF-fixdate: a Date header Pi hands its after_provider_response handlers)
+_HTTP_DATE = re.compile(
+    r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+    r"\d{2}:\d{2}:\d{2} GMT\b"
 )
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}\b")
@@ -203,6 +209,7 @@ class Scrubber:
         value = _DASHED_TIME.sub("<timestamp>", value)
         value = _DATE_FOLDERS.sub("/<date>/", value)
         value = _WRITTEN_DATE.sub("<date>", value)
+        value = _HTTP_DATE.sub("<date>", value)
         value = _UUID.sub(lambda m: self._number("uuid", m.group(0).lower()), value)
         value = _OPENCODE_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
         value = _FAKE_ID.sub(lambda m: self._number("fake-id", m.group(0)), value)

@@ -245,7 +245,8 @@ def _prune_stale(cache: Path, keep: str) -> None:
 
 
 def host_binary(host: str, bin_dir: str | os.PathLike[str]) -> Path:
-    """Path of a host's binary (``claude-code`` / ``codex`` / ``opencode`` / ``copilot-cli``) in ``bin_dir``."""
+    """Path of a host's binary (``claude-code``, ``codex``, ``opencode``, ``gemini-cli``, ``copilot-cli``, ``pi``)
+    in ``bin_dir``."""
     try:
         _, binary = HOST_PACKAGES[host]
     except KeyError:
@@ -286,6 +287,7 @@ def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapp
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "COPILOT_AUTO_UPDATE": "false",
             "COPILOT_OFFLINE": "true",
+            "PI_OFFLINE": "1",
         }
         proc = subprocess.run(
             [*wrapper, str(path), "--version"],

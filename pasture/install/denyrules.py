@@ -43,8 +43,9 @@ _PROJECT_RELATIVE_FILES = (
     ".codex/hooks.json",
     ".codex/config.toml",
     ".gemini/settings.json",
+    ".pi/settings.json",
 )
-_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin", ".github/hooks")
+_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin", ".github/hooks", ".pi/extensions")
 
 
 def _rule_path(path: str, folder: bool) -> str | None:

@@ -6,6 +6,9 @@
 | claude-code | DIR/.claude/settings.json (merged)       | $CLAUDE_CONFIG_DIR or ~/.claude, settings.json      |
 | codex       | DIR/.codex/hooks.json (merged)           | $CODEX_HOME or ~/.codex, hooks.json                 |
 | opencode    | DIR/.opencode/plugins/pasture-lifecycle.ts | $XDG_CONFIG_HOME or ~/.config, opencode/plugins/… |
+| pi          | DIR/.pi/extensions/pasture-lifecycle.ts  | $PI_CODING_AGENT_DIR or ~/.pi/agent, extensions/…   |
+
+(Gemini CLI and GitHub Copilot CLI: their host modules, pasture/hosts/gemini_cli.py and copilot_cli.py.)
 
 Codex trust always lives in the user config: ``$CODEX_HOME/config.toml``.
 

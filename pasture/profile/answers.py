@@ -47,6 +47,9 @@ W_GEM_DENY_REASON = "decision=deny+reason"
 W_COP_ALLOW = "permissionDecision=allow"
 W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
 W_COP_CONTEXT = "additionalContext"
+# Pi (the result types of ExtensionAPI.on handlers)
+W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
+W_PI_CONTENT = "tool_result returns {content}"
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,18 @@ def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, st
     return out
 
 
+def _pi_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    """A Pi handler answers by what it returns (its result type in the catalog), never by mutating."""
+    out = []
+    prompt = _field(output, "systemPrompt")
+    if row.name == "before_agent_start" and prompt is not None and prompt.get("type") == "string":
+        out.append(("context", W_PI_SYSTEM_PROMPT))
+    content = _field(output, "content")
+    if row.name == "tool_result" and not row.pre_action and content is not None and content.get("type") == "array":
+        out.append(("feedback", W_PI_CONTENT))
+    return out
+
+
 #: Input fields that mark a stop hook's forced continuation: a row whose input has one is the host's stop.
 _STOP_ACTIVE = ("stop_hook_active", "stopHookActive")
 
@@ -203,6 +218,8 @@ def candidates(
         found = _gemini_candidates(row, output, inputs or {})
     elif harness is Harness.COPILOT_CLI:
         found = _copilot_candidates(row, output, inputs or {})
+    elif harness is Harness.PI:
+        found = _pi_candidates(row, output)
     else:
         found = _command_candidates(row, output, inputs or {})
     return sorted(found, key=lambda pair: CAPABILITIES.index(pair[0]))

@@ -14,6 +14,7 @@ class Harness(StrEnum):
     OPENCODE = "opencode"
     GEMINI_CLI = "gemini-cli"
     COPILOT_CLI = "copilot-cli"
+    PI = "pi"
 
 
 class EventSemantic(StrEnum):
@@ -29,6 +30,7 @@ class HookSurface(StrEnum):
     OPENCODE_CATCH_ALL_SSE = "opencode-catch-all-sse"
     GEMINI_COMMAND_JSON = "gemini-command-json"
     COPILOT_COMMAND_JSON = "copilot-command-json"
+    PI_EXTENSION_EVENT = "pi-extension-event"
 
 
 class BlockingMode(StrEnum):
@@ -137,7 +139,6 @@ UNSUPPORTED_HARNESSES: dict[str, str] = {
         "unsupported: no public contract can be pinned for antigravity "
         "(no public event catalog or wire contract exists)"
     ),
-    "pi": "pi has no adapter profile: it exposes no lifecycle hook surface to generate for",
 }
 
 # The native surfaces and native calls each harness may use: each host module's ``surfaces`` and
@@ -161,6 +162,13 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
     # Copilot CLI command hooks: exit 2 blocks preToolUse (with the reason lost), so the blocking arm is
     # exit-2-blocks; the adapter's own tail answers the JSON deny, which carries the reason (hosts/copilot_cli.py).
     HookSurface.COPILOT_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
+    # Pi extension events (pi.on(<event>, handler) in our generated extension): a throw from a tool_call
+    # handler blocks the tool with the message as its result; a throw elsewhere is logged and Pi goes on.
+    HookSurface.PI_EXTENSION_EVENT: (
+        FailureMode.REPORT_AND_CONTINUE,
+        FailureMode.THROW_FAIL_FAST,
+        FailureMode.OBSERVE_ONLY,
+    ),
 }
 
 # Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).

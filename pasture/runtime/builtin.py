@@ -51,6 +51,7 @@ _SCREEN = (
     ".codex",
     ".gemini",
     ".copilot",
+    ".pi",
     "trust",
     "pasture",
     "install",
@@ -122,6 +123,9 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     claude_user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
     copilot_home = env.get("COPILOT_HOME") or os.path.join(home, ".copilot")
+    pi_agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
+    if pi_agent == "~" or pi_agent.startswith("~/"):  # Pi expands a leading ~ itself (config.js getAgentDir)
+        pi_agent = home + pi_agent[1:]
     config = layers.config_home(env)
     files = [
         os.path.join(root, ".claude", "settings.json"),
@@ -139,6 +143,9 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         # Copilot CLI: its inline user hooks, and the folder trust without which no project hook runs
         os.path.join(copilot_home, "settings.json"),
         os.path.join(copilot_home, "config.json"),
+        # Pi: its settings, whose extensions list can exclude an auto-discovered extension (-path)
+        os.path.join(root, ".pi", "settings.json"),
+        os.path.join(pi_agent, "settings.json"),
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
@@ -148,6 +155,8 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         os.path.join(root, ".opencode", "plugins"),
         os.path.join(root, ".opencode", "plugin"),
         os.path.join(root, ".github", "hooks"),  # Copilot CLI's project hooks files (pasture.json among them)
+        os.path.join(root, ".pi", "extensions"),  # Pi's project extensions (pasture-lifecycle.ts among them)
+        os.path.join(pi_agent, "extensions"),
         os.path.join(config, "opencode", "plugins"),
         os.path.join(config, "opencode", "plugin"),
         os.path.join(config, "pasture"),

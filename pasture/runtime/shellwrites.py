@@ -440,6 +440,8 @@ _GUARD_NAMES = (
     ".opencode",
     ".copilot",
     ".github",
+    ".pi",
+    "extensions",
     "hooks",
     "config.json",
     "plugins",

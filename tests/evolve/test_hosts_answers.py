@@ -73,6 +73,10 @@ EXPECTED = {
     },
 }
 
+#: Pi (not in EXPECTED: it has no permission prompt, so no allow answer and no no-answer-approval control;
+#: its two answer scenarios, both honoured, are checked in tests/test_answers_matrix.py and here below).
+PI_EXPECTED = {"before-agent-start-context": True, "tool-result-feedback": True}
+
 #: Answer scenarios whose answering event never fired (the answer was never given), each with why.
 NEVER_CALLED = {("gemini-cli", "before-tool-allow"): "no shell tool offered"}
 
@@ -227,7 +231,7 @@ def test_the_bump_review_lists_answers_gained_and_lost():
 
 # --- Gemini CLI and Copilot CLI: the bump report and the first profile --------------------------------
 
-FIRST = {"gemini-cli": "gemini-cli@0.61.0", "copilot-cli": "copilot-cli@1.0.102"}
+FIRST = {"gemini-cli": "gemini-cli@0.61.0", "copilot-cli": "copilot-cli@1.0.102", "pi": "pi@0.73.1"}
 
 
 def _without_answers(tmp_path, contract_id):
@@ -287,3 +291,18 @@ def test_the_first_profile_declares_an_input_mutation_only_where_a_rewrite_was_h
     assert all(r["mutation"] == "none" for r in derived["events"])
     (contract,) = load_project(root, [contract_id])
     assert not any(r.offered_answers for r in contract.events)
+
+
+def test_pis_answer_scenarios_are_committed_with_their_verdicts():
+    capture = _capture("pi")
+    found = {s.name: s.honoured for s in capture.answers()}
+    assert found == PI_EXPECTED
+    assert [s.name for s in ANSWER_SCENARIOS["pi"] if s.answer] == list(found)
+    for scenario in capture.answers():
+        result, answer = scenario.doc["result"], scenario.answer
+        assert result["answer_event_calls"] >= 1 and scenario.doc["refused_event"] is None
+        if answer["capability"] == "context":
+            assert 1 in result["marker_in_main_requests"] and answer["marker"] in result["marker_excerpt"]
+        else:
+            model = json.loads((scenario.folder / "model.json").read_text())
+            assert answer["marker"] in model["main_requests"][1]["told_text"]

@@ -152,6 +152,7 @@ def _versions(**override: str) -> dict[str, str]:
         "opencode-ai": pinned("opencode-ai"),
         "@google/gemini-cli": newest_of["gemini-cli"],
         "@github/copilot": pinned("@github/copilot"),
+        "@mariozechner/pi-coding-agent": pinned("@mariozechner/pi-coding-agent"),
     }
     return {**base, **override}
 
@@ -190,6 +191,15 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(project, t
         "copilot-cli: npm @github/copilot latest 1.0.200: NEWER than every profile (newest: copilot-cli@1.0.102): "
         "run `pasture bump copilot-cli`"
     ) in copilot.stdout
+    env = {**no_hosts_on_path}
+    _fake_npm(tmp_path / "npm-pi", _versions(**{"@mariozechner/pi-coding-agent": "0.74.0"}))
+    env["PATH"] = f"{tmp_path / 'npm-pi'}{os.pathsep}{no_hosts_on_path['PATH']}"
+    pi = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    assert pi.exit_code == 1
+    assert (
+        "pi: npm @mariozechner/pi-coding-agent latest 0.74.0: NEWER than every profile (newest: pi@0.73.1): "
+        "run `pasture bump pi`"
+    ) in pi.stdout
 
 
 def test_host_status_latest_without_a_registry_is_an_error(project, tmp_path, no_hosts_on_path):

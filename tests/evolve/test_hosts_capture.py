@@ -96,7 +96,7 @@ def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tm
 
 
 @pytest.mark.real_host
-@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli"])
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli", "pi"])
 def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_path, harness):
     package, binary = HOST_PACKAGES[harness]
     version = pinned_versions(REPO)[package]
@@ -140,6 +140,7 @@ def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_
         "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"},
         "gemini-cli": {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
         "copilot-cli": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
+        "pi": {"session_start", "input", "tool_call", "tool_result", "agent_end", "session_shutdown"},
     }[harness]
     assert core <= seen, core - seen
     if harness in ("claude-code", "codex"):  # the others list no events: every catalog event is registered

@@ -72,7 +72,7 @@ def test_every_committed_capture_scenario_is_provenanced(contract_id):
         assert doc["generated_by"] == "pasture capture"
         if scenario.refused_event:
             assert doc["result"]["refusal_held"] is True
-            assert doc["channel"] in ("exit-2", "json-deny", "json-ask", "throw")
+            assert doc["channel"] in ("exit-2", "json-deny", "json-ask", "throw", "block")  # block: Pi's result
         text = json.dumps(doc)
         assert "/tmp/" not in text and "/root/" not in text
 

@@ -130,6 +130,7 @@ def test_opencode_ids_codex_rollouts_and_tool_output_lines():
         == "Chunk ID: <chunk-id>\nWall time: <seconds> seconds\n<total_tokens><count> tokens left</total_tokens>"
     )
     assert s.text("Today's date: Sun Nov 30 2026.") == "Today's date: <date>."
+    assert s.scrub({"date": "Wed, 02 Dec 2026 06:19:43 GMT"}) == {"date": "<date>"}  # Pi: a response's headers
     assert s.scrub({"slug": "cosmic-rocket", "snapshot": "f05807170a225066aee68b595bdfdc119daf9045"}) == {
         "slug": "<slug>",
         "snapshot": "<sha1-1>",

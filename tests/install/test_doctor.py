@@ -76,8 +76,8 @@ def test_nothing_installed_is_off(doctor, repo: Path) -> None:
     assert code == 1
     (finding,) = [f for f in body["findings"] if f["check"] == "installed"]
     assert finding["status"] == "off" and "no pasture adapter is installed for any host" in finding["message"]
-    assert finding["fix"] == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli> --project {repo}"
-    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli"]
+    assert finding["fix"] == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli|pi> --project {repo}"
+    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli", "pi"]
 
 
 def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:

@@ -112,6 +112,8 @@ SPECS = {s.host: s for s in (CLAUDE, CODEX, OPENCODE)}
 GEMINI = HostSpec("gemini-cli", "BeforeTool", "AfterTool", "run_shell_command", ("session",))
 #: Not in SPECS (the tests written for the first three hosts loop over it): tests/realhost/test_realhost_copilot_cli.py.
 COPILOT = HostSpec("copilot-cli", "preToolUse", "postToolUse", "bash", ("session",))
+#: Not in SPECS either: tests/realhost/test_realhost_pi.py. Pi's events carry only the tool-call id.
+PI = HostSpec("pi", "tool_call", "tool_result", "bash", ("tool-call",))
 
 
 # --- policies and gates -------------------------------------------------------------------------
@@ -472,6 +474,10 @@ def _install_by_hand(spec: HostSpec, run: HostRun) -> Installed:
         dest = project / ".gemini" / "settings.json"
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes((src / "settings.json").read_bytes())
+    elif spec.host == "pi":
+        dest = project / ".pi" / "extensions" / "pasture-lifecycle.ts"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((src / "pasture-lifecycle.ts").read_bytes())
     else:
         dest = project / ".opencode" / "plugins" / "pasture-lifecycle.ts"
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -67,14 +67,14 @@ def test_every_catalog_reader_reads_files_and_events():
 
 
 def test_an_unknown_host_is_refused_with_the_members():
-    with pytest.raises(ValueError, match="claude-code, codex, opencode"):
-        host("pi")
+    with pytest.raises(ValueError, match="claude-code, codex, opencode, gemini-cli, copilot-cli, pi$"):
+        host("cursor")
 
 
 def test_the_runtime_half_never_imports_the_build_half():
     probe = (
         "import sys; import pasture.runtime.answer, pasture.runtime.envelope; "
-        "[pasture.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode')]; "
+        "[pasture.runtime.hostwire.wire(h) for h in ('claude-code', 'codex', 'opencode', 'pi')]; "
         "print(sorted(m for m in sys.modules if m.startswith('pasture.') and "
         "not m.startswith(('pasture.runtime', 'pasture.entry'))))"
     )

@@ -94,6 +94,12 @@ CASES = {
         "1.0.102",
         {"sessionId": "s1", "timestamp": 1, "cwd": "/tmp", "toolName": "bash", "toolArgs": {"command": "cat probe"}},
     ),
+    "pi-deny": (
+        "pi",
+        "tool_call",
+        "0.73.1",
+        {"type": "tool_call", "toolName": "bash", "toolCallId": "c1", "input": {"command": "cat probe"}},
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 

@@ -34,7 +34,12 @@ def _rule(**matchers) -> str:
         ({"tool_kind": "MultiEdit"}, "tool_kind", "MultiEdit", "'edit'"),
         ({"tool_kind": "Mcp__Github__Issue"}, "tool_kind", "Mcp__Github__Issue", "'mcp__github__issue'"),
         ({"harness": "Claude-Code"}, "harness", "Claude-Code", "'claude-code'"),
-        ({"harness": "claude"}, "harness", "claude", "one of claude-code, codex, opencode, gemini-cli, copilot-cli"),
+        (
+            {"harness": "claude"},
+            "harness",
+            "claude",
+            "one of claude-code, codex, opencode, gemini-cli, copilot-cli, pi",
+        ),
         ({"semantic": "Gate-Consultation"}, "semantic", "Gate-Consultation", "'gate-consultation'"),
     ],
 )

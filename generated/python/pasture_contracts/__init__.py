@@ -15,6 +15,7 @@ CONTRACTS = {
     "opencode@1.18.29": "opencode_1_18_29",
     "opencode@1.18.33": "opencode_1_18_33",
     "opencode@2.0.20": "opencode_2_0_20",
+    "pi@0.73.1": "pi_0_73_1",
 }
 
 ADMISSIONS = {
@@ -36,4 +37,5 @@ ADMISSIONS = {
         ("opencode@1.18.33", "opencode_1_18_33", "1.18.33", None, False),
         ("opencode@2.0.20", "opencode_2_0_20", "2.0.20", None, False),
     ),
+    "pi": (("pi@0.73.1", "pi_0_73_1", "0.73.1", None, False),),
 }

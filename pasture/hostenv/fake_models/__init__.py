@@ -43,6 +43,7 @@ HOST_PROTOCOL: dict[str, str] = {
     "opencode": OpenAIChatCompletions.name,
     "gemini-cli": GeminiGenerateContent.name,
     "copilot-cli": OpenAIChatCompletions.name,  # BYOK offline mode: COPILOT_PROVIDER_BASE_URL
+    "pi": OpenAIChatCompletions.name,  # ~/.pi/agent/models.json: "api": "openai-completions"
 }
 
 

@@ -19,6 +19,7 @@ WIRES = {
     "opencode": "opencode",
     "gemini-cli": "gemini_cli",
     "copilot-cli": "copilot_cli",
+    "pi": "pi",
 }
 # An unknown harness has no contract, so it only ever proceeds: the command hosts' empty answer.
 DEFAULT = "claude_code"
