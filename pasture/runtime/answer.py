@@ -91,10 +91,6 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
     mode = row.failure if row is not None else "observe-only"
     text = f"pasture: {message}"
     if mode in ("exit-2-blocks", "strict-output-exit-2-blocks") and row.semantic == "gate-consultation":
-        as_json = getattr(wire(harness), "fail_json", None)  # Claude: a JSON reason, not exit 2 (issue 17)
-        stdout = as_json(row.name, row, text) if as_json is not None else None
-        if stdout is not None:
-            return Reply(0, stdout, "", "fail-block")
         return Reply(EXIT_BLOCK, "", text + "\n", "fail-block")
     if mode == "throw-fail-fast" and row.semantic == "gate-consultation":
         return Reply(EXIT_PLUGIN_FAULT, "", text + "\n", "fail-block")
