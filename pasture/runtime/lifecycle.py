@@ -234,11 +234,9 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             if problem is not None:
                 refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}", f"cannot rewrite: {problem}")
             elif changes:
-                said = "; ".join(f"{field} {before!r} -> {after!r}" for field, before, after in changes)
-                for field, before, after in changes:
-                    journal.append(
-                        {"kind": "rewrite", "name": verdict.rule, "field": field, "before": before, "after": after}
-                    )
+                said = "; ".join(f"{field} {before!r} -> {after!r}" for field, before, after, _ in changes)
+                for field, before, after, rule in changes:
+                    journal.append({"kind": "rewrite", "name": rule, "field": field, "before": before, "after": after})
                 told = f"pasture rewrote this call (rule {verdict.rule!r}): {said}"
                 parts["rewrite"] = (new, told)
                 notes.append(told.replace("pasture rewrote", "rewrote", 1))

@@ -251,7 +251,7 @@ def _save(path: str, counts: dict, journal: list) -> None:
 
 
 def rewrite(rules: list, tool_input) -> tuple:
-    """(new tool input, [(field, before, after)], problem or None) after every matching rewrite rule,
+    """(new tool input, [(field, before, after, rule name)], problem or None) after every matching rewrite rule,
     in layer order. `replace` is literal: no group references, and so no `re` import."""
     from pasture.runtime.effective import thaw
 
@@ -273,6 +273,6 @@ def rewrite(rules: list, tool_input) -> tuple:
             size = f"{len(result)} characters (limit {MAX_REWRITE})"
             return None, changes, f"rule {rule['name']!r}: rewriting {field!r} made it {size}"
         if result != value:
-            changes.append((field, value, result))
+            changes.append((field, value, result, rule["name"]))
             new[field] = result
     return new, changes, None

@@ -435,6 +435,9 @@ def test_an_until_command_that_hangs_ends_at_the_deadline_in_the_rows_failure_mo
     assert "was still running at the row's deadline" in reply.stderr
     entry = _journal(env)[-1]
     assert "still running at the row's deadline" in entry["failure"]
+    # the hung check spent a continuation: the bound holds for a check that never answers
+    (counter,) = (Path(env["PASTURE_TRUST_STORE"]).parent / "until").iterdir()
+    assert json.loads(counter.read_text()) == {"user:slow": 1}
 
 
 def test_until_on_a_host_without_continue_degrades_and_says_so(steer, tmp_path):
@@ -554,3 +557,19 @@ def test_the_issue_policy_compiles_as_written():
     assert layer["rules"][1]["on_unsupported"] == "deny" and layer["rules"][0]["on_unsupported"] == "proceed"
     assert layer["context"][0]["on"] == "session-start" and layer["after"][0]["command"][-1] == "{file_path}"
     assert layer["until"][0]["max"] == 3 and layer["until"][0]["line"] > layer["after"][0]["line"]
+
+
+def test_rewrites_of_several_layers_apply_in_layer_order_and_replace_is_literal(steer):
+    env, project, policy = steer
+    Path(env["PASTURE_MANAGED_POLICY"]).write_text(
+        '[[rules]]\nname = "m"\ndecision = "rewrite"\ncommand = "a"\n'
+        'rewrite = { field = "command", pattern = "(a)", replace = "b\\\\1" }\n'
+    )
+    policy.write_text(
+        '[[rules]]\nname = "u"\ndecision = "rewrite"\ncommand = "a"\n'
+        'rewrite = { field = "command", pattern = "b", replace = "c" }\n'
+    )
+    out = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "echo a"), env)[1]
+    assert json.loads(out)["hookSpecificOutput"]["updatedInput"] == {"command": "echo c\\1"}
+    steps = [(s["name"], s["before"], s["after"]) for s in _journal(env)[-1]["detail"]["steer"]]
+    assert steps == [("m", "echo a", "echo b\\1"), ("u", "echo b\\1", "echo c\\1")]
