@@ -573,3 +573,25 @@ def test_rewrites_of_several_layers_apply_in_layer_order_and_replace_is_literal(
     assert json.loads(out)["hookSpecificOutput"]["updatedInput"] == {"command": "echo c\\1"}
     steps = [(s["name"], s["before"], s["after"]) for s in _journal(env)[-1]["detail"]["steer"]]
     assert steps == [("m", "echo a", "echo b\\1"), ("u", "echo b\\1", "echo c\\1")]
+
+
+def test_pasture_journal_shows_what_steered(steer, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from pasture.cli import main
+
+    env, project, policy = steer
+    policy.write_text(ISSUE_POLICY + _after_policy(tmp_path, "print('bad'); exit(1)"))
+    call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "git push --force origin main"), env)
+    call("claude-code", "PostToolUse", CLAUDE[1], _write(project, "a.py"), env)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(main, ["journal", "--root", str(project)])
+    assert result.exit_code == 0, result.output
+    rewrite_line, after_line = result.output.splitlines()[-2:]
+    assert rewrite_line.endswith(
+        "steer: rewrite lease: command 'git push --force origin main' -> 'git push --force-with-lease origin main'"
+    )
+    argv = f"{sys.executable} {tmp_path / 'lint.py'} a.py"
+    sent = len(f"[ruff] {argv} exited 1:\nbad".encode())
+    assert after_line.endswith(f"steer: after ruff: {argv} exit=1 sent={sent}B")
