@@ -595,3 +595,36 @@ def test_pasture_journal_shows_what_steered(steer, tmp_path, monkeypatch):
     argv = f"{sys.executable} {tmp_path / 'lint.py'} a.py"
     sent = len(f"[ruff] {argv} exited 1:\nbad".encode())
     assert after_line.endswith(f"steer: after ruff: {argv} exit=1 sent={sent}B")
+
+
+PROBE = r"""
+import json, sys
+before = set(sys.modules)
+from pasture.runtime.main import main
+code = main(["hook", "lifecycle", *sys.argv[2:]])
+with open(OUT, "w") as fh:
+    json.dump({"code": code, "added": sorted(set(sys.modules) - before)}, fh)
+"""
+
+
+def _added(env, tmp_path, event: str, payload: dict) -> list[str]:
+    import subprocess
+
+    out = tmp_path / "modules.json"
+    argv = [sys.executable, "-c", PROBE.replace("OUT", repr(str(out))), "--", "--harness", "claude-code"]
+    argv += ["--event", event, "--host-version", CLAUDE[1]]
+    done = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(out.read_text())["added"]
+
+
+def test_events_without_entries_of_their_own_pay_nothing_for_steering(steer, tmp_path):
+    env, project, policy = steer
+    policy.write_text(ISSUE_POLICY + _after_policy(tmp_path, "exit(1)") + '[[until]]\nname = "t"\ncommand = ["x"]\n')
+    # a PreToolUse no rule matches, and an allow: neither imports steer nor subprocess
+    for command in ("make", "ls -la"):
+        added = _added(env, tmp_path, "PreToolUse", _shell(project, command))
+        assert "pasture.runtime.steer" not in added and "subprocess" not in added, added
+    # the event that has an entry does (the control: the probe would see it)
+    added = _added(env, tmp_path, "PostToolUse", _write(project, "a.py"))
+    assert "pasture.runtime.steer" in added and "subprocess" in added
