@@ -24,6 +24,10 @@ The difference is what the agent kind itself costs on the hook path (its imports
 harness, no pydantic; the scratch folder; the seed's prompt); a real judge session adds its own
 seconds on top.
 
+Steering (issue 17): the same command answering an allow rule and a rewrite rule of the user layer
+(whose [[after]] and [[until]] entries PreToolUse never runs), each judged on CPU p50 <= 2.0x the bare
+interpreter's, as the issue states it.
+
 Targets: installed command p50 <= 2.0x `python -I -S -c pass` (aim 1.5x) and <= 1.0x `python -c pass`;
 peak RSS <= 1.5x the bare interpreter's; no fsync on the hook path; every run journaled.
 """
@@ -209,24 +213,25 @@ def modules_beyond_bare(
     return sorted(parse(hook.stderr) - parse(bare.stderr))
 
 
+STEER_SERIES = ("hook: installed command, allow rule", "hook: installed command, rewrite rule")
 STEER_RULES = r"""
 [[rules]]
 name = "read-only"
 tool_kind = "shell"
-command = "^(ls|cat|git status)\b"
+command = "^(ls|cat|git status)\\b"
 decision = "allow"
 
 [[rules]]
 name = "lease"
 tool_kind = "shell"
-command = "git\s+push\b.*--force\b(?!-)"
+command = "git\\s+push\\b.*--force\\b(?!-)"
 decision = "rewrite"
-rewrite = { field = "command", pattern = "--force\b(?!-)", replace = "--force-with-lease" }
+rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
 
 [[after]]
 name = "ruff"
 tool_kind = ["edit", "write"]
-file_path = "\.py$"
+file_path = "\\.py$"
 command = ["ruff", "check", "{file_path}"]
 
 [[until]]
@@ -363,7 +368,9 @@ def main(argv: list[str] | None = None) -> int:
             if i >= 5:
                 timed[name].runs.append(got)
     hook_runs_project = sum(
-        len(s.runs) for n, s in timed.items() if n.startswith("hook: installed") or n.startswith("hook: console")
+        len(s.runs)
+        for n, s in timed.items()
+        if (n.startswith("hook: installed") or n.startswith("hook: console")) and n not in STEER_SERIES
     ) + 5 * (3 if script is not None else 2)
     journaled = len(query(journal)) - before
 
@@ -430,12 +437,13 @@ def main(argv: list[str] | None = None) -> int:
             if r_rss
             else "not measured (GNU time missing)",
         ),
-        **{
-            f"{name} p50 <= {RATIO_BARE_MAX}x python -I -S -c pass": (
-                timed[name].median() / bare.median() <= RATIO_BARE_MAX,
-                f"{timed[name].median() / bare.median():.2f}x",
+        **{  # issue 17 states this target in CPU: the steering series are judged on CPU p50
+            f"{name} CPU p50 <= {RATIO_BARE_MAX}x python -I -S -c pass": (
+                timed[name].median("cpu") / bare.median("cpu") <= RATIO_BARE_MAX,
+                f"{timed[name].median('cpu') / bare.median('cpu'):.2f}x CPU "
+                f"(wall {timed[name].median() / bare.median():.2f}x)",
             )
-            for name in ("hook: installed command, allow rule", "hook: installed command, rewrite rule")
+            for name in STEER_SERIES
         },
         "no fsync/fdatasync per event on the hook path": (
             fsyncs == 0,
