@@ -79,3 +79,48 @@ def test_the_steering_policy_works_on_the_real_host(spec, npm_bin: Path, tmp_pat
     assert len(_requests_with(out, UNTIL)) >= 2, out.describe()
     last = out.journal(event="Stop")[-1]
     assert last["detail"]["steer"][0]["stopped"].startswith("reached max = 2"), last
+
+
+ALLOW = """
+[[rules]]
+name = "probe-ok"
+tool_kind = "shell"
+command = "pasture-probe"
+decision = "allow"
+"""
+
+
+def _allow_case(spec):
+    from pasture.evolve.scenario_sets import _CLAUDE_DEFAULT, _CODEX_APPROVALS, _ESCALATED, _PROBE
+
+    return (dict(_CLAUDE_DEFAULT), _PROBE) if spec is CLAUDE else (dict(_CODEX_APPROVALS), _ESCALATED)
+
+
+@pytest.mark.parametrize("spec", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_allow_skips_the_permission_prompt_and_without_it_the_call_does_not_run(
+    spec, npm_bin: Path, tmp_path: Path
+) -> None:
+    options, script = _allow_case(spec)
+    # control: the same run with no allow rule, where a headless run has nobody to approve the call
+    control = run_host(spec, npm_bin, tmp_path / "control", "", options=options, script=script, timeout=120)
+    assert not control.probe_exists, control.describe()
+    out = run_host(spec, npm_bin, tmp_path / "run", ALLOW, options=options, script=script, timeout=120)
+    assert out.probe_exists, out.describe()
+    answered = [r["answer"] for r in out.journal() if r["decision"] == "allow"]
+    assert "allow" in answered, out.describe()
+
+
+def test_the_steering_policy_works_on_the_real_opencode(npm_bin: Path, tmp_path: Path) -> None:
+    from realhost_support import OPENCODE
+
+    policy = _policy(tmp_path / "scripts")
+    out = run_host(OPENCODE, npm_bin, tmp_path / "run", policy, timeout=180)
+    assert out.result.exit_code == 0, out.describe()
+    # rewrite: the plugin set output.args.command in place, and that is what ran
+    assert (out.project / "probe.txt").read_text() == f"{REWRITTEN}\n", out.describe()
+    # context: pushed into the system prompt of the requests the fake model receives
+    assert _requests_with(out, CONTEXT), out.describe()
+    # after: appended to the tool's output, which the model receives
+    assert _requests_with(out, AFTER), out.describe()
+    # until: OpenCode 1.18.33 offers no continuation; it degrades to proceed and never runs a turn for it
+    assert not _requests_with(out, UNTIL), out.describe()
