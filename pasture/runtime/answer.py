@@ -91,6 +91,12 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
     mode = row.failure if row is not None else "observe-only"
     text = f"pasture: {message}"
     if mode in ("exit-2-blocks", "strict-output-exit-2-blocks") and row.semantic == "gate-consultation":
+        # Claude Code: the event's JSON refusal where it reads one, since on exit 2 it hands the model
+        # the raw hook command line in front of the reason (issue 17); exit 2 elsewhere.
+        as_json = getattr(wire(harness), "fail_json", None)
+        stdout = as_json(row.name, row, text) if as_json is not None else None
+        if stdout is not None:
+            return Reply(0, stdout, text + "\n", "fail-block")  # stderr: the user's copy of the line
         return Reply(EXIT_BLOCK, "", text + "\n", "fail-block")
     if mode == "throw-fail-fast" and row.semantic == "gate-consultation":
         return Reply(EXIT_PLUGIN_FAULT, "", text + "\n", "fail-block")

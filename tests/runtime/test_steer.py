@@ -431,7 +431,9 @@ def test_an_until_command_that_hangs_ends_at_the_deadline_in_the_rows_failure_mo
         time.perf_counter() - 52,
     )
     assert time.perf_counter() - began < 5
-    assert reply.exit_code == 2 and reply.answer == "fail-block"  # Claude's Stop: exit-2-blocks
+    # Claude's Stop: exit-2-blocks, answered as its JSON block (the reason is our line)
+    assert reply.exit_code == 0 and reply.answer == "fail-block"
+    assert json.loads(reply.stdout)["decision"] == "block" and "still running" in json.loads(reply.stdout)["reason"]
     assert "was still running at the row's deadline" in reply.stderr
     entry = _journal(env)[-1]
     assert "still running at the row's deadline" in entry["failure"]

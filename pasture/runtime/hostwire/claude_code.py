@@ -111,6 +111,16 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
     return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
 
 
+def fail_json(event: str, row, text: str):
+    """A failure that blocks, as the JSON refusal the event reads (the PreToolUse permission decision,
+    ``decision: block``), or None where only exit 2 blocks. Claude Code only: Codex keeps exit 2."""
+    if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
+        return command_deny(event, row, text, BLOCK_JSON)[1]
+    if event in BLOCK_JSON:
+        return _json({"decision": "block", "reason": text})
+    return None
+
+
 def tool_of(payload: object) -> tuple:
     if not isinstance(payload, dict):
         return None, None
