@@ -137,7 +137,10 @@ def decide(
         facts = _facts("observe")
         if keys and payload_error is None:
             reply = steer_reply(harness, event, row, envelope, effective, env, root, deadline, None, keys, facts)
-            return reply, facts, effective
+            notes = facts["detail"].pop("steer_notes", [])
+            if notes:
+                facts["detail"]["notes"] = notes
+            return answer.with_notes(reply, notes), facts, effective
         return answer.proceed(harness), facts, effective
     if payload_error is not None:
         return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
@@ -360,6 +363,8 @@ def respond(
                 deadline = started + deadline_seconds(row)
                 reply = steer_reply(harness, event, row, envelope, effective, env, root, deadline, None, keys, facts)
                 notes = facts["detail"].pop("steer_notes", [])
+                if notes:
+                    facts["detail"]["notes"] = notes
                 reply = answer.with_notes(reply, notes)
         else:
             reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root, started)

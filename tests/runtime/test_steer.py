@@ -630,3 +630,18 @@ def test_events_without_entries_of_their_own_pay_nothing_for_steering(steer, tmp
     # the event that has an entry does (the control: the probe would see it)
     added = _added(env, tmp_path, "PostToolUse", _write(project, "a.py"))
     assert "pasture.runtime.steer" in added and "subprocess" in added
+
+
+def test_a_degradation_on_an_observation_row_is_said_on_stderr_and_in_the_journal(steer):
+    env, project, policy = steer
+    policy.write_text('[[context]]\nname = "c"\non = "session-start"\ntext = "hello"\n')
+    # Claude Code 2.1.261 has no capture of SessionStart context: proceed, and say so
+    code, out, err = call("claude-code", "SessionStart", "2.1.261", {"session_id": "s", "cwd": str(project)}, env)
+    assert (code, out) == (0, "")
+    assert err == (
+        "pasture: SessionStart of claude-code@2.1.261 cannot give 'context' (no capture of this host version "
+        "shows it honoured); proceeding without it ([[context]] 'c': on_unsupported = proceed)\n"
+    )
+    entry = _journal(env)[-1]
+    assert entry["detail"]["notes"] == [err[len("pasture: ") : -1]]
+    assert entry["detail"]["steer"][-1]["degraded"].startswith("SessionStart of claude-code@2.1.261")
