@@ -106,6 +106,7 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
     effective = load(root, env)
     layers = []
     rules = []
+    steer: list[dict] = []
     warnings = list(effective.notes)
     for marker in ignored_markers(start or root):
         warnings.append(
@@ -144,6 +145,17 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
                     f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
                     "gets the row's failure mode"
                 )
+            for array in ("context", "after", "until"):  # steering entries (issue 17): trusted layers only
+                for item in layer.get(array) or ():
+                    steer.append(
+                        {
+                            "layer": layer["name"],
+                            "kind": array,
+                            "name": item["name"],
+                            "line": item["line"],
+                            **{k: (list(v) if isinstance(v, tuple) else v) for k, v in item.items() if k in _SHOWN},
+                        }
+                    )
             for rule in layer["rules"]:
                 warnings += _never_matching(layer["path"], rule)
                 rules.append(
@@ -167,11 +179,15 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
             "folders": list(effective.folders),
         },
         "rules": rules,
+        **({"steer": steer} if steer else {}),
         "journal": journal_for(root, env),
         **({"retention": dict(effective.retention)} if effective.retention else {}),
         "warnings": warnings,
         "combination": "every layer is evaluated; the most restrictive decision wins (deny > ask > proceed)",
     }
+
+
+_SHOWN = ("on", "command", "text", "tool_kind", "max", "on_unsupported")
 
 
 def _contracts() -> list[tuple[str, str, dict]]:
@@ -315,6 +331,11 @@ def show(project: Path | None, as_json: bool) -> None:
         match = ", ".join(f"{k}={v}" for k, v in rule["match"].items()) or "every event"
         line = f":{rule['line']}" if rule["line"] else ""
         click.echo(f"rule     [{rule['layer']}{line}] {rule['name']}: {rule['decision']} when {match}")
+    for item in info.get("steer", ()):
+        what = " ".join(item["command"]) if item.get("command") else repr(item.get("text", ""))
+        when = f" on {item['on']}" if item.get("on") else ""
+        most = f" (max {item['max']})" if item.get("max") else ""
+        click.echo(f"{item['kind']:8s} [{item['layer']}:{item['line']}] {item['name']}{when}: {what}{most}")
     click.echo(f"journal  {info['journal']}")
     if info.get("retention"):  # [journal] keep_days / max_mb of the user or managed layer
         kept = ", ".join(f"{k} = {v:g}" for k, v in sorted(info["retention"].items()))

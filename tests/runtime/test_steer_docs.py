@@ -46,3 +46,20 @@ def test_the_readme_policy_uses_all_five_answers():
     heads = [line.split(":")[0] for line in matrix.splitlines() if line and not line.startswith((" ", "answers", "ok"))]
     assert heads == ["allow", "rewrite", "context", "feedback", "continue"]
     assert "CANNOT" in matrix
+
+
+def test_policy_show_lists_the_steering_entries_with_their_lines(tmp_path, monkeypatch):
+    policy, _ = _blocks()
+    path = tmp_path / "policy.toml"
+    path.write_text(policy, encoding="utf-8")
+    monkeypatch.setenv("PASTURE_POLICY", str(path))
+    monkeypatch.setenv("PASTURE_MANAGED_POLICY", str(tmp_path / "managed.toml"))
+    monkeypatch.setenv("PASTURE_TRUST_STORE", str(tmp_path / "state" / "trust.json"))
+    monkeypatch.setenv("PASTURE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "project").mkdir()
+    result = CliRunner().invoke(main, ["policy", "show", "--project", str(tmp_path / "project")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "context  [user:14] status on session-start: git status --short" in lines
+    assert "after    [user:19] ruff: ruff check {file_path}" in lines
+    assert "until    [user:25] tests: pytest -q (max 3)" in lines
