@@ -19,6 +19,11 @@ from pasture.profile.answers import (
     W_BEHAVIOR_ALLOW,
     W_BLOCK_REASON,
     W_CONTEXT,
+    W_COP_ALLOW,
+    W_COP_CONTEXT,
+    W_COP_MODIFIED_ARGS,
+    W_GEM_DENY_REASON,
+    W_GEM_TOOL_INPUT,
     W_OC_NEW_ARGS,
     W_OC_OUTPUT,
     W_OC_SET_ARG,
@@ -35,7 +40,7 @@ from pasture.profile.vocab import Harness, MutationMode
 from pasture.render.docs import events_doc
 from pasture.render.explain import explain
 
-PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33")
+PINNED = ("claude-code@2.1.332", "codex@0.171.0", "opencode@1.18.33", "gemini-cli@0.61.0", "copilot-cli@1.0.102")
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +89,40 @@ def test_candidates_follow_the_catalog_schema(contracts):
         assert candidates(Harness.OPENCODE, oc.row(event), schema["output"], schema["input"]) == forms, event
 
 
+def test_gemini_candidates_follow_its_catalog_schema(contracts):
+    gemini = contracts["gemini-cli@0.61.0"]
+    expected = {
+        # the catalog's BeforeTool decision is deny/block only (the code reads no "allow"): no allow form
+        "BeforeTool": [("rewrite", W_GEM_TOOL_INPUT)],
+        "AfterTool": [("feedback", W_CONTEXT), ("feedback", W_GEM_DENY_REASON)],
+        "BeforeAgent": [("context", W_CONTEXT)],
+        "AfterAgent": [("continue", W_GEM_DENY_REASON)],  # its input carries stop_hook_active
+        "SessionStart": [("context", W_CONTEXT)],
+        "BeforeModel": [],
+        "SessionEnd": [],
+    }
+    for event, forms in expected.items():
+        schema = _catalog_event(gemini.id, event)
+        assert candidates(Harness.GEMINI_CLI, gemini.row(event), schema["output"], schema["input"]) == forms, event
+
+
+def test_copilot_candidates_follow_its_catalog_schema(contracts):
+    copilot = contracts["copilot-cli@1.0.102"]
+    expected = {
+        "preToolUse": [("allow", W_COP_ALLOW), ("rewrite", W_COP_MODIFIED_ARGS), ("context", W_COP_CONTEXT)],
+        "postToolUse": [("feedback", W_COP_CONTEXT)],
+        "postToolUseFailure": [("feedback", W_COP_CONTEXT)],
+        "sessionStart": [("context", W_COP_CONTEXT)],
+        "userPromptSubmitted": [("context", W_COP_CONTEXT)],
+        "agentStop": [("continue", W_BLOCK_REASON)],  # its input carries stopHookActive
+        "subagentStop": [],  # decision: block + reason, but no stopHookActive: not the host's stop
+        "sessionEnd": [],
+    }
+    for event, forms in expected.items():
+        schema = _catalog_event(copilot.id, event)
+        assert candidates(Harness.COPILOT_CLI, copilot.row(event), schema["output"], schema["input"]) == forms, event
+
+
 def test_a_rewrite_needs_an_input_mutation_row(contracts):
     row = contracts["claude-code@2.1.332"].row("PreToolUse")
     pre = _catalog_event("claude-code@2.1.332", "PreToolUse")
@@ -92,6 +131,13 @@ def test_a_rewrite_needs_an_input_mutation_row(contracts):
     oc_row = replace(contracts["opencode@1.18.33"].row("tool.execute.before"), mutation=MutationMode.NONE)
     before = _catalog_event("opencode@1.18.33", "tool.execute.before")
     assert candidates(Harness.OPENCODE, oc_row, before["output"], before["input"]) == []
+    for contract_id, event, harness in (
+        ("gemini-cli@0.61.0", "BeforeTool", Harness.GEMINI_CLI),
+        ("copilot-cli@1.0.102", "preToolUse", Harness.COPILOT_CLI),
+    ):
+        row = replace(contracts[contract_id].row(event), mutation=MutationMode.NONE)
+        schema = _catalog_event(contract_id, event)
+        assert "rewrite" not in {c for c, _ in candidates(harness, row, schema["output"], schema["input"])}
 
 
 def test_feedback_only_after_a_tool_and_continue_only_at_a_stop(contracts):
@@ -286,6 +332,24 @@ HONOURED = {
         ("permission.ask", "allow"): False,
         ("experimental.chat.system.transform", "context"): True,
         ("tool.execute.after", "feedback"): True,
+    },
+    # Gemini's BeforeTool "allow" (captures/gemini-cli@0.61.0/before-tool-allow: not honoured) is no
+    # form of its catalog, so the matrix does not list it
+    "gemini-cli@0.61.0": {
+        ("BeforeTool", "rewrite"): True,
+        ("SessionStart", "context"): True,
+        ("BeforeAgent", "context"): True,
+        ("AfterTool", "feedback"): True,
+        ("AfterAgent", "continue"): True,
+    },
+    "copilot-cli@1.0.102": {
+        ("preToolUse", "rewrite"): True,
+        ("preToolUse", "allow"): True,
+        ("preToolUse", "context"): False,
+        ("sessionStart", "context"): True,
+        ("userPromptSubmitted", "context"): True,
+        ("postToolUse", "feedback"): True,
+        ("agentStop", "continue"): True,
     },
 }
 

@@ -218,3 +218,41 @@ def test_a_pasture_error_no_command_handled_is_one_line_and_exit_2(monkeypatch):
     assert done.exit_code == 2
     assert "Traceback" not in done.output
     assert done.output.strip().splitlines()[-1] == "pasture: the thing is wrong; fix: run the other thing"
+
+
+# Exception classes that never leave the code that raises them: each is caught and turned into
+# something else there, so they keep the standard base their catchers expect.
+_INTERNAL_SIGNALS = {
+    "pasture.runtime.fs.NotRegular": "an OSError: the runtime's readers treat it like any unreadable file",
+    "pasture.runtime.gatekinds.BadKey": "the policy parser turns it into a PolicyError with file:line",
+    "pasture.runtime.shellparse.Unparsable": "the guard then treats the command as touching what it names",
+}
+
+
+def test_every_error_class_of_the_tool_derives_from_pasture_error():
+    """One base (issue 21): the CLI's one handler then turns any of them into one line and exit 2.
+    Private classes (a leading underscore) are control flow inside one module."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import pasture
+    from pasture import PastureError
+
+    outside, seen = [], set()
+    for info in pkgutil.walk_packages(pasture.__path__, "pasture."):
+        if info.name.endswith(".__main__"):  # runs its program when imported
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == module.__name__:
+                qualified = f"{module.__name__}.{name}"
+                seen.add(qualified)
+                if (
+                    not name.startswith("_")
+                    and not issubclass(obj, PastureError)
+                    and qualified not in _INTERNAL_SIGNALS
+                ):
+                    outside.append(qualified)
+    assert outside == []
+    assert set(_INTERNAL_SIGNALS) <= seen, "an internal signal listed here is gone: drop it from the list"

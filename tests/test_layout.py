@@ -86,5 +86,5 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_cycles_in_generator():
+def test_no_import_cycles_in_pasture():
     assert cycles(import_graph()) == []

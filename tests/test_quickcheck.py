@@ -141,13 +141,34 @@ EDITS = {
 }
 
 
+def _tiered(cases: dict, fast: set[str]) -> list:
+    """Every case as a parameter; those not in ``fast`` run in the slow tier (``-m slow``, ``-m ""``)
+    only. The fast tier keeps one case of each kind of change, so it still fails if the fast path
+    stops noticing that kind."""
+    assert fast <= set(cases), fast - set(cases)
+    return [key if key in fast else pytest.param(key, marks=pytest.mark.slow) for key in sorted(cases)]
+
+
 def _override(root: Path, name: str, change) -> None:
     target = root / "templates" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(change((Path(resources.templates_folder()) / name).read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("kind", sorted(EDITS))
+@pytest.mark.parametrize(
+    "kind",
+    _tiered(
+        EDITS,
+        {
+            "generated file",
+            "missing generated file",
+            "profile",
+            "invalid profile",
+            "cited file removed",
+            "template override",
+        },
+    ),
+)
 def test_every_kind_of_edit_falls_through_to_the_full_check(project, kind):
     assert run("check", "--root", str(project))[:2] == (0, True)
     edit, expected = EDITS[kind]
@@ -389,7 +410,17 @@ def test_generate_on_a_clean_tree_leaves_a_verdict_check_believes(evidenced):
     assert run("check", "--root", str(evidenced))[:2] == (0, True)
 
 
-@pytest.mark.parametrize("kind", sorted(EVIDENCE_MUTATIONS))
+@pytest.mark.parametrize(
+    "kind",
+    _tiered(
+        EVIDENCE_MUTATIONS,
+        {
+            "blocking claim cites another host version's capture",  # the profile's citation changes
+            "cited capture whose refusal did not hold",  # the cited capture changes
+            "cited capture removed",  # the cited file goes (exit 2)
+        },
+    ),
+)
 def test_check_right_after_generate_fails_on_evidence_that_does_not_hold(evidenced, kind):
     """generate records a verdict only after the evidence check: it used to record one here, and the
     fast path then answered "every cited evidence holds" (exit 0) for all of these but the last."""

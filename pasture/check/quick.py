@@ -32,7 +32,7 @@ import json
 import os
 import sys
 
-from pasture import __version__, resources, statekey
+from pasture import PastureError, __version__, resources, statekey
 
 GENERATED = "generated"
 MANIFEST = "manifest.json"
@@ -229,7 +229,7 @@ def _signed(record: dict) -> bytes:
     return json.dumps({k: record.get(k) for k in _FIELDS}, sort_keys=True, separators=(",", ":")).encode()
 
 
-class Forged(Exception):
+class Forged(PastureError):
     """A record is there but its MAC does not verify: not written by this user's pasture."""
 
 

@@ -442,6 +442,9 @@ def _honoured(
             f"'{scenario.control}' shows it is not run)"
             if ok
             else f"{PROBE_FILE} absent: the call still needed an approval nobody could give"
+            if calls
+            else f"{PROBE_FILE} absent: {answer.event} never fired, so the answer was never given and the call "
+            "was not run"
         )
     elif answer.capability == "context":
         ok = 1 in with_marker

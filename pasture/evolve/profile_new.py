@@ -355,6 +355,7 @@ def _rows(
         else:
             _identities(harness, row, payloads, bus, version, report, allowed=allowed)
         _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
+        _rewrite_mutation(root, row, cap, version)
         _prune(root, row, {**base_sources, **cited}, version, report)
         if (
             HOSTS[harness].throw_refuses
@@ -385,6 +386,7 @@ def _rows(
             else:
                 row["note"] += f" Not triggered by any scenario of {capture_rel}."
             _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, report)
+            _rewrite_mutation(root, row, cap, version)
             report.added.append(
                 f"{name}: {kind}"
                 + (" (blocking waits for evidence)" if kind == "gate" and not row.get("evidence") else "")
@@ -431,6 +433,28 @@ def _rows(
         if f"@{name}" in used:
             sources[name] = value
     return rows, sources
+
+
+def _rewrite_mutation(root: Path, row: dict[str, Any], cap: Capture, version: str) -> None:
+    """A gate row of a command-hook surface declared ``mutation: none`` whose tool input a capture of this
+    version shows rewritten (a ``rewrite`` answer on this event that the host honoured) declares
+    ``mutation: input``: the capability matrix (pasture.profile.answers) offers a rewrite only on such a row."""
+    if (
+        row.get("semantic") != "gate-consultation"
+        or row.get("mutation") != "none"
+        or not str(row.get("surface", "")).endswith("-command-json")
+    ):
+        return
+    for scenario in cap.answers():
+        answer = scenario.answer or {}
+        if answer.get("event") == row["name"] and answer.get("capability") == "rewrite" and scenario.honoured:
+            row["mutation"] = "input"
+            _paragraph(
+                row,
+                f"Capture {version}: the host honoured a rewrite of the tool input ({answer.get('wire')}; "
+                f"{_rel(scenario.scenario_file, root)}: {scenario.honoured_shown_by}), so mutation: input.",
+            )
+            return
 
 
 def _surface(harness: str, bus: bool) -> str:

@@ -587,3 +587,182 @@ def copilot_scenarios() -> tuple[Scenario, ...]:
             False,
         ),
     )
+
+
+# --- answers beyond deny/ask on Gemini CLI and Copilot CLI (issue 17, issue 20) --------------------------
+
+# wire forms as pasture/profile/answers.py names them
+W_GEM_TOOL_INPUT = "hookSpecificOutput.tool_input"
+W_GEM_ALLOW = "decision=allow"
+W_GEM_DENY_REASON = "decision=deny+reason"
+W_COP_ALLOW = "permissionDecision=allow"
+W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
+W_COP_CONTEXT = "additionalContext"
+
+#: Gemini CLI without --yolo: the default approval mode, where a headless run cannot confirm a shell call.
+GEMINI_DEFAULT_APPROVAL = (("yolo", False),)
+#: Copilot CLI without --allow-all-tools: a shell call needs a permission nobody can give headless.
+COPILOT_DEFAULT_PERMISSIONS = (("allow_all_tools", False),)
+
+
+def gemini_answer_scenarios() -> tuple[Scenario, ...]:
+    """Gemini CLI's answers in the forms its bundled docs/hooks/reference.md and the code that reads hook
+    output (``BeforeToolHookOutput.getModifiedToolInput``, ``getAdditionalContext``, AfterAgent's
+    ``isBlockingDecision`` retry) name."""
+    where = "in the default approval mode (no --yolo)"
+    return (
+        Scenario(
+            "before-tool-rewrite",
+            f"BeforeTool answers hookSpecificOutput.tool_input with the rewritten command (the model asked for "
+            f"{ASKED_COMMAND}); the rewritten command must be the one that ran",
+            _REWRITE,
+            answer=Answer(
+                "rewrite",
+                "BeforeTool",
+                W_GEM_TOOL_INPUT,
+                {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": PROBE_COMMAND}}},
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answer: the shell call {where}, nothing answers; a headless run has "
+            "nobody to confirm it, so it must not run",
+            _PROBE,
+            options=GEMINI_DEFAULT_APPROVAL,
+        ),
+        Scenario(
+            "before-tool-allow",
+            f'BeforeTool answers {{"decision": "allow"}} {where}; honoured if the call runs without a prompt',
+            _PROBE,
+            options=GEMINI_DEFAULT_APPROVAL,
+            control="no-answer-approval",
+            answer=Answer("allow", "BeforeTool", W_GEM_ALLOW, {"decision": "allow", "reason": "{marker}"}),
+        ),
+        Scenario(
+            "session-start-context",
+            "SessionStart adds hookSpecificOutput.additionalContext; honoured if the text is in the first "
+            "request the model receives",
+            _PROBE,
+            answer=Answer(
+                "context", "SessionStart", W_CONTEXT, _specific("SessionStart", additionalContext="{marker}")
+            ),
+        ),
+        Scenario(
+            "before-agent-context",
+            "BeforeAgent adds hookSpecificOutput.additionalContext; honoured if the text is in the first "
+            "request the model receives",
+            _PROBE,
+            answer=Answer("context", "BeforeAgent", W_CONTEXT, _specific("BeforeAgent", additionalContext="{marker}")),
+        ),
+        Scenario(
+            "after-tool-context-feedback",
+            "after the shell call AfterTool adds hookSpecificOutput.additionalContext (appended to the tool "
+            "result); honoured if the text is in what the next request adds after the tool call",
+            _PROBE,
+            answer=Answer("feedback", "AfterTool", W_CONTEXT, _specific("AfterTool", additionalContext="{marker}")),
+        ),
+        Scenario(
+            "after-tool-deny-feedback",
+            'after the shell call AfterTool answers {"decision": "deny", "reason"} (the reason replaces the '
+            "tool result); honoured if the reason is in what the next request adds after the tool call",
+            _PROBE,
+            answer=Answer("feedback", "AfterTool", W_GEM_DENY_REASON, {"decision": "deny", "reason": "{marker}"}),
+        ),
+        Scenario(
+            "after-agent-continue",
+            f'the model stops at once; AfterAgent answers {{"decision": "deny", "reason"}} on the first '
+            f"{CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next request holds "
+            f"the reason, the next turn writes the probe file, and the host stops by itself after "
+            f"{CONTINUE_BOUND} continuations",
+            _STOP_THEN_PROBE,
+            answer=Answer(
+                "continue",
+                "AfterAgent",
+                W_GEM_DENY_REASON,
+                {"decision": "deny", "reason": "{marker}"},
+                times=CONTINUE_BOUND,
+            ),
+        ),
+    )
+
+
+def copilot_answer_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI's answers in the flat forms of its SDK typings (copilot-sdk/types.d.ts of the
+    unpacked package: ``PreToolUseHookOutput``, ``SessionStartHookOutput``, ``PostToolUseHookOutput``, ...)."""
+    where = "without --allow-all-tools (its default permissions)"
+    return (
+        Scenario(
+            "pre-tool-use-rewrite",
+            f"preToolUse answers modifiedArgs (the model's toolArgs with the rewritten command; the model "
+            f"asked for {ASKED_COMMAND}) and permissionDecision allow, {where}; the rewritten command must be "
+            "the one that ran",
+            _REWRITE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            answer=Answer(
+                "rewrite",
+                "preToolUse",
+                W_COP_MODIFIED_ARGS,
+                {
+                    "permissionDecision": "allow",
+                    "permissionDecisionReason": "{marker}",
+                    "modifiedArgs": {"command": PROBE_COMMAND},
+                },
+                merge_tool_input=True,
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answer: the shell call {where}, nothing answers; a headless run has "
+            "nobody to approve it, so it must not run",
+            _PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+        ),
+        Scenario(
+            "pre-tool-use-allow",
+            f"preToolUse answers permissionDecision allow {where}; honoured if the call runs without a prompt",
+            _PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            control="no-answer-approval",
+            answer=Answer(
+                "allow",
+                "preToolUse",
+                W_COP_ALLOW,
+                {"permissionDecision": "allow", "permissionDecisionReason": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "session-start-context",
+            "sessionStart answers additionalContext; honoured if the text is in the first request the model receives",
+            _PROBE,
+            answer=Answer("context", "sessionStart", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "user-prompt-submitted-context",
+            "userPromptSubmitted answers additionalContext; honoured if the text is in the first request the "
+            "model receives",
+            _PROBE,
+            answer=Answer("context", "userPromptSubmitted", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "post-tool-use-feedback",
+            "after the shell call postToolUse answers additionalContext; honoured if the text is in what the "
+            "next request adds after the tool call",
+            _PROBE,
+            answer=Answer("feedback", "postToolUse", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "agent-stop-continue",
+            f'the model stops at once; agentStop answers {{"decision": "block", "reason"}} on the first '
+            f"{CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next request holds "
+            f"the reason, the next turn writes the probe file, and the host stops by itself after "
+            f"{CONTINUE_BOUND} continuations",
+            _STOP_THEN_PROBE,
+            answer=Answer(
+                "continue",
+                "agentStop",
+                W_BLOCK_REASON,
+                {"decision": "block", "reason": "{marker}"},
+                times=CONTINUE_BOUND,
+            ),
+        ),
+    )

@@ -79,6 +79,10 @@ if a.mode == "answer":
         specific = answer.get("hookSpecificOutput")
         if a.merge_tool_input and isinstance(specific, dict) and isinstance(payload, dict):
             specific["updatedInput"] = {**(payload.get("tool_input") or {}), **specific.get("updatedInput", {})}
+        elif a.merge_tool_input and "modifiedArgs" in answer and isinstance(payload, dict):
+            # Copilot CLI: flat modifiedArgs laid over the payload's toolArgs
+            args = payload.get("toolArgs")
+            answer["modifiedArgs"] = {**(args if isinstance(args, dict) else {}), **answer["modifiedArgs"]}
         print(json.dumps(answer))
     sys.exit(0)
 if a.mode == "exit2" and blocking:
@@ -132,7 +136,8 @@ def recorder_command(
     ``answer_file`` on the first ``answer_times`` calls of ``event``, counted in the log, then observe;
     the document stays off the command line, which some hosts show the model;
     with ``merge_tool_input`` its ``hookSpecificOutput.updatedInput`` is laid over the payload's
-    ``tool_input``, so a rewrite changes one field and keeps the others). A payload with
+    ``tool_input``, or its flat ``modifiedArgs`` over the payload's ``toolArgs`` (Copilot CLI), so a
+    rewrite changes one field and keeps the others). A payload with
     ``stop_hook_active: true`` (a stop an earlier block caused) is never blocked by ``exit2`` /
     ``deny``, so a Stop block refuses exactly once.
     """

@@ -23,7 +23,9 @@ Offline run: headless (``copilot -p``) in offline BYOK mode against the fake Cha
   ``trust="flag"`` (default) passes ``--trust-folder``; ``trust="persist"`` writes the project into
   ``~/.copilot/config.json`` ``trustedFolders`` (what the interactive dialog keeps); ``trust="none"``
   does neither.
-* **Command:** ``copilot -p PROMPT --allow-all-tools --no-auto-update --disable-client-telemetry``.
+* **Command:** ``copilot -p PROMPT --allow-all-tools --no-auto-update --disable-client-telemetry``;
+  option ``allow_all_tools=False`` drops ``--allow-all-tools`` (its default permissions, where a headless
+  run denies a shell call nobody can approve: the answer scenarios' control).
 * **Cache:** on a fresh HOME the native binary unpacks its package (about 235 MB) into
   ``$XDG_CACHE_HOME/copilot/pkg/``; callers delete it after a run (:func:`drop_unpacked`).
 """
@@ -108,7 +110,8 @@ class CopilotEventError(PastureError, ValueError):
 class CopilotLauncher(HostLauncher):
     host = "copilot-cli"
     wire_protocol = "openai-chat"
-    default_options = {"model": "fake-model", "trust": "flag", "extra_args": []}  # trust: flag | persist | none
+    # trust: flag | persist | none; allow_all_tools False: its default permissions (answer scenarios)
+    default_options = {"model": "fake-model", "trust": "flag", "extra_args": [], "allow_all_tools": True}
 
     def env(self, ctx: RunContext) -> dict[str, str]:
         return {
@@ -138,7 +141,7 @@ class CopilotLauncher(HostLauncher):
             str(ctx.binary),
             "-p",
             ctx.prompt,
-            "--allow-all-tools",
+            *(["--allow-all-tools"] if ctx.options["allow_all_tools"] else []),
             "--no-auto-update",
             "--disable-client-telemetry",
             *trust,
@@ -252,15 +255,33 @@ class CopilotCapture(CommandHookCapture):
             if scenario is not None and answer is not None and answer.event == event:
                 answer_file = run.root / f"answer-{event}.json"
                 answer_file.write_text(json.dumps(answer.filled(scenario.marker or ""), sort_keys=True) + "\n")
-                kwargs = {"mode": "answer", "answer_file": answer_file, "answer_times": answer.times}
+                kwargs = {
+                    "mode": "answer",
+                    "answer_file": answer_file,
+                    "answer_times": answer.times,
+                    "merge_tool_input": answer.merge_tool_input,
+                }
             command = recorder_command(recorder, log, event, **kwargs)
             table[event] = [{"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT}]
         return {"version": 1, "hooks": table}
 
+    #: Hooks Copilot starts together at the start of a run (seen either way round in two runs of one
+    #: scenario): the capture lists the first of each in this order, so a re-capture is byte-identical.
+    concurrent_start = ("sessionStart", "userPromptSubmitted")
+
     def records(self, run: Run) -> Records:
         # the package the native binary unpacked into the run's cache (about 235 MB) is not a record
         shutil.rmtree(run.root / "home" / ".cache" / "copilot" / "pkg", ignore_errors=True)
-        return super().records(run)
+        out = super().records(run)
+        head = 0
+        while (
+            head < len(out.calls)
+            and out.calls[head].event in self.concurrent_start
+            and out.calls[head].event not in {c.event for c in out.calls[:head]}
+        ):
+            head += 1
+        out.calls[:head] = sorted(out.calls[:head], key=lambda c: self.concurrent_start.index(c.event))
+        return out
 
     def catalog_method(self) -> str:
         return (
@@ -271,7 +292,7 @@ class CopilotCapture(CommandHookCapture):
     def scenario_set(self) -> ScenarioSet:
         from pasture.evolve import scenario_sets as s
 
-        return s.ScenarioSet(base=s.copilot_scenarios())
+        return s.ScenarioSet(base=s.copilot_scenarios(), answer=s.copilot_answer_scenarios())
 
 
 # --- install -----------------------------------------------------------------------------------------

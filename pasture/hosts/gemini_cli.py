@@ -16,6 +16,8 @@ Answers on the hook path: pasture/runtime/hostwire/gemini_cli.py.
 Offline run: ``gemini -p PROMPT --yolo --output-format json`` against the fake Gemini API
 (``GOOGLE_GEMINI_BASE_URL``; API-key auth selected in ``~/.gemini/settings.json``). Option ``trust``:
 ``"env"`` (default: the variable), ``"folder"`` (the project in ``trustedFolders.json``), ``"none"``.
+Option ``yolo`` (default true): false drops ``--yolo`` (the default approval mode, where a headless run
+does not offer the shell tool: the answer scenarios' control).
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ def merge_json(path: Path, over: dict[str, Any]) -> None:
 class GeminiLauncher(HostLauncher):
     host = "gemini-cli"
     wire_protocol = "gemini"
-    default_options = {"model": "gemini-2.5-pro", "trust": "env", "extra_args": []}
+    # yolo False: the default approval mode (answer scenarios)
+    default_options = {"model": "gemini-2.5-pro", "trust": "env", "extra_args": [], "yolo": True}
 
     def env(self, ctx: RunContext) -> dict[str, str]:
         env = {
@@ -108,7 +111,8 @@ class GeminiLauncher(HostLauncher):
             merge_json(gemini / "trustedFolders.json", {str(ctx.layout.project): TRUST_FOLDER})
 
     def argv(self, ctx: RunContext) -> list[str]:
-        return [str(ctx.binary), "-p", ctx.prompt, "--yolo", "--output-format", "json", *ctx.options["extra_args"]]
+        yolo = ["--yolo"] if ctx.options["yolo"] else []
+        return [str(ctx.binary), "-p", ctx.prompt, *yolo, "--output-format", "json", *ctx.options["extra_args"]]
 
 
 def handler(contract: Contract, row, note: str) -> dict:
@@ -178,7 +182,7 @@ class GeminiCliCapture(CommandHookCapture):
     def scenario_set(self) -> ScenarioSet:
         from pasture.evolve import scenario_sets as s
 
-        return s.ScenarioSet(base=s.gemini_scenarios())
+        return s.ScenarioSet(base=s.gemini_scenarios(), answer=s.gemini_answer_scenarios())
 
 
 # --- folder trust ----------------------------------------------------------------------------------

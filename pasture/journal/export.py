@@ -21,7 +21,7 @@ import calendar
 import os
 import time
 
-from pasture import __version__
+from pasture import PastureError, __version__
 
 SCOPE = "pasture.journal"
 EVENT_NAME = "pasture.hook.decision"
@@ -75,7 +75,7 @@ def advance(path, name: str, last_id: int) -> None:
         conn.close()
 
 
-class ExportError(Exception):
+class ExportError(PastureError):
     """The export could not run or a batch was refused; the message says which and what was kept."""
 
 

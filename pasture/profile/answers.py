@@ -39,6 +39,14 @@ W_OC_NEW_ARGS = "output.args replaced by a new object"
 W_OC_STATUS = "output.status=allow"
 W_OC_SYSTEM = "output.system.push(text)"
 W_OC_OUTPUT = "output.output edited"
+# Gemini CLI (bundled docs/hooks/reference.md, the hook output classes of its bundle)
+W_GEM_TOOL_INPUT = "hookSpecificOutput.tool_input"
+W_GEM_ALLOW = "decision=allow"
+W_GEM_DENY_REASON = "decision=deny+reason"
+# GitHub Copilot CLI (the flat outputs of copilot-sdk/types.d.ts)
+W_COP_ALLOW = "permissionDecision=allow"
+W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
+W_COP_CONTEXT = "additionalContext"
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,55 @@ def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, st
     return out
 
 
+#: Input fields that mark a stop hook's forced continuation: a row whose input has one is the host's stop.
+_STOP_ACTIVE = ("stop_hook_active", "stopHookActive")
+
+
+def _gemini_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """Gemini CLI: ``decision`` (allow / deny) + ``reason`` and ``hookSpecificOutput`` fields per event. An
+    ``additionalContext`` after a tool is appended to its result (feedback), elsewhere it is context; a deny
+    after a tool replaces its result (feedback); on the stop event (AfterAgent, whose input carries
+    ``stop_hook_active``) a deny sends the reason as a new prompt (continue)."""
+    out = []
+    after_tool = "tool_response" in inputs
+    stop = any(name in inputs for name in _STOP_ACTIVE)
+    if row.pre_action and _offers(output, "decision", "allow"):
+        out.append(("allow", W_GEM_ALLOW))
+    if (
+        row.pre_action
+        and row.mutation is MutationMode.INPUT
+        and _field(output, "hookSpecificOutput.tool_input") is not None
+    ):
+        out.append(("rewrite", W_GEM_TOOL_INPUT))
+    if _field(output, "hookSpecificOutput.additionalContext") is not None:
+        out.append(("feedback" if after_tool else "context", W_CONTEXT))
+    denies = _offers(output, "decision", "deny") and _field(output, "reason") is not None
+    if denies and not row.pre_action and after_tool:
+        out.append(("feedback", W_GEM_DENY_REASON))
+    if denies and stop:
+        out.append(("continue", W_GEM_DENY_REASON))
+    return out
+
+
+def _copilot_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """GitHub Copilot CLI: flat outputs. ``permissionDecision`` allow, ``modifiedArgs`` (with allow) on an
+    ``input`` row, ``additionalContext`` (after a tool: feedback), ``decision: block`` + ``reason`` on the stop
+    event (agentStop, whose input carries ``stopHookActive``)."""
+    out = []
+    after_tool = "toolResult" in inputs or ("toolArgs" in inputs and "error" in inputs)
+    stop = any(name in inputs for name in _STOP_ACTIVE)
+    allows = _offers(output, "permissionDecision", "allow")
+    if row.pre_action and allows:
+        out.append(("allow", W_COP_ALLOW))
+    if row.pre_action and allows and row.mutation is MutationMode.INPUT and _field(output, "modifiedArgs") is not None:
+        out.append(("rewrite", W_COP_MODIFIED_ARGS))
+    if _field(output, "additionalContext") is not None:
+        out.append(("feedback" if after_tool and not row.pre_action else "context", W_COP_CONTEXT))
+    if stop and _offers(output, "decision", "block") and _field(output, "reason") is not None:
+        out.append(("continue", W_BLOCK_REASON))
+    return out
+
+
 def candidates(
     harness: Harness, row: Any, output: dict[str, Any] | None, inputs: dict[str, Any] | None = None
 ) -> list[tuple[str, str]]:
@@ -142,6 +199,10 @@ def candidates(
         return []
     if harness is Harness.OPENCODE:
         found = _opencode_candidates(row, output) if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT else []
+    elif harness is Harness.GEMINI_CLI:
+        found = _gemini_candidates(row, output, inputs or {})
+    elif harness is Harness.COPILOT_CLI:
+        found = _copilot_candidates(row, output, inputs or {})
     else:
         found = _command_candidates(row, output, inputs or {})
     return sorted(found, key=lambda pair: CAPABILITIES.index(pair[0]))

@@ -26,6 +26,7 @@ import jinja2
 import jinja2.compiler
 import jinja2.sandbox
 
+from pasture import PastureError
 from pasture.render import encode
 from pasture.resources import overridden_templates, template_folders
 
@@ -43,7 +44,7 @@ MAX_SOURCE = 1024 * 1024
 MAX_MEMORY = 512 * 1024 * 1024
 
 
-class TemplateLimit(jinja2.sandbox.SecurityError):
+class TemplateLimit(jinja2.sandbox.SecurityError, PastureError):
     """An override template went past a bound (time, size) or reached outside templates/; ``where``
     (file:line) when the template frames of the traceback cannot tell it."""
 

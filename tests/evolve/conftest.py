@@ -25,18 +25,14 @@ def no_hosts_on_path() -> dict[str, str]:
     import os
     import shutil as sh
 
+    from pasture.hosts import HOSTS
+
     dirs = [
         d
         for d in os.environ.get("PATH", "").split(os.pathsep)
-        if d and not any(sh.which(n, path=d) for n in ("claude", "codex", "opencode", "copilot"))
+        if d and not any(sh.which(h.binary, path=d) for h in HOSTS.values())
     ]
-    return {
-        "PATH": os.pathsep.join(dirs),
-        "PASTURE_CLAUDE_BIN": "",
-        "PASTURE_CODEX_BIN": "",
-        "PASTURE_OPENCODE_BIN": "",
-        "PASTURE_COPILOT_BIN": "",
-    }
+    return {"PATH": os.pathsep.join(dirs), **{h.binary_env: "" for h in HOSTS.values()}}
 
 
 @click.group()

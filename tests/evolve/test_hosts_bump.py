@@ -156,16 +156,18 @@ def _versions(**override: str) -> dict[str, str]:
     return {**base, **override}
 
 
-def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, no_hosts_on_path):
+def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(project, tmp_path, no_hosts_on_path):
+    # `project`, not REPO: a copy of the profiles without the npm cache of pinned hosts, so status
+    # asks npm (the stand-in) about every host without starting five real host CLIs per run
     env = {**no_hosts_on_path, **_fake_npm(tmp_path / "npm-same", _versions())}
     env["PATH"] = f"{tmp_path / 'npm-same'}{os.pathsep}{no_hosts_on_path['PATH']}"
-    same = _cli("--root", REPO, "host", "status", "--latest", "--json", env=env)
+    same = _cli("--root", project, "host", "status", "--latest", "--json", env=env)
     assert same.exit_code == 0, same.output
     assert all(not e["newer"] for e in json.loads(same.stdout)["latest"])
     env = {**no_hosts_on_path}
     _fake_npm(tmp_path / "npm-new", _versions(**{"@openai/codex": "9.0.0"}))
     env["PATH"] = f"{tmp_path / 'npm-new'}{os.pathsep}{no_hosts_on_path['PATH']}"
-    newer = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    newer = _cli("--root", project, "host", "status", "--latest", env=env)
     assert newer.exit_code == 1
     assert (
         f"codex: npm @openai/codex latest 9.0.0: NEWER than every profile (newest: {newest('codex')}): run "
@@ -173,7 +175,7 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
     ) in newer.stdout
     _fake_npm(tmp_path / "npm-gemini", _versions(**{"@google/gemini-cli": "0.62.0"}))
     env["PATH"] = f"{tmp_path / 'npm-gemini'}{os.pathsep}{no_hosts_on_path['PATH']}"
-    gemini = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    gemini = _cli("--root", project, "host", "status", "--latest", env=env)
     assert gemini.exit_code == 1
     assert (
         f"gemini-cli: npm @google/gemini-cli latest 0.62.0: NEWER than every profile (newest: "
@@ -182,7 +184,7 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
     env = {**no_hosts_on_path}
     _fake_npm(tmp_path / "npm-copilot", _versions(**{"@github/copilot": "1.0.200"}))
     env["PATH"] = f"{tmp_path / 'npm-copilot'}{os.pathsep}{no_hosts_on_path['PATH']}"
-    copilot = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    copilot = _cli("--root", project, "host", "status", "--latest", env=env)
     assert copilot.exit_code == 1
     assert (
         "copilot-cli: npm @github/copilot latest 1.0.200: NEWER than every profile (newest: copilot-cli@1.0.102): "
@@ -190,13 +192,13 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(tmp_path, 
     ) in copilot.stdout
 
 
-def test_host_status_latest_without_a_registry_is_an_error(tmp_path, no_hosts_on_path):
+def test_host_status_latest_without_a_registry_is_an_error(project, tmp_path, no_hosts_on_path):
     folder = tmp_path / "npm-broken"
     folder.mkdir()
     (folder / "npm").write_text("#!/bin/sh\necho 'npm ERR! network' >&2\nexit 1\n")
     (folder / "npm").chmod(0o755)
     env = {**no_hosts_on_path, "PATH": f"{folder}{os.pathsep}{no_hosts_on_path['PATH']}"}
-    result = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    result = _cli("--root", project, "host", "status", "--latest", env=env)
     assert result.exit_code == 2 and "cannot ask npm" in result.stderr
 
 

@@ -39,6 +39,7 @@ def test_a_missing_binary_says_so_and_writes_nothing(pasture, tmp_path):
     _assert_nothing_written(out)
 
 
+@pytest.mark.slow  # waits out the shortest --timeout capture takes (5 s); a host that exits early is tested fast below
 def test_a_host_that_hangs_times_out_and_writes_nothing(pasture, tmp_path):
     claude = fake_host(tmp_path / "bin", "claude", "2.1.999 (Claude Code)", body="sleep 120")
     out = tmp_path / "captures"
@@ -95,7 +96,7 @@ def test_an_unknown_scenario_names_the_known_ones_and_writes_nothing(pasture, tm
 
 
 @pytest.mark.real_host
-@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode"])
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli"])
 def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_path, harness):
     package, binary = HOST_PACKAGES[harness]
     version = pinned_versions(REPO)[package]
@@ -137,9 +138,11 @@ def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_
         "claude-code": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
         "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"},
         "opencode": {"chat.message", "tool.execute.before", "tool.execute.after", "session.idle"},
+        "gemini-cli": {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"},
+        "copilot-cli": {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop", "sessionEnd"},
     }[harness]
     assert core <= seen, core - seen
-    if harness != "opencode":
+    if harness in ("claude-code", "codex"):  # the others list no events: every catalog event is registered
         assert capture["catalog"]["host_listed"], "the host did not list its events"
     # No volatile value survived: no run folder, no port, no UUID.
     blob = b"".join(first.values()).decode()
@@ -157,3 +160,27 @@ def test_real_host_capture_is_complete_and_byte_identical(pasture, npm_bin, tmp_
         assert ours.keys() == first.keys()
         stale = [name for name in first if first[name] != ours[name]]
         assert stale == [], f"a fresh capture differs from the committed one in {stale}"
+
+
+def test_copilot_start_hooks_are_recorded_in_one_order(tmp_path):
+    """Copilot CLI starts sessionStart and userPromptSubmitted together (either may log first); the capture
+    lists the first of each in one order, and every later call where it happened."""
+    from types import SimpleNamespace
+
+    from pasture.hosts import HOSTS
+
+    adapter = HOSTS["copilot-cli"].capture
+    order = ["userPromptSubmitted", "sessionStart", "userPromptTransformed", "agentStop", "userPromptSubmitted"]
+    (tmp_path / adapter.log_name).write_text(
+        "".join(
+            json.dumps({"event": e, "payload": {"n": i}, "env": {}, "cwd": "/"}) + "\n" for i, e in enumerate(order)
+        )
+    )
+    records = adapter.records(SimpleNamespace(root=tmp_path, project=tmp_path / "project"))
+    assert [(c.event, c.payload["n"]) for c in records.calls] == [
+        ("sessionStart", 1),
+        ("userPromptSubmitted", 0),
+        ("userPromptTransformed", 2),
+        ("agentStop", 3),
+        ("userPromptSubmitted", 4),
+    ]

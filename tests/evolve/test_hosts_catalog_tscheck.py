@@ -2,7 +2,9 @@
 which resolves conditional, mapped, indexed and aliased types; whatever it cannot resolve, a hook
 without an input type, a changed package layout and a Claude event without an input schema are each
 a CatalogError naming what was not found. The checker is the typescript tests/npm pins (session
-fixture ``npm_bin``, installed once).
+fixture ``npm_bin``, installed once). Each checker run costs a Node start and a TypeScript program
+(1-3 s here): the fast tier runs one resolution and one refusal through it, the other checker cases
+are in the slow tier (``-m slow``); the refusals that need no checker run in both.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def test_an_unresolved_name_is_refused_naming_file_and_symbol(tmp_path, npm_bin)
     assert 'Hooks["tool.execute.before"] input.callID: the type MissingType does not resolve' in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_an_unresolved_import_is_refused(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace("import type { Event, Permission }", "import type { Event, Permission, Gone }").replace(
         "output: { args: any; }", "output: { args: Gone; }"
@@ -80,6 +83,7 @@ def test_an_unresolved_import_is_refused(tmp_path, npm_bin):
     assert 'Hooks["tool.execute.before"] output.args: the type Gone does not resolve' in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_a_hook_without_an_input_type_is_refused(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace(
         "(input: { tool: string; sessionID: string; callID: string; }, output", "(input, output"
@@ -88,6 +92,7 @@ def test_a_hook_without_an_input_type_is_refused(tmp_path, npm_bin):
     assert 'Hooks["tool.execute.before"] input: the type any resolves to any without being written as any' in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_a_hook_whose_input_is_not_an_object_is_refused(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace(
         "(input: { tool: string; sessionID: string; callID: string; }, output", "(input: string, output"
@@ -96,6 +101,7 @@ def test_a_hook_whose_input_is_not_an_object_is_refused(tmp_path, npm_bin):
     assert "Hooks['tool.execute.before'] takes an input that is not an object (string)" in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_a_generic_hook_is_refused_not_guessed(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace(
         '"permission.ask"?: (input: Permission,', '"permission.ask"?: <T>(input: T extends string ? Permission : never,'
@@ -120,6 +126,7 @@ def test_a_changed_bundle_layout_names_the_missing_file(tmp_path, rel):
     assert f"{rel} is missing (has the package layout changed?)" in str(caught.value)
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_typings_without_hooks_or_event_are_refused(tmp_path, npm_bin):
     err = _refused(tmp_path, plugin=PLUGIN_DTS.replace("export interface Hooks", "export interface Hookz"))
     assert "@opencode-ai/plugin/dist/index.d.ts exports no Hooks" in err
@@ -127,6 +134,7 @@ def test_typings_without_hooks_or_event_are_refused(tmp_path, npm_bin):
     assert "@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts exports no Event" in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_a_bus_event_without_a_type_literal_is_refused(tmp_path, npm_bin):
     err = _refused(tmp_path, sdk_v2="export type Event = { id: string; type: string; };\n")
     assert "@opencode-ai/sdk/dist/v2/gen/types.gen.d.ts: Event member 1 has no type literal" in err
@@ -169,6 +177,7 @@ def test_a_claude_event_without_an_input_schema_is_refused(tmp_path):
     assert "lists the hook event(s) Vanished but holds no input schema for them" in str(caught.value)
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_an_overloaded_hook_is_refused(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace(
         '"permission.ask"?: (input: Permission, output: { status: "ask" | "deny" | "allow"; }) => Promise<void>;',
@@ -179,6 +188,7 @@ def test_an_overloaded_hook_is_refused(tmp_path, npm_bin):
     assert 'Hooks["permission.ask"] is overloaded' in err
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_functions_tuples_and_branded_strings_are_recorded_as_what_they_are(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace(
         "output: { args: any; }",
@@ -193,6 +203,7 @@ def test_functions_tuples_and_branded_strings_are_recorded_as_what_they_are(tmp_
     }
 
 
+@pytest.mark.slow  # a checker run (~1.5 s); the fast tier keeps one resolution and one refusal
 def test_a_hook_whose_own_type_does_not_resolve_is_refused_not_skipped(tmp_path, npm_bin):
     plugin = PLUGIN_DTS.replace("    /** docs are ignored */\n", '    "session.gone"?: MissingHook;\n')
     err = _refused(tmp_path, plugin=plugin)

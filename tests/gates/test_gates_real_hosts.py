@@ -1,8 +1,8 @@
 """The harness backend and the AI gate with the REAL hosts (from tests/npm) against fake models.
 
 Built on the hostenv infrastructure (npm_tools, launchers, fake model servers, network
-namespace); the part that runs inside the namespace is real_host_inside.py. These tests skip
-when that infrastructure or npm/node is missing, with the reason.
+namespace); the part that runs inside the namespace is real_host_inside.py. They never skip:
+without npm and node the ``npm_bin`` fixture fails them with what to install.
 
 * harness: the fake model makes the host write an invalid ``.agentfield_output.json`` first; the
   wrapper must answer with exactly the schema-retry prompt, and return the parsed model from the

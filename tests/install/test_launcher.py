@@ -284,3 +284,53 @@ def test_opencode_install_writes_the_launcher_too(pasture, project: Path, privat
     assert run.code == 0, run
     assert run.json()["launcher"]["path"] == str(_launcher(private_home))
     assert os.access(_launcher(private_home), os.X_OK)
+
+
+def _launcher_of_pasture_generator(text: str) -> str:
+    """The launcher as pasture-generator (the distribution before the rename, import package
+    ``generator``) wrote it: the same file with ``generator`` where it now says ``pasture``."""
+    old = (
+        text.replace("from pasture.runtime.main import main", "from generator.runtime.main import main")
+        .replace("    import pasture\n", "    import generator\n")
+        .replace('"pasture": pasture.__file__', '"generator": generator.__file__')
+    )
+    assert old.count("generator") == 4, "the launcher template changed: update this copy of the old one"
+    return old
+
+
+@pytest.mark.parametrize("leftover", [False, True], ids=["clean", "stale-generator-pycache"])
+def test_a_launcher_from_before_the_rename_refuses_until_install_runs_again(
+    pasture, project: Path, private_home: Path, tmp_path: Path, leftover: bool
+) -> None:
+    """Upgrading from pasture-generator leaves its launcher in place until `pasture install` runs again:
+    the hooks still name it, and it imports ``generator``, which the new package no longer has. Every
+    blocking row then refuses with the launcher's one line naming the fix (and doctor's self-test
+    fails with the same line); re-running install replaces the launcher and the hooks work again.
+    ``stale-generator-pycache``: a checkout updated by git keeps the untracked ``generator/__pycache__``
+    folders, which Python imports as a namespace package; the runtime still cannot be loaded."""
+    assert pasture("install", "claude-code", "--project", str(project)).code == 0
+    _deny_project(project)
+    path = _launcher(private_home)
+    old = _launcher_of_pasture_generator(path.read_text())
+    if leftover:
+        checkout = tmp_path / "checkout"
+        (checkout / "generator" / "runtime" / "__pycache__").mkdir(parents=True)
+        (checkout / "generator" / "runtime" / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"stale")
+        old = old.replace("PATHS = [", f"PATHS = [{str(checkout)!r}, ", 1)
+    path.write_text(old)
+    done = _as_host(_command(project), _payload(project), project)
+    assert done.returncode == 2, done
+    (line,) = [x for x in done.stderr.splitlines() if "cannot be loaded" in x]
+    assert (
+        "No module named 'generator" in line
+        and "fix: reinstall pasture, then run `pasture install claude-code`" in line
+    )
+    assert "(exit 70)" in done.stderr and "so PreToolUse is refused" in done.stderr
+    check = launcher.self_test(path, "claude-code")  # what `pasture doctor` runs
+    assert not check.ok and check.exit_code == launcher.EXIT_BROKEN and "No module named 'generator" in check.detail
+    again = pasture("install", "claude-code", "--project", str(project), "--json")
+    assert again.code == 0 and again.json()["launcher"]["change"] == "updated"
+    assert "generator" not in path.read_text()
+    fixed = _as_host(_command(project), _payload(project), project)
+    assert fixed.returncode == 0, fixed
+    assert json.loads(fixed.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

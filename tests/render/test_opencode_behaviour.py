@@ -2,10 +2,11 @@
 
 Each plugin is loaded the way OpenCode loads it (the .ts file under the Bun built into the pinned
 opencode binary, started with BUN_BE_BUN=1) and, for portability, as tsc-emitted JavaScript under
-Node. A driver (opencode_driver.mjs) instantiates it once per case with a fake host (v1: PluginInput
-with a recording client.app.log; v2: a plugin context whose domains record registrations) and plays
-the case's calls; the stub server (opencode_stub_server.py, on PASTURE_BIN) speaks the runtime's
-JSON-lines protocol, records every process start and every request, and answers as the case says.
+Node (in the slow tier). A driver (opencode_driver.mjs) instantiates it once per case with a fake
+host (v1: PluginInput with a recording client.app.log; v2: a plugin context whose domains record
+registrations) and plays the case's calls; the stub server (opencode_stub_server.py, on PASTURE_BIN)
+speaks the runtime's JSON-lines protocol, records every process start and every request, and
+answers as the case says.
 """
 
 from __future__ import annotations
@@ -239,6 +240,11 @@ V2_CASES: dict[str, dict[str, Any]] = {
 }
 
 
+# Bun (how OpenCode loads a plugin) in the fast tier; Node (the tsc-emitted JavaScript, for
+# portability) plays the same cases in the slow tier: about 20 s of the fast tier's run otherwise.
+RUNTIMES = ["bun", pytest.param("node", marks=pytest.mark.slow)]
+
+
 def _gate_events(contract) -> list[str]:
     return [row.name for row in contract.events if row.semantic.value == "gate-consultation"]
 
@@ -316,12 +322,12 @@ def _throwing(contracts, contract_id: str, names: tuple[str, ...]):
     return {contract_id: dataclasses.replace(contract, events=rows, _index={})}
 
 
-@pytest.fixture(scope="module", params=["bun", "node"])
+@pytest.fixture(scope="module", params=RUNTIMES)
 def v1(request, contracts, tmp_path_factory, tsc_batch):
     return _play(played(contracts), tmp_path_factory, request.param, V1, V1_CASES, tsc_batch)
 
 
-@pytest.fixture(scope="module", params=["bun", "node"])
+@pytest.fixture(scope="module", params=RUNTIMES)
 def v2(request, contracts, tmp_path_factory, tsc_batch):
     return _play(played(contracts), tmp_path_factory, request.param, V2, V2_CASES, tsc_batch)
 

@@ -1,7 +1,8 @@
 """The guard reads a command line into the words bash will pass to the programs it starts.
 
-Differential test: thousands of generated command lines (seeded, reproducible) are run by a real
-bash in which no program exists, so every simple command lands in `command_not_found_handle`,
+Differential test: generated command lines (seeded, reproducible: 600 in the fast tier, 3,000 in
+the slow one) are run by a real bash in which no program exists, so every simple command lands in
+`command_not_found_handle`,
 which records its exact argv; pasture.runtime.shellparse must find the same argv lists. What is
 generated is what pasture.runtime.shellparse claims: quote removal ('...', "...", $'...' with its
 escapes, $"..."), backslash escapes, backslash-newline continuations (inside a word too), brace
@@ -204,9 +205,13 @@ def _bash(lines: list, tmp_path) -> list:
     return [None if "syntax error" in error else group for group, error in zip(groups, errors, strict=True)]
 
 
-def test_generated_commands_split_as_bash_splits_them(tmp_path):
+@pytest.mark.parametrize(
+    "count",
+    [600, pytest.param(3000, marks=pytest.mark.slow)],  # the fast tier's first 600 lines are the slow tier's too
+)
+def test_generated_commands_split_as_bash_splits_them(tmp_path, count):
     rng = random.Random(18)
-    lines = [_line(rng) for _ in range(3000)]
+    lines = [_line(rng) for _ in range(count)]
     seen = _bash(lines, tmp_path)
     assert sum(theirs is None for theirs in seen) < len(lines) // 100, "the generator writes what bash rejects"
     mismatches = []

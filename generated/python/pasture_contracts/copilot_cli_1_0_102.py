@@ -57,7 +57,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("context", "additionalContext"),),
     ),
     "sessionEnd": Row(
         name="sessionEnd",
@@ -95,7 +95,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("context", "additionalContext"),),
     ),
     "userPromptTransformed": Row(
         name="userPromptTransformed",
@@ -121,7 +121,7 @@ ROWS = {
         semantic="gate-consultation",
         surface="copilot-command-json",
         blocking="blocking",
-        mutation="none",
+        mutation="input",
         order="concurrent-native",
         reconciliation="no-adapter-merge",
         declared_failure="exit-2-blocks",
@@ -133,7 +133,10 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
-        answers=(),
+        answers=(
+            ("allow", "permissionDecision=allow"),
+            ("rewrite", "modifiedArgs+permissionDecision=allow"),
+        ),
     ),
     "preMcpToolCall": Row(
         name="preMcpToolCall",
@@ -174,7 +177,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("feedback", "additionalContext"),),
     ),
     "postToolUseFailure": Row(
         name="postToolUseFailure",
@@ -231,7 +234,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("continue", "decision=block+reason"),),
     ),
     "subagentStop": Row(
         name="subagentStop",

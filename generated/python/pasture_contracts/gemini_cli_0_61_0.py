@@ -44,7 +44,7 @@ ROWS = {
         semantic="gate-consultation",
         surface="gemini-command-json",
         blocking="blocking",
-        mutation="none",
+        mutation="input",
         order="concurrent-native",
         reconciliation="host-native",
         declared_failure="exit-2-blocks",
@@ -56,7 +56,7 @@ ROWS = {
         pre_action=True,
         response="deny",
         timeout=60,
-        answers=(),
+        answers=(("rewrite", "hookSpecificOutput.tool_input"),),
     ),
     "AfterTool": Row(
         name="AfterTool",
@@ -75,7 +75,10 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(
+            ("feedback", "hookSpecificOutput.additionalContext"),
+            ("feedback", "decision=deny+reason"),
+        ),
     ),
     "BeforeAgent": Row(
         name="BeforeAgent",
@@ -94,7 +97,7 @@ ROWS = {
         pre_action=True,
         response="none",
         timeout=60,
-        answers=(),
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "AfterAgent": Row(
         name="AfterAgent",
@@ -113,7 +116,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("continue", "decision=deny+reason"),),
     ),
     "BeforeModel": Row(
         name="BeforeModel",
@@ -189,7 +192,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("context", "hookSpecificOutput.additionalContext"),),
     ),
     "SessionEnd": Row(
         name="SessionEnd",
