@@ -242,15 +242,15 @@ def _uses(effective) -> list[dict]:
 
 def _carriers(use: dict, harness: str, rows: dict) -> list[tuple[str, str]]:
     """(event, wire form) of each row of one contract that gives the answer `use` asks for."""
+    from pasture.runtime.answer import offers as offered
     from pasture.runtime.hostwire import WIRES, wire
     from pasture.runtime.lifecycle import _MOMENT_KEYS
 
     moments = getattr(wire(harness), "MOMENTS", {}) if harness in WIRES else {}
     out = []
     for event, row in rows.items():
-        offers: dict = {}
-        for capability, form in getattr(row, "answers", None) or ():
-            offers.setdefault(capability, form)
+        # what the row's captures show honoured AND the runtime's wire for the host can give
+        offers = offered(row, harness) if harness in WIRES else {}
         if use["harnesses"] is not None and harness not in use["harnesses"]:
             continue
         if use["events"] is not None and event not in use["events"]:
@@ -278,7 +278,10 @@ def answer_matrix(effective) -> list[str]:
         return []
     contracts = _contracts()
     width = max(len(cid) for _, cid, _ in contracts)
-    lines = ["answers the policy uses, per pinned host contract (evidenced on that version: Row.answers):"]
+    lines = [
+        "answers the policy uses, per pinned host contract (evidenced on that version: Row.answers; "
+        "given by pasture's runtime for that host):"
+    ]
     for use in uses:
         lines.append(f"{use['capability']}: {use['what']} at {use['at']}")
         instead = (

@@ -127,11 +127,15 @@ def with_notes(reply: Reply, notes: list[str]) -> Reply:
     return Reply(reply.exit_code, reply.stdout, reply.stderr + text, reply.answer)
 
 
-def offers(row: "Any") -> dict:
-    """capability -> the wire form the row offers it in (Row.answers: evidenced on this host version)."""
+def offers(row: "Any", harness: str | None = None) -> dict:
+    """capability -> the wire form the row offers it in (Row.answers: evidenced on this host version),
+    with `harness`: only those its hostwire module can encode (``STEERS``; a host without steering
+    answers offers nothing, whatever its captures show)."""
+    encodes = getattr(wire(harness), "STEERS", ()) if harness is not None else None
     found: dict = {}
     for capability, form in getattr(row, "answers", None) or ():
-        found.setdefault(capability, form)
+        if encodes is None or capability in encodes:
+            found.setdefault(capability, form)
     return found
 
 
@@ -141,4 +145,4 @@ def steered(harness: str, event: str, row: "Any", parts: dict) -> Reply:
     encode = getattr(wire(harness), "steer", None)
     if encode is None or not parts:
         return proceed(harness)
-    return Reply(*encode(event, offers(row), parts))
+    return Reply(*encode(event, offers(row, harness), parts))

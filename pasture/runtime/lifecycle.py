@@ -200,7 +200,7 @@ def steering(effective, harness: str, event: str) -> tuple:
 def steer_reply(harness, event, row, envelope, effective, env, root, deadline, verdict, keys, facts) -> Reply:
     """Allow, rewrite, context, feedback and continue-at-stop, as far as the row offers them (Row.answers);
     the rest degrades by the entry's on_unsupported, said on stderr and in the journal."""
-    offers = answer.offers(row)
+    offers = answer.offers(row, harness)
     parts: dict = {}
     journal: list = []
     notes: list = []

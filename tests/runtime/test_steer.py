@@ -645,3 +645,25 @@ def test_a_degradation_on_an_observation_row_is_said_on_stderr_and_in_the_journa
     entry = _journal(env)[-1]
     assert entry["detail"]["notes"] == [err[len("pasture: ") : -1]]
     assert entry["detail"]["steer"][-1]["degraded"].startswith("SessionStart of claude-code@2.1.261")
+
+
+def test_a_host_whose_runtime_speaks_no_steering_offers_nothing_whatever_its_captures_show(steer):
+    """Gemini CLI's BeforeTool has a rewrite captured as honoured (Row.answers), but its hostwire module
+    encodes no steering: a rewrite rule there is refused (on_unsupported = deny), never a silent proceed."""
+    from pasture.runtime.answer import offers
+    from pasture.runtime.tables import resolve
+
+    row = resolve("gemini-cli", "0.61.0", "BeforeTool").row
+    assert "rewrite" in offers(row) and offers(row, "gemini-cli") == {}
+    env, project, policy = steer
+    policy.write_text(ISSUE_POLICY)
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "git push --force x"},
+    }
+    code, out, err = call("gemini-cli", "BeforeTool", "0.61.0", payload, env)
+    assert "cannot give 'rewrite'" in out + err and "on_unsupported = deny" in out + err
+    assert "updatedInput" not in out and "tool_input" not in out

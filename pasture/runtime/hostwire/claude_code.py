@@ -75,6 +75,7 @@ MOMENTS = {
     "PostToolUse": "after-tool",
     "Stop": "stop",
 }
+STEERS = ("allow", "rewrite", "context", "feedback", "continue")  # what steer() encodes
 BEHAVIOR_ALLOW = "hookSpecificOutput.decision.behavior=allow"  # pasture.profile.answers.W_BEHAVIOR_ALLOW
 
 

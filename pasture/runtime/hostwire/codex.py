@@ -5,6 +5,7 @@ from pasture.runtime.hostwire.claude_code import (
     BLOCKING_FAILURES,
     MOMENTS,
     PROCEED_STDOUT,
+    STEERS,
     _json,
     ask,
     command_deny,
@@ -12,7 +13,7 @@ from pasture.runtime.hostwire.claude_code import (
     tool_of,
 )
 
-__all__ = ["BLOCKING_FAILURES", "MOMENTS", "PROCEED_STDOUT", "ask", "deny", "steer", "tool_of"]
+__all__ = ["BLOCKING_FAILURES", "MOMENTS", "PROCEED_STDOUT", "STEERS", "ask", "deny", "steer", "tool_of"]
 
 BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse"}
 

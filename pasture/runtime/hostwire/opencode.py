@@ -18,6 +18,7 @@ def ask(event: str, reason: str) -> tuple:
 # Steering (issue 17): tool.execute.after carries feedback after a tool; the system transform, in every
 # model request, carries the session-start and prompt context (OpenCode has no per-prompt context hook).
 MOMENTS = {"tool.execute.after": "after-tool", "experimental.chat.system.transform": "system"}
+STEERS = ("rewrite", "context", "feedback")  # what steer() and the generated plugin carry
 
 
 def steer(event: str, offers: dict, parts: dict) -> tuple:
