@@ -13,6 +13,32 @@ code that reads hook output. The package ships no typings and no settings schema
   decision words the bullet quotes that the code's ``DefaultHookOutput`` also reads
   (``this.decision === "deny"``). ``hookSpecificOutput.<name>`` bullets become its fields.
 
+**Types, never guessed.** A field's type comes from the reference's own type note
+(`` (`string`) ``, `` (`"a" | "b"`) ``, `` (`string[]`) ``, the base-input block, the common-output
+table). The reference's prose ("Summary of the alert", "An object that ...") is never read for a
+type. Where a bullet has no usable note, the type comes from the host's code that handles the field,
+in the same bundle chunk:
+
+* an *output* ``hookSpecificOutput.<name>``: the output class ``createHookOutput`` builds for the
+  event (``DefaultHookOutput`` when its ``switch`` names no other), searched up its ``extends`` chain.
+  The method that reads ``this.hookSpecificOutput["<name>"]`` must check the value the code accepts:
+  ``typeof v === "object" && v !== null && !Array.isArray(v)`` is ``object``; ``typeof v !== "string"``
+  (rejected) or ``=== "string"`` is ``string``; ``=== true`` is ``boolean``. ``llm_request`` and
+  ``llm_response`` are only tested for truth, then handed to ``defaultHookTranslator.fromHookLLMRequest``
+  / ``fromHookLLMResponse``, which read their members; their type is the one the reference's "Stable
+  Model API" gives that structure (``**LLMRequest**:`` / ``**LLMResponse**:`` followed by an object
+  literal ``{ ... }`` is ``object``). When the reference also has a type note, the two must agree.
+* an *input* field: the code that builds the event's input (``const input = { ...this.createBaseInput(
+  "<Event>"), ... }`` in the method that fires it). The field's value is a parameter of that method;
+  every call of the method must pass, at that position, a value whose type the code states: a string
+  or template literal (``string``), an object literal (``object``), or a ``const`` bound just before the
+  call to one of those or to a call of a ``function`` every ``return`` of which is one of those (or a
+  ``const`` of the function bound to one). Notification's ``message`` (``getNotificationMessage``:
+  template literals) and ``details`` (``toSerializableDetails``: object literals) are read this way.
+
+A field whose type neither source gives is a :class:`CatalogError` naming the event and the field,
+never an ``unknown`` entry.
+
 Nothing is run; descriptions are never copied.
 """
 
@@ -23,6 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pasture.catalog.jsexpr import JsSyntaxError, Node, parse_expression, skip_balanced
 from pasture.catalog.model import CatalogError
 from pasture.catalog.packages import HostFile
 
@@ -61,11 +88,13 @@ def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
         add(
             folder,
             chunk.relative_to(folder).as_posix(),
-            "the HookEventName enum and the decisions DefaultHookOutput reads (the code that parses hook output)",
+            "the HookEventName enum, the decisions DefaultHookOutput reads, the type checks of the hook output"
+            " classes createHookOutput builds, and the code that builds each event's input",
         )
 
 
-def _field_type(text: str) -> dict[str, Any]:
+def _field_type(text: str) -> dict[str, Any] | None:
+    """The type a reference bullet's own note gives, or None when it gives none this reader knows."""
     enum = _ENUM_TYPE.match(text)
     if enum:
         return {"type": "enum", "values": re.findall(r'"([\w-]+)"', enum.group(1))}
@@ -74,7 +103,145 @@ def _field_type(text: str) -> dict[str, Any]:
         return {"type": simple.group(1)}
     if simple and simple.group(1).endswith("[]"):
         return {"type": "array"}
-    return {"type": "unknown"}
+    return None
+
+
+_CLASS = re.compile(r"^var (\w+) = class(?: extends (\w+))? \{", re.M)
+_CREATE_OUTPUT = re.compile(r"function createHookOutput\(\w+, \w+\) \{(.*?)\n\}", re.S)
+_CASE = re.compile(r'case "(\w+)":\s*return new (\w+)\(')
+_DEFAULT_CLASS = re.compile(r"default:\s*return new (\w+)\(")
+_TRANSLATOR = re.compile(r"defaultHookTranslator\.fromHook(\w+)\(")
+
+
+class _Code:
+    """What the bundle chunk's code says about the types of hook input and output fields."""
+
+    def __init__(self, code: str, reference: str):
+        self.code = code
+        self.reference = reference
+        self.classes: dict[str, tuple[str | None, str]] = {}
+        for m in _CLASS.finditer(code):
+            end = code.find("\n};", m.end())
+            if end != -1:
+                self.classes[m.group(1)] = (m.group(2), code[m.end() : end])
+        create = _CREATE_OUTPUT.search(code)
+        self.output_class: dict[str, str] = dict(_CASE.findall(create.group(1))) if create else {}
+        default = _DEFAULT_CLASS.search(create.group(1)) if create else None
+        self.default_class = default.group(1) if default else None
+
+    def _structure(self, name: str) -> dict[str, Any] | None:
+        """The type the reference's "Stable Model API" gives ``**<name>**:`` (an object literal: object)."""
+        m = re.search(r"^\*\*" + re.escape(name) + r"\*\*:\s*```\w*\n\s*(\S)", self.reference, re.M)
+        return {"type": "object"} if m and m.group(1) == "{" else None
+
+    def output_type(self, event: str, field: str) -> dict[str, Any] | None:
+        """The type the event's output class checks ``hookSpecificOutput["<field>"]`` against."""
+        name = self.output_class.get(event, self.default_class)
+        seen: set[str] = set()
+        while name is not None and name in self.classes and name not in seen:
+            seen.add(name)
+            parent, body = self.classes[name]
+            found = self._checked(body, field)
+            if found is not None:
+                return found
+            name = parent
+        return None
+
+    def _checked(self, body: str, field: str) -> dict[str, Any] | None:
+        key = re.escape(f'this.hookSpecificOutput["{field}"]')
+        for m in re.finditer(key, body):
+            # the rest of the method that reads it (class methods end at a two-space "}")
+            end = body.find("\n  }", m.end())
+            rest = body[m.end() : end if end != -1 else len(body)]
+            if re.match(r"\s*===\s*true\b", rest):
+                return {"type": "boolean"}
+            line = body.rfind("\n", 0, m.start()) + 1
+            bound = re.fullmatch(r"\s*const (\w+) = " + key + ";", body[line : m.end() + 1])
+            if bound is None:
+                continue
+            v = re.escape(bound.group(1))
+            if re.search(rf"typeof {v} === \"object\" && {v} !== null && !Array\.isArray\({v}\)", rest):
+                return {"type": "object"}
+            if re.search(rf"typeof {v} [!=]== \"string\"", rest):
+                return {"type": "string"}
+            translated = _TRANSLATOR.search(rest)
+            if translated and re.search(rf"\(\s*(?://[^\n]*\s*)*{v}\b", rest[translated.end() - 1 :]):
+                return self._structure(translated.group(1))
+        return None
+
+    def input_type(self, event: str, field: str) -> dict[str, Any] | None:
+        """The type of what every caller passes for ``field`` to the method that builds the event's input."""
+        pattern = (
+            r"async (\w+)\(([\w, =]*)\) \{\s*const input = (?=\{\s*\.\.\.this\.createBaseInput\(\""
+            + re.escape(event)
+            + r'")'
+        )
+        m = re.search(pattern, self.code)
+        if m is None:
+            return None
+        method = m.group(1)
+        params = [p.split("=")[0].strip() for p in m.group(2).split(",")]
+        try:
+            built, _ = parse_expression(self.code, m.end())
+        except JsSyntaxError:
+            return None
+        value = next((p.children[0] for p in built.children if p.kind == "prop" and p.value == field), None)
+        if value is None or value.kind != "ident" or value.value not in params:
+            return None
+        position = params.index(value.value)
+        kinds = []
+        for call in re.finditer(r"\." + re.escape(method) + r"\(", self.code):
+            try:
+                start = call.end() - 1
+                args = parse_expression("f" + self.code[start : skip_balanced(self.code, start)], 0)[0].children[1:]
+            except JsSyntaxError:
+                return None
+            if len(args) <= position:
+                return None
+            kinds.append(self._value_type(args[position], self.code[max(0, call.start() - 2000) : call.start()]))
+        if not kinds or None in kinds or len(set(kinds)) != 1:
+            return None
+        return {"type": kinds[0]}
+
+    def _value_type(self, node: Node, before: str, depth: int = 0) -> str | None:
+        """string / object for a literal, or a const (bound in ``before``) to one or to a function's returns."""
+        if node.kind in ("str", "template"):
+            return "string"
+        if node.kind == "object":
+            return "object"
+        if depth > 3:
+            return None
+        if node.kind == "ident":
+            binds = list(re.finditer(r"\bconst " + re.escape(str(node.value)) + r" = ", before))
+            if not binds:
+                return None
+            try:
+                bound, _ = parse_expression(before, binds[-1].end())
+            except JsSyntaxError:
+                return None
+            return self._value_type(bound, before[: binds[-1].start()], depth + 1)
+        if node.kind == "call" and node.value != "new" and node.children and node.children[0].kind == "ident":
+            return self._returns(str(node.children[0].value), depth + 1)
+        return None
+
+    def _returns(self, function: str, depth: int) -> str | None:
+        m = re.search(r"^function " + re.escape(function) + r"\([\w, ]*\) (?=\{)", self.code, re.M)
+        if m is None:
+            return None
+        try:
+            body = self.code[m.end() : skip_balanced(self.code, m.end())]
+        except JsSyntaxError:
+            return None
+        kinds = set()
+        for ret in re.finditer(r"\breturn\b\s*", body):
+            try:
+                node, _ = parse_expression(body, ret.end())
+            except JsSyntaxError:
+                return None
+            kinds.add(self._value_type(node, body[: ret.start()], depth))
+        if len(kinds) != 1 or None in kinds:
+            return None
+        return kinds.pop()
 
 
 def _bullets(block: str) -> dict[str, str]:
@@ -110,9 +277,10 @@ def _base_input(reference: str) -> dict[str, Any]:
     fields = dict(re.findall(r'"(\w+)":\s*(\w+)', m.group(1)))
     if "session_id" not in fields or "hook_event_name" not in fields:
         raise CatalogError(f"{REFERENCE}: the base input schema names no session_id / hook_event_name")
-    return {
-        name: {"required": True, "type": kind if kind in _SIMPLE_TYPES else "unknown"} for name, kind in fields.items()
-    }
+    odd = [f"{name} ({kind})" for name, kind in fields.items() if kind not in _SIMPLE_TYPES]
+    if odd:
+        raise CatalogError(f"{REFERENCE}: the base input schema gives no type this reader knows for {', '.join(odd)}")
+    return {name: {"required": True, "type": kind} for name, kind in fields.items()}
 
 
 def _common_output(reference: str) -> dict[str, Any]:
@@ -121,7 +289,10 @@ def _common_output(reference: str) -> dict[str, Any]:
     rows = re.findall(r"^\| `(\w+)`\s*\| `(\w+)`", m.group(1), re.M) if m else []
     if not rows:
         raise CatalogError(f"{REFERENCE}: no 'Common output fields' table (has the reference changed?)")
-    return {name: {"required": False, "type": kind if kind in _SIMPLE_TYPES else "unknown"} for name, kind in rows}
+    odd = [f"{name} ({kind})" for name, kind in rows if kind not in _SIMPLE_TYPES]
+    if odd:
+        raise CatalogError(f"{REFERENCE}: the common output table gives no type this reader knows for {', '.join(odd)}")
+    return {name: {"required": False, "type": kind} for name, kind in rows}
 
 
 def _sections(reference: str) -> dict[str, str]:
@@ -136,8 +307,15 @@ def _sections(reference: str) -> dict[str, str]:
     return out
 
 
+def _untyped(event: str, where: str, field: str, searched: str) -> CatalogError:
+    return CatalogError(
+        f"{event} {where} field {field}: no type in {REFERENCE} (no (`type`) note) nor in the bundle's code"
+        f" ({searched}); cannot catalog it without guessing"
+    )
+
+
 def _event(
-    name: str, section: str, base: dict[str, Any], common: dict[str, Any], decisions: list[str]
+    name: str, section: str, base: dict[str, Any], common: dict[str, Any], decisions: list[str], code: _Code
 ) -> dict[str, Any]:
     inputs = _list_block(section, "Input Fields")
     outputs = _list_block(section, "Relevant Output Fields")
@@ -148,7 +326,11 @@ def _event(
     spec_in["hook_event_name"] = {"required": True, "type": "literal", "values": [name]}
     for field, text in _bullets(inputs).items():
         optional = text.startswith("(`object`) Optional") or "Optional" in text.split(".")[0] or " if " in text
-        spec_in[field] = {"required": not optional, **_field_type(text)}
+        typed = _field_type(text) or code.input_type(name, field)
+        if typed is None:
+            searched = f'the literal its callers pass to the method building createBaseInput("{name}")'
+            raise _untyped(name, "input", field, searched)
+        spec_in[field] = {"required": not optional, **typed}
     spec_out: dict[str, Any] = {f: dict(common[f]) for f in _COMMON_OUTPUT if f in common}
     specific: dict[str, Any] = {}
     for field, text in _bullets(outputs).items():
@@ -157,7 +339,18 @@ def _event(
             node = specific
             for part in path[:-1]:
                 node = node.setdefault(part, {"required": False, "type": "object", "fields": {}})["fields"]
-            node[path[-1]] = {"required": False, **_field_type(text)}
+            documented = _field_type(text)
+            checked = code.output_type(name, path[0]) if len(path) == 1 else None
+            if documented and checked and documented != checked:
+                raise CatalogError(
+                    f"{name} output field {field}: {REFERENCE} says {documented['type']},"
+                    f" the bundle's output class checks {checked['type']}"
+                )
+            typed = documented or checked
+            if typed is None:
+                cls = code.output_class.get(name, code.default_class) or "no output class"
+                raise _untyped(name, "output", field, f'{cls}\'s check of this.hookSpecificOutput["{path[0]}"]')
+            node[path[-1]] = {"required": False, **typed}
         elif field == "decision":
             words = [w for w in re.findall(r'"(\w+)"', text) if w in decisions]
             if not words:
@@ -168,9 +361,9 @@ def _event(
             spec_out["decision"] = {"required": False, "type": "enum", "values": words}
         else:
             typed = _field_type(text)
-            spec_out[field] = (
-                dict(common[field]) if typed["type"] == "unknown" and field in common else {"required": False, **typed}
-            )
+            if typed is None and field not in common:
+                raise _untyped(name, "output", field, "the common output fields table")
+            spec_out[field] = {"required": False, **typed} if typed else dict(common[field])
     if specific:
         spec_out["hookSpecificOutput"] = {"required": False, "type": "object", "fields": specific}
     return {
@@ -206,7 +399,8 @@ def extract(reference: str, code: str) -> list[dict[str, Any]]:
     if extra:
         raise CatalogError(f"{REFERENCE} documents {', '.join(extra)}, which the code's HookEventName lacks")
     # the enum's order is arbitrary (BeforeTool first); the catalog lists events in the reference's order
-    return [_event(n, sections[n], base, common, decisions) for n in sections]
+    typed = _Code(code, reference)
+    return [_event(n, sections[n], base, common, decisions, typed) for n in sections]
 
 
 def events(

@@ -1,5 +1,6 @@
 """The Gemini CLI catalog reader (pasture/catalog/gemini.py) on small texts shaped like what the package
-ships: what it reads, and the loud CatalogError for anything it cannot find (never an empty entry)."""
+ships: what it reads, and the loud CatalogError for anything it cannot find (never an empty entry, never
+an ``unknown`` type)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,25 @@ var DefaultHookOutput = class {
     return this.decision === "ask";
   }
 };
+var BeforeToolHookOutput = class extends DefaultHookOutput {
+  getModifiedToolInput() {
+    if (this.hookSpecificOutput && "tool_input" in this.hookSpecificOutput) {
+      const input = this.hookSpecificOutput["tool_input"];
+      if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+        return input;
+      }
+    }
+    return void 0;
+  }
+};
+function createHookOutput(eventName, data) {
+  switch (eventName) {
+    case "BeforeTool":
+      return new BeforeToolHookOutput(data);
+    default:
+      return new DefaultHookOutput(data);
+  }
+}
 """
 BASE = """## Base input schema
 
@@ -76,7 +96,8 @@ def test_events_come_from_the_reference_checked_against_the_code():
     assert tool["input"]["hook_event_name"] == {"required": True, "type": "literal", "values": ["BeforeTool"]}
     assert tool["output"]["decision"] == {"required": False, "type": "enum", "values": ["deny", "block"]}
     assert tool["output"]["reason"] == {"required": False, "type": "string"}  # the common table's type
-    assert tool["output"]["hookSpecificOutput"]["fields"] == {"tool_input": {"required": False, "type": "unknown"}}
+    # no (`type`) note in the reference: BeforeToolHookOutput's check says object
+    assert tool["output"]["hookSpecificOutput"]["fields"] == {"tool_input": {"required": False, "type": "object"}}
     assert events["SessionEnd"]["input"]["reason"] == {"required": True, "type": "enum", "values": ["exit", "clear"]}
     assert "decision" not in events["SessionEnd"]["output"]
 
@@ -94,5 +115,273 @@ def test_events_come_from_the_reference_checked_against_the_code():
     ],
 )
 def test_what_is_not_found_is_a_loud_catalog_error(reference, code, says):
+    with pytest.raises(CatalogError, match=says):
+        extract(reference, code)
+
+
+# --- types the reference leaves out, read from the code that checks them --------------------------
+
+OUTPUT_CLASSES = """
+var DefaultHookOutput = class {
+  isBlockingDecision() {
+    return this.decision === "block" || this.decision === "deny";
+  }
+  getAdditionalContext() {
+    if (this.hookSpecificOutput && "additionalContext" in this.hookSpecificOutput) {
+      const context2 = this.hookSpecificOutput["additionalContext"];
+      if (typeof context2 !== "string") {
+        return void 0;
+      }
+      return context2;
+    }
+    return void 0;
+  }
+  getTailToolCallRequest() {
+    if (this.hookSpecificOutput && "tailToolCallRequest" in this.hookSpecificOutput) {
+      const request = this.hookSpecificOutput["tailToolCallRequest"];
+      if (typeof request === "object" && request !== null && !Array.isArray(request)) {
+        return request;
+      }
+    }
+    return void 0;
+  }
+};
+var AfterAgentHookOutput = class extends DefaultHookOutput {
+  shouldClearContext() {
+    if (this.hookSpecificOutput && "clearContext" in this.hookSpecificOutput) {
+      return this.hookSpecificOutput["clearContext"] === true;
+    }
+    return false;
+  }
+};
+var BeforeModelHookOutput = class extends DefaultHookOutput {
+  applyLLMRequestModifications(target) {
+    if (this.hookSpecificOutput && "llm_request" in this.hookSpecificOutput) {
+      const hookRequest = this.hookSpecificOutput["llm_request"];
+      if (hookRequest) {
+        const sdkRequest = defaultHookTranslator.fromHookLLMRequest(
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion
+          hookRequest,
+          target
+        );
+        return { ...target, ...sdkRequest };
+      }
+    }
+    return target;
+  }
+};
+function createHookOutput(eventName, data) {
+  switch (eventName) {
+    case "BeforeModel":
+      return new BeforeModelHookOutput(data);
+    case "AfterAgent":
+      return new AfterAgentHookOutput(data);
+    default:
+      return new DefaultHookOutput(data);
+  }
+}
+function toSerializableDetails(details) {
+  const base = {
+    type: details.type
+  };
+  switch (details.type) {
+    case "edit":
+      return { ...base, fileName: details.fileName };
+    default:
+      return base;
+  }
+}
+function getNotificationMessage(confirmationDetails) {
+  switch (confirmationDetails.type) {
+    case "edit":
+      return `Tool ${confirmationDetails.title} requires editing`;
+    default:
+      return `Tool requires confirmation`;
+  }
+}
+var HookEventHandler = class {
+  async fireNotificationEvent(type2, message, details) {
+    const input = {
+      ...this.createBaseInput("Notification" /* Notification */),
+      notification_type: type2,
+      message,
+      details
+    };
+    return this.executeHooks("Notification" /* Notification */, input);
+  }
+};
+var HookSystem = class {
+  async fireToolNotificationEvent(confirmationDetails) {
+    try {
+      const message = getNotificationMessage(confirmationDetails);
+      const serializedDetails = toSerializableDetails(confirmationDetails);
+      await this.hookEventHandler.fireNotificationEvent(
+        "ToolPermission" /* ToolPermission */,
+        message,
+        serializedDetails
+      );
+    } catch (error40) {
+    }
+  }
+};
+"""
+RESOLVED_CODE = (
+    """
+var HookEventName = /* @__PURE__ */ ((HookEventName2) => {
+  HookEventName2["AfterTool"] = "AfterTool";
+  HookEventName2["AfterAgent"] = "AfterAgent";
+  HookEventName2["BeforeModel"] = "BeforeModel";
+  HookEventName2["Notification"] = "Notification";
+  return HookEventName2;
+})(HookEventName || {});
+"""
+    + OUTPUT_CLASSES
+)
+AFTER_TOOL = """### `AfterTool`
+
+- **Input Fields**:
+  - `tool_name`: (`string`)
+- **Relevant Output Fields**:
+  - `hookSpecificOutput.additionalContext`: Text that is **appended** to the
+    tool result for the agent.
+  - `hookSpecificOutput.tailToolCallRequest`: (`{ name: string, args: object }`)
+    A request to execute another tool.
+"""
+AFTER_AGENT = """### `AfterAgent`
+
+- **Input Fields**:
+  - `prompt`: (`string`) The user's original request.
+- **Relevant Output Fields**:
+  - `hookSpecificOutput.clearContext`: If `true`, clears conversation history.
+"""
+BEFORE_MODEL = """### `BeforeModel`
+
+- **Input Fields**:
+  - `llm_request`: (`object`) Contains `model`.
+- **Relevant Output Fields**:
+  - `hookSpecificOutput.llm_request`: An object that **overrides** parts of the
+    outgoing request.
+"""
+NOTIFICATION = """### `Notification`
+
+- **Input Fields**:
+  - `notification_type`: (`"ToolPermission"`)
+  - `message`: Summary of the alert.
+  - `details`: JSON object with alert-specific metadata.
+- **Relevant Output Fields**:
+  - `systemMessage`: Displayed alongside the system alert.
+"""
+STABLE_API = """
+## Stable Model API
+
+**LLMRequest**:
+
+```typescript
+{
+  "model": string
+}
+```
+"""
+RESOLVED_REFERENCE = BASE + AFTER_TOOL + AFTER_AGENT + BEFORE_MODEL + NOTIFICATION + STABLE_API
+
+
+def _resolved():
+    return {e["name"]: e for e in extract(RESOLVED_REFERENCE, RESOLVED_CODE)}
+
+
+def test_an_output_type_comes_from_the_check_of_the_events_output_class():
+    events = _resolved()
+    after_tool = events["AfterTool"]["output"]["hookSpecificOutput"]["fields"]
+    # AfterTool has no class of its own in createHookOutput: DefaultHookOutput's checks
+    assert after_tool["additionalContext"] == {"required": False, "type": "string"}  # typeof x !== "string"
+    assert after_tool["tailToolCallRequest"] == {"required": False, "type": "object"}  # object, not null, not array
+    clear = events["AfterAgent"]["output"]["hookSpecificOutput"]["fields"]["clearContext"]
+    assert clear == {"required": False, "type": "boolean"}  # === true
+
+
+def test_a_value_handed_to_the_translator_has_the_stable_model_api_type():
+    fields = _resolved()["BeforeModel"]["output"]["hookSpecificOutput"]["fields"]
+    assert fields["llm_request"] == {"required": False, "type": "object"}
+
+
+def test_an_input_type_comes_from_what_every_caller_passes_to_the_code_building_the_input():
+    notification = _resolved()["Notification"]["input"]
+    assert notification["message"] == {"required": True, "type": "string"}  # getNotificationMessage's templates
+    assert notification["details"] == {"required": True, "type": "object"}  # toSerializableDetails' objects
+    assert notification["notification_type"] == {"required": True, "type": "enum", "values": ["ToolPermission"]}
+
+
+def test_a_literal_passed_directly_by_the_caller_gives_the_type():
+    code = RESOLVED_CODE.replace("        message,\n        serializedDetails", '        "x",\n        {}')
+    notification = {e["name"]: e for e in extract(RESOLVED_REFERENCE, code)}["Notification"]["input"]
+    assert notification["message"]["type"] == "string" and notification["details"]["type"] == "object"
+
+
+def test_the_reference_and_the_code_must_agree_when_both_give_a_type():
+    reference = RESOLVED_REFERENCE.replace(
+        "`hookSpecificOutput.clearContext`: If", "`hookSpecificOutput.clearContext`: (`string`) If"
+    )
+    with pytest.raises(CatalogError, match="AfterAgent output field hookSpecificOutput.clearContext: .* says string"):
+        extract(reference, RESOLVED_CODE)
+
+
+@pytest.mark.parametrize(
+    "reference,code,says",
+    [
+        # the made-up bundle: a field with no type note and no code that checks it
+        (
+            RESOLVED_REFERENCE.replace("`hookSpecificOutput.clearContext`: If", "`hookSpecificOutput.mystery`: If"),
+            RESOLVED_CODE,
+            "AfterAgent output field hookSpecificOutput.mystery: no type",
+        ),
+        (
+            RESOLVED_REFERENCE.replace("`prompt`: (`string`) The user's original", "`mood`: The user's"),
+            RESOLVED_CODE,
+            "AfterAgent input field mood: no type",
+        ),
+        # the check is gone from the class: nothing says what additionalContext is
+        (
+            RESOLVED_REFERENCE,
+            RESOLVED_CODE.replace('typeof context2 !== "string"', "!context2"),
+            "AfterTool output field hookSpecificOutput.additionalContext: no type",
+        ),
+        # handed to the translator, but the reference no longer shows the LLMRequest structure
+        (
+            RESOLVED_REFERENCE.replace("**LLMRequest**", "**Request**"),
+            RESOLVED_CODE,
+            "BeforeModel output field hookSpecificOutput.llm_request: no type",
+        ),
+        # one of the function's returns is not a literal the code types
+        (
+            RESOLVED_REFERENCE,
+            RESOLVED_CODE.replace("return `Tool requires confirmation`;", "return confirmationDetails.title;"),
+            "Notification input field message: no type",
+        ),
+        # no code builds the Notification input any more
+        (
+            RESOLVED_REFERENCE,
+            RESOLVED_CODE.replace('this.createBaseInput("Notification"', 'this.createBaseInput("Other"'),
+            "Notification input field message: no type",
+        ),
+        # a top-level output field with no note that the common table does not list either
+        (
+            RESOLVED_REFERENCE.replace("  - `systemMessage`: Displayed alongside", "  - `banner`: Displayed alongside"),
+            RESOLVED_CODE,
+            "Notification output field banner: no type",
+        ),
+        (
+            RESOLVED_REFERENCE.replace('"cwd": string', '"cwd": Path'),
+            RESOLVED_CODE,
+            r"base input schema gives no type this reader knows for cwd \(Path\)",
+        ),
+        (
+            RESOLVED_REFERENCE.replace("| `boolean` | Hides.", "| `flag`    | Hides."),
+            RESOLVED_CODE,
+            r"common output table gives no type this reader knows for suppressOutput \(flag\)",
+        ),
+    ],
+)
+def test_a_type_found_nowhere_is_a_catalog_error_naming_the_event_and_field(reference, code, says):
+    assert reference != RESOLVED_REFERENCE or code != RESOLVED_CODE  # each case really changes the bundle
     with pytest.raises(CatalogError, match=says):
         extract(reference, code)
