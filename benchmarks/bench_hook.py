@@ -24,6 +24,10 @@ The difference is what the agent kind itself costs on the hook path (its imports
 harness, no pydantic; the scratch folder; the seed's prompt); a real judge session adds its own
 seconds on top.
 
+Steering (issue 17): the same command answering an allow rule and a rewrite rule of the user layer
+(whose [[after]] and [[until]] entries PreToolUse never runs), each judged on CPU p50 <= 2.0x the bare
+interpreter's, as the issue states it.
+
 Targets: installed command p50 <= 2.0x `python -I -S -c pass` (aim 1.5x) and <= 1.0x `python -c pass`;
 peak RSS <= 1.5x the bare interpreter's; no fsync on the hook path; every run journaled.
 """
@@ -209,6 +213,33 @@ def modules_beyond_bare(
     return sorted(parse(hook.stderr) - parse(bare.stderr))
 
 
+STEER_SERIES = ("hook: installed command, allow rule", "hook: installed command, rewrite rule")
+STEER_RULES = r"""
+[[rules]]
+name = "read-only"
+tool_kind = "shell"
+command = "^(ls|cat|git status)\\b"
+decision = "allow"
+
+[[rules]]
+name = "lease"
+tool_kind = "shell"
+command = "git\\s+push\\b.*--force\\b(?!-)"
+decision = "rewrite"
+rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+
+[[after]]
+name = "ruff"
+tool_kind = ["edit", "write"]
+file_path = "\\.py$"
+command = ["ruff", "check", "{file_path}"]
+
+[[until]]
+name = "tests"
+command = ["pytest", "-q"]
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=200)
@@ -286,6 +317,29 @@ def main(argv: list[str] | None = None) -> int:
         (changing / ".pasture" / "policy.toml").write_text(twenty_rules() + f"\n# edit {counter[0]}\n")
         return spawn(["/bin/sh", "-c", command], env=env, cwd=changing, stdin=payload(changing, allow, i))
 
+    # Steering (issue 17): an allow rule and a rewrite rule of the user layer (a project layer's would
+    # be ignored until trusted), beside the 20 rules, with [[after]]/[[until]] entries that PreToolUse
+    # never runs (an event without entries of its own pays nothing for them).
+    steering = work / "steering"
+    (steering / ".pasture").mkdir(parents=True)
+    (steering / ".git").mkdir()
+    (steering / ".pasture" / "policy.toml").write_text(twenty_rules(), encoding="utf-8")
+    steer_policy = work / "steer-user.toml"
+    steer_policy.write_text(STEER_RULES, encoding="utf-8")
+    steer_env = {**env, "PASTURE_POLICY": str(steer_policy)}
+    allowed, rewritten = "git status", "git push --force origin main"
+    for body, want in ((allowed, '"permissionDecision": "allow"'), (rewritten, '"updatedInput"')):
+        out = subprocess.run(
+            ["/bin/sh", "-c", command],
+            input=payload(steering, body, 0),
+            capture_output=True,
+            cwd=steering,
+            env=steer_env,
+        )
+        if out.returncode != 0 or want not in out.stdout.decode():
+            raise SystemExit(f"{body!r} answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
+    print("answers: allow rule -> permissionDecision allow; rewrite rule -> updatedInput + allow")
+
     series = {
         "python -I -S -c pass": lambda i: spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project),
         "python -c pass": lambda i: spawn([sys.executable, "-c", "pass"], env=env, cwd=project),
@@ -296,6 +350,12 @@ def main(argv: list[str] | None = None) -> int:
             ["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, deny, i)
         ),
         "hook: policy changed before each run": cold,
+        "hook: installed command, allow rule": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=steer_env, cwd=steering, stdin=payload(steering, allowed, i)
+        ),
+        "hook: installed command, rewrite rule": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=steer_env, cwd=steering, stdin=payload(steering, rewritten, i)
+        ),
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
@@ -308,7 +368,9 @@ def main(argv: list[str] | None = None) -> int:
             if i >= 5:
                 timed[name].runs.append(got)
     hook_runs_project = sum(
-        len(s.runs) for n, s in timed.items() if n.startswith("hook: installed") or n.startswith("hook: console")
+        len(s.runs)
+        for n, s in timed.items()
+        if (n.startswith("hook: installed") or n.startswith("hook: console")) and n not in STEER_SERIES
     ) + 5 * (3 if script is not None else 2)
     journaled = len(query(journal)) - before
 
@@ -375,6 +437,14 @@ def main(argv: list[str] | None = None) -> int:
             if r_rss
             else "not measured (GNU time missing)",
         ),
+        **{  # issue 17 states this target in CPU: the steering series are judged on CPU p50
+            f"{name} CPU p50 <= {RATIO_BARE_MAX}x python -I -S -c pass": (
+                timed[name].median("cpu") / bare.median("cpu") <= RATIO_BARE_MAX,
+                f"{timed[name].median('cpu') / bare.median('cpu'):.2f}x CPU "
+                f"(wall {timed[name].median() / bare.median():.2f}x)",
+            )
+            for name in STEER_SERIES
+        },
         "no fsync/fdatasync per event on the hook path": (
             fsyncs == 0,
             "not measured (strace missing)" if fsyncs is None else f"{fsyncs} call(s)",

@@ -72,11 +72,14 @@ interface Row {
   readonly timeoutMs: number
   readonly evidence: string
   readonly note: string
+  // The answers beyond refusal this row offers (Row.answers: a capture of this version shows them
+  // honoured): "rewrite" (output.args.<field> set in place), "context" (output.system.push),
+  // "feedback" (output.output edited). Only these are ever written to the hook's output.
+  readonly steers: readonly string[]
 }
 
-// One entry per lifecycle row, in the profile's catalog order. The runtime's decision carries no
-// mutation yet, so no row writes to its hook output, whatever its mutation mode allows; the only
-// write is the "effect" refusal.
+// One entry per lifecycle row, in the profile's catalog order. A row writes to its hook output only
+// what its `steers` offers (applySteer) and, on an "effect" row, the refusal.
 const ROWS: Readonly<Record<string, Row>> = {
   "command.executed": {
     "surface": "opencode-catch-all-sse",
@@ -90,7 +93,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): messageID added (message, required: in the input schema)."
+    "note": "A slash-command event, not shell execution. Delivered through the catch-all event handler, which the host neither awaits nor lets fail.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): messageID added (message, required: in the input schema).",
+    "steers": []
   },
   "file.edited": {
     "surface": "opencode-catch-all-sse",
@@ -104,7 +108,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "file.watcher.updated": {
     "surface": "opencode-catch-all-sse",
@@ -118,7 +123,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "installation.updated": {
     "surface": "opencode-catch-all-sse",
@@ -132,7 +138,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "installation.update-available": {
     "surface": "opencode-catch-all-sse",
@@ -146,7 +153,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available)."
+    "note": "Spelled with a hyphen, as OpenCode emits it (packages\/schema\/src\/installation-event.ts); Pasture's newest OpenCode table uses this spelling (an older one had installation.update_available).",
+    "steers": []
   },
   "lsp.client.diagnostics": {
     "surface": "opencode-catch-all-sse",
@@ -160,7 +168,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "lsp.updated": {
     "surface": "opencode-catch-all-sse",
@@ -174,7 +183,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "message.updated": {
     "surface": "opencode-catch-all-sse",
@@ -188,7 +198,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "message.removed": {
     "surface": "opencode-catch-all-sse",
@@ -202,7 +213,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema).",
+    "steers": []
   },
   "message.part.updated": {
     "surface": "opencode-catch-all-sse",
@@ -216,7 +228,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "message.part.removed": {
     "surface": "opencode-catch-all-sse",
@@ -230,7 +243,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); messageID added (message, required: in the input schema).",
+    "steers": []
   },
   "permission.updated": {
     "surface": "opencode-catch-all-sse",
@@ -244,7 +258,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).",
+    "steers": []
   },
   "permission.replied": {
     "surface": "opencode-catch-all-sse",
@@ -258,7 +273,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); requestID added (request, required: in the input schema)."
+    "note": "Fires for every permission reply; it is not a Pasture user-gate response.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); requestID added (request, required: in the input schema).",
+    "steers": []
   },
   "server.connected": {
     "surface": "opencode-catch-all-sse",
@@ -272,7 +288,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "server.instance.disposed": {
     "surface": "opencode-catch-all-sse",
@@ -286,7 +303,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "session.created": {
     "surface": "opencode-catch-all-sse",
@@ -300,7 +318,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "session.updated": {
     "surface": "opencode-catch-all-sse",
@@ -314,7 +333,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "session.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -328,7 +348,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "session.compacted": {
     "surface": "opencode-catch-all-sse",
@@ -342,7 +363,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "session.diff": {
     "surface": "opencode-catch-all-sse",
@@ -356,7 +378,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "session.error": {
     "surface": "opencode-catch-all-sse",
@@ -370,7 +393,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, optional: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, optional: in the input schema).",
+    "steers": []
   },
   "session.idle": {
     "surface": "opencode-catch-all-sse",
@@ -384,7 +408,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "session.status": {
     "surface": "opencode-catch-all-sse",
@@ -398,7 +423,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "todo.updated": {
     "surface": "opencode-catch-all-sse",
@@ -412,7 +438,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema).",
+    "steers": []
   },
   "tui.prompt.append": {
     "surface": "opencode-catch-all-sse",
@@ -426,7 +453,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "tui.command.execute": {
     "surface": "opencode-catch-all-sse",
@@ -440,7 +468,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "tui.toast.show": {
     "surface": "opencode-catch-all-sse",
@@ -454,7 +483,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "pty.created": {
     "surface": "opencode-catch-all-sse",
@@ -468,7 +498,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "pty.updated": {
     "surface": "opencode-catch-all-sse",
@@ -482,7 +513,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "pty.exited": {
     "surface": "opencode-catch-all-sse",
@@ -496,7 +528,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "pty.deleted": {
     "surface": "opencode-catch-all-sse",
@@ -510,7 +543,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "vcs.branch.updated": {
     "surface": "opencode-catch-all-sse",
@@ -524,7 +558,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": ""
+    "note": "",
+    "steers": []
   },
   "models-dev.refreshed": {
     "surface": "opencode-catch-all-sse",
@@ -538,7 +573,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "integration.updated": {
     "surface": "opencode-catch-all-sse",
@@ -552,7 +588,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "integration.connection.updated": {
     "surface": "opencode-catch-all-sse",
@@ -566,7 +603,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "catalog.updated": {
     "surface": "opencode-catch-all-sse",
@@ -580,7 +618,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.agent.switched": {
     "surface": "opencode-catch-all-sse",
@@ -594,7 +633,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.model.switched": {
     "surface": "opencode-catch-all-sse",
@@ -608,7 +648,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.moved": {
     "surface": "opencode-catch-all-sse",
@@ -622,7 +663,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.prompted": {
     "surface": "opencode-catch-all-sse",
@@ -636,7 +678,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.prompt.admitted": {
     "surface": "opencode-catch-all-sse",
@@ -650,7 +693,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.context.updated": {
     "surface": "opencode-catch-all-sse",
@@ -664,7 +708,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.synthetic": {
     "surface": "opencode-catch-all-sse",
@@ -678,7 +723,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.shell.started": {
     "surface": "opencode-catch-all-sse",
@@ -692,7 +738,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.shell.ended": {
     "surface": "opencode-catch-all-sse",
@@ -706,7 +753,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.step.started": {
     "surface": "opencode-catch-all-sse",
@@ -720,7 +768,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.step.ended": {
     "surface": "opencode-catch-all-sse",
@@ -734,7 +783,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.step.failed": {
     "surface": "opencode-catch-all-sse",
@@ -748,7 +798,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.text.started": {
     "surface": "opencode-catch-all-sse",
@@ -762,7 +813,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.text.delta": {
     "surface": "opencode-catch-all-sse",
@@ -776,7 +828,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.text.ended": {
     "surface": "opencode-catch-all-sse",
@@ -790,7 +843,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.reasoning.started": {
     "surface": "opencode-catch-all-sse",
@@ -804,7 +858,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.reasoning.delta": {
     "surface": "opencode-catch-all-sse",
@@ -818,7 +873,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.reasoning.ended": {
     "surface": "opencode-catch-all-sse",
@@ -832,7 +888,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.input.started": {
     "surface": "opencode-catch-all-sse",
@@ -846,7 +903,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.input.delta": {
     "surface": "opencode-catch-all-sse",
@@ -860,7 +918,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.input.ended": {
     "surface": "opencode-catch-all-sse",
@@ -874,7 +933,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.called": {
     "surface": "opencode-catch-all-sse",
@@ -888,7 +948,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.progress": {
     "surface": "opencode-catch-all-sse",
@@ -902,7 +963,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.success": {
     "surface": "opencode-catch-all-sse",
@@ -916,7 +978,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.tool.failed": {
     "surface": "opencode-catch-all-sse",
@@ -930,7 +993,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.retried": {
     "surface": "opencode-catch-all-sse",
@@ -944,7 +1008,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.compaction.started": {
     "surface": "opencode-catch-all-sse",
@@ -958,7 +1023,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.compaction.delta": {
     "surface": "opencode-catch-all-sse",
@@ -972,7 +1038,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.compaction.ended": {
     "surface": "opencode-catch-all-sse",
@@ -986,7 +1053,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.revert.staged": {
     "surface": "opencode-catch-all-sse",
@@ -1000,7 +1068,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.revert.cleared": {
     "surface": "opencode-catch-all-sse",
@@ -1014,7 +1083,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "session.next.revert.committed": {
     "surface": "opencode-catch-all-sse",
@@ -1028,7 +1098,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "message.part.delta": {
     "surface": "opencode-catch-all-sse",
@@ -1042,7 +1113,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "reference.updated": {
     "surface": "opencode-catch-all-sse",
@@ -1056,7 +1128,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "permission.v2.asked": {
     "surface": "opencode-catch-all-sse",
@@ -1070,7 +1143,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "permission.v2.replied": {
     "surface": "opencode-catch-all-sse",
@@ -1084,7 +1158,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "plugin.added": {
     "surface": "opencode-catch-all-sse",
@@ -1098,7 +1173,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "project.directories.updated": {
     "surface": "opencode-catch-all-sse",
@@ -1112,7 +1188,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.v2.asked": {
     "surface": "opencode-catch-all-sse",
@@ -1126,7 +1203,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.v2.replied": {
     "surface": "opencode-catch-all-sse",
@@ -1140,7 +1218,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.v2.rejected": {
     "surface": "opencode-catch-all-sse",
@@ -1154,7 +1233,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "permission.asked": {
     "surface": "opencode-catch-all-sse",
@@ -1168,7 +1248,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "tui.session.select": {
     "surface": "opencode-catch-all-sse",
@@ -1182,7 +1263,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "mcp.tools.changed": {
     "surface": "opencode-catch-all-sse",
@@ -1196,7 +1278,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "mcp.browser.open.failed": {
     "surface": "opencode-catch-all-sse",
@@ -1210,7 +1293,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "project.updated": {
     "surface": "opencode-catch-all-sse",
@@ -1224,7 +1308,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.asked": {
     "surface": "opencode-catch-all-sse",
@@ -1238,7 +1323,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.replied": {
     "surface": "opencode-catch-all-sse",
@@ -1252,7 +1338,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "question.rejected": {
     "surface": "opencode-catch-all-sse",
@@ -1266,7 +1353,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "workspace.ready": {
     "surface": "opencode-catch-all-sse",
@@ -1280,7 +1368,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "workspace.failed": {
     "surface": "opencode-catch-all-sse",
@@ -1294,7 +1383,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "workspace.status": {
     "surface": "opencode-catch-all-sse",
@@ -1308,7 +1398,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "worktree.ready": {
     "surface": "opencode-catch-all-sse",
@@ -1322,7 +1413,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "worktree.failed": {
     "surface": "opencode-catch-all-sse",
@@ -1336,7 +1428,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "global.disposed": {
     "surface": "opencode-catch-all-sse",
@@ -1350,7 +1443,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): a bus event of the SDK Event union; an observation row (never blocking) until someone documents what it can do.",
+    "steers": []
   },
   "chat.message": {
     "surface": "opencode-named-output",
@@ -1364,7 +1458,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "chat.params": {
     "surface": "opencode-named-output",
@@ -1378,7 +1473,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "chat.headers": {
     "surface": "opencode-named-output",
@@ -1392,7 +1488,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "permission.ask": {
     "surface": "opencode-named-output",
@@ -1406,7 +1503,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): the shipped binary has no call site for permission.ask (host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking."
+    "note": "Typed in @opencode-ai\/plugin but never triggered by the 1.x runtime (anomalyco\/opencode#7006), so setting output.status has no effect; kept because Pasture's catalog declares it.\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): sessionID added (session, required: in the input schema); callID added (tool-call, optional: in the input schema); messageID added (message, required: in the input schema).\nHost catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): the shipped binary has no call site for permission.ask (host_calls 0), so a throw from it refuses nothing; declared report-and-continue, nonblocking.",
+    "steers": []
   },
   "command.execute.before": {
     "surface": "opencode-named-output",
@@ -1420,7 +1518,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "tool.execute.before": {
     "surface": "opencode-named-output",
@@ -1434,7 +1533,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "captures\/opencode@1.18.29\/tool-execute-before-throw\/scenario.json",
-    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nHost catalog 1.18.29: 7 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).\nCapture 1.18.29: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.29\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
+    "note": "Throwing blocks the call and the message reaches the model as the tool error (observed on 1.18.29). No response channel: Pasture derives none for this row. Mutating output.args did not reach the tool on 1.18.x (anomalyco\/opencode#39674).\nHost catalog 1.18.29: 7 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).\nCapture 1.18.29: a throw from tool.execute.before refused the call and the refusal held (captures\/opencode@1.18.29\/tool-execute-before-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\".",
+    "steers": []
   },
   "shell.env": {
     "surface": "opencode-named-output",
@@ -1448,7 +1548,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 4 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 4 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "tool.execute.after": {
     "surface": "opencode-named-output",
@@ -1462,7 +1563,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Post-hoc: the tool already ran, so there is no pending action to consult.\nHost catalog 1.18.29: 7 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Post-hoc: the tool already ran, so there is no pending action to consult.\nHost catalog 1.18.29: 7 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.chat.messages.transform": {
     "surface": "opencode-named-output",
@@ -1476,7 +1578,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.chat.system.transform": {
     "surface": "opencode-named-output",
@@ -1490,7 +1593,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 2 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.provider.small_model": {
     "surface": "opencode-named-output",
@@ -1504,7 +1608,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.session.compacting": {
     "surface": "opencode-named-output",
@@ -1518,7 +1623,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.compaction.autocontinue": {
     "surface": "opencode-named-output",
@@ -1532,7 +1638,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "experimental.text.complete": {
     "surface": "opencode-named-output",
@@ -1546,7 +1653,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): messageID made required: the input schema requires it.\nHost catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29 (captures\/opencode@1.18.29\/catalog.json): messageID made required: the input schema requires it.\nHost catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   },
   "tool.definition": {
     "surface": "opencode-named-output",
@@ -1560,11 +1668,21 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it)."
+    "note": "Host catalog 1.18.29: 1 call site(s) in the shipped binary, but no capture shows a throw from it holding; declared report-and-continue until one does (then throw-fail-fast citing it).",
+    "steers": []
   }
 }
 
-type Answer = { readonly decision: "proceed" } | { readonly decision: "deny" | "ask"; readonly reason: string }
+// What a proceed may carry for the hook's output object (pasture/runtime/hostwire/opencode.py).
+interface Steer {
+  readonly setArgs?: Readonly<Record<string, string>>
+  readonly appendOutput?: string
+  readonly system?: readonly string[]
+}
+
+type Answer =
+  | { readonly decision: "proceed"; readonly steer?: Steer }
+  | { readonly decision: "deny" | "ask"; readonly reason: string }
 
 type Outcome =
   | { readonly ok: true; readonly answer: Answer }
@@ -1629,7 +1747,28 @@ function parseAnswer(stdout: string, stderr: string): Outcome {
     return { ok: false, problem: "its answer is not one JSON object", stderr }
   }
   const { decision, reason } = value as { decision?: unknown; reason?: unknown }
-  if (decision === "proceed") return { ok: true, answer: { decision } }
+  if (decision === "proceed") {
+    const v = value as { set_args?: unknown; append_output?: unknown; system?: unknown }
+    const steer: { setArgs?: Record<string, string>; appendOutput?: string; system?: string[] } = {}
+    if (v.set_args !== undefined) {
+      if (typeof v.set_args !== "object" || v.set_args === null || Array.isArray(v.set_args)) return { ok: false, problem: "a set_args that is not an object", stderr }
+      const args: Record<string, string> = {}
+      for (const [key, item] of Object.entries(v.set_args)) {
+        if (typeof item !== "string") return { ok: false, problem: "a set_args value that is not a string", stderr }
+        args[key] = item
+      }
+      steer.setArgs = args
+    }
+    if (v.append_output !== undefined) {
+      if (typeof v.append_output !== "string") return { ok: false, problem: "an append_output that is not a string", stderr }
+      steer.appendOutput = v.append_output
+    }
+    if (v.system !== undefined) {
+      if (!Array.isArray(v.system) || !v.system.every((item) => typeof item === "string")) return { ok: false, problem: "a system that is not a list of strings", stderr }
+      steer.system = v.system as string[]
+    }
+    return { ok: true, answer: Object.keys(steer).length > 0 ? { decision, steer } : { decision } }
+  }
   if (decision === "deny" || decision === "ask") {
     if (typeof reason === "string" && reason.trim() !== "") return { ok: true, answer: { decision, reason } }
     return { ok: false, problem: `a ${decision} decision without a reason`, stderr }
@@ -1958,7 +2097,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
   async function consult(event: string, payload: unknown, verdict?: Verdict): Promise<void> {
     const row = rowOf(event)
     if (row === undefined) return
-    if (row.refusal === "none" && !row.failFast) return observe(event, payload)
+    if (row.refusal === "none" && !row.failFast && row.steers.length === 0) return observe(event, payload)
     const limit = timeoutMs(row)
     await runtime.ready(limit)
     const down = runtime.unavailable()
@@ -1992,7 +2131,10 @@ function lifecycle(cwd: string | undefined, report: Report) {
       return
     }
     const answer = outcome.answer
-    if (answer.decision === "proceed") return
+    if (answer.decision === "proceed") {
+      if (answer.steer !== undefined) applySteer(event, row, (payload as { output?: unknown } | null)?.output, answer.steer)
+      return
+    }
     if (row.refusal === "throw") throw new Error(answer.reason)
     if (row.refusal === "effect" && verdict !== undefined) {
       verdict.effect = answer.decision === "ask" && row.response === "deny+ask" ? "ask" : "deny"
@@ -2003,6 +2145,25 @@ function lifecycle(cwd: string | undefined, report: Report) {
       event,
       reason: answer.reason,
     })
+  }
+
+  // Writes what the runtime asked for into the hook's output object, in place, and only what the row
+  // offers (an OpenCode hook answers only by mutating its output; a new output.args is ignored).
+  function applySteer(event: string, row: Row, output: unknown, steer: Steer): void {
+    if (row.mutation !== "output-object" || typeof output !== "object" || output === null) return
+    const out = output as { args?: unknown; output?: unknown; system?: unknown }
+    if (steer.setArgs !== undefined && row.steers.includes("rewrite") && typeof out.args === "object" && out.args !== null) {
+      const args = out.args as Record<string, unknown>
+      for (const [key, value] of Object.entries(steer.setArgs)) args[key] = value
+    }
+    if (steer.appendOutput !== undefined && row.steers.includes("feedback") && typeof out.output === "string") {
+      out.output = `${out.output}\n\n${steer.appendOutput}`
+    }
+    if (steer.system !== undefined && row.steers.includes("context") && Array.isArray(out.system)) {
+      for (const text of steer.system) (out.system as unknown[]).push(text)
+    }
+    if (steer.setArgs === undefined && steer.appendOutput === undefined && steer.system === undefined) return
+    report("info", `${event}: applied the policy's answer to the hook output`, { event })
   }
 
   function isBus(event: string): boolean {

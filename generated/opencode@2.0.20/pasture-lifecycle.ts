@@ -72,11 +72,14 @@ interface Row {
   readonly timeoutMs: number
   readonly evidence: string
   readonly note: string
+  // The answers beyond refusal this row offers (Row.answers: a capture of this version shows them
+  // honoured): "rewrite" (output.args.<field> set in place), "context" (output.system.push),
+  // "feedback" (output.output edited). Only these are ever written to the hook's output.
+  readonly steers: readonly string[]
 }
 
-// One entry per lifecycle row, in the profile's catalog order. The runtime's decision carries no
-// mutation yet, so no row writes to its hook output, whatever its mutation mode allows; the only
-// write is the "effect" refusal.
+// One entry per lifecycle row, in the profile's catalog order. A row writes to its hook output only
+// what its `steers` offers (applySteer) and, on an "effect" row, the refusal.
 const ROWS: Readonly<Record<string, Row>> = {
   "session.created": {
     "surface": "opencode-catch-all-sse",
@@ -90,7 +93,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Bus event (SessionEvent.Created in packages\/schema\/src\/session-event.ts). The v2 payload carries sessionID inside data, unlike v1's event.properties; same native name as the v1 row, different shape."
+    "note": "Bus event (SessionEvent.Created in packages\/schema\/src\/session-event.ts). The v2 payload carries sessionID inside data, unlike v1's event.properties; same native name as the v1 row, different shape.",
+    "steers": []
   },
   "session.prompt": {
     "surface": "opencode-named-output",
@@ -104,7 +108,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Session hooks are registered as ctx.session.hook(\u003cname\u003e, ...); the native name is the domain, a dot, and the hook name from SessionHooks in packages\/plugin\/src\/promise\/session.ts at v2.0.20. Identity is source-declared (readonly sessionID), not yet capture-proved.\nNo capture of 2.0.20 shows a throw from session.prompt holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "Session hooks are registered as ctx.session.hook(\u003cname\u003e, ...); the native name is the domain, a dot, and the hook name from SessionHooks in packages\/plugin\/src\/promise\/session.ts at v2.0.20. Identity is source-declared (readonly sessionID), not yet capture-proved.\nNo capture of 2.0.20 shows a throw from session.prompt holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.context": {
     "surface": "opencode-named-output",
@@ -118,7 +123,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.context holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.context holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.compaction": {
     "surface": "opencode-named-output",
@@ -132,7 +138,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.compaction holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.compaction holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.generate": {
     "surface": "opencode-named-output",
@@ -146,7 +153,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.generate holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.generate holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.title": {
     "surface": "opencode-named-output",
@@ -160,7 +168,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.title holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.title holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.model.request": {
     "surface": "opencode-named-output",
@@ -174,7 +183,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.model.request holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.model.request holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.http.request": {
     "surface": "opencode-named-output",
@@ -188,7 +198,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.http.request holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.http.request holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.http.response": {
     "surface": "opencode-named-output",
@@ -202,7 +213,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.http.response holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.http.response holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.experimental.ws.handshake": {
     "surface": "opencode-named-output",
@@ -216,7 +228,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.handshake holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.handshake holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.experimental.ws.send": {
     "surface": "opencode-named-output",
@@ -230,7 +243,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.send holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.send holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.experimental.ws.receive": {
     "surface": "opencode-named-output",
@@ -244,7 +258,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.receive holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.experimental.ws.receive holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "session.retry": {
     "surface": "opencode-named-output",
@@ -258,7 +273,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "No capture of 2.0.20 shows a throw from session.retry holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "No capture of 2.0.20 shows a throw from session.retry holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "tool.execute.before": {
     "surface": "opencode-named-output",
@@ -272,7 +288,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "ctx.tool.hook(\"execute.before\"). The v2 payload is {tool, sessionID, agent, messageID, id, input}; the call identity is `id`, not v1's callID.\nNo capture of 2.0.20 shows a throw from tool.execute.before holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "ctx.tool.hook(\"execute.before\"). The v2 payload is {tool, sessionID, agent, messageID, id, input}; the call identity is `id`, not v1's callID.\nNo capture of 2.0.20 shows a throw from tool.execute.before holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "tool.execute.after": {
     "surface": "opencode-named-output",
@@ -286,7 +303,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Post-hoc: the tool already ran, so there is no pending action to consult.\nNo capture of 2.0.20 shows a throw from tool.execute.after holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "Post-hoc: the tool already ran, so there is no pending action to consult.\nNo capture of 2.0.20 shows a throw from tool.execute.after holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "permission.evaluate": {
     "surface": "opencode-named-output",
@@ -300,7 +318,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "The one v2 channel where a plugin's mutation reaches the host decision: evaluateInput fires the hook and returns event.effect, so effect \"deny\" is honoured unless a saved or configured rule already denied (that path returns before the hook). Deny only: the hook can also set \"ask\", but no source or capture shows that channel being relied on. Pasture's newest code cites a committed 2.0.21 capture we do not have; the host source is cited instead (content checked at anomalyco\/opencode commit 025dd440401e88bf6cbc85ee0339e2a72bba25e7; the v2.0.20 tag itself was not fetched).\nNo capture of 2.0.20 shows a throw from permission.evaluate holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "The one v2 channel where a plugin's mutation reaches the host decision: evaluateInput fires the hook and returns event.effect, so effect \"deny\" is honoured unless a saved or configured rule already denied (that path returns before the hook). Deny only: the hook can also set \"ask\", but no source or capture shows that channel being relied on. Pasture's newest code cites a committed 2.0.21 capture we do not have; the host source is cited instead (content checked at anomalyco\/opencode commit 025dd440401e88bf6cbc85ee0339e2a72bba25e7; the v2.0.20 tag itself was not fetched).\nNo capture of 2.0.20 shows a throw from permission.evaluate holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   },
   "shell.create.before": {
     "surface": "opencode-named-output",
@@ -314,11 +333,21 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "ShellHooks payload declares no session field, so no identity is declared.\nNo capture of 2.0.20 shows a throw from shell.create.before holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking."
+    "note": "ShellHooks payload declares no session field, so no identity is declared.\nNo capture of 2.0.20 shows a throw from shell.create.before holding (and no catalog shows the host calling it); declared report-and-continue until one does (then throw-fail-fast citing it), so it does not count as blocking.",
+    "steers": []
   }
 }
 
-type Answer = { readonly decision: "proceed" } | { readonly decision: "deny" | "ask"; readonly reason: string }
+// What a proceed may carry for the hook's output object (pasture/runtime/hostwire/opencode.py).
+interface Steer {
+  readonly setArgs?: Readonly<Record<string, string>>
+  readonly appendOutput?: string
+  readonly system?: readonly string[]
+}
+
+type Answer =
+  | { readonly decision: "proceed"; readonly steer?: Steer }
+  | { readonly decision: "deny" | "ask"; readonly reason: string }
 
 type Outcome =
   | { readonly ok: true; readonly answer: Answer }
@@ -383,7 +412,28 @@ function parseAnswer(stdout: string, stderr: string): Outcome {
     return { ok: false, problem: "its answer is not one JSON object", stderr }
   }
   const { decision, reason } = value as { decision?: unknown; reason?: unknown }
-  if (decision === "proceed") return { ok: true, answer: { decision } }
+  if (decision === "proceed") {
+    const v = value as { set_args?: unknown; append_output?: unknown; system?: unknown }
+    const steer: { setArgs?: Record<string, string>; appendOutput?: string; system?: string[] } = {}
+    if (v.set_args !== undefined) {
+      if (typeof v.set_args !== "object" || v.set_args === null || Array.isArray(v.set_args)) return { ok: false, problem: "a set_args that is not an object", stderr }
+      const args: Record<string, string> = {}
+      for (const [key, item] of Object.entries(v.set_args)) {
+        if (typeof item !== "string") return { ok: false, problem: "a set_args value that is not a string", stderr }
+        args[key] = item
+      }
+      steer.setArgs = args
+    }
+    if (v.append_output !== undefined) {
+      if (typeof v.append_output !== "string") return { ok: false, problem: "an append_output that is not a string", stderr }
+      steer.appendOutput = v.append_output
+    }
+    if (v.system !== undefined) {
+      if (!Array.isArray(v.system) || !v.system.every((item) => typeof item === "string")) return { ok: false, problem: "a system that is not a list of strings", stderr }
+      steer.system = v.system as string[]
+    }
+    return { ok: true, answer: Object.keys(steer).length > 0 ? { decision, steer } : { decision } }
+  }
   if (decision === "deny" || decision === "ask") {
     if (typeof reason === "string" && reason.trim() !== "") return { ok: true, answer: { decision, reason } }
     return { ok: false, problem: `a ${decision} decision without a reason`, stderr }
@@ -712,7 +762,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
   async function consult(event: string, payload: unknown, verdict?: Verdict): Promise<void> {
     const row = rowOf(event)
     if (row === undefined) return
-    if (row.refusal === "none" && !row.failFast) return observe(event, payload)
+    if (row.refusal === "none" && !row.failFast && row.steers.length === 0) return observe(event, payload)
     const limit = timeoutMs(row)
     await runtime.ready(limit)
     const down = runtime.unavailable()
@@ -746,7 +796,10 @@ function lifecycle(cwd: string | undefined, report: Report) {
       return
     }
     const answer = outcome.answer
-    if (answer.decision === "proceed") return
+    if (answer.decision === "proceed") {
+      if (answer.steer !== undefined) applySteer(event, row, (payload as { output?: unknown } | null)?.output, answer.steer)
+      return
+    }
     if (row.refusal === "throw") throw new Error(answer.reason)
     if (row.refusal === "effect" && verdict !== undefined) {
       verdict.effect = answer.decision === "ask" && row.response === "deny+ask" ? "ask" : "deny"
@@ -757,6 +810,25 @@ function lifecycle(cwd: string | undefined, report: Report) {
       event,
       reason: answer.reason,
     })
+  }
+
+  // Writes what the runtime asked for into the hook's output object, in place, and only what the row
+  // offers (an OpenCode hook answers only by mutating its output; a new output.args is ignored).
+  function applySteer(event: string, row: Row, output: unknown, steer: Steer): void {
+    if (row.mutation !== "output-object" || typeof output !== "object" || output === null) return
+    const out = output as { args?: unknown; output?: unknown; system?: unknown }
+    if (steer.setArgs !== undefined && row.steers.includes("rewrite") && typeof out.args === "object" && out.args !== null) {
+      const args = out.args as Record<string, unknown>
+      for (const [key, value] of Object.entries(steer.setArgs)) args[key] = value
+    }
+    if (steer.appendOutput !== undefined && row.steers.includes("feedback") && typeof out.output === "string") {
+      out.output = `${out.output}\n\n${steer.appendOutput}`
+    }
+    if (steer.system !== undefined && row.steers.includes("context") && Array.isArray(out.system)) {
+      for (const text of steer.system) (out.system as unknown[]).push(text)
+    }
+    if (steer.setArgs === undefined && steer.appendOutput === undefined && steer.system === undefined) return
+    report("info", `${event}: applied the policy's answer to the hook output`, { event })
   }
 
   function isBus(event: string): boolean {

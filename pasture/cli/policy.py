@@ -106,6 +106,7 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
     effective = load(root, env)
     layers = []
     rules = []
+    steer: list[dict] = []
     warnings = list(effective.notes)
     for marker in ignored_markers(start or root):
         warnings.append(
@@ -144,6 +145,17 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
                     f"{_GATE_TIMEOUT}s hook timeout): it will be clamped, and a gate that needs longer "
                     "gets the row's failure mode"
                 )
+            for array in ("context", "after", "until"):  # steering entries (issue 17): trusted layers only
+                for item in layer.get(array) or ():
+                    steer.append(
+                        {
+                            "layer": layer["name"],
+                            "kind": array,
+                            "name": item["name"],
+                            "line": item["line"],
+                            **{k: (list(v) if isinstance(v, tuple) else v) for k, v in item.items() if k in _SHOWN},
+                        }
+                    )
             for rule in layer["rules"]:
                 warnings += _never_matching(layer["path"], rule)
                 rules.append(
@@ -167,11 +179,121 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
             "folders": list(effective.folders),
         },
         "rules": rules,
+        **({"steer": steer} if steer else {}),
         "journal": journal_for(root, env),
         **({"retention": dict(effective.retention)} if effective.retention else {}),
         "warnings": warnings,
         "combination": "every layer is evaluated; the most restrictive decision wins (deny > ask > proceed)",
     }
+
+
+_SHOWN = ("on", "command", "text", "tool_kind", "max", "on_unsupported")
+
+
+def _contracts() -> list[tuple[str, str, dict]]:
+    """(harness, contract id, rows by event) of every pinned contract, in the tables' order."""
+    import pasture_contracts
+
+    out = []
+    for harness, candidates in pasture_contracts.ADMISSIONS.items():
+        for contract_id, module, *_ in candidates:
+            rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS
+            out.append((harness, contract_id, rows))
+    return out
+
+
+def _uses(effective) -> list[dict]:
+    """Every answer beyond deny/ask the effective policy uses: capability, what asks for it, where,
+    the moment it is given at, the rule's event/harness matchers, and its on_unsupported."""
+    found = []
+    for layer in effective.layers:
+        if layer["status"] not in ("trusted", "untrusted"):
+            continue
+        where = layer["path"]
+        for rule in layer["rules"]:
+            if rule["decision"] in ("allow", "rewrite"):
+                found.append(
+                    {
+                        "capability": rule["decision"],
+                        "what": f"rule {rule['name']!r}",
+                        "at": f"{where}:{rule['line']}" if rule.get("line") else where,
+                        "moment": None,
+                        "events": rule["lists"].get("event"),
+                        "harnesses": rule["lists"].get("harness"),
+                        "on_unsupported": rule.get("on_unsupported", "proceed"),
+                    }
+                )
+        for array, capability in (("context", "context"), ("after", "feedback"), ("until", "continue")):
+            for entry in layer.get(array) or ():
+                found.append(
+                    {
+                        "capability": capability,
+                        "what": f"[[{array}]] {entry['name']!r}"
+                        + (f" (on = {entry['on']})" if array == "context" else ""),
+                        "at": f"{where}:{entry['line']}" if entry.get("line") else where,
+                        "moment": entry["on"] if array == "context" else ("after-tool" if array == "after" else "stop"),
+                        "events": None,
+                        "harnesses": None,
+                        "on_unsupported": entry["on_unsupported"],
+                    }
+                )
+    return found
+
+
+def _carriers(use: dict, harness: str, rows: dict) -> list[tuple[str, str]]:
+    """(event, wire form) of each row of one contract that gives the answer `use` asks for."""
+    from pasture.runtime.answer import offers as offered
+    from pasture.runtime.hostwire import WIRES, wire
+    from pasture.runtime.lifecycle import _MOMENT_KEYS
+
+    moments = getattr(wire(harness), "MOMENTS", {}) if harness in WIRES else {}
+    out = []
+    for event, row in rows.items():
+        # what the row's captures show honoured AND the runtime's wire for the host can give
+        offers = offered(row, harness) if harness in WIRES else {}
+        if use["harnesses"] is not None and harness not in use["harnesses"]:
+            continue
+        if use["events"] is not None and event not in use["events"]:
+            continue
+        capability = use["capability"]
+        if use["moment"] is not None:
+            keys = _MOMENT_KEYS.get(moments.get(event) or "", ())
+            wanted = {"after-tool": "after" if capability == "feedback" else "context:after-tool", "stop": "until"}
+            if wanted.get(use["moment"], f"context:{use['moment']}") not in keys:
+                continue
+            if use["moment"] == "after-tool" and capability == "context" and "context" not in offers:
+                capability = "feedback"  # after-tool context goes by the row's feedback form
+        elif row.semantic != "gate-consultation":
+            continue
+        if capability in offers:
+            out.append((event, offers[capability]))
+    return out
+
+
+def answer_matrix(effective) -> list[str]:
+    """The lines `pasture policy check` prints: for each answer the policy uses, what each pinned host
+    contract does with it (Row.answers), and CANNOT, with what happens instead, where none can."""
+    uses = _uses(effective)
+    if not uses:
+        return []
+    contracts = _contracts()
+    width = max(len(cid) for _, cid, _ in contracts)
+    lines = [
+        "answers the policy uses, per pinned host contract (evidenced on that version: Row.answers; "
+        "given by pasture's runtime for that host):"
+    ]
+    for use in uses:
+        lines.append(f"{use['capability']}: {use['what']} at {use['at']}")
+        instead = (
+            "refused where the event can refuse, else proceeds (on_unsupported = deny)"
+            if use["on_unsupported"] == "deny"
+            else "proceeds without it (on_unsupported = proceed)"
+        )
+        for harness, contract_id, rows in contracts:
+            carriers = _carriers(use, harness, rows)
+            said = "; ".join(f"{event}: {form}" for event, form in carriers) if carriers else f"CANNOT: {instead}"
+            lines.append(f"  {contract_id:<{width}}  {said}")
+    return lines
 
 
 @click.group()
@@ -212,6 +334,11 @@ def show(project: Path | None, as_json: bool) -> None:
         match = ", ".join(f"{k}={v}" for k, v in rule["match"].items()) or "every event"
         line = f":{rule['line']}" if rule["line"] else ""
         click.echo(f"rule     [{rule['layer']}{line}] {rule['name']}: {rule['decision']} when {match}")
+    for item in info.get("steer", ()):
+        what = " ".join(item["command"]) if item.get("command") else repr(item.get("text", ""))
+        when = f" on {item['on']}" if item.get("on") else ""
+        most = f" (max {item['max']})" if item.get("max") else ""
+        click.echo(f"{item['kind']:8s} [{item['layer']}:{item['line']}] {item['name']}{when}: {what}{most}")
     click.echo(f"journal  {info['journal']}")
     if info.get("retention"):  # [journal] keep_days / max_mb of the user or managed layer
         kept = ", ".join(f"{k} = {v:g}" for k, v in sorted(info["retention"].items()))
@@ -225,17 +352,28 @@ def show(project: Path | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def check(project: Path | None, as_json: bool) -> None:
     """Validate every layer; print each problem with its file and line and what to change."""
-    info = describe(_root(project), _env(), _start(project))
+    from pasture.runtime.effective import load
+
+    root = _root(project)
+    info = describe(root, _env(), _start(project))
     errors = [layer["error"] for layer in info["layers"] if layer["status"] in ("invalid", "unreadable")]
+    matrix = answer_matrix(load(root, _env()))
     if as_json:
         click.echo(
             json.dumps(
-                {"ok": not errors and not info["warnings"], "errors": errors, "warnings": info["warnings"]},
+                {
+                    "ok": not errors and not info["warnings"],
+                    "errors": errors,
+                    "warnings": info["warnings"],
+                    "answers": matrix,
+                },
                 indent=2,
                 ensure_ascii=False,
             )
         )
     else:
+        for line in matrix:
+            click.echo(line)
         for error in errors:
             click.echo(f"error: {error}", err=True)
         for warning in info["warnings"]:

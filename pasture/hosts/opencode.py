@@ -369,6 +369,7 @@ def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
         "timeoutMs": commands.timeout(row) * 1000,
         "evidence": row.evidence,
         "note": row.note,
+        "steers": sorted({capability for capability, _ in row.offered_answers}),
     }
 
 

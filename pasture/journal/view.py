@@ -128,8 +128,38 @@ def text_row(r: dict) -> str:
     return (
         f"{ident:>5} {p(r['at'])} {p(r['harness'])} {p(r['event'])} session={p(r['session'] or '-')} "
         f"decision={p(r['decision'])} answer={p(r['answer'])}{where}{rule} gate={p(r['gate'] or '-')} "
-        f"{runtime}{reason}{failure}"
+        f"{runtime}{reason}{failure}{_steer_text(r.get('detail'))}"
     )
+
+
+def _steer_text(detail) -> str:
+    """The steering a record carries (detail.steer, issue 17), one clause each: what ran, its exit and
+    the bytes sent; a rewrite's field before and after; a degradation or a stop after max."""
+    if not isinstance(detail, str) or '"steer"' not in detail:
+        return ""
+    from pasture.runtime.fastjson import JSONError, loads
+
+    try:
+        items = loads(detail).get("steer") or []
+    except (JSONError, AttributeError, RecursionError):
+        return ""
+    said = []
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict):
+            continue
+        head = f"{item.get('kind')} {item.get('name', '')}".strip()
+        if item.get("kind") == "rewrite":
+            said.append(f"{head}: {item.get('field')} {item.get('before')!r} -> {item.get('after')!r}")
+        elif item.get("degraded"):
+            said.append(f"{head}: degraded ({item['degraded']}; on_unsupported = {item.get('on_unsupported')})")
+        elif item.get("stopped"):
+            said.append(f"{head}: {item['stopped']}")
+        elif item.get("error"):
+            said.append(f"{head}: {item['error']}")
+        else:
+            command = " ".join(item.get("command") or []) or "text"
+            said.append(f"{head}: {command} exit={item.get('exit')} sent={item.get('bytes_sent')}B")
+    return ("  steer: " + printable("; ".join(said))) if said else ""
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")

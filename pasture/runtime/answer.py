@@ -91,6 +91,12 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
     mode = row.failure if row is not None else "observe-only"
     text = f"pasture: {message}"
     if mode in ("exit-2-blocks", "strict-output-exit-2-blocks") and row.semantic == "gate-consultation":
+        # Claude Code: the event's JSON refusal where it reads one, since on exit 2 it hands the model
+        # the raw hook command line in front of the reason (issue 17); exit 2 elsewhere.
+        as_json = getattr(wire(harness), "fail_json", None)
+        stdout = as_json(row.name, row, text) if as_json is not None else None
+        if stdout is not None:
+            return Reply(0, stdout, text + "\n", "fail-block")  # stderr: the user's copy of the line
         return Reply(EXIT_BLOCK, "", text + "\n", "fail-block")
     if mode == "throw-fail-fast" and row.semantic == "gate-consultation":
         return Reply(EXIT_PLUGIN_FAULT, "", text + "\n", "fail-block")
@@ -119,3 +125,24 @@ def with_notes(reply: Reply, notes: list[str]) -> Reply:
         return reply
     text = "".join(f"pasture: {note}\n" for note in notes)
     return Reply(reply.exit_code, reply.stdout, reply.stderr + text, reply.answer)
+
+
+def offers(row: "Any", harness: str | None = None) -> dict:
+    """capability -> the wire form the row offers it in (Row.answers: evidenced on this host version),
+    with `harness`: only those its hostwire module can encode (``STEERS``; a host without steering
+    answers offers nothing, whatever its captures show)."""
+    encodes = getattr(wire(harness), "STEERS", ()) if harness is not None else None
+    found: dict = {}
+    for capability, form in getattr(row, "answers", None) or ():
+        if encodes is None or capability in encodes:
+            found.setdefault(capability, form)
+    return found
+
+
+def steered(harness: str, event: str, row: "Any", parts: dict) -> Reply:
+    """The native answer for steering parts the row offers (allow, rewrite, context, feedback, continue);
+    a host module without ``steer`` offers none, so this is then a proceed."""
+    encode = getattr(wire(harness), "steer", None)
+    if encode is None or not parts:
+        return proceed(harness)
+    return Reply(*encode(event, offers(row, harness), parts))

@@ -25,8 +25,8 @@ import sys
 
 from pasture.runtime import fs, layers
 
-FORMAT = 2
-MAGIC = b"PSTCACH2"
+FORMAT = 3
+MAGIC = b"PSTCACH3"
 MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
 MAX_CACHE_BYTES = 16 << 20
 _TAG = 32
@@ -46,18 +46,23 @@ _ENV_KEYS = (
     "PASTURE_CACHE_DIR",
 )
 _COMPILER = ("policy.py", "builtin.py", "effective.py")
-RANK = {"proceed": 0, "ask": 1, "deny": 2}
+# deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
+RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}
 
 
 class Verdict:
     """decision proceed|deny|ask (or None: no decision, `failure` says why); which layer, rule and gate."""
 
-    __slots__ = ("decision", "reason", "layer", "rule", "gate", "detail", "failure", "notes")
+    __slots__ = ("decision", "reason", "layer", "rule", "gate", "detail", "failure", "notes", "entry", "rewrites")
 
-    def __init__(self, decision, reason, layer=None, rule=None, gate="none", detail=None, failure=None, notes=()):
+    def __init__(
+        self, decision, reason, layer=None, rule=None, gate="none", detail=None, failure=None, notes=(), entry=None
+    ):
         self.decision, self.reason, self.layer, self.rule = decision, reason, layer, rule
         self.gate, self.detail, self.failure, self.notes = gate, detail, failure, notes
+        self.entry = entry  # the compiled rule that decided (allow/rewrite: its on_unsupported, rewrite)
+        self.rewrites: list = []  # (layer, rule) of every matching rewrite rule, in layer order
 
 
 class Effective:
@@ -76,6 +81,7 @@ class Effective:
         "from_cache",
         "alerts",
         "retention",
+        "steer",
     )
 
     def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
@@ -88,6 +94,7 @@ class Effective:
         self.files, self.folders = data["protected"]
         self.home = data["home"]
         self.retention = data.get("retention") or {}
+        self.steer = data.get("steer") or {}  # "context:<on>" | "after" | "until" -> [(layer, entry)]
         self.from_cache = from_cache
 
     @property
@@ -366,6 +373,9 @@ def build(
             "protect": None,
             "trusted": False,
             "pinned": None,
+            "context": [],
+            "after": [],
+            "until": [],
         }
         if raw is None:
             compiled.append(layer)
@@ -429,7 +439,17 @@ def build(
         if layer["name"] in ("managed", "user"):
             for rkey, value in (layer.get("retention") or {}).items():
                 retention.setdefault(rkey, value)
+    steer: dict = {}
+    for layer in compiled:  # only a layer that compiled (an untrusted project layer's are already dropped)
+        if layer["status"] not in ("trusted", "untrusted"):
+            continue
+        for entry in layer.get("context") or ():
+            steer.setdefault("context:" + entry["on"], []).append((layer["name"], entry))
+        for array in ("after", "until"):
+            for entry in layer.get(array) or ():
+                steer.setdefault(array, []).append((layer["name"], entry))
     return {
+        "steer": steer,
         "root": root,
         "layers": compiled,
         "journal": journal,
@@ -617,7 +637,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
             current = None
             if rule is not None:
                 decisions.append(
-                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None)
+                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule)
                 )
                 if rule["decision"] == "deny":
                     break  # nothing can outrank it: no other layer's patterns run
@@ -625,7 +645,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                 pending.append(layer)
             else:
                 decisions.append(
-                    (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None)
+                    (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None, None)
                 )
     except _Budget:
         layer = layer or {"name": "the", "path": "?"}
@@ -654,18 +674,23 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                 if failed_gate[0] is None:
                     failed_gate = (layer["name"], layer["kind"])
                 if exc.detail:
-                    decisions.append((None, None, layer["name"], None, layer["kind"], exc.detail))
+                    decisions.append((None, None, layer["name"], None, layer["kind"], exc.detail, None))
                 continue
-            decisions.append((decision, reason, layer["name"], None, layer["kind"], detail))
+            decisions.append((decision, reason, layer["name"], None, layer["kind"], detail, None))
             if decision == "deny":
                 break
     real = [d for d in decisions if d[0] is not None]
     detail = next((d[5] for d in decisions if d[5]), None)
     if real:
-        best = max(real, key=lambda d: RANK[d[0]])
+        best = max(real, key=lambda d: RANK[d[0]])  # max keeps the first of equals: the outermost layer
         if best[0] == "deny" or not failures:
-            return Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective.notes)
-        return Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective.notes)
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective.notes)
+        else:
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective.notes)
+        verdict.entry = best[6]
+        if best[0] == "rewrite":
+            verdict.rewrites = [(d[2], d[6]) for d in real if d[0] == "rewrite"]
+        return verdict
     if failures:
         return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective.notes)
     if not effective.configured:

@@ -130,9 +130,18 @@ def decide(
             return answer.proceed(harness), _facts("observe", failure=f"policy: {type(exc).__name__}: {exc}"), None
         facts = _facts("none", failure=f"policy could not be loaded ({type(exc).__name__}: {exc})")
         return answer.fail(harness, row, facts["failure"]), facts, None
+    keys = steering(effective, harness, event)
     if row.semantic != "gate-consultation":
-        # Observation rows journal and proceed; explicit-human rows never get a fabricated decision.
-        return answer.proceed(harness), _facts("observe"), effective
+        # Observation rows journal and proceed (or carry context/feedback the policy asks for); explicit-
+        # human rows never get a fabricated decision.
+        facts = _facts("observe")
+        if keys and payload_error is None:
+            reply = steer_reply(harness, event, row, envelope, effective, env, root, deadline, None, keys, facts)
+            notes = facts["detail"].pop("steer_notes", [])
+            if notes:
+                facts["detail"]["notes"] = notes
+            return answer.with_notes(reply, notes), facts, effective
+        return answer.proceed(harness), facts, effective
     if payload_error is not None:
         return answer.fail(harness, row, f"{event}: {payload_error}"), _facts("none", failure=payload_error), effective
     from pasture.runtime.effective import evaluate
@@ -153,14 +162,135 @@ def decide(
         notes.append(f"{event}: {clamped}")
     if verdict.failure is not None and (verdict.decision is None or answer.fails_closed(row)):
         reply = answer.fail(harness, row, f"gate failed on {event}: {verdict.failure}")
+    elif verdict.decision in ("allow", "rewrite") or (keys and verdict.decision == "proceed"):
+        reply = steer_reply(harness, event, row, envelope, effective, env, root, deadline, verdict, keys, facts)
+        if verdict.failure is not None:
+            notes.append(f"{event}: {verdict.failure}; went by the decisions that were made")
     else:
         reply = answer.deliver(harness, event, row, verdict.decision, verdict.reason)
         if verdict.failure is not None:
             notes.append(f"{event}: {verdict.failure}; went by the decisions that were made")
+    notes += (facts["detail"] or {}).pop("steer_notes", []) if isinstance(facts["detail"], dict) else []
     if notes:
         facts["detail"] = dict(facts["detail"] or {}, notes=notes)
         reply = answer.with_notes(reply, notes)
     return reply, facts, effective
+
+
+# [[context]] on, [[after]], [[until]] -> the keys of Effective.steer each steering moment reads
+_MOMENT_KEYS = {
+    "session-start": ("context:session-start",),
+    "prompt": ("context:prompt",),
+    "after-tool": ("context:after-tool", "after"),
+    "stop": ("until",),
+    "system": ("context:session-start", "context:prompt"),  # OpenCode: the system prompt of every request
+}
+
+
+def steering(effective, harness: str, event: str) -> tuple:
+    """The Effective.steer keys this event runs: () (and nothing imported) when the policy has none."""
+    if effective is None or not effective.steer:
+        return ()
+    moment = getattr(answer.wire(harness), "MOMENTS", {}).get(event)
+    if moment is None:
+        return ()
+    return tuple(key for key in _MOMENT_KEYS.get(moment, ()) if key in effective.steer)
+
+
+def steer_reply(harness, event, row, envelope, effective, env, root, deadline, verdict, keys, facts) -> Reply:
+    """Allow, rewrite, context, feedback and continue-at-stop, as far as the row offers them (Row.answers);
+    the rest degrades by the entry's on_unsupported, said on stderr and in the journal."""
+    offers = answer.offers(row, harness)
+    parts: dict = {}
+    journal: list = []
+    notes: list = []
+    where = f"{event} of {envelope.get('contract')}"
+
+    def unsupported(capability: str, entry: dict, name: str, why: str = ""):
+        why = why or f"{where} cannot give {capability!r} (no capture of this host version shows it honoured)"
+        journal.append({"kind": capability, "name": name, "degraded": why, "on_unsupported": entry["on_unsupported"]})
+        if entry["on_unsupported"] == "deny":
+            return answer.deliver(harness, event, row, "deny", f"{why}; refused ({name}: on_unsupported = deny)")
+        notes.append(f"{why}; proceeding without it ({name}: on_unsupported = proceed)")
+        return None
+
+    def done(reply: Reply) -> Reply:
+        facts["detail"] = dict(facts["detail"] or {}, steer=journal, steer_notes=notes)
+        return reply
+
+    decision = verdict.decision if verdict is not None else None
+    if decision == "allow":
+        if "allow" in offers:
+            parts["allow"] = verdict.reason
+        else:
+            refused = unsupported("allow", verdict.entry, f"rule {verdict.rule!r}")
+            if refused is not None:
+                return done(refused)
+    elif decision == "rewrite":
+        refused = None
+        if "rewrite" not in offers:
+            refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}")
+        else:
+            from pasture.runtime.steer import rewrite
+
+            new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"))
+            if problem is not None:
+                refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}", f"cannot rewrite: {problem}")
+            elif changes:
+                said = "; ".join(f"{field} {before!r} -> {after!r}" for field, before, after, _ in changes)
+                for field, before, after, rule in changes:
+                    journal.append({"kind": "rewrite", "name": rule, "field": field, "before": before, "after": after})
+                told = f"pasture rewrote this call (rule {verdict.rule!r}): {said}"
+                parts["rewrite"] = (new, told)
+                notes.append(told.replace("pasture rewrote", "rewrote", 1))
+                if "context" in offers:
+                    parts.setdefault("context", []).append(told)
+            else:
+                notes.append(f"rule {verdict.rule!r}: its rewrite pattern changed nothing; no opinion")
+        if refused is not None:
+            return done(refused)
+    if keys:
+        from pasture.runtime import steer
+
+        try:
+            for key in keys:
+                entries = effective.steer[key]
+                if key == "until":
+                    reason = steer.until(entries, envelope, root, env, deadline, journal)
+                    if reason is None:
+                        continue
+                    if "continue" in offers:
+                        parts["continue"] = reason
+                        continue
+                    for _, entry in entries:
+                        refused = unsupported("continue", entry, f"[[until]] {entry['name']!r}")
+                        if refused is not None:
+                            return done(refused)
+                    continue
+                if key == "after":
+                    texts = steer.after(entries, envelope, root, deadline, journal)
+                    capability = "feedback"
+                elif key == "context:after-tool":
+                    texts = steer.after_context(entries, envelope, root, deadline, journal)
+                    capability = "context" if "context" in offers else "feedback"
+                else:
+                    texts = steer.context(entries, root, deadline, journal)
+                    capability = "context"
+                if not texts:
+                    continue
+                if capability in offers:
+                    parts.setdefault(capability, []).extend(texts)
+                    continue
+                for _, entry in entries:
+                    refused = unsupported(capability, entry, f"[[{key.split(':')[0]}]] {entry['name']!r}")
+                    if refused is not None:
+                        return done(refused)
+        except steer.SteerFailure as exc:
+            journal.append({"kind": "failure", "error": str(exc)})
+            facts["failure"] = str(exc)
+            return done(answer.fail(harness, row, f"{event}: {exc}"))
+    reply = answer.steered(harness, event, row, parts)
+    return done(reply)
 
 
 def respond(
@@ -226,6 +356,16 @@ def respond(
                 effective = load(root, env)
             except Exception:
                 effective = None
+            keys = steering(effective, harness, event)
+            if keys:  # [[until]] bounds itself (its per-session max): it may continue a stop again
+                from pasture.runtime.deadline import deadline_seconds
+
+                deadline = started + deadline_seconds(row)
+                reply = steer_reply(harness, event, row, envelope, effective, env, root, deadline, None, keys, facts)
+                notes = facts["detail"].pop("steer_notes", [])
+                if notes:
+                    facts["detail"]["notes"] = notes
+                reply = answer.with_notes(reply, notes)
         else:
             reply, facts, effective = decide(harness, event, row, payload, payload_error, envelope, env, root, started)
             if payload_error and facts["failure"] is None:

@@ -48,14 +48,25 @@ import os
 from pasture import PastureError
 from pasture.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
 
-DECISIONS = ("proceed", "deny", "ask")
+DECISIONS = ("proceed", "deny", "ask")  # a gate's answer and a layer's default
+# A rule's decision: also allow (approve without a prompt) and rewrite (change the tool's input first).
+RULE_DECISIONS = ("proceed", "deny", "ask", "allow", "rewrite")
+ON_UNSUPPORTED = ("deny", "proceed")
+CONTEXT_ON = ("session-start", "prompt", "after-tool")
+PLACEHOLDERS = ("file_path",)  # {file_path} in an [[after]] command: one argv item, never a shell string
+MAX_UNTIL = 100
+_REWRITE_KEYS = {"field", "pattern", "replace"}
+_CONTEXT_KEYS = {"name", "on", "command", "text", "tool_kind", "on_unsupported"}
+_AFTER_KEYS = {"name", "tool_kind", "file_path", "command", "on_unsupported"}
+_UNTIL_KEYS = {"name", "command", "max", "on_unsupported"}
+STEER_TABLES = ("context", "after", "until")
 LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
 # Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
 REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
-_RULE_KEYS = {"name", "decision", "reason", "input", *LIST_MATCHERS, *REGEX_MATCHERS}
+_RULE_KEYS = {"name", "decision", "reason", "input", "rewrite", "on_unsupported", *LIST_MATCHERS, *REGEX_MATCHERS}
 _BUILTIN_KEYS = {"protect_guard_files"}
 _JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
-_TABLES = ("gate", "journal", "builtin", "rules")
+_TABLES = ("gate", "journal", "builtin", "rules", *STEER_TABLES)
 MAX_TIMEOUT = 600.0
 
 
@@ -182,6 +193,7 @@ class _Lines:
         self.lines = text.splitlines()
         self._rules: list[int] | None = None
         self._tables: dict[str, int] | None = None
+        self._arrays: dict[str, list[int]] = {}
 
     def _find(self, predicate, start: int = 0) -> int | None:
         for number in range(start, len(self.lines)):
@@ -198,6 +210,9 @@ class _Lines:
                 self._tables.setdefault(head, number + 1)
                 if head.startswith("[[rules]]"):
                     self._rules.append(number + 1)
+                for array in STEER_TABLES:
+                    if head.startswith(f"[[{array}]]"):
+                        self._arrays.setdefault(array, []).append(number + 1)
 
     def table(self, name: str) -> int | None:
         if self._tables is None:
@@ -210,6 +225,13 @@ class _Lines:
             self._index()
         assert self._rules is not None
         return self._rules[index] if index < len(self._rules) else None
+
+    def entry(self, array: str, index: int) -> int | None:
+        """The line of the index-th [[array]] table ([[context]], [[after]], [[until]])."""
+        if self._tables is None:
+            self._index()
+        found = self._arrays.get(array, [])
+        return found[index] if index < len(found) else None
 
     def key(self, name: str, after: int | None) -> int | None:
         start = after or 0
@@ -320,6 +342,7 @@ def compile_layer(
         "retention": {},
         "ignored": [],
         "rules": [],
+        **{array: [] for array in STEER_TABLES},
     }
 
     raw_gate = doc.get("gate", {})
@@ -429,8 +452,10 @@ def compile_layer(
         if not isinstance(rule_name, str) or not rule_name:
             raise PolicyError(f"{where}: needs a non-empty 'name'")
         decision = raw.get("decision")
-        if decision not in DECISIONS:
-            raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
+        if decision not in RULE_DECISIONS:
+            raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(RULE_DECISIONS)}")
+        rewrite = _rewrite(where, decision, raw.get("rewrite"), reuse)
+        on_unsupported = _on_unsupported(where, raw, "deny" if decision == "rewrite" else "proceed")
         reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
         if not isinstance(reason, str) or not reason.strip():
             raise PolicyError(f"{where}: 'reason' must be a non-empty string")
@@ -440,18 +465,132 @@ def compile_layer(
         if not isinstance(inputs, dict):
             raise PolicyError(f"{where}: 'input' must be a table of field = regex")
         frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
-        layer["rules"].append(
-            {
-                "name": rule_name,
-                "decision": decision,
-                "reason": reason,
-                "lists": lists,
-                "regexes": regexes,
-                "inputs": frozen_inputs,
-                "line": line,
-            }
-        )
+        if decision in ("allow", "rewrite") and not trusted:
+            # an untrusted repository may only protect the user: its approvals and rewrites never count
+            layer["ignored"].append(f"rule {rule_name!r} ({decision}, {_at(path, line)})")
+            continue
+        compiled_rule = {
+            "name": rule_name,
+            "decision": decision,
+            "reason": reason,
+            "lists": lists,
+            "regexes": regexes,
+            "inputs": frozen_inputs,
+            "line": line,
+        }
+        if decision in ("allow", "rewrite"):
+            compiled_rule["on_unsupported"] = on_unsupported
+        if rewrite is not None:
+            compiled_rule["rewrite"] = rewrite
+        layer["rules"].append(compiled_rule)
+    for array in STEER_TABLES:
+        entries = _steer_entries(array, doc.get(array, []), lines, path, reuse)
+        if entries and not trusted:
+            layer["ignored"] += [f"[[{array}]] {e['name']!r} ({_at(path, e['line'])})" for e in entries]
+            entries = []
+        layer[array] = entries
     return layer
+
+
+def _on_unsupported(where: str, raw: dict, default: str) -> str:
+    value = raw.get("on_unsupported", default)
+    if value not in ON_UNSUPPORTED:
+        raise PolicyError(f"{where}: on_unsupported {value!r} is not one of {', '.join(ON_UNSUPPORTED)}")
+    return value
+
+
+def _rewrite(where: str, decision, raw, reuse: dict | None) -> dict | None:
+    """A rule's rewrite = {field, pattern, replace}: required by decision "rewrite", refused elsewhere.
+    `replace` is literal text (no group references): the hook substitutes it without importing `re`."""
+    if decision != "rewrite":
+        if raw is not None:
+            raise PolicyError(f"{where}: 'rewrite' needs decision = \"rewrite\" (this rule's is {decision!r})")
+        return None
+    if not isinstance(raw, dict):
+        raise PolicyError(
+            f'{where}: decision "rewrite" needs rewrite = {{ field = "command", pattern = "...", replace = "..." }}'
+        )
+    extra = sorted(set(raw) - _REWRITE_KEYS)
+    missing = sorted(_REWRITE_KEYS - set(raw))
+    if extra or missing:
+        what = f"unknown key(s) {', '.join(extra)}" if extra else f"missing key(s) {', '.join(missing)}"
+        raise PolicyError(f"{where}: rewrite has {what}; it takes exactly: {', '.join(sorted(_REWRITE_KEYS))}")
+    field, replace = raw["field"], raw["replace"]
+    if not isinstance(field, str) or not field:
+        raise PolicyError(f'{where}: rewrite.field must be the name of a field of the tool\'s input, e.g. "command"')
+    if not isinstance(replace, str):
+        raise PolicyError(f"{where}: rewrite.replace must be a string (literal text)")
+    return {"field": field, "pattern": _regex(where, "rewrite.pattern", raw["pattern"], reuse), "replace": replace}
+
+
+def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
+    if not (isinstance(value, list) and value and all(isinstance(c, str) and c for c in value)):
+        raise PolicyError(f'{where}: command must be an argv list, e.g. ["program", "arg"] (it never runs a shell)')
+    for item in value:
+        start = item.find("{")
+        while start != -1:
+            end = item.find("}", start)
+            name = item[start + 1 : end] if end != -1 else ""
+            if name not in placeholders:
+                allowed = ", ".join("{" + p + "}" for p in placeholders) or "none here"
+                raise PolicyError(f"{where}: command item {item!r} has an unknown placeholder; allowed: {allowed}")
+            start = item.find("{", end)
+    return tuple(value)
+
+
+def _steer_entries(array: str, raw_entries, lines: _Lines, path: str, reuse: dict | None) -> list[dict]:
+    """[[context]], [[after]] and [[until]] entries, checked; PolicyError names file:line and the fix."""
+    if not isinstance(raw_entries, list):
+        raise PolicyError(f"{_at(path, lines.key(array, None))}: '{array}' must be an array of tables ([[{array}]])")
+    allowed = {"context": _CONTEXT_KEYS, "after": _AFTER_KEYS, "until": _UNTIL_KEYS}[array]
+    out = []
+    for index, raw in enumerate(raw_entries):
+        line = lines.entry(array, index)
+        name = raw.get("name") if isinstance(raw, dict) else None
+        where = f"{_at(path, line)}: [[{array}]] " + (repr(name) if isinstance(name, str) else f"#{index + 1}")
+        if not isinstance(raw, dict):
+            raise PolicyError(f"{where}: must be a table")
+        extra = sorted(set(raw) - allowed)
+        if extra:
+            raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+        if not isinstance(name, str) or not name:
+            raise PolicyError(f"{where}: needs a non-empty 'name'")
+        entry: dict = {"name": name, "line": line, "on_unsupported": _on_unsupported(where, raw, "proceed")}
+        if array == "context":
+            on = raw.get("on")
+            if on not in CONTEXT_ON:
+                raise PolicyError(f"{where}: on {on!r} is not one of {', '.join(CONTEXT_ON)}")
+            if ("command" in raw) == ("text" in raw):
+                raise PolicyError(f'{where}: give exactly one of command = ["program", ...] or text = "..."')
+            entry["on"] = on
+            if "text" in raw:
+                if not isinstance(raw["text"], str) or not raw["text"].strip():
+                    raise PolicyError(f"{where}: text must be a non-empty string")
+                entry["text"] = raw["text"]
+            else:
+                entry["command"] = _argv(where, raw["command"])
+            if "tool_kind" in raw:
+                if on != "after-tool":
+                    raise PolicyError(f'{where}: tool_kind applies only to on = "after-tool"')
+                entry["tool_kind"] = _strings(where, "tool_kind", raw["tool_kind"])
+        elif array == "after":
+            if "command" not in raw:
+                raise PolicyError(f'{where}: needs command = ["program", "arg", "{{file_path}}"]')
+            entry["command"] = _argv(where, raw["command"], PLACEHOLDERS)
+            if "tool_kind" in raw:
+                entry["tool_kind"] = _strings(where, "tool_kind", raw["tool_kind"])
+            if "file_path" in raw:
+                entry["file_path"] = _regex(where, "file_path", raw["file_path"], reuse)
+        else:
+            if "command" not in raw:
+                raise PolicyError(f'{where}: needs command = ["program", "arg"]')
+            entry["command"] = _argv(where, raw["command"])
+            most = raw.get("max", 3)
+            if isinstance(most, bool) or not isinstance(most, int) or not 1 <= most <= MAX_UNTIL:
+                raise PolicyError(f"{where}: max must be a whole number of continuations from 1 to {MAX_UNTIL}")
+            entry["max"] = most
+        out.append(entry)
+    return out
 
 
 def never_matching(rule: dict) -> list[tuple[str, str, str]]:

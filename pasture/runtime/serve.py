@@ -127,6 +127,10 @@ def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
     gates = [name for name, row in rows.items() if row.semantic == "gate-consultation"]
     refusable = [name for name in gates if can_deny(harness, rows[name])]
     need: set[str] = set()
+    if getattr(effective, "steer", None):  # [[context]]/[[after]]: the rows that carry them are answered
+        from pasture.runtime.lifecycle import steering
+
+        need.update(name for name in gates if rows[name].answers and steering(effective, harness, name))
     if effective.protect:
         need.update(name for name in refusable if _carries_tool(rows[name]))
     for layer in effective.layers:

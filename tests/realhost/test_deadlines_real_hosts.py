@@ -134,7 +134,11 @@ def _assert_blocked_before_the_host_kill(out, failure: str) -> dict:
         ]
         assert told["text"].startswith(prefix) and "pasture: gate failed on PreToolUse" in told["text"], told
         (call,) = out.calls(spec.pre_event)
-        assert call.rc == FAILURE_EXIT[spec.row(spec.pre_event).failure] == 2, call.brief()
+        if spec.host == "claude-code":  # exit-2-blocks answered as the JSON deny (issue 17)
+            assert call.rc == 0 and json.loads(call.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+            assert "hook lifecycle" not in told["text"], told
+        else:
+            assert call.rc == FAILURE_EXIT[spec.row(spec.pre_event).failure] == 2, call.brief()
     return row
 
 

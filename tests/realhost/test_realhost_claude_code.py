@@ -17,7 +17,6 @@ from realhost_support import (
     COMMAND,
     CRASH_MARK,
     DENY_REASON,
-    FAILURE_EXIT,
     JOURNAL_REFUSAL,
     allow_policy,
     deny_policy,
@@ -106,16 +105,21 @@ def test_crashing_gate_on_pre_tool_use_blocks_exit_2(npm_bin: Path, tmp_path: Pa
     assert not out.probe_exists, out.describe()
 
     (pre,) = out.calls("PreToolUse")
-    assert pre.rc == FAILURE_EXIT["exit-2-blocks"] == 2 and pre.stdout == ""
+    # exit-2-blocks, answered as the JSON deny (issue 17): on exit 2 Claude (2.1.328, 2.1.332) put the
+    # whole hook command line in front of our stderr ("PreToolUse:Bash hook error: [${PASTURE_BIN:-pasture}
+    # hook lifecycle --harness claude-code ...]: pasture: gate failed ..."); the JSON deny carries only the reason.
+    assert SPEC.row("PreToolUse").failure == "exit-2-blocks" and pre.rc == 0
+    decision = json.loads(pre.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert decision["permissionDecisionReason"].startswith("pasture: gate failed on PreToolUse")
     assert "gate failed on PreToolUse" in pre.stderr and CRASH_MARK in pre.stderr
     (told,) = out.tool_results()
     assert told["is_error"] is True
-    # On exit 2 Claude (2.1.328, 2.1.332) puts the whole hook command line in front of our stderr, e.g.
-    # "PreToolUse:Bash hook error: [${PASTURE_BIN:-pasture} hook lifecycle --harness claude-code
-    # --event PreToolUse --host-version 2.1.261]: pasture: gate failed on PreToolUse: ..." (the JSON
-    # deny above carries only the reason).
-    assert told["text"].startswith("PreToolUse:Bash hook error: ")
-    assert "pasture: gate failed on PreToolUse: user policy command gate: gate command exited 7" in told["text"]
+    assert told["text"].startswith(
+        "PreToolUse:Bash hook error: pasture: gate failed on PreToolUse: user policy command gate: "
+        "gate command exited 7"
+    ), told
+    assert "hook lifecycle" not in told["text"], told  # the raw command line never reaches the model
     (row,) = out.journal(event="PreToolUse")
     assert (row["decision"], row["answer"], row["gate"]) == ("none", "fail-block", "command")
     assert CRASH_MARK in row["failure"]
@@ -162,7 +166,8 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
     ), start.brief()
     (prompt,) = out.calls("UserPromptSubmit")
     assert SPEC.row("UserPromptSubmit").failure == "exit-2-blocks"
-    assert (prompt.rc, prompt.stdout) == (2, ""), prompt.brief()
+    assert prompt.rc == 0 and json.loads(prompt.stdout)["decision"] == "block", prompt.brief()  # the JSON block
+    assert json.loads(prompt.stdout)["reason"].startswith(f"pasture: cannot journal UserPromptSubmit: journal {spool}")
     assert prompt.stderr.startswith(f"pasture: cannot journal UserPromptSubmit: journal {spool}: {JOURNAL_REFUSAL}")
     assert out.calls("PreToolUse") == [] and out.tool_results() == []
     assert [r for r in out.result.requests if r.get("reply", {}).get("kind") == "turn"] == [], out.describe()

@@ -141,6 +141,8 @@ def answer(request, raw, started):
         reply["stdout"] = SIMPLE[mode]
     elif mode in ("deny", "ask"):
         reply["stdout"] = json.dumps({"decision": mode, "reason": ctl.get("reason", "")}) + "\n"
+    elif mode == "raw":  # exactly the stdout the case gives (the steering answers)
+        reply["stdout"] = ctl.get("stdout", "")
     elif mode == "noted":
         reply.update(stdout=SIMPLE["proceed"], stderr="pasture: NOTE-LINE: run pasture policy trust\n")
     elif mode == "crash":

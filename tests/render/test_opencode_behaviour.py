@@ -159,6 +159,31 @@ V1_CASES: dict[str, dict[str, Any]] = {
         "control": {"delay": 0.05},
         "events": [{**IDLE, "id": f"evt_{i}"} for i in range(1, 9)],
     },
+    # Steering (issue 17): what a proceed carries is written into the output object, in place.
+    "steer_rewrite": _tool(
+        "raw", control={"stdout": json.dumps({"decision": "proceed", "set_args": {"command": "echo safe"}}) + "\n"}
+    ),
+    "steer_feedback": {
+        "kind": "hook",
+        "event": "tool.execute.after",
+        "mode": "raw",
+        "control": {"stdout": json.dumps({"decision": "proceed", "append_output": "E501 line too long"}) + "\n"},
+        "input": {**TOOL_INPUT, "args": {"command": "ls"}},
+        "output": {"title": "t", "output": "done", "metadata": {}},
+    },
+    "steer_context": {
+        "kind": "hook",
+        "event": "experimental.chat.system.transform",
+        "mode": "raw",
+        "control": {"stdout": json.dumps({"decision": "proceed", "system": ["Run the tests."]}) + "\n"},
+        "input": {"sessionID": "ses_1"},
+        "output": {"system": ["base"]},
+    },
+    # a row that does not offer an answer never gets it written (tool.execute.before offers no context)
+    "steer_not_offered": _tool(
+        "raw", control={"stdout": json.dumps({"decision": "proceed", "system": ["x"], "append_output": "y"}) + "\n"}
+    ),
+    "steer_bad_shape": _tool("raw", control={"stdout": json.dumps({"decision": "proceed", "set_args": ["x"]}) + "\n"}),
 }
 
 V2_TOOL = {
@@ -756,3 +781,34 @@ def test_rows_that_cannot_refuse_are_not_awaited_and_only_log(mixed, key):
         assert report["level"] == "warn"
         if key.endswith(("_deny", "_ask")):
             assert "ignored a" in report["message"] and report["extra"]["reason"] == REASON
+
+
+# --- steering (issue 17) ------------------------------------------------------------------------
+
+
+def test_v1_a_rewrite_sets_the_argument_in_place_on_the_same_args_object(v1):
+    (result,) = v1["cases"]["steer_rewrite"]["results"]
+    assert result["threw"] is False and result["argsSame"] is True
+    assert result["after"]["output"]["args"] == {"command": "echo safe", "description": "probe"}
+
+
+def test_v1_feedback_is_appended_to_the_tool_output(v1):
+    (result,) = v1["cases"]["steer_feedback"]["results"]
+    assert result["after"]["output"]["output"] == "done\n\nE501 line too long"
+    assert v1["cases"]["steer_feedback"]["calls"][0]["request"]["wait"] is True
+
+
+def test_v1_context_is_pushed_into_the_system_prompt(v1):
+    (result,) = v1["cases"]["steer_context"]["results"]
+    assert result["after"]["output"]["system"] == ["base", "Run the tests."]
+
+
+def test_v1_an_answer_the_row_does_not_offer_is_never_written(v1):
+    _unchanged(v1["cases"]["steer_not_offered"])
+
+
+def test_v1_a_steering_answer_of_the_wrong_shape_fails_fast_like_garbage(v1):
+    case = v1["cases"]["steer_bad_shape"]
+    assert case["threw"] is True
+    assert case["message"] == _refused("tool.execute.before", "a set_args that is not an object")
+    _unchanged(case)

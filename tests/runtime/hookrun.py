@@ -63,3 +63,23 @@ decision = "ask"
 reason = "network access needs a human"
 command = "curl"
 """
+
+
+def refusal(out: str) -> str | None:
+    """The reason of a Claude Code / Codex JSON refusal on stdout (a PreToolUse permission decision
+    deny, or decision block), else None. Claude Code answers a failure that blocks this way (issue
+    17: on exit 2 it would hand the model the raw hook command line in front of the reason)."""
+    import json as _json
+
+    try:
+        value = _json.loads(out) if out.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    specific = value.get("hookSpecificOutput") or {}
+    if specific.get("permissionDecision") == "deny":
+        return specific.get("permissionDecisionReason")
+    if value.get("decision") == "block":
+        return value.get("reason")
+    return None

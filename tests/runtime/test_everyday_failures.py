@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hookrun import call
+from hookrun import call, refusal
 from repo_paths import REPO
 
 from pasture.journal.db import query
@@ -119,7 +119,8 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
         env,
     )
     assert time.monotonic() - started < 10
-    assert (code, out) == (2, "")
+    # Claude Code: a blocking failure is its JSON refusal (exit 2 would show the model the hook's command line)
+    assert code == 0 and refusal(out).startswith("pasture: gate failed on PreToolUse")
     assert "gate command timed out" in err and "clamped" in err
     entry = query(tmp_path / "journal.sqlite3")[-1]
     assert entry["answer"] == "fail-block" and "timed out" in entry["failure"]
@@ -227,8 +228,8 @@ def test_a_stop_an_earlier_block_caused_is_never_blocked_again_even_with_no_jour
     code, out, err = call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": True}, env)
     assert (code, out) == (0, "")
     assert "never blocked again" in err
-    code, _, _ = call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)
-    assert code == 2  # the first stop still gets the policy (and the failure mode)
+    code, out, _ = call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)
+    assert code == 0 and refusal(out)  # the first stop still gets the policy (and the failure mode: a JSON block)
 
 
 # --- 6. every documented matcher, on each host's captured payloads ---------------------------------

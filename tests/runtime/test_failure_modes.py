@@ -7,7 +7,7 @@ import json
 import sys
 
 import pytest
-from hookrun import call
+from hookrun import call, refusal
 
 from pasture.journal.db import query
 
@@ -21,7 +21,9 @@ GATES = {
 
 # (harness, event, version) -> (exit code, stdout, what the host does)
 ROWS = {
-    ("claude-code", "PreToolUse", "2.1.328"): (2, "", "blocks: exit-2-blocks, cited"),
+    # Claude Code: exit-2-blocks, answered as its JSON refusal (on exit 2 the model would read the raw
+    # hook command line before the reason); stdout is then the permission decision with our line
+    ("claude-code", "PreToolUse", "2.1.328"): (0, "refusal", "blocks: exit-2-blocks, cited"),
     ("claude-code", "PermissionRequest", "2.1.328"): (0, "", "proceeds: demoted to report-and-continue"),
     ("codex", "PreToolUse", "0.171.0"): (2, "", "blocks: strict-output-exit-2-blocks, cited"),
     ("codex", "PermissionRequest", "0.171.0"): (0, "", "proceeds: demoted"),
@@ -43,7 +45,10 @@ def test_broken_gate_gets_the_effective_failure_mode(env, tmp_path, broken_gate,
         env,
     )
     want_code, want_out, _ = ROWS[coordinate]
-    assert (code, out) == (want_code, want_out)
+    if want_out == "refusal":
+        assert code == want_code and refusal(out) == err[: -len("\n")]
+    else:
+        assert (code, out) == (want_code, want_out)
     assert err.startswith("pasture: gate failed on ") and "Traceback" not in err
     entry = query(tmp_path / "journal.sqlite3")[-1]
     assert entry["decision"] == "none" and entry["failure"] and entry["gate"] == "command"
@@ -63,7 +68,7 @@ def test_strict_hook_failure_row_exits_one(env, tmp_path):
 def test_invalid_policy_names_file_and_rule_and_applies_failure_mode(env, tmp_path):
     (tmp_path / "policy.toml").write_text('[[rules]]\nname = "bad-regex"\ndecision = "deny"\ncommand = "("\n')
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
-    assert code == 2
+    assert code == 0 and refusal(out) == err.strip()
     assert (
         f"user policy: {tmp_path / 'policy.toml'}:1: rule 'bad-regex' (rules[0]): 'command' is not a valid "
         "regular expression"
@@ -95,7 +100,7 @@ def test_policy_errors(env, tmp_path, text, message):
 
 
 def test_unreadable_payload_on_a_gate_row_takes_its_failure_mode(env):
-    assert call("claude-code", "PreToolUse", "2.1.328", b"{not json", env)[0] == 2
+    assert refusal(call("claude-code", "PreToolUse", "2.1.328", b"{not json", env)[1])
     assert call("claude-code", "PermissionRequest", "2.1.328", b"{not json", env)[0] == 0
     assert call("claude-code", "PostToolUse", "2.1.328", b"{not json", env)[:2] == (0, "")
     assert call("opencode", "tool.execute.before", "1.18.33", b"[1,2]", env)[0] == 3
@@ -109,7 +114,7 @@ def test_our_own_bug_takes_the_failure_mode_without_a_traceback(env, monkeypatch
 
     monkeypatch.setattr(envelope, "build", explode)
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
-    assert (code, out) == (2, "") and "internal error (RuntimeError: simulated bug)" in err
+    assert code == 0 and refusal(out) and "internal error (RuntimeError: simulated bug)" in err
     code, out, err = call("claude-code", "PostToolUse", "2.1.328", {"session_id": "s"}, env)
     assert (code, out) == (0, "") and "Traceback" not in err
 
@@ -118,7 +123,7 @@ def test_unwritable_journal_is_a_failure_not_a_silent_allow(env, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     env["PASTURE_JOURNAL"] = str(blocker / "journal.sqlite3")  # parent is a file
-    code, _, err = call(
+    code, out, err = call(
         "claude-code",
         "PreToolUse",
         "2.1.328",
@@ -126,7 +131,8 @@ def test_unwritable_journal_is_a_failure_not_a_silent_allow(env, tmp_path):
         env,
     )
     # One line: what cannot be written, why, and where to fix it; not an "internal error".
-    assert code == 2 and "internal error" not in err and len(err.strip().splitlines()) == 1
+    assert code == 0 and refusal(out) == err.strip()
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1
     assert f"cannot journal PreToolUse: journal {blocker / 'journal.sqlite3'}.spool: Not a directory" in err
     assert "PASTURE_JOURNAL" in err and "pasture policy show" in err
     code, out, err = call("claude-code", "SessionStart", "2.1.328", {"session_id": "s"}, env)
@@ -152,4 +158,5 @@ def test_gate_events_scope_which_rows_consult_the_gate(env, tmp_path):
     code, out, _ = call("claude-code", "PreToolUse", "2.1.328", {"session_id": "s"}, env)
     assert (code, out) == (0, "")
     assert query(tmp_path / "journal.sqlite3")[-1]["reason"] == "no layer of the policy covers this event"
-    assert call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)[0] == 2
+    code, out, _ = call("claude-code", "Stop", "2.1.328", {"session_id": "s", "stop_hook_active": False}, env)
+    assert code == 0 and refusal(out).startswith("pasture: gate failed on Stop")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookrun import call
+from hookrun import call, refusal
 
 from pasture.journal.db import query
 from pasture.runtime import trust
@@ -160,7 +160,7 @@ def test_an_unreadable_layer_fails_closed_on_gate_rows_and_stays_quiet_on_observ
     path = _paths(tmp_path, project)[layer]
     path.mkdir()  # a folder where the file should be: it exists and cannot be read (works as root too)
     code, out, err = call("claude-code", "PreToolUse", "2.1.328", _payload(project), env)
-    assert (code, out) == (2, "")
+    assert code == 0 and refusal(out) == err.strip()  # Claude Code: the JSON refusal, not exit 2
     assert f"{layer} policy: {path}: cannot be read" in err
     code, out, err = call("claude-code", "PostToolUse", "2.1.328", _payload(project), env)
     assert (code, out, err) == (0, "", "")

@@ -123,6 +123,14 @@ OFF = "[builtin]\nprotect_guard_files = false\n"
         ('[gate]\ndefault = "ask"\n', "refusable"),
         ('[gate]\nkind = "command"\ncommand = ["/bin/true"]\n', "all"),
         ("this is [not toml", "all"),  # invalid: every gate row fails closed, so each is awaited
+        # steering (issue 17): the rows an [[after]] / [[context]] entry answers wait for the answer
+        (OFF + '[[after]]\nname = "a"\ncommand = ["x"]\n', ["tool.execute.after"]),
+        (
+            OFF + '[[context]]\nname = "c"\non = "prompt"\ntext = "t"\n',
+            ["experimental.chat.system.transform"],
+        ),
+        (OFF + '[[until]]\nname = "u"\ncommand = ["x"]\n', []),  # OpenCode offers no continuation
+        (OFF + '[[rules]]\nname = "r"\ndecision = "allow"\ncommand = "x"\n', _refusable()),
     ],
 )
 def test_await_set_follows_the_policy(env, tmp_path, policy, expected):

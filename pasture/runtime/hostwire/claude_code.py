@@ -68,6 +68,60 @@ def ask(event: str, reason: str) -> tuple:
     )
 
 
+# Steering (issue 17): the moment each event is, for [[context]] (on), [[after]] and [[until]].
+MOMENTS = {
+    "SessionStart": "session-start",
+    "UserPromptSubmit": "prompt",
+    "PostToolUse": "after-tool",
+    "Stop": "stop",
+}
+STEERS = ("allow", "rewrite", "context", "feedback", "continue")  # what steer() encodes
+BEHAVIOR_ALLOW = "hookSpecificOutput.decision.behavior=allow"  # pasture.profile.answers.W_BEHAVIOR_ALLOW
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """One answer carrying the parts the row offers (the caller degraded the rest): an allow or a
+    rewrite (updatedInput + permissionDecision allow), additionalContext, and decision block + reason
+    for feedback after a tool or a continuation at stop. Shapes as the captures sent them."""
+    specific: dict = {"hookEventName": event}
+    out: dict = {}
+    answers = []
+    if "rewrite" in parts:
+        new_input, reason = parts["rewrite"]
+        specific.update(permissionDecision="allow", permissionDecisionReason=reason, updatedInput=new_input)
+        answers.append("rewrite")
+    elif "allow" in parts:
+        if offers.get("allow") == BEHAVIOR_ALLOW:
+            specific["decision"] = {"behavior": "allow"}
+        else:
+            specific.update(permissionDecision="allow", permissionDecisionReason=parts["allow"])
+        answers.append("allow")
+    if parts.get("context"):
+        specific["additionalContext"] = "\n\n".join(parts["context"])
+        answers.append("context")
+    texts = list(parts.get("feedback") or ())
+    if texts:
+        answers.append("feedback")
+    if parts.get("continue"):
+        texts.append(parts["continue"])
+        answers.append("continue")
+    if texts:
+        out.update(decision="block", reason="\n\n".join(texts))
+    if len(specific) > 1:
+        out["hookSpecificOutput"] = specific
+    return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
+
+
+def fail_json(event: str, row, text: str):
+    """A failure that blocks, as the JSON refusal the event reads (the PreToolUse permission decision,
+    ``decision: block``), or None where only exit 2 blocks. Claude Code only: Codex keeps exit 2."""
+    if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
+        return command_deny(event, row, text, BLOCK_JSON)[1]
+    if event in BLOCK_JSON:
+        return _json({"decision": "block", "reason": text})
+    return None
+
+
 def tool_of(payload: object) -> tuple:
     if not isinstance(payload, dict):
         return None, None

@@ -1,9 +1,19 @@
 """Codex CLI's answers: Claude's command JSON, fewer ``decision: block`` events, and a PermissionRequest
 decision of its own."""
 
-from pasture.runtime.hostwire.claude_code import BLOCKING_FAILURES, PROCEED_STDOUT, _json, ask, command_deny, tool_of
+from pasture.runtime.hostwire.claude_code import (
+    BLOCKING_FAILURES,
+    MOMENTS,
+    PROCEED_STDOUT,
+    STEERS,
+    _json,
+    ask,
+    command_deny,
+    steer,
+    tool_of,
+)
 
-__all__ = ["BLOCKING_FAILURES", "PROCEED_STDOUT", "ask", "deny", "tool_of"]
+__all__ = ["BLOCKING_FAILURES", "MOMENTS", "PROCEED_STDOUT", "STEERS", "ask", "deny", "steer", "tool_of"]
 
 BLOCK_JSON = {"UserPromptSubmit", "Stop", "SubagentStop", "PostToolUse"}
 

@@ -15,6 +15,33 @@ def ask(event: str, reason: str) -> tuple:
     return (0, dumps({"decision": "ask", "reason": reason}) + "\n", "", "ask")
 
 
+# Steering (issue 17): tool.execute.after carries feedback after a tool; the system transform, in every
+# model request, carries the session-start and prompt context (OpenCode has no per-prompt context hook).
+MOMENTS = {"tool.execute.after": "after-tool", "experimental.chat.system.transform": "system"}
+STEERS = ("rewrite", "context", "feedback")  # what steer() and the generated plugin carry
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """The plugin's proceed with what it is to write into the hook's output object, in place
+    (templates/opencode/_runtime.ts.j2): ``set_args`` (output.args.<field> = value: assigning a new
+    output.args is ignored by 1.18.33), ``append_output`` (output.output += text) and ``system``
+    (output.system.push(text))."""
+    out: dict = {"decision": "proceed"}
+    answers = []
+    if "rewrite" in parts:
+        new_input, reason = parts["rewrite"]
+        out["set_args"] = {key: value for key, value in new_input.items() if isinstance(value, str)}
+        out["reason"] = reason
+        answers.append("rewrite")
+    if parts.get("context"):
+        out["system"] = list(parts["context"])
+        answers.append("context")
+    if parts.get("feedback"):
+        out["append_output"] = "\n\n".join(parts["feedback"])
+        answers.append("feedback")
+    return (0, dumps(out) + "\n", "", "+".join(answers) or "proceed")
+
+
 def _dig(payload: object, *path: str) -> object:
     for key in path:
         if not isinstance(payload, dict):

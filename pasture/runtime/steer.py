@@ -1,0 +1,278 @@
+"""Steering (issue 17): run a policy's [[context]], [[after]] and [[until]] commands and apply a rewrite.
+
+Imported only when the effective policy has an entry for the event at hand (pasture.runtime.lifecycle
+checks `Effective.steer` first), so an event without any pays nothing for this module or `subprocess`.
+
+What holds for every command here:
+
+* only a trusted layer's entries exist at all (pasture.runtime.policy drops an untrusted project
+  layer's and reports them like its gates);
+* argv, never a shell: `{file_path}` fills one argv item (a path that starts with "-" is passed as
+  "./-..." so it can never read as an option); it runs in the project root, stdin from /dev/null,
+  in a session of its own so that the whole process group is killed at the deadline;
+* the deadline is the row's (the host's hook timeout minus the margin, as for gates): a command still
+  running then is killed and the event gets the row's failure mode;
+* what is sent to the model is capped at MAX_SENT bytes and sanitized: invalid UTF-8 becomes U+FFFD,
+  NUL and the other control characters except tab and newline (ANSI escapes among them) become "?";
+* every run is journaled: kind, name, layer, argv, exit, bytes sent (detail["steer"]).
+
+`until` keeps a per-session counter in pasture's state folder (next to the trust store, which the
+built-in guard keeps the agent from writing), never in the repository: after `max` continuations in
+a session it lets the agent stop and journals why.
+"""
+
+import time
+
+from pasture.runtime import fs
+from pasture.runtime.fastjson import JSONError, dumps, loads
+
+MAX_SENT = 8 * 1024  # bytes of one command's output that reach the model
+MAX_READ = 1 << 20  # bytes read from a command (the rest is drained and dropped)
+MAX_REWRITE = 64 * 1024  # characters a rewritten field may have
+MARGIN = 0.25  # seconds kept back from the deadline to answer and journal
+
+
+class SteerFailure(Exception):
+    """A command that could not give an answer in time (it hung, or could not start)."""
+
+
+def sanitize(data: bytes, limit: int = MAX_SENT) -> str:
+    text = data.decode("utf-8", "replace")
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in "\n\t" or (code >= 32 and not 127 <= code < 160):
+            out.append(char)
+        else:
+            out.append("?")
+    text = "".join(out)
+    raw = text.encode("utf-8")
+    if len(raw) > limit:
+        kept = raw[:limit].decode("utf-8", "ignore")
+        text = f"{kept}\n[pasture: output cut at {limit} of {len(raw)} bytes]"
+    return text
+
+
+def _fill(argv: tuple, envelope: dict) -> list:
+    path = envelope.get("file_path") or ""
+    if path.startswith("-"):
+        path = "./" + path
+    return [item.replace("{file_path}", path) for item in argv]
+
+
+def run(argv: list, root: str, deadline: float) -> tuple:
+    """(exit code, stdout+stderr bytes) of argv in root; SteerFailure when it hangs or cannot start."""
+    import os
+    import signal
+    import subprocess
+
+    timeout = deadline - time.perf_counter() - MARGIN
+    if timeout <= 0:
+        raise SteerFailure(f"no time left before the host's hook timeout to run {argv[0]!r}")
+    try:
+        child = subprocess.Popen(
+            argv,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except (OSError, ValueError) as exc:
+        raise SteerFailure(f"{argv[0]!r} could not start: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        out, _ = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        child.kill()
+        try:
+            child.communicate(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        raise SteerFailure(f"{argv[0]!r} was still running at the row's deadline ({timeout:.1f}s): killed") from None
+    return child.returncode, out[:MAX_READ]
+
+
+def _record(kind: str, layer: str, entry: dict, argv, code, sent: str, **more) -> dict:
+    item = {"kind": kind, "name": entry["name"], "layer": layer, "command": argv, "exit": code}
+    item["bytes_sent"] = len(sent.encode("utf-8"))
+    item.update(more)
+    return item
+
+
+def context(entries: list, root: str, deadline: float, journal: list) -> list:
+    """The texts of [[context]] entries (a text, or a command's output whatever its exit)."""
+    texts = []
+    for layer, entry in entries:
+        if "text" in entry:
+            text = sanitize(entry["text"].encode("utf-8"))
+            journal.append(_record("context", layer, entry, None, None, text))
+        else:
+            argv = list(entry["command"])
+            code, out = run(argv, root, deadline)
+            text = sanitize(out).strip()
+            journal.append(_record("context", layer, entry, argv, code, text))
+        if text:
+            texts.append(text)
+    return texts
+
+
+def _kind_matches(entry: dict, envelope: dict) -> bool:
+    kinds = entry.get("tool_kind")
+    return kinds is None or envelope.get("tool_kind") in kinds
+
+
+def after(entries: list, envelope: dict, root: str, deadline: float, journal: list) -> list:
+    """Feedback texts of the [[after]] entries that match the tool call and exit non-zero."""
+    from pasture.runtime.effective import search
+
+    texts = []
+    for layer, entry in entries:
+        if not _kind_matches(entry, envelope):
+            continue
+        if "file_path" in entry:
+            path = envelope.get("file_path")
+            if not isinstance(path, str) or not search(entry["file_path"], path):
+                continue
+        argv = _fill(entry["command"], envelope)
+        if any("\x00" in item for item in argv):
+            journal.append(_record("after", layer, entry, None, None, "", skipped="a NUL in the file path"))
+            continue
+        code, out = run(argv, root, deadline)
+        text = ""
+        if code != 0:
+            text = sanitize(out).strip() or f"{argv[0]} exited {code}"
+            text = f"[{entry['name']}] {' '.join(argv)} exited {code}:\n{text}"
+        journal.append(_record("after", layer, entry, argv, code, text))
+        if text:
+            texts.append(text)
+    return texts
+
+
+def after_context(entries: list, envelope: dict, root: str, deadline: float, journal: list) -> list:
+    return context([(layer, e) for layer, e in entries if _kind_matches(e, envelope)], root, deadline, journal)
+
+
+# --- until: a bounded "keep working" ----------------------------------------------------------------
+
+
+def _fnv(text: str) -> str:
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def counter_path(env: dict, root: str, session) -> str:
+    from pasture.runtime.layers import trust_store_path
+
+    return fs.join(fs.dirname(trust_store_path(env)), "until", _fnv(repr((root, str(session)))) + ".json")
+
+
+def _read_counts(path: str) -> dict:
+    try:
+        data = fs.read_file(path, 64 * 1024, follow=False)[0]
+        value = loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, JSONError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_counts(path: str, counts: dict) -> None:
+    import posix
+
+    fs.makedirs(fs.dirname(path), 0o700)
+    temp = f"{path}.{posix.getpid()}.tmp"
+    fd = posix.open(temp, fs.O_WRONLY | fs.O_CREAT | fs.O_TRUNC | fs.O_NOFOLLOW | fs.O_CLOEXEC, 0o600)
+    try:
+        posix.write(fd, dumps(counts).encode("ascii"))
+    finally:
+        posix.close(fd)
+    posix.replace(temp, path)
+
+
+def until(entries: list, envelope: dict, root: str, env: dict, deadline: float, journal: list) -> str | None:
+    """The reason to keep working (the first failing check's output), or None to let the agent stop.
+
+    Each entry counts its continuations per session; past `max` it no longer runs, and says so."""
+    session = envelope.get("identities", {}).get("session")
+    path = counter_path(env, root, session)
+    counts = _read_counts(path)
+    for layer, entry in entries:
+        key = f"{layer}:{entry['name']}"
+        used = counts.get(key, 0) if isinstance(counts.get(key), int) else 0
+        if used >= entry["max"]:
+            journal.append(
+                _record(
+                    "until",
+                    layer,
+                    entry,
+                    list(entry["command"]),
+                    None,
+                    "",
+                    stopped=f"reached max = {entry['max']} continuations in this session: the agent may stop",
+                )
+            )
+            continue
+        argv = list(entry["command"])
+        try:
+            code, out = run(argv, root, deadline)
+        except SteerFailure:
+            counts[key] = used + 1  # a hung check still spends a continuation: the bound holds
+            _save(path, counts, journal)
+            raise
+        if code == 0:
+            journal.append(_record("until", layer, entry, argv, code, ""))
+            continue
+        counts[key] = used + 1
+        _save(path, counts, journal)
+        text = sanitize(out).strip() or f"{argv[0]} exited {code}"
+        reason = (
+            f"[{entry['name']}] {' '.join(argv)} still fails (exit {code}; continuation {used + 1} of "
+            f"{entry['max']}); keep working until it passes:\n{text}"
+        )
+        journal.append(_record("until", layer, entry, argv, code, reason, continuation=used + 1))
+        return reason
+    return None
+
+
+def _save(path: str, counts: dict, journal: list) -> None:
+    try:
+        _write_counts(path, counts)
+    except OSError as exc:  # a counter that cannot be kept must not loop the agent: journaled, and it stops
+        journal.append({"kind": "until", "counter": path, "error": exc.strerror or str(exc)})
+        raise SteerFailure(f"the until counter {path} cannot be written ({exc.strerror or exc})") from None
+
+
+# --- rewrite ------------------------------------------------------------------------------------------
+
+
+def rewrite(rules: list, tool_input) -> tuple:
+    """(new tool input, [(field, before, after, rule name)], problem or None) after every matching rewrite rule,
+    in layer order. `replace` is literal: no group references, and so no `re` import."""
+    from pasture.runtime.effective import thaw
+
+    if not isinstance(tool_input, dict):
+        return None, [], "the tool call carries no input to rewrite"
+    new = dict(tool_input)
+    changes: list = []
+    for _layer, rule in rules:
+        spec = rule["rewrite"]
+        field = spec["field"]
+        value = new.get(field)
+        if not isinstance(value, str):
+            return None, changes, f"rule {rule['name']!r}: the tool's input has no text field {field!r} to rewrite"
+        replacement = spec["replace"]
+        result = thaw(spec["pattern"]).sub(lambda _match, text=replacement: text, value)
+        if not result.strip():
+            return None, changes, f"rule {rule['name']!r}: rewriting {field!r} left it empty"
+        if len(result) > MAX_REWRITE:
+            size = f"{len(result)} characters (limit {MAX_REWRITE})"
+            return None, changes, f"rule {rule['name']!r}: rewriting {field!r} made it {size}"
+        if result != value:
+            changes.append((field, value, result, rule["name"]))
+            new[field] = result
+    return new, changes, None
