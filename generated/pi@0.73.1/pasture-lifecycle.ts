@@ -75,11 +75,14 @@ interface Row {
   readonly timeoutMs: number
   readonly evidence: string
   readonly note: string
+  // The answers beyond refusal this row offers (Row.answers: a capture of this version shows them
+  // honoured): "rewrite" (output.args.<field> set in place), "context" (output.system.push),
+  // "feedback" (output.output edited). Only these are ever written to the hook's output.
+  readonly steers: readonly string[]
 }
 
-// One entry per lifecycle row, in the profile's catalog order. The runtime's decision carries no
-// mutation yet, so no row writes to its hook output, whatever its mutation mode allows; the only
-// write is the "effect" refusal.
+// One entry per lifecycle row, in the profile's catalog order. A row writes to its hook output only
+// what its `steers` offers (applySteer) and, on an "effect" row, the refusal.
 const ROWS: Readonly<Record<string, Row>> = {
   "resources_discover": {
     "surface": "pi-extension-event",
@@ -93,7 +96,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_start": {
     "surface": "pi-extension-event",
@@ -107,7 +111,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_before_switch": {
     "surface": "pi-extension-event",
@@ -121,7 +126,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_before_fork": {
     "surface": "pi-extension-event",
@@ -135,7 +141,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_before_compact": {
     "surface": "pi-extension-event",
@@ -149,7 +156,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_compact": {
     "surface": "pi-extension-event",
@@ -163,7 +171,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_shutdown": {
     "surface": "pi-extension-event",
@@ -177,7 +186,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_before_tree": {
     "surface": "pi-extension-event",
@@ -191,7 +201,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 60000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "session_tree": {
     "surface": "pi-extension-event",
@@ -205,7 +216,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "context": {
     "surface": "pi-extension-event",
@@ -219,7 +231,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "before_provider_request": {
     "surface": "pi-extension-event",
@@ -233,7 +246,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "after_provider_response": {
     "surface": "pi-extension-event",
@@ -247,7 +261,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "before_agent_start": {
     "surface": "pi-extension-event",
@@ -261,7 +276,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "agent_start": {
     "surface": "pi-extension-event",
@@ -275,7 +291,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "agent_end": {
     "surface": "pi-extension-event",
@@ -289,7 +306,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "turn_start": {
     "surface": "pi-extension-event",
@@ -303,7 +321,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "turn_end": {
     "surface": "pi-extension-event",
@@ -317,7 +336,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 10 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "message_start": {
     "surface": "pi-extension-event",
@@ -331,7 +351,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "message_update": {
     "surface": "pi-extension-event",
@@ -345,7 +366,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 30 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 30 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "message_end": {
     "surface": "pi-extension-event",
@@ -359,7 +381,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 20 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "tool_execution_start": {
     "surface": "pi-extension-event",
@@ -373,7 +396,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "tool_execution_update": {
     "surface": "pi-extension-event",
@@ -387,7 +411,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "tool_execution_end": {
     "surface": "pi-extension-event",
@@ -401,7 +426,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "model_select": {
     "surface": "pi-extension-event",
@@ -415,7 +441,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "thinking_level_select": {
     "surface": "pi-extension-event",
@@ -429,7 +456,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "tool_call": {
     "surface": "pi-extension-event",
@@ -443,7 +471,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": true,
     "timeoutMs": 60000,
     "evidence": "captures\/pi@0.73.1\/tool-call-throw\/scenario.json",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Seen 5 time(s) in captures\/pi@0.73.1.\nCapture 0.73.1: a throw from tool_call refused the call and the refusal held (captures\/pi@0.73.1\/tool-call-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\"."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): a pre-action event whose output offers a decision (a refusal field the catalog reader marked pre_action), so a gate consultation. Its blocking waits for evidence: report-and-continue unless a capture of this version shows a throw from it holding (then throw-fail-fast citing it). Seen 5 time(s) in captures\/pi@0.73.1.\nCapture 0.73.1: a throw from tool_call refused the call and the refusal held (captures\/pi@0.73.1\/tool-call-throw\/scenario.json: the refused action never took effect: no probe file); throw-fail-fast cites it. The model was then told: \"pasture capture refused this\".",
+    "steers": []
   },
   "tool_result": {
     "surface": "pi-extension-event",
@@ -457,7 +486,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   },
   "user_bash": {
     "surface": "pi-extension-event",
@@ -471,7 +501,8 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Not triggered by any scenario of captures\/pi@0.73.1.",
+    "steers": []
   },
   "input": {
     "surface": "pi-extension-event",
@@ -485,11 +516,21 @@ const ROWS: Readonly<Record<string, Row>> = {
     "guardsAction": false,
     "timeoutMs": 10000,
     "evidence": "",
-    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1."
+    "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
+    "steers": []
   }
 }
 
-type Answer = { readonly decision: "proceed" } | { readonly decision: "deny" | "ask"; readonly reason: string }
+// What a proceed may carry for the hook's output object (pasture/runtime/hostwire/opencode.py).
+interface Steer {
+  readonly setArgs?: Readonly<Record<string, string>>
+  readonly appendOutput?: string
+  readonly system?: readonly string[]
+}
+
+type Answer =
+  | { readonly decision: "proceed"; readonly steer?: Steer }
+  | { readonly decision: "deny" | "ask"; readonly reason: string }
 
 type Outcome =
   | { readonly ok: true; readonly answer: Answer }
@@ -554,7 +595,28 @@ function parseAnswer(stdout: string, stderr: string): Outcome {
     return { ok: false, problem: "its answer is not one JSON object", stderr }
   }
   const { decision, reason } = value as { decision?: unknown; reason?: unknown }
-  if (decision === "proceed") return { ok: true, answer: { decision } }
+  if (decision === "proceed") {
+    const v = value as { set_args?: unknown; append_output?: unknown; system?: unknown }
+    const steer: { setArgs?: Record<string, string>; appendOutput?: string; system?: string[] } = {}
+    if (v.set_args !== undefined) {
+      if (typeof v.set_args !== "object" || v.set_args === null || Array.isArray(v.set_args)) return { ok: false, problem: "a set_args that is not an object", stderr }
+      const args: Record<string, string> = {}
+      for (const [key, item] of Object.entries(v.set_args)) {
+        if (typeof item !== "string") return { ok: false, problem: "a set_args value that is not a string", stderr }
+        args[key] = item
+      }
+      steer.setArgs = args
+    }
+    if (v.append_output !== undefined) {
+      if (typeof v.append_output !== "string") return { ok: false, problem: "an append_output that is not a string", stderr }
+      steer.appendOutput = v.append_output
+    }
+    if (v.system !== undefined) {
+      if (!Array.isArray(v.system) || !v.system.every((item) => typeof item === "string")) return { ok: false, problem: "a system that is not a list of strings", stderr }
+      steer.system = v.system as string[]
+    }
+    return { ok: true, answer: Object.keys(steer).length > 0 ? { decision, steer } : { decision } }
+  }
   if (decision === "deny" || decision === "ask") {
     if (typeof reason === "string" && reason.trim() !== "") return { ok: true, answer: { decision, reason } }
     return { ok: false, problem: `a ${decision} decision without a reason`, stderr }
@@ -883,7 +945,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
   async function consult(event: string, payload: unknown, verdict?: Verdict): Promise<void> {
     const row = rowOf(event)
     if (row === undefined) return
-    if (row.refusal === "none" && !row.failFast) return observe(event, payload)
+    if (row.refusal === "none" && !row.failFast && row.steers.length === 0) return observe(event, payload)
     const limit = timeoutMs(row)
     await runtime.ready(limit)
     const down = runtime.unavailable()
@@ -917,7 +979,10 @@ function lifecycle(cwd: string | undefined, report: Report) {
       return
     }
     const answer = outcome.answer
-    if (answer.decision === "proceed") return
+    if (answer.decision === "proceed") {
+      if (answer.steer !== undefined) applySteer(event, row, (payload as { output?: unknown } | null)?.output, answer.steer)
+      return
+    }
     if (row.refusal === "throw") throw new Error(answer.reason)
     if (row.refusal === "effect" && verdict !== undefined) {
       verdict.effect = answer.decision === "ask" && row.response === "deny+ask" ? "ask" : "deny"
@@ -928,6 +993,25 @@ function lifecycle(cwd: string | undefined, report: Report) {
       event,
       reason: answer.reason,
     })
+  }
+
+  // Writes what the runtime asked for into the hook's output object, in place, and only what the row
+  // offers (an OpenCode hook answers only by mutating its output; a new output.args is ignored).
+  function applySteer(event: string, row: Row, output: unknown, steer: Steer): void {
+    if (row.mutation !== "output-object" || typeof output !== "object" || output === null) return
+    const out = output as { args?: unknown; output?: unknown; system?: unknown }
+    if (steer.setArgs !== undefined && row.steers.includes("rewrite") && typeof out.args === "object" && out.args !== null) {
+      const args = out.args as Record<string, unknown>
+      for (const [key, value] of Object.entries(steer.setArgs)) args[key] = value
+    }
+    if (steer.appendOutput !== undefined && row.steers.includes("feedback") && typeof out.output === "string") {
+      out.output = `${out.output}\n\n${steer.appendOutput}`
+    }
+    if (steer.system !== undefined && row.steers.includes("context") && Array.isArray(out.system)) {
+      for (const text of steer.system) (out.system as unknown[]).push(text)
+    }
+    if (steer.setArgs === undefined && steer.appendOutput === undefined && steer.system === undefined) return
+    report("info", `${event}: applied the policy's answer to the hook output`, { event })
   }
 
   function isBus(event: string): boolean {

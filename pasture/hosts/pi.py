@@ -185,6 +185,9 @@ def _row_view(row: EventRow) -> dict[str, Any]:
         "timeoutMs": commands.timeout(row) * 1000,
         "evidence": row.evidence,
         "note": row.note,
+        # Pi answers by the handler's return value, not by mutating an output object as OpenCode does:
+        # until its hostwire encodes steering, no row steers (pasture policy check says CANNOT).
+        "steers": [],
     }
 
 
