@@ -441,8 +441,23 @@ function parseAnswer(stdout: string, stderr: string): Outcome {
   return { ok: false, problem: "an unknown decision", stderr }
 }
 
+// The runtime's own line for a failure it answered (`{"failure": "..."}` on stdout with its exit), capped:
+// what the model reads after the status. Its stderr is never shown to the model.
+function failureOf(stdout: string): string {
+  try {
+    const v: unknown = JSON.parse(stdout)
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return ""
+    const failure = (v as { failure?: unknown }).failure
+    if (typeof failure !== "string" || failure.trim() === "") return ""
+    const text = failure.replace(/\s+/g, " ").trim()
+    return `: ${text.length > 2000 ? `${text.slice(0, 2000)}...` : text}`
+  } catch {
+    return ""
+  }
+}
+
 function outcomeOf(reply: Reply): Outcome {
-  if (reply.exit !== 0) return { ok: false, problem: `the runtime failed on this event (status ${reply.exit})`, stderr: reply.stderr }
+  if (reply.exit !== 0) return { ok: false, problem: `the runtime failed on this event (status ${reply.exit})${failureOf(reply.stdout)}`, stderr: reply.stderr }
   return parseAnswer(reply.stdout, reply.stderr)
 }
 

@@ -6,6 +6,7 @@ ask channel), or a blocking failure mode the profile cites (exit 2 on Claude and
 OpenCode, our own generated plugin's throw. Anything else is delivered as proceed, with a note.
 """
 
+from pasture.runtime.fastjson import dumps
 from pasture.runtime.hostwire import wire
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
@@ -99,7 +100,9 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
             return Reply(0, stdout, text + "\n", "fail-block")  # stderr: the user's copy of the line
         return Reply(EXIT_BLOCK, "", text + "\n", "fail-block")
     if mode == "throw-fail-fast" and row.semantic == "gate-consultation":
-        return Reply(EXIT_PLUGIN_FAULT, "", text + "\n", "fail-block")
+        # the plugin throws with this line, so the model reads why, not only a status (issue 17); its
+        # stderr stays the user's (logged, never shown to the model)
+        return Reply(EXIT_PLUGIN_FAULT, dumps({"failure": message}) + "\n", text + "\n", "fail-block")
     if mode == "strict-hook-failure":
         return Reply(EXIT_STRICT_FAILURE, "", text + "\n", "fail-open")
     if mode == "observe-only":

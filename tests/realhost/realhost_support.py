@@ -543,11 +543,23 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
 # journal and what the model was told from the fake's log; what needs the plugin's own text lives here.
 
 
-def opencode_fail_fast(event: str) -> str:
+def opencode_fail_fast(event: str, why: str) -> str:
     """What the plugin throws (and OpenCode tells the model) when the runtime fails a fail-fast row
-    (the runtime's exit for it, throw-fail-fast, in its ``hook serve`` reply; templates/opencode/_runtime.ts.j2)."""
+    (the runtime's exit for it, throw-fail-fast, in its ``hook serve`` reply, with ``why``, the line the
+    reply's stdout gives for the model; templates/opencode/_runtime.ts.j2)."""
     status = FAILURE_EXIT["throw-fail-fast"]
-    return f"pasture refused {event}: the runtime failed on this event (status {status}), and this hook fails fast"
+    tail = f": {' '.join(why.split())}" if why else ""
+    return (
+        f"pasture refused {event}: the runtime failed on this event (status {status}){tail}, and this hook fails fast"
+    )
+
+
+def served_failure(call: Any) -> str:
+    """The runtime's line for the model in a failure reply of ``hook serve`` (``{"failure": ...}`` on its
+    stdout), checked to be one of the user's lines on stderr without its ``pasture: `` prefix."""
+    why = json.loads(call.stdout)["failure"]
+    assert f"pasture: {why}\n" in call.stderr, (call.stdout, call.stderr)
+    return why
 
 
 def opencode_registered_timeout_ms(project: Path, event: str) -> int:

@@ -31,6 +31,7 @@ from realhost_support import (
     opencode_fail_fast,
     opencode_registered_timeout_ms,
     run_host,
+    served_failure,
 )
 
 pytestmark = pytest.mark.real_host
@@ -127,7 +128,8 @@ def _assert_blocked_before_the_host_kill(out, failure: str) -> dict:
     assert row["runtime_ms"] < (HOST_TIMEOUT - 0.5) * 1000, row["runtime_ms"]
     (told,) = out.tool_results()
     if spec.host == "opencode":
-        assert told["text"] == opencode_fail_fast("tool.execute.before"), told
+        (before,) = out.served("tool.execute.before")
+        assert told["text"] == opencode_fail_fast("tool.execute.before", served_failure(before)), told
     else:
         prefix = {"claude-code": "PreToolUse:Bash hook error: ", "codex": "Command blocked by PreToolUse hook: "}[
             spec.host

@@ -27,6 +27,7 @@ from realhost_support import (
     opencode_fail_fast,
     opencode_received,
     run_host,
+    served_failure,
 )
 
 pytestmark = pytest.mark.real_host
@@ -121,9 +122,9 @@ def test_crashing_gate_on_tool_execute_before_throws_and_blocks(npm_bin: Path, t
     assert not out.probe_exists, out.describe()
 
     (before,) = out.served("tool.execute.before")
-    assert before.rc == FAILURE_EXIT["throw-fail-fast"] == 3 and before.stdout == ""
+    assert before.rc == FAILURE_EXIT["throw-fail-fast"] == 3
     assert "gate failed on tool.execute.before" in before.stderr and CRASH_MARK in before.stderr
-    thrown = opencode_fail_fast("tool.execute.before")
+    thrown = opencode_fail_fast("tool.execute.before", served_failure(before))
     part = _tool_part(out)
     assert part["state"]["status"] == "error" and part["state"]["error"] == thrown
     (told,) = out.tool_results()
@@ -179,14 +180,15 @@ def test_an_unwritable_journal_gets_each_rows_failure_mode(npm_bin: Path, tmp_pa
 
     if prompt_fails_fast:
         assert out.result.exit_code == 1, out.describe()  # OpenCode's own verdict on a failed prompt
-        assert opencode_fail_fast("chat.message") in out.result.stderr
+        (prompt,) = [call for call in gates if call.event == "chat.message"]
+        assert opencode_fail_fast("chat.message", served_failure(prompt)) in out.result.stderr
         assert out.served("tool.execute.before") == []
         return
     # chat.message reports and continues: the model is asked, and the tool call is where it stops.
     assert out.result.exit_code == 0, out.describe()
     (before,) = out.served("tool.execute.before")
-    assert before.wait is True and before.stdout == "", before.brief()
-    thrown = opencode_fail_fast("tool.execute.before")
+    assert before.wait is True, before.brief()
+    thrown = opencode_fail_fast("tool.execute.before", served_failure(before))
     part = _tool_part(out)
     assert part["state"]["status"] == "error" and part["state"]["error"] == thrown
     (told,) = out.tool_results()

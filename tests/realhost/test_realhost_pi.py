@@ -122,12 +122,15 @@ def test_a_crashing_gate_blocks_the_tool_as_the_row_fails_fast(npm_bin: Path, tm
     assert out.result.exit_code == 0, out.describe()
     assert not out.probe_exists, out.describe()
     (call,) = out.served("tool_call")
-    assert call.rc == FAILURE_EXIT["throw-fail-fast"] == 3 and call.stdout == ""
+    assert call.rc == FAILURE_EXIT["throw-fail-fast"] == 3
     assert "gate failed on tool_call" in call.stderr and CRASH_MARK in call.stderr
     status = FAILURE_EXIT["throw-fail-fast"]
     (told,) = out.tool_results()
+    why = json.loads(call.stdout)["failure"]
+    assert f"pasture: {why}\n" in call.stderr and CRASH_MARK in why
     assert told["text"] == (
-        f"pasture refused tool_call: the runtime failed on this event (status {status}), and this hook fails fast"
+        f"pasture refused tool_call: the runtime failed on this event (status {status}): {' '.join(why.split())}, "
+        "and this hook fails fast"
     ), out.describe()
     (row,) = out.journal(event="tool_call")
     assert (row["decision"], row["answer"], row["gate"]) == ("none", "fail-block", "command")

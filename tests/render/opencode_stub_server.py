@@ -147,6 +147,12 @@ def answer(request, raw, started):
         reply.update(stdout=SIMPLE["proceed"], stderr="pasture: NOTE-LINE: run pasture policy trust\n")
     elif mode == "crash":
         reply.update(exit=3, stderr="pasture: gate failed: stub crashed on purpose SECRET-STDERR\n")
+    elif mode == "crash_why":  # the real runtime's failure answer: its one line on stdout too
+        reply.update(
+            exit=3,
+            stdout=json.dumps({"failure": "gate failed on tool.execute.before:\n the gate\tsaid no  "}) + "\n",
+            stderr="pasture: gate failed: stub crashed on purpose SECRET-STDERR\n",
+        )
     elif mode == "refused":
         reply = {"id": rid, "error": "malformed request (stub)"}
     elif mode == "sleep":

@@ -59,6 +59,7 @@ V1_CASES: dict[str, dict[str, Any]] = {
     "deny": _tool("deny"),
     "ask": _tool("ask"),
     "crash": _tool("crash"),
+    "crash_why": _tool("crash_why"),
     "garbage": _tool("garbage"),
     "two_objects": _tool("two"),
     "array": _tool("array"),
@@ -412,6 +413,11 @@ def test_v1_gate_refusal_throws_exactly_the_reason(v1, key):
     "key, problem, starts",
     [
         ("crash", "the runtime failed on this event (status 3)", 1),
+        (
+            "crash_why",
+            "the runtime failed on this event (status 3): gate failed on tool.execute.before: the gate said no",
+            1,
+        ),
         ("garbage", "its answer is not one JSON object", 1),
         ("two_objects", "its answer is not one JSON object", 1),
         ("array", "its answer is not one JSON object", 1),
@@ -433,7 +439,7 @@ def test_v1_runtime_failure_on_a_fail_fast_gate_throws(v1, key, problem, starts)
     errors = [r for r in case["reports"] if r["level"] == "error"]
     assert [r["message"] for r in errors] == [f"tool.execute.before: {problem}"]
     assert errors[0]["extra"]["failure"] == "throw-fail-fast"
-    if key == "crash":
+    if key in ("crash", "crash_why"):
         assert "SECRET-STDERR" in errors[0]["extra"]["stderr"]
     # A runtime that died is started again, once; one that only answered badly keeps running.
     assert len(case["starts"]) == starts

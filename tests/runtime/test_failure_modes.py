@@ -27,7 +27,8 @@ ROWS = {
     ("claude-code", "PermissionRequest", "2.1.328"): (0, "", "proceeds: demoted to report-and-continue"),
     ("codex", "PreToolUse", "0.171.0"): (2, "", "blocks: strict-output-exit-2-blocks, cited"),
     ("codex", "PermissionRequest", "0.171.0"): (0, "", "proceeds: demoted"),
-    ("opencode", "tool.execute.before", "1.18.33"): (3, "", "plugin throws: throw-fail-fast"),
+    # OpenCode: the plugin throws with the runtime's line from stdout (what the model reads)
+    ("opencode", "tool.execute.before", "1.18.33"): (3, "failure", "plugin throws: throw-fail-fast"),
 }
 
 
@@ -47,6 +48,8 @@ def test_broken_gate_gets_the_effective_failure_mode(env, tmp_path, broken_gate,
     want_code, want_out, _ = ROWS[coordinate]
     if want_out == "refusal":
         assert code == want_code and refusal(out) == err[: -len("\n")]
+    elif want_out == "failure":
+        assert code == want_code and json.loads(out) == {"failure": err[len("pasture: ") : -len("\n")]}
     else:
         assert (code, out) == (want_code, want_out)
     assert err.startswith("pasture: gate failed on ") and "Traceback" not in err

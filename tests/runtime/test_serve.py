@@ -274,7 +274,9 @@ def test_a_line_that_names_no_event_gets_an_error_and_no_journal_row(env, tmp_pa
 def test_a_bad_payload_gets_the_rows_failure_mode_and_is_journaled(env, tmp_path, line, failure):
     _, (_, reply) = run([line], env)
     assert reply["id"] == 5
-    assert (reply["exit"], reply["answer"], reply["stdout"]) == (3, "fail-block", "")  # throw-fail-fast
+    assert (reply["exit"], reply["answer"]) == (3, "fail-block")  # throw-fail-fast
+    # the line for the model (the plugin throws with it) on stdout, the user's copy on stderr
+    assert json.loads(reply["stdout"]) == {"failure": f"tool.execute.before: {failure}"}
     assert reply["stderr"] == f"pasture: tool.execute.before: {failure}\n"
     (row,) = journal(tmp_path)
     assert (row["event"], row["decision"], row["failure"]) == ("tool.execute.before", "none", failure)
