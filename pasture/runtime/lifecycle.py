@@ -233,13 +233,30 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         else:
             from pasture.runtime.steer import rewrite
 
-            new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"))
+            new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"), deadline)
             if problem is not None:
                 refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}", f"cannot rewrite: {problem}")
             elif changes:
                 said = "; ".join(f"{field} {before!r} -> {after!r}" for field, before, after, _ in changes)
                 for field, before, after, rule in changes:
                     journal.append({"kind": "rewrite", "name": rule, "field": field, "before": before, "after": after})
+                # What runs is the rewritten call: the guard and every layer judge it again, so a rewrite
+                # never carries past a deny or an ask what its input would get (issue 17, an attacker's try).
+                again = _judge_rewritten(envelope, new, effective, deadline)
+                if again is not None and (again.decision in ("deny", "ask") or again.decision is None):
+                    journal.append({"kind": "rewrite", "judged_again": again.decision, "rule": again.rule})
+                    facts.update(
+                        decision=again.decision or "none",
+                        gate=again.gate,
+                        reason=again.reason,
+                        failure=again.failure,
+                        layer=again.layer,
+                        rule=again.rule,
+                    )
+                    if again.decision is None:
+                        return done(answer.fail(harness, row, f"{event}: the rewritten call: {again.failure}"))
+                    why = f"{again.reason} (the call as rule {verdict.rule!r} rewrote it: {said})"
+                    return done(answer.deliver(harness, event, row, again.decision, why))
                 told = f"pasture rewrote this call (rule {verdict.rule!r}): {said}"
                 parts["rewrite"] = (new, told)
                 notes.append(told.replace("pasture rewrote", "rewrote", 1))
@@ -256,7 +273,11 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             for key in keys:
                 entries = effective.steer[key]
                 if key == "until":
-                    reason = steer.until(entries, envelope, root, env, deadline, journal)
+                    try:
+                        reason = steer.until(entries, envelope, root, env, deadline, journal)
+                    except steer.CounterLost as exc:  # uncounted is unbounded: the agent may stop
+                        notes.append(f"{event}: {exc}; the agent may stop")
+                        continue
                     if reason is None:
                         continue
                     if "continue" in offers:
@@ -291,6 +312,18 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             return done(answer.fail(harness, row, f"{event}: {exc}"))
     reply = answer.steered(harness, event, row, parts)
     return done(reply)
+
+
+def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float):
+    """The verdict on the rewritten call when it may not run as rewritten: a deny, an ask, or no decision
+    at all (a layer failed); None when the rewrite stands."""
+    from pasture.runtime.effective import evaluate
+    from pasture.runtime.envelope import with_input
+
+    again = evaluate(effective, with_input(envelope, new), deadline)
+    if again.decision in ("deny", "ask") or (again.decision is None and again.failure is not None):
+        return again
+    return None
 
 
 def respond(

@@ -526,6 +526,9 @@ def _rewrite(where: str, decision, raw, reuse: dict | None) -> dict | None:
 def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
     if not (isinstance(value, list) and value and all(isinstance(c, str) and c for c in value)):
         raise PolicyError(f'{where}: command must be an argv list, e.g. ["program", "arg"] (it never runs a shell)')
+    if placeholders and "{" in value[0]:
+        # the agent chooses what fills a placeholder: it may name an argument, never the program that runs
+        raise PolicyError(f"{where}: the program (the first item, {value[0]!r}) cannot hold a placeholder")
     for item in value:
         start = item.find("{")
         while start != -1:

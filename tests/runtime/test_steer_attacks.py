@@ -1,0 +1,245 @@
+"""An attacker's try at the steering guard (issue 17): a hostile repository and hostile payloads.
+
+Each test is one bypass that was found: it failed before the fix it names, and holds since."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hookrun import call
+
+from pasture.journal.db import query
+from pasture.runtime.deadline import deadline_seconds
+from pasture.runtime.lifecycle import respond
+from pasture.runtime.tables import resolve
+
+CLAUDE = ("claude-code", "2.1.332")
+CODEX = ("codex", "0.171.0")
+PY = json.dumps(sys.executable)
+
+
+@pytest.fixture
+def steer(env, tmp_path):
+    """(env, project root, user policy path)."""
+    project = tmp_path / "project"
+    (project / ".pasture").mkdir(parents=True)
+    env = dict(env, PASTURE_POLICY=str(tmp_path / "user.toml"))
+    return env, project, tmp_path / "user.toml"
+
+
+def _shell(project: Path, command: str) -> dict:
+    return {
+        "session_id": "s-1",
+        "cwd": str(project),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "c-1",
+    }
+
+
+def _decision(out: str) -> dict:
+    return json.loads(out)["hookSpecificOutput"]
+
+
+# A user's rewrite that drops a flag, beside a deny: the agent hides the denied command behind the flag.
+STRIP = r"""
+[[rules]]
+name = "no-push-main"
+tool_kind = "shell"
+command = "git\\s+push\\s+origin\\s+main\\b"
+decision = "deny"
+reason = "never push to main"
+
+[[rules]]
+name = "strip-no-verify"
+tool_kind = "shell"
+command = "--no-verify"
+decision = "rewrite"
+rewrite = { field = "command", pattern = "\\s--no-verify\\b", replace = "" }
+"""
+
+
+@pytest.mark.parametrize("host", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_a_rewrite_into_a_denied_command_is_denied(steer, host):
+    env, project, policy = steer
+    policy.write_text(STRIP)
+    # the deny rule does not match what the agent sent; it matches what the rewrite makes of it
+    code, out, _ = call(host[0], "PreToolUse", host[1], _shell(project, "git push --no-verify origin main"), env)
+    decision = _decision(out)
+    assert code == 0 and decision["permissionDecision"] == "deny", out
+    assert "updatedInput" not in decision
+    assert "never push to main" in decision["permissionDecisionReason"]
+    assert "'git push origin main'" in decision["permissionDecisionReason"]  # what the command became
+    entry = query(env["PASTURE_JOURNAL"])[-1]
+    assert entry["decision"] == "deny" and entry["rule"] == "no-push-main"
+    # the same rewrite into something harmless is still a rewrite
+    code, out, _ = call(host[0], "PreToolUse", host[1], _shell(project, "git commit --no-verify -m x"), env)
+    assert _decision(out)["updatedInput"] == {"command": "git commit -m x"}
+
+
+def test_a_rewrite_into_an_ask_is_asked(steer):
+    env, project, policy = steer
+    policy.write_text(STRIP.replace('decision = "deny"\nreason = "never push to main"', 'decision = "ask"'))
+    payload = _shell(project, "git push --no-verify origin main")
+    code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], payload, env)
+    decision = _decision(out)
+    assert decision["permissionDecision"] == "ask" and "updatedInput" not in decision
+
+
+def test_a_rewrite_an_untrusted_project_layer_denies_is_denied(steer):
+    env, project, policy = steer
+    policy.write_text(STRIP)
+    # the repository's own (untrusted) deny still counts, also against what the user's rewrite makes
+    (project / ".pasture" / "policy.toml").write_text(
+        '[[rules]]\nname = "no-amend"\ncommand = "commit -m x$"\ndecision = "deny"\n'
+    )
+    code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "git commit --no-verify -m x"), env)
+    assert _decision(out)["permissionDecision"] == "deny", out
+
+
+def test_a_rewrite_into_the_guards_own_files_is_denied_by_the_built_in_guard(steer):
+    env, project, policy = steer
+    policy.write_text(STRIP)
+    # as sent, it writes a file `src`; rewritten, it writes the project's policy layer
+    command = "printf x > src --no-verify/.pasture/policy.toml"
+    code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, command), env)
+    decision = _decision(out)
+    assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision, out
+    assert query(env["PASTURE_JOURNAL"])[-1]["layer"] == "builtin"
+
+
+def test_a_slow_rewrite_pattern_is_cut_at_the_rows_deadline(steer):
+    env, project, policy = steer
+    # polynomial, so the compile-time screen passes it; on a long hostile command it runs for ages
+    policy.write_text(
+        '[[rules]]\nname = "slow"\ntool_kind = "shell"\ncommand = "^go"\ndecision = "rewrite"\n'
+        'rewrite = { field = "command", pattern = "a*a*a*a*c", replace = "d" }\n'
+    )
+    row = resolve("claude-code", CLAUDE[1], "PreToolUse").row
+    began = time.perf_counter()
+    reply = respond(
+        "claude-code",
+        "PreToolUse",
+        CLAUDE[1],
+        _shell(project, "go " + "a" * 5000),
+        None,
+        env,
+        time.perf_counter() - deadline_seconds(row) + 2,
+    )
+    assert time.perf_counter() - began < 6
+    decision = _decision(reply.stdout)
+    # the command meant to be rewritten is refused (on_unsupported = deny), never let through unchanged
+    assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision
+    assert "deadline" in decision["permissionDecisionReason"]
+
+
+# --- until's counter, the cache key: beside a trust store the user placed elsewhere ---------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf {state}/until", "printf x > {state}/cache.key", "rm {state}/cache.key"],
+    ids=["until-counter", "cache-key-write", "cache-key-remove"],
+)
+def test_the_until_counter_and_cache_key_beside_a_moved_trust_store_are_guarded(steer, command):
+    env, project, policy = steer
+    policy.write_text("")
+    state = Path(env["PASTURE_TRUST_STORE"]).parent  # not ~/.local/state/pasture: PASTURE_TRUST_STORE moved it
+    payload = _shell(project, command.format(state=state))
+    code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], payload, env)
+    assert _decision(out)["permissionDecision"] == "deny", out
+    assert query(env["PASTURE_JOURNAL"])[-1]["layer"] == "builtin"
+
+
+def _stop(project: Path, active: bool) -> dict:
+    return {"session_id": "s-loop", "turn_id": "t", "cwd": str(project), "stop_hook_active": active}
+
+
+def _until(tmp_path: Path, policy: Path) -> None:
+    fail = tmp_path / "fail.py"
+    fail.write_text("print('red'); exit(1)")
+    policy.write_text(f'[[until]]\nname = "tests"\ncommand = [{PY}, {json.dumps(str(fail))}]\nmax = 2\n')
+
+
+@pytest.mark.parametrize("host", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_an_until_counter_that_cannot_be_written_lets_the_agent_stop(steer, tmp_path, host, monkeypatch):
+    env, project, policy = steer
+    _until(tmp_path, policy)
+    import posix
+
+    def refused(*_args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(posix, "replace", refused)  # the counter can never be kept (a mode would not stop root)
+    for active in (False, True, True, True):
+        reply = respond(host[0], "Stop", host[1], _stop(project, active), None, env, time.perf_counter())
+        # never "keep working": a continuation that cannot be counted is not bounded (Codex has no cap)
+        assert (reply.exit_code, reply.stdout) == (0, ""), (active, reply.stdout)
+        assert "until counter" in reply.stderr and "cannot be written (Permission denied)" in reply.stderr
+    entry = query(env["PASTURE_JOURNAL"])[-1]
+    assert any("cannot be written" in str(item.get("stopped")) for item in entry["detail"]["steer"])
+
+
+@pytest.mark.parametrize(
+    "stored",
+    ["-1000000", "1.5", '"0"', "true", "null", "[]", "not json", b"\xff\xfe", "<folder>"],
+)
+@pytest.mark.parametrize("active", [False, True])
+def test_a_counter_not_written_by_pasture_counts_as_spent(steer, tmp_path, stored, active):
+    env, project, policy = steer
+    _until(tmp_path, policy)
+    from pasture.runtime.steer import counter_path
+
+    path = Path(counter_path(env, str(project), "s-loop"))
+    path.parent.mkdir(parents=True)
+    if stored == "<folder>":
+        path.mkdir()
+    elif isinstance(stored, bytes):
+        path.write_bytes(stored)
+    elif stored in ("[]", "not json"):
+        path.write_text(stored)
+    else:
+        path.write_text('{"user:tests": %s}' % stored)
+    code, out, err = call("claude-code", "Stop", CLAUDE[1], _stop(project, active), env)
+    assert (code, out) == (0, "")  # never a reset counter, so never an unbounded "keep working"
+    assert "is not one pasture wrote" in err
+    # a counter that is simply not there yet starts at 0
+    path.rmdir() if path.is_dir() else path.unlink()
+    assert json.loads(call("claude-code", "Stop", CLAUDE[1], _stop(project, active), env)[1])["decision"] == "block"
+
+
+# --- what reaches the model ----------------------------------------------------------------------
+
+
+def test_a_hostile_file_path_in_after_feedback_is_sanitized_too(steer, tmp_path):
+    env, project, policy = steer
+    fail = tmp_path / "lint.py"
+    fail.write_text("print('E501'); exit(1)")
+    policy.write_text(
+        f'[[after]]\nname = "lint"\ntool_kind = "write"\ncommand = [{PY}, {json.dumps(str(fail))}, "{{file_path}}"]\n'
+    )
+    hostile = "a\x1b]0;pwned\x07\x1b[2J\rb.py"
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(project),
+        "tool_name": "Write",
+        "tool_input": {"file_path": hostile, "content": "x"},
+        "tool_response": {"success": True},
+        "tool_use_id": "c-1",
+    }
+    code, out, err = call("claude-code", "PostToolUse", CLAUDE[1], payload, env)
+    reason = json.loads(out)["reason"]
+    assert "E501" in reason and "a?]0;pwned??[2J?b.py" in reason
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in reason + err)
+
+
+def test_a_placeholder_cannot_name_the_program(tmp_path):
+    from pasture.runtime.policy import PolicyError, compile_layer
+
+    text = b'[[after]]\nname = "run-it"\ncommand = ["{file_path}"]\n'
+    with pytest.raises(PolicyError, match="program"):
+        compile_layer("user", str(tmp_path / "user.toml"), text, str(tmp_path), True)
