@@ -334,3 +334,26 @@ def test_a_repositorys_injected_git_config_does_not_run_through_the_users_contex
     assert code == 0 and "fsmonitor.sh" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert not marker.exists(), "git ran the repository's program"
     assert "ignored GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0" in err
+
+
+def test_opencode_a_rewrite_into_a_denied_command_is_denied_and_sets_no_argument(steer):
+    env, project, policy = steer
+    policy.write_text(STRIP)
+    payload = {
+        "input": {"tool": "bash", "sessionID": "ses", "callID": "c1"},
+        "output": {"args": {"command": "git push --no-verify origin main", "description": "push"}},
+    }
+    code, out, _ = call("opencode", "tool.execute.before", "1.18.33", payload, env)
+    answer = json.loads(out)
+    assert answer["decision"] == "deny" and "set_args" not in answer, out
+    assert "never push to main" in answer["reason"]
+
+
+def test_codex_a_rewrite_into_an_ask_is_never_an_ask_that_fails_open(steer):
+    env, project, policy = steer
+    policy.write_text(STRIP.replace('decision = "deny"\nreason = "never push to main"', 'decision = "ask"'))
+    code, out, _ = call("codex", "PreToolUse", CODEX[1], _shell(project, "git push --no-verify origin main"), env)
+    decision = _decision(out)
+    # Codex's PreToolUse ask lets the tool run: refused instead, never the rewrite's allow
+    assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision
+    assert "needs confirmation" in decision["permissionDecisionReason"]
