@@ -237,12 +237,36 @@ def test_a_hostile_file_path_in_after_feedback_is_sanitized_too(steer, tmp_path)
     assert not any(ord(c) < 32 and c not in "\n\t" for c in reason + err)
 
 
-def test_a_placeholder_cannot_name_the_program(tmp_path):
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ('["{file_path}"]', "the program"),
+        ('["./{file_path}", "x"]', "the program"),
+        ('["sh", "-c", "ruff check {file_path}"]', "splices a placeholder"),
+        ('["bash", "-c", "ruff;{file_path}"]', "splices a placeholder"),
+        ('["python3", "-c", "print({file_path})"]', "splices a placeholder"),
+        ('["node", "-e", "run(1,{file_path})"]', "splices a placeholder"),
+    ],
+)
+def test_a_placeholder_fills_an_argument_never_the_program_or_code(tmp_path, command, message):
     from pasture.runtime.policy import PolicyError, compile_layer
 
-    text = b'[[after]]\nname = "run-it"\ncommand = ["{file_path}"]\n'
-    with pytest.raises(PolicyError, match="program"):
+    text = f'[[after]]\nname = "run-it"\ncommand = {command}\n'.encode()
+    with pytest.raises(PolicyError, match=message):
         compile_layer("user", str(tmp_path / "user.toml"), text, str(tmp_path), True)
+    # the safe spellings compile: the path is an argument of its own
+    for fine in (
+        '["ruff", "check", "{file_path}"]',
+        '["sh", "-c", "ruff \\"$1\\"", "sh", "{file_path}"]',
+        '["tool", "--config={file_path}"]',
+    ):
+        compile_layer(
+            "user",
+            str(tmp_path / "user.toml"),
+            f'[[after]]\nname = "ok"\ncommand = {fine}\n'.encode(),
+            str(tmp_path),
+            True,
+        )
 
 
 # --- allow and rewrite approve one command, never a chain behind it --------------------------------
