@@ -381,3 +381,49 @@ def test_codex_a_rewrite_into_an_ask_is_never_an_ask_that_fails_open(steer):
     # Codex's PreToolUse ask lets the tool run: refused instead, never the rewrite's allow
     assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision
     assert "needs confirmation" in decision["permissionDecisionReason"]
+
+
+# --- the policy cache (format 3) cannot carry an untrusted layer's steering -------------------------
+
+
+@pytest.mark.parametrize("signer", ["no-key", "other-key", "the-key"])
+def test_a_cache_carrying_an_untrusted_layers_steering_is_believed_only_when_signed_with_your_key(
+    steer, tmp_path, signer
+):
+    import marshal
+    import posix
+
+    from pasture.runtime import effective, layers
+
+    env, project, policy = steer
+    policy.write_text("")
+    marker = tmp_path / "ran"
+    mark = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(marker)!r}).touch()"]
+    (project / ".pasture" / "policy.toml").write_text(
+        f'[[context]]\nname = "hostile"\non = "session-start"\ncommand = {json.dumps(mark)}\n'
+    )
+    start = {"session_id": "s", "cwd": str(project), "source": "startup"}
+    assert call("claude-code", "SessionStart", CLAUDE[1], start, env)[1] == "" and not marker.exists()
+    err = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "ls"), env)[2]
+    assert "ignored [[context]] 'hostile'" in err  # said on the events that consult the policy
+    # the attacker's cache: the same key (bytes of every layer), the project's steering put back
+    cache = effective.cache_path(str(project), env)
+    secret = Path(layers.cache_key_path(env)).read_bytes()
+    stored, problem = effective.read_cache(cache, secret)
+    assert problem is None
+    data = stored[1]
+    data["steer"] = {"context:session-start": [("project", {"name": "hostile", "command": tuple(mark), "line": 1})]}
+    blob = marshal.dumps((stored[0], data))
+    key = {"no-key": b"\0" * 32, "other-key": posix.urandom(32), "the-key": secret}[signer]
+    Path(cache).write_bytes(effective.MAGIC + effective._mac(key, blob) + blob)
+    effective._MEMO.clear()
+    code, out, err = call("claude-code", "SessionStart", CLAUDE[1], start, env)
+    if signer == "the-key":
+        # what holds against the agent is the guard: it may read the key, and it may not write the cache
+        assert marker.exists()
+        for command in (f"printf x > {cache}", f"cp /tmp/x {cache}", f"rm {layers.cache_key_path(env)}"):
+            out = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, command), env)[1]
+            assert _decision(out)["permissionDecision"] == "deny", command
+        return
+    assert not marker.exists() and out == ""
+    assert "failed verification" in err and "not believed" in err
