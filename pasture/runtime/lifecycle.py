@@ -249,19 +249,26 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
                     journal.append({"kind": "rewrite", "name": rule, "field": field, "before": before, "after": after})
                 # What runs is the rewritten call: the guard and every layer judge it again, so a rewrite
                 # never carries past a deny or an ask what its input would get (issue 17, an attacker's try).
-                again = _judge_rewritten(envelope, new, effective, deadline)
-                if again is not None and (again.decision in ("deny", "ask") or again.decision is None):
+                again = _judge_rewritten(envelope, new, effective, deadline, verdict.failure)
+                if again is not None:
                     journal.append({"kind": "rewrite", "judged_again": again.decision, "rule": again.rule})
+                    if again.decision not in ("deny", "ask"):  # by on_unsupported: never the original unchanged
+                        facts["failure"] = again.failure
+                        refused = unsupported(
+                            "rewrite",
+                            verdict.entry,
+                            f"rule {verdict.rule!r}",
+                            f"the rewritten call ({said}) could not be judged: {again.failure}",
+                        )
+                        return done(refused or answer.proceed(harness))
                     facts.update(
-                        decision=again.decision or "none",
+                        decision=again.decision,
                         gate=again.gate,
                         reason=again.reason,
                         failure=again.failure,
                         layer=again.layer,
                         rule=again.rule,
                     )
-                    if again.decision is None:
-                        return done(answer.fail(harness, row, f"{event}: the rewritten call: {again.failure}"))
                     why = f"{again.reason} (the call as rule {verdict.rule!r} rewrote it: {said})"
                     return done(answer.deliver(harness, event, row, again.decision, why))
                 told = f"pasture rewrote this call (rule {verdict.rule!r}): {said}"
@@ -340,14 +347,14 @@ def _chained(envelope: dict, tool_input: dict | None = None) -> bool:
     return any(isinstance(word, str) and any(mark in word for mark in _CHAINS) for word in words)
 
 
-def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float):
-    """The verdict on the rewritten call when it may not run as rewritten: a deny, an ask, or no decision
-    at all (a layer failed); None when the rewrite stands."""
+def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float, failed_before):
+    """The verdict on the rewritten call when it may not run as rewritten: a deny, an ask, or a failure
+    (a gate that failed on it) the original call did not have; None when the rewrite stands."""
     from pasture.runtime.effective import evaluate
     from pasture.runtime.envelope import with_input
 
     again = evaluate(effective, with_input(envelope, new), deadline)
-    if again.decision in ("deny", "ask") or (again.decision is None and again.failure is not None):
+    if again.decision in ("deny", "ask") or (again.failure is not None and failed_before is None):
         return again
     return None
 

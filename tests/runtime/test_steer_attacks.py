@@ -427,3 +427,23 @@ def test_a_cache_carrying_an_untrusted_layers_steering_is_believed_only_when_sig
         return
     assert not marker.exists() and out == ""
     assert "failed verification" in err and "not believed" in err
+
+
+def test_a_rewritten_call_that_cannot_be_judged_is_refused_not_run_unchanged(steer, tmp_path):
+    env, project, policy = steer
+    # the second layer's command gate answers for the original call, and fails on the rewritten one
+    gate = tmp_path / "gate.py"
+    gate.write_text(
+        "import json, sys\ncall = json.load(sys.stdin)\n"
+        "if 'lease' in call['command']: sys.exit(3)\nprint(json.dumps({'decision': 'proceed'}))\n"
+    )
+    managed = Path(env["PASTURE_MANAGED_POLICY"])
+    managed.write_text(f'[gate]\nkind = "command"\ncommand = [{PY}, {json.dumps(str(gate))}]\n')
+    policy.write_text(
+        '[[rules]]\nname = "lease"\ntool_kind = "shell"\ncommand = "--force\\\\b(?!-)"\ndecision = "rewrite"\n'
+        'rewrite = { field = "command", pattern = "--force\\\\b(?!-)", replace = "--force-with-lease" }\n'
+    )
+    code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "git push --force"), env)
+    decision = _decision(out)
+    assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision, out
+    assert "could not be judged" in decision["permissionDecisionReason"]
