@@ -277,7 +277,9 @@ const ROWS: Readonly<Record<string, Row>> = {
     "timeoutMs": 10000,
     "evidence": "",
     "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 5 time(s) in captures\/pi@0.73.1.",
-    "steers": []
+    "steers": [
+      "context"
+    ]
   },
   "agent_start": {
     "surface": "pi-extension-event",
@@ -487,7 +489,9 @@ const ROWS: Readonly<Record<string, Row>> = {
     "timeoutMs": 10000,
     "evidence": "",
     "note": "Host catalog 0.73.1 (captures\/pi@0.73.1\/catalog.json): its output offers none; an observation row (never blocking) until someone documents what it can do. Seen 3 time(s) in captures\/pi@0.73.1.",
-    "steers": []
+    "steers": [
+      "feedback"
+    ]
   },
   "user_bash": {
     "surface": "pi-extension-event",
@@ -526,6 +530,11 @@ interface Steer {
   readonly setArgs?: Readonly<Record<string, string>>
   readonly appendOutput?: string
   readonly system?: readonly string[]
+}
+
+// Where consult leaves the steer for a handler that answers by its return value (Pi).
+interface Asked {
+  steer?: Steer
 }
 
 type Answer =
@@ -942,7 +951,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
 
   // Consults the runtime for one row and obeys the row: throws only where the row refuses by
   // throwing or fails fast; writes only verdict.effect/message, only on an "effect" row.
-  async function consult(event: string, payload: unknown, verdict?: Verdict): Promise<void> {
+  async function consult(event: string, payload: unknown, verdict?: Verdict, asked?: Asked): Promise<void> {
     const row = rowOf(event)
     if (row === undefined) return
     if (row.refusal === "none" && !row.failFast && row.steers.length === 0) return observe(event, payload)
@@ -981,6 +990,7 @@ function lifecycle(cwd: string | undefined, report: Report) {
     const answer = outcome.answer
     if (answer.decision === "proceed") {
       if (answer.steer !== undefined) applySteer(event, row, (payload as { output?: unknown } | null)?.output, answer.steer)
+      if (answer.steer !== undefined && asked !== undefined) asked.steer = answer.steer
       return
     }
     if (row.refusal === "throw") throw new Error(answer.reason)
@@ -1043,7 +1053,14 @@ export default function (pi: ExtensionAPI): void {
   pi.on("context", (event) => consult("context", event))
   pi.on("before_provider_request", (event) => consult("before_provider_request", event))
   pi.on("after_provider_response", (event) => consult("after_provider_response", event))
-  pi.on("before_agent_start", (event) => consult("before_agent_start", event))
+  // context: the runtime's texts appended to the system prompt of this prompt's agent run
+  pi.on("before_agent_start", async (event) => {
+    const asked: Asked = {}
+    await consult("before_agent_start", event, undefined, asked)
+    const texts = asked.steer?.system
+    if (texts === undefined || texts.length === 0) return undefined
+    return { systemPrompt: [event.systemPrompt, ...texts].join("\n") }
+  })
   pi.on("agent_start", (event) => consult("agent_start", event))
   pi.on("agent_end", (event) => consult("agent_end", event))
   pi.on("turn_start", (event) => consult("turn_start", event))
@@ -1057,7 +1074,14 @@ export default function (pi: ExtensionAPI): void {
   pi.on("model_select", (event) => consult("model_select", event))
   pi.on("thinking_level_select", (event) => consult("thinking_level_select", event))
   pi.on("tool_call", (event) => consult("tool_call", event))
-  pi.on("tool_result", (event) => consult("tool_result", event))
+  // feedback: the tool's own content, then the runtime's text, as the tool result the model reads
+  pi.on("tool_result", async (event) => {
+    const asked: Asked = {}
+    await consult("tool_result", event, undefined, asked)
+    const text = asked.steer?.appendOutput
+    if (text === undefined) return undefined
+    return { content: [...event.content, { type: "text", text }] }
+  })
   pi.on("user_bash", (event) => consult("user_bash", event))
   pi.on("input", (event) => consult("input", event))
 }

@@ -55,6 +55,7 @@ from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
+from pasture.runtime.hostwire.pi import STEERS as PI_STEERS
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
@@ -153,6 +154,7 @@ def pi_artifacts(contract: Contract) -> list[Artifact]:
         events=[row.name for row in contract.events],
         log_service=LOG_SERVICE,
         host_log=HOST_LOG,
+        answers_by_return=True,
     )
     return [Artifact(f"{contract.id}/{EXTENSION_FILE}", text, contract.id)]
 
@@ -186,8 +188,9 @@ def _row_view(row: EventRow) -> dict[str, Any]:
         "evidence": row.evidence,
         "note": row.note,
         # Pi answers by the handler's return value, not by mutating an output object as OpenCode does:
-        # until its hostwire encodes steering, no row steers (pasture policy check says CANNOT).
-        "steers": [],
+        # the extension returns what the runtime asks for, only on the rows whose captures offer it and
+        # only what Pi's hostwire encodes (pasture.runtime.hostwire.pi.STEERS).
+        "steers": sorted({capability for capability, _ in row.offered_answers} & set(PI_STEERS)),
     }
 
 

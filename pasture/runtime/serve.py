@@ -130,7 +130,8 @@ def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
     if getattr(effective, "steer", None):  # [[context]]/[[after]]: the rows that carry them are answered
         from pasture.runtime.lifecycle import steering
 
-        need.update(name for name in gates if rows[name].answers and steering(effective, harness, name))
+        # observation rows too: Pi's before_agent_start and tool_result answer context and feedback
+        need.update(name for name, row in rows.items() if row.answers and steering(effective, harness, name))
     if effective.protect:
         need.update(name for name in refusable if _carries_tool(rows[name]))
     for layer in effective.layers:
@@ -150,7 +151,7 @@ def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
                 for name in refusable
                 if name in covered and any(_may_refuse(rule, harness, name) for rule in layer["rules"])
             )
-    return tuple(name for name in gates if name in need)
+    return tuple(name for name in rows if name in need)
 
 
 class Coverage:

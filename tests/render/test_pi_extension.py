@@ -106,3 +106,19 @@ def test_pi_wire_answers_and_reads_the_tool():
     start = {"type": "tool_execution_start", "toolName": "bash", "toolCallId": "c1", "args": {"command": "ls"}}
     assert wire.tool_of(start) == ("bash", {"command": "ls"})
     assert wire.tool_of({"type": "agent_start"}) == (None, None) and wire.tool_of([]) == (None, None)
+
+
+def test_only_the_rows_whose_captures_show_an_answer_steer_and_only_their_handlers_return_one(contract):
+    """Pi answers by the handler's return value: before_agent_start returns the system prompt with the
+    runtime's texts appended, tool_result the tool's content plus the runtime's text; no other handler
+    returns anything, and the OpenCode plugins (which share the runtime half) are not touched by it."""
+    (artifact,) = pi_artifacts(contract)
+    steers = {name: row["steers"] for name, row in _rows(artifact.text).items() if row["steers"]}
+    assert steers == {"before_agent_start": ["context"], "tool_result": ["feedback"]}
+    returning = re.findall(r'^  pi\.on\("([a-z_]+)", async \(event\) => \{\n    const asked', artifact.text, re.M)
+    assert returning == ["before_agent_start", "tool_result"]
+    assert 'return { systemPrompt: [event.systemPrompt, ...texts].join("\\n") }' in artifact.text
+    assert 'return { content: [...event.content, { type: "text", text }] }' in artifact.text
+    assert artifact.text.count("asked.steer = answer.steer") == 1
+    for plugin in sorted((REPO / "generated").glob("opencode@*/*.ts")):
+        assert "interface Asked" not in plugin.read_text(encoding="utf-8"), plugin

@@ -647,13 +647,17 @@ def test_a_degradation_on_an_observation_row_is_said_on_stderr_and_in_the_journa
     assert entry["detail"]["steer"][-1]["degraded"].startswith("SessionStart of claude-code@2.1.261")
 
 
-def test_a_host_whose_runtime_speaks_no_steering_offers_nothing_whatever_its_captures_show(steer):
-    """Gemini CLI's BeforeTool has a rewrite captured as honoured (Row.answers), but its hostwire module
-    encodes no steering: a rewrite rule there is refused (on_unsupported = deny), never a silent proceed."""
+def test_a_host_whose_runtime_speaks_no_steering_offers_nothing_whatever_its_captures_show(steer, monkeypatch):
+    """Gemini CLI's BeforeTool has a rewrite captured as honoured (Row.answers); were its hostwire module
+    to encode no steering (STEERS empty), a rewrite rule there is refused (on_unsupported = deny), never a
+    silent proceed."""
     from pasture.runtime.answer import offers
+    from pasture.runtime.hostwire import gemini_cli
     from pasture.runtime.tables import resolve
 
     row = resolve("gemini-cli", "0.61.0", "BeforeTool").row
+    assert offers(row, "gemini-cli") == {"rewrite": "hookSpecificOutput.tool_input"}
+    monkeypatch.setattr(gemini_cli, "STEERS", ())
     assert "rewrite" in offers(row) and offers(row, "gemini-cli") == {}
     env, project, policy = steer
     policy.write_text(ISSUE_POLICY)

@@ -41,3 +41,41 @@ def tool_of(payload: object) -> tuple:
     if args is None:  # permissionRequest carries toolInput
         args = payload.get("toolInput")
     return (name if isinstance(name, str) else None), args
+
+
+# Steering (issue 17): the moment each event is, for [[context]] (on), [[after]] and [[until]].
+MOMENTS = {
+    "sessionStart": "session-start",
+    "userPromptSubmitted": "prompt",
+    "postToolUse": "after-tool",
+    "agentStop": "stop",
+}
+STEERS = ("allow", "rewrite", "context", "feedback", "continue")  # what steer() encodes
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """One answer carrying the parts the row offers (the caller degraded the rest), in the shapes the
+    captures of 1.0.102 sent (captures/copilot-cli@1.0.102/*): preToolUse ``permissionDecision: allow``
+    (+ ``modifiedArgs``, the whole tool input with the rewritten field, for a rewrite);
+    ``additionalContext`` for context (sessionStart, userPromptSubmitted) and for feedback after a tool
+    (postToolUse); agentStop ``decision: block`` + ``reason`` to keep working."""
+    out: dict = {}
+    answers = []
+    if "rewrite" in parts:
+        new_input, reason = parts["rewrite"]
+        out.update(permissionDecision="allow", permissionDecisionReason=reason, modifiedArgs=new_input)
+        answers.append("rewrite")
+    elif "allow" in parts:
+        out.update(permissionDecision="allow", permissionDecisionReason=parts["allow"])
+        answers.append("allow")
+    texts = []
+    for capability in ("context", "feedback"):
+        if parts.get(capability):
+            texts.extend(parts[capability])
+            answers.append(capability)
+    if texts:
+        out["additionalContext"] = "\n\n".join(texts)
+    if parts.get("continue"):
+        out.update(decision="block", reason=parts["continue"])
+        answers.append("continue")
+    return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")

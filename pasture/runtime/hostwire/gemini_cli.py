@@ -30,3 +30,52 @@ def tool_of(payload: object) -> tuple:
         return None, None
     name = payload.get("tool_name")
     return (name if isinstance(name, str) else None), payload.get("tool_input")
+
+
+# Steering (issue 17): the moment each event is, for [[context]] (on), [[after]] and [[until]].
+MOMENTS = {
+    "SessionStart": "session-start",
+    "BeforeAgent": "prompt",
+    "AfterTool": "after-tool",
+    "AfterAgent": "stop",
+}
+# No allow: BeforeTool's ``decision: "allow"`` was never read on 0.61.0 (captures/gemini-cli@0.61.0/
+# before-tool-allow), so no row offers it.
+STEERS = ("rewrite", "context", "feedback", "continue")  # what steer() encodes
+FEEDBACK_DENY = "decision=deny+reason"  # AfterTool's other captured form: the reason replaces the tool result
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """One answer carrying the parts the row offers (the caller degraded the rest), in the shapes the
+    captures of 0.61.0 sent (captures/gemini-cli@0.61.0/*): BeforeTool ``hookSpecificOutput.tool_input``
+    (the tool input with the rewritten field; the host merges it over the model's arguments);
+    ``hookSpecificOutput.additionalContext`` for context (SessionStart, BeforeAgent) and for feedback
+    after a tool (AfterTool: appended to the tool result); AfterAgent ``decision: "deny"`` + ``reason`` to
+    keep working (the host sends the reason as a new prompt)."""
+    specific: dict = {"hookEventName": event}
+    out: dict = {}
+    answers = []
+    if "rewrite" in parts:
+        new_input, _reason = parts["rewrite"]
+        specific["tool_input"] = new_input
+        answers.append("rewrite")
+    texts = list(parts.get("context") or ())
+    if texts:
+        answers.append("context")
+    reasons = []
+    if parts.get("feedback"):
+        answers.append("feedback")
+        if offers.get("feedback") == FEEDBACK_DENY:
+            reasons.extend(parts["feedback"])
+        else:
+            texts.extend(parts["feedback"])
+    if texts:
+        specific["additionalContext"] = "\n\n".join(texts)
+    if parts.get("continue"):
+        reasons.append(parts["continue"])
+        answers.append("continue")
+    if reasons:
+        out.update(decision="deny", reason="\n\n".join(reasons))
+    if len(specific) > 1:
+        out["hookSpecificOutput"] = specific
+    return (0, dumps(out) + "\n" if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")

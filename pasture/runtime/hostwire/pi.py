@@ -26,3 +26,26 @@ def tool_of(payload: object) -> tuple:
     if args is None:
         args = payload.get("args")
     return (name if isinstance(name, str) else None), args
+
+
+# Steering (issue 17). before_agent_start, before every prompt's agent run, carries the system prompt:
+# both the session-start and the prompt context go into it (as OpenCode's system transform); tool_result
+# carries feedback after a tool. Pi has no stop that can continue and asks no permission.
+MOMENTS = {"before_agent_start": "system", "tool_result": "after-tool"}
+STEERS = ("context", "feedback")  # what steer() and the generated extension carry
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """The extension's proceed with what its handler is to return (templates/pi/extension.ts.j2), as
+    the captures of 0.73.1 show Pi honour it: ``system`` (before_agent_start returns
+    ``{systemPrompt: event.systemPrompt + "\\n" + text}``) and ``append_output`` (tool_result returns
+    ``{content: [...event.content, {type: "text", text}]}``)."""
+    out: dict = {"decision": "proceed"}
+    answers = []
+    if parts.get("context"):
+        out["system"] = list(parts["context"])
+        answers.append("context")
+    if parts.get("feedback"):
+        out["append_output"] = "\n\n".join(parts["feedback"])
+        answers.append("feedback")
+    return (0, dumps(out) + "\n", "", "+".join(answers) or "proceed")
