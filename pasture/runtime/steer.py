@@ -85,7 +85,8 @@ def run(argv: list, root: str, deadline: float) -> tuple:
     except (OSError, ValueError) as exc:
         raise SteerFailure(f"{argv[0]!r} could not start: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        out, _ = child.communicate(timeout=timeout)
+        out = _drain(child, time.perf_counter() + timeout)
+        child.wait(timeout=max(deadline - time.perf_counter() - MARGIN, 0.001))
     except subprocess.TimeoutExpired:
         try:
             os.killpg(child.pid, signal.SIGKILL)
@@ -94,10 +95,39 @@ def run(argv: list, root: str, deadline: float) -> tuple:
         child.kill()
         try:
             child.communicate(timeout=1)
-        except subprocess.TimeoutExpired:
+        except (subprocess.TimeoutExpired, ValueError):
             pass
         raise SteerFailure(f"{argv[0]!r} was still running at the row's deadline ({timeout:.1f}s): killed") from None
-    return child.returncode, out[:MAX_READ]
+    finally:
+        if child.stdout is not None and not child.stdout.closed:
+            child.stdout.close()
+    return child.returncode, out
+
+
+def _drain(child, end: float) -> bytes:
+    """The first MAX_READ bytes of the child's output; the rest is read and dropped, never held (a command
+    that prints without end must not fill the hook's memory). TimeoutExpired at `end`."""
+    import os
+    import select
+    import subprocess
+
+    fd = child.stdout.fileno()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    kept: list = []
+    size = 0
+    while True:
+        left = end - time.perf_counter()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(child.args, 0)
+        if not poller.poll(max(int(left * 1000), 1)):
+            continue
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return b"".join(kept)
+        if size < MAX_READ:
+            kept.append(data[: MAX_READ - size])
+            size += len(kept[-1])
 
 
 def _record(kind: str, layer: str, entry: dict, argv, code, sent: str, **more) -> dict:

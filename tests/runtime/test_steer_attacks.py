@@ -447,3 +447,31 @@ def test_a_rewritten_call_that_cannot_be_judged_is_refused_not_run_unchanged(ste
     decision = _decision(out)
     assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision, out
     assert "could not be judged" in decision["permissionDecisionReason"]
+
+
+# --- output capped in memory too, not only in what is sent ---------------------------------------
+
+
+def test_a_command_that_floods_its_output_does_not_flood_the_hooks_memory(steer, tmp_path):
+    """A repository's conftest.py, run by your [[until]] pytest, can print without end: the hook keeps the
+    first MiB it reads (and drains the rest), never all of it (which it used to, before cutting)."""
+    env, project, policy = steer
+    flood = tmp_path / "flood.py"
+    flood.write_text("import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(400):\n    sys.stdout.buffer.write(chunk)\n")
+    policy.write_text(
+        f'[[context]]\nname = "flood"\non = "session-start"\ncommand = [{PY}, {json.dumps(str(flood))}]\n'
+    )
+    start = json.dumps({"session_id": "s", "cwd": str(project), "source": "startup"})
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run([sys.executable, '-m', 'pasture.entry', 'hook', 'lifecycle', '--harness', "
+        "'claude-code', '--event', 'SessionStart', '--host-version', sys.argv[1]], input=sys.argv[2].encode(), "
+        "capture_output=True)\n"
+        "print(done.returncode, len(done.stdout), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    done = __import__("subprocess").run(
+        [sys.executable, "-c", probe, CLAUDE[1], start], capture_output=True, env=env, timeout=120, text=True
+    )
+    code, size, peak_kib = map(int, done.stdout.split())
+    assert code == 0 and size < 20000  # 8 KiB sent, with its cut note
+    assert peak_kib < 150 * 1024, f"the hook held {peak_kib // 1024} MiB of a 400 MiB output"
