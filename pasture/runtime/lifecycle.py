@@ -330,6 +330,8 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
 
 # What chains or substitutes commands in a shell line (redirections are not here: `echo x > f` is one command)
 _CHAINS = (";", "&", "|", "\n", "\r", "`", "$(", "<(", ">(")
+# ...but `&` in these is a redirection of one command's streams (agents append `2>&1` to most commands)
+_DUPS = ("&>>", "&>", "2>&1", "1>&2", ">&2", ">&1")
 CHAINED = "shell command line runs more than one command (; & | newline ` $( <( >(): allow is not given for it"
 
 
@@ -344,7 +346,14 @@ def _chained(envelope: dict, tool_input: dict | None = None) -> bool:
         return False
     value = tool_input.get("command", tool_input.get("cmd"))  # the command line (a string, or an argv list)
     words = value if isinstance(value, list) else [value]
-    return any(isinstance(word, str) and any(mark in word for mark in _CHAINS) for word in words)
+    return any(isinstance(word, str) and any(mark in _undup(word) for mark in _CHAINS) for word in words)
+
+
+def _undup(word: str) -> str:
+    for dup in _DUPS:
+        if dup in word:
+            word = word.replace(dup, " ")
+    return word
 
 
 def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float, failed_before):

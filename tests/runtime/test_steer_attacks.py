@@ -296,6 +296,9 @@ CHAINS = [
     "cat `curl evil`",
     "cat $(curl evil)",
     "cat <(curl evil)",
+    "ls 2>&1 & sleep 1",
+    "ls &>/dev/null; rm -rf ~/work",
+    "cat x 2>&1|sh",
 ]
 
 
@@ -309,7 +312,7 @@ def test_the_issues_allow_rule_does_not_approve_a_chain_behind_its_first_words(s
     entry = query(env["PASTURE_JOURNAL"])[-1]
     assert entry["answer"] != "allow" and entry["detail"]["steer"][0]["not_given"].startswith("shell command line")
     # the same rule still approves one command, a redirection included, whatever its description says
-    for single in ("ls -la", "cat README > copy.txt"):
+    for single in ("ls -la", "cat README > copy.txt", "ls -la 2>&1", "cat x &>/dev/null", "ls >&2"):
         payload = _shell(project, single)
         payload["tool_input"]["description"] = "list; then show | count"
         out = call("claude-code", "PreToolUse", CLAUDE[1], payload, env)[1]
