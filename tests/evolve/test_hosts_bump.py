@@ -194,7 +194,7 @@ def test_host_status_latest_exits_1_only_when_npm_has_a_newer_version(project, t
     env = {**no_hosts_on_path}
     _fake_npm(tmp_path / "npm-pi", _versions(**{"@mariozechner/pi-coding-agent": "0.74.0"}))
     env["PATH"] = f"{tmp_path / 'npm-pi'}{os.pathsep}{no_hosts_on_path['PATH']}"
-    pi = _cli("--root", REPO, "host", "status", "--latest", env=env)
+    pi = _cli("--root", project, "host", "status", "--latest", env=env)
     assert pi.exit_code == 1
     assert (
         "pi: npm @mariozechner/pi-coding-agent latest 0.74.0: NEWER than every profile (newest: pi@0.73.1): "

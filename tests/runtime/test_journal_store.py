@@ -146,6 +146,7 @@ def _count(journal) -> int:
         return 0
 
 
+@pytest.mark.slow  # kills a reader at 20 random points
 def test_killing_the_reader_at_random_points_loses_and_duplicates_nothing(tmp_path):
     """SIGKILL the ingest at random moments once it is under way (hook writers keep appending between
     runs), then let one run finish: every record is in the database exactly once, ids unique, the

@@ -112,6 +112,7 @@ def test_a_rewrite_into_the_guards_own_files_is_denied_by_the_built_in_guard(ste
     assert query(env["PASTURE_JOURNAL"])[-1]["layer"] == "builtin"
 
 
+@pytest.mark.slow  # waits out a 2 s deadline
 def test_a_slow_rewrite_pattern_is_cut_at_the_rows_deadline(steer):
     env, project, policy = steer
     # polynomial, so the compile-time screen passes it; on a long hostile command it runs for ages
