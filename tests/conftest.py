@@ -19,6 +19,13 @@ def pytest_configure(config):
     os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="pasture-test-state-")
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts): two workers where the real hosts are left out (the fast tier),
+    else one, so the real hosts run one at a time as before: their deadlines are measured against the
+    hosts' own timeouts, which a second host session on the same two cores would eat into."""
+    return 2 if "not real_host" in (config.getoption("markexpr") or "") else 1
+
+
 def pytest_unconfigure(config):
     shutil.rmtree(os.environ.pop("PASTURE_CACHE_DIR", ""), ignore_errors=True)
     shutil.rmtree(os.environ.pop("XDG_STATE_HOME", ""), ignore_errors=True)
