@@ -449,7 +449,36 @@ class OpenCodeCapture(CaptureAdapter):
         return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
 
 
-class OpenCode:
+class PluginFileMembers:
+    """The Host members of a host whose adapter is one generated plugin file (OpenCode, Pi): taking it
+    out, and doctor's reading of it and of its launcher."""
+
+    name: str
+    display_name: str
+
+    def uninstall(self, session: Session) -> None:
+        from pasture.install import pluginfile
+
+        pluginfile.uninstall(session)
+
+    # doctor
+    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
+        from pasture.doctor.installed import read_plugin_file
+
+        return read_plugin_file(self.name, target, text)
+
+    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
+        from pasture.doctor.installed import check_plugin_file
+
+        return check_plugin_file(inst, adapter)
+
+    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
+        from pasture.doctor.installed import check_plugin_launcher
+
+        return check_plugin_launcher(inst, env, self.display_name)
+
+
+class OpenCode(PluginFileMembers):
     name = "opencode"
     display_name = "OpenCode"
     surfaces: tuple[HookSurface, ...] = (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE)
@@ -514,27 +543,7 @@ class OpenCode:
     def trust(self, session: Session) -> None:
         return None
 
-    def uninstall(self, session: Session) -> None:
-        from pasture.install import pluginfile
-
-        pluginfile.uninstall(session)
-
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_plugin_file
-
-        return read_plugin_file(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_file
-
-        return check_plugin_file(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_launcher
-
-        return check_plugin_launcher(inst, env, self.display_name)
-
+    # uninstall and doctor's reading of the plugin file: PluginFileMembers
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         return []
 

@@ -47,6 +47,7 @@ from pasture.hosts.opencode import (
     MAX_STDERR_BYTES,
     SERVE_PROTOCOL,
     START_MS,
+    PluginFileMembers,
     _argv_frame,
     serve_argv,
 )
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.evolve.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
-    from pasture.install.session import Adapter, Session
+    from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 
 __all__ = [
@@ -261,7 +262,7 @@ class PiCapture(CaptureAdapter):
         return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
 
 
-class Pi:
+class Pi(PluginFileMembers):
     name = "pi"
     display_name = "Pi"
     surfaces: tuple[HookSurface, ...] = (HookSurface.PI_EXTENSION_EVENT,)
@@ -316,27 +317,7 @@ class Pi:
     def trust(self, session: Session) -> None:
         return None  # Pi loads project extensions without asking
 
-    def uninstall(self, session: Session) -> None:
-        from pasture.install import pluginfile
-
-        pluginfile.uninstall(session)
-
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_plugin_file
-
-        return read_plugin_file(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_file
-
-        return check_plugin_file(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_launcher
-
-        return check_plugin_launcher(inst, env, self.display_name)
-
+    # uninstall and doctor's reading of the extension file: PluginFileMembers
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         return _check_session(inst, ctx)
 
