@@ -255,9 +255,10 @@ def test_copilot_allow_run_fires_camel_case_events_through_the_unchanged_chat_fa
     _assert_isolated(result)
     assert _probe(result).read_text() == "pasture-probe\n"
     assert [(r["path"], r["reply"]["kind"]) for r in result.requests] == [("/v1/chat/completions", "turn")] * 2
-    assert [r["event"] for r in records] == [
-        "sessionStart",
-        "userPromptSubmitted",
+    events = [r["event"] for r in records]
+    # Copilot starts its sessionStart and userPromptSubmitted hooks together: either logs first
+    assert sorted(events[:2]) == ["sessionStart", "userPromptSubmitted"]
+    assert events[2:] == [
         "userPromptTransformed",
         "preToolUse",
         "permissionRequest",
