@@ -38,6 +38,7 @@ from pasture import PastureError
 from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.claude_code import hooks_table
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.evolve.scenario_sets import ScenarioSet
     from pasture.install.places import Target
-    from pasture.install.session import Adapter, Session
+    from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 
 __all__ = [
@@ -348,7 +349,7 @@ class CodexCapture(CommandHookCapture):
         return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(s.APPROVALS_ON_REQUEST))
 
 
-class Codex:
+class Codex(JsonHooksDoctorMembers):
     name = "codex"
     display_name = "Codex CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
@@ -414,21 +415,7 @@ class Codex:
 
         codex_install.uninstall(session)
 
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_json_hooks
-
-        return read_json_hooks(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_json_hooks
-
-        return check_json_hooks(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_json_launcher
-
-        return check_json_launcher(inst, env)
+    # doctor reads the hooks file: JsonHooksDoctorMembers
 
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         from pasture.doctor import codex

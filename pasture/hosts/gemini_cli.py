@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture.evolve.recording import CaptureAdapter, CommandHookCapture, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.evolve.scenario_sets import ScenarioSet
     from pasture.install.places import Target
-    from pasture.install.session import Adapter, Session
+    from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 
 __all__ = [
@@ -322,7 +323,7 @@ def _trust_finding(inst: Installation, env: Mapping[str, str]) -> list[Finding]:
     ]
 
 
-class GeminiCli:
+class GeminiCli(JsonHooksDoctorMembers):
     name = "gemini-cli"
     display_name = "Gemini CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.GEMINI_COMMAND_JSON,)
@@ -412,21 +413,7 @@ class GeminiCli:
         if session.target.project is not None:
             _remove_trust(session, session.target.project)
 
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_json_hooks
-
-        return read_json_hooks(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_json_hooks
-
-        return check_json_hooks(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_json_launcher
-
-        return check_json_launcher(inst, env)
+    # doctor reads the hooks file: JsonHooksDoctorMembers
 
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         return _trust_finding(inst, ctx.env)

@@ -107,6 +107,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pasture import PastureError
 from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
@@ -118,7 +119,7 @@ if TYPE_CHECKING:
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.evolve.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
-    from pasture.install.session import Adapter, Session
+    from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 
 __all__ = [
@@ -447,35 +448,6 @@ class OpenCodeCapture(CaptureAdapter):
         from pasture.evolve import scenario_sets as s
 
         return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
-
-
-class PluginFileMembers:
-    """The Host members of a host whose adapter is one generated plugin file (OpenCode, Pi): taking it
-    out, and doctor's reading of it and of its launcher."""
-
-    name: str
-    display_name: str
-
-    def uninstall(self, session: Session) -> None:
-        from pasture.install import pluginfile
-
-        pluginfile.uninstall(session)
-
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_plugin_file
-
-        return read_plugin_file(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_file
-
-        return check_plugin_file(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_launcher
-
-        return check_plugin_launcher(inst, env, self.display_name)
 
 
 class OpenCode(PluginFileMembers):

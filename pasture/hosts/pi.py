@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pasture import PastureError
 from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.opencode import (
     LOG_SERVICE,
     MAX_PAYLOAD_BYTES,
@@ -47,7 +48,6 @@ from pasture.hosts.opencode import (
     MAX_STDERR_BYTES,
     SERVE_PROTOCOL,
     START_MS,
-    PluginFileMembers,
     _argv_frame,
     serve_argv,
 )
