@@ -19,7 +19,7 @@ a judge can never recurse.
 Deadline: the whole decision, every host run and schema retry, fits in ``timeout`` (the layer's,
 clamped by pasture.runtime.consult to the row's deadline); each run gets only what is left and is
 killed with its process group at the end of it. A run that could not start or did not finish is not
-retried. Every failure is a :class:`~pasture.runtime.consult.GateFailure` with one line saying what
+retried. Every failure is a :class:`~pasture.gates.errors.GateFailure` with one line saying what
 is wrong and what to change; the runtime applies the row's effective failure mode.
 """
 
@@ -32,11 +32,10 @@ import tempfile
 import time
 from typing import Any
 
-from pasture.gates.errors import AIIntegrationError
+from pasture.gates.errors import AIIntegrationError, GateFailure
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision, gate_user_prompt
 from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, HostHarnessBackend
 from pasture.gates.wrappers import MAX_SCHEMA_RETRIES, HarnessWrapper
-from pasture.runtime.consult import GateFailure
 
 NESTED = "PASTURE_AGENT_GATE"
 
