@@ -19,9 +19,9 @@ from pasture.hostenv.npm_tools import (
     host_version,
     npm_available,
 )
-from pasture.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from pasture.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
 from pasture.hosts import LAUNCHERS, RunLayout, launcher_for
+from pasture.hosts.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 
 HOSTS = tuple(HOST_PACKAGES)
 

@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
@@ -34,7 +34,7 @@ from pasture.render.artifact import Artifact, header
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.versions import HostVersion
@@ -160,7 +160,7 @@ class ClaudeCodeCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(
             base=s.command_host_scenarios(),

@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.claude_code import hooks_table
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render.artifact import Artifact, header
@@ -47,7 +47,7 @@ from pasture.render.artifact import Artifact, header
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -344,7 +344,7 @@ class CodexCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(s.APPROVALS_ON_REQUEST))
 

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
@@ -52,7 +52,7 @@ from pasture.render.encode import shell_words
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.versions import HostVersion
@@ -236,7 +236,7 @@ class CopilotCapture(CommandHookCapture):
         return sorted(ACCEPTED_EVENTS)
 
     def _hooks(self, run: Run, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
-        from pasture.hostenv.recorder import install_recorder, recorder_command
+        from pasture.hosts.recorder import install_recorder, recorder_command
 
         recorder = install_recorder(run.root)
         log = run.root / self.log_name
@@ -290,7 +290,7 @@ class CopilotCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(base=s.copilot_scenarios(), answer=s.copilot_answer_scenarios())
 

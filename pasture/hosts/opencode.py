@@ -105,10 +105,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from pasture.render import commands
@@ -117,7 +117,7 @@ from pasture.render.artifact import Artifact, header
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -395,13 +395,13 @@ class OpenCodeCapture(CaptureAdapter):
     options: dict[str, Any] = {}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.hostenv.recorder import OPENCODE_RECORDED_HOOKS
+        from pasture.hosts.recorder import OPENCODE_RECORDED_HOOKS
 
         named = set(profile_event_names(repo_root, (self.harness,), "opencode-named-output"))
         return sorted(named | set(OPENCODE_RECORDED_HOOKS))
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hostenv.recorder import opencode_recorder_plugin
+        from pasture.hosts.recorder import opencode_recorder_plugin
 
         plugins = run.project / ".opencode" / "plugins"
         plugins.mkdir(parents=True, exist_ok=True)
@@ -420,7 +420,7 @@ class OpenCodeCapture(CaptureAdapter):
         (plugins / "pasture-capture.js").write_text(source)
 
     def records(self, run: Run) -> Records:
-        from pasture.hostenv.recorder import read_records
+        from pasture.hosts.recorder import read_records
 
         out = Records()
         for record in read_records(run.root / self.log_name):
@@ -445,7 +445,7 @@ class OpenCodeCapture(CaptureAdapter):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
 

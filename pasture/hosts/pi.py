@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.opencode import (
@@ -52,6 +51,7 @@ from pasture.hosts.opencode import (
     serve_argv,
 )
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
 from pasture.render import commands
@@ -61,7 +61,7 @@ from pasture.runtime.hostwire.pi import STEERS as PI_STEERS
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -215,7 +215,7 @@ class PiCapture(CaptureAdapter):
     options: dict[str, Any] = {}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.evolve.recording import profile_event_names
+        from pasture.hosts.recording import profile_event_names
 
         names = set(profile_event_names(repo_root, (self.harness,)))
         for path in sorted((Path(repo_root) / "captures").glob("pi@*/catalog.json")):
@@ -227,7 +227,7 @@ class PiCapture(CaptureAdapter):
         return sorted(names)
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hostenv.recorder import pi_recorder_extension
+        from pasture.hosts.recorder import pi_recorder_extension
 
         folder = run.project / ".pi" / "extensions"
         folder.mkdir(parents=True, exist_ok=True)
@@ -241,7 +241,7 @@ class PiCapture(CaptureAdapter):
         (folder / "pasture-capture.ts").write_text(source)
 
     def records(self, run: Run) -> Records:
-        from pasture.hostenv.recorder import read_records
+        from pasture.hosts.recorder import read_records
 
         out = Records()
         for record in read_records(run.root / self.log_name):
@@ -257,7 +257,7 @@ class PiCapture(CaptureAdapter):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
 

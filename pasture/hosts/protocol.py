@@ -20,7 +20,7 @@ The members are small because the mechanics are shared, host-neutral helpers a h
 :class:`~pasture.install.jsonhooks.SettingsAmendment` for what else the host keeps there),
 :mod:`pasture.install.pluginfile` (one plugin file of pasture's own), :mod:`pasture.install.places`
 (targets, versions, contract choice), :mod:`pasture.doctor.installed` (the doctor checks of each adapter
-kind), :mod:`pasture.evolve.recording` (capture adapters). None of them imports this package's registry.
+kind), :mod:`pasture.hosts.recording` (capture adapters). None of them imports this package's registry.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.recording import CaptureAdapter
+    from pasture.hosts.recording import CaptureAdapter
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.contracts import Contract

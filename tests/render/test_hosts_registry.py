@@ -163,8 +163,8 @@ def test_doctor_reads_the_generated_adapter_as_ours_and_as_generated(name, tmp_p
 
 @pytest.mark.parametrize("name", list(HOSTS))
 def test_capture_members_describe_this_host(name):
-    from pasture.evolve.recording import CaptureAdapter
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.recording import CaptureAdapter
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.profile.vocab import IdentityKind
 
     h = HOSTS[name]

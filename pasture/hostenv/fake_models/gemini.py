@@ -22,9 +22,9 @@ import json
 import re
 from typing import Any
 
-from pasture.hostenv.fake_models.script import ToolCall
 from pasture.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
 from pasture.hostenv.fake_models.sse import encode_data
+from pasture.hosts.script import ToolCall
 
 __all__ = ["GeminiGenerateContent"]
 

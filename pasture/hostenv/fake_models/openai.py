@@ -23,9 +23,9 @@ import json
 import time
 from typing import Any
 
-from pasture.hostenv.fake_models.script import ToolCall
 from pasture.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
 from pasture.hostenv.fake_models.sse import encode_data, encode_event
+from pasture.hosts.script import ToolCall
 
 __all__ = ["OpenAIChatCompletions", "OpenAIResponses"]
 

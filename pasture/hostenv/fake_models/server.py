@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from pasture.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
+from pasture.hosts.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
 
 __all__ = [
     "LOOPBACK",

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pasture.hostenv.fake_models import Script, Turn
+from pasture.hosts.script import Script, Turn
 
 PROBE_FILE = "probe.txt"
 PROBE_COMMAND = f"echo pasture-probe > {PROBE_FILE}"
