@@ -2,7 +2,7 @@
 ships and committed in ``captures/<harness>@<version>/catalog.json`` (format: :mod:`.model`).
 
 ``pasture catalog extract`` writes one; ``pasture validate`` checks every profile against the
-catalog of its host version (:mod:`.closed`); ``pasture bump`` extracts one for the new version and
+catalog of its host version (:mod:`pasture.profile.closed`); ``pasture bump`` extracts one for the new version and
 classifies new events from it.
 """
 

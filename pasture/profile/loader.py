@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from pasture.catalog import CatalogError, find_catalog
-from pasture.catalog.closed import check as check_against_catalog
+from pasture.catalog.model import CatalogError, find_catalog
+from pasture.profile.closed import check as check_against_catalog
 from pasture.profile import rules
 from pasture.profile.answers import derive
 from pasture.profile.contracts import Contract, RuntimeContract
