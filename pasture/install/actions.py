@@ -77,7 +77,7 @@ def _injected_env_warning(session: Session) -> None:
     opts = session.opts
     if opts.project is None:
         return
-    from pasture.doctor.tamper import injected_by_file
+    from pasture.install.envblock import injected_by_file
 
     project = str(opts.project.resolve())
     for path, names in sorted(injected_by_file(project, project).items()):
@@ -98,7 +98,7 @@ def _user_scope_warning(the_host: Host, session: Session) -> None:
         text = user.file.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return
-    from pasture.doctor.installed import Installation
+    from pasture.install.places import Installation
 
     if isinstance(the_host.read_installation(user, text), Installation):
         session.report.warnings.append(

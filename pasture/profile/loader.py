@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Iterable
 
 from pasture.catalog.model import CatalogError, find_catalog
-from pasture.profile.closed import check as check_against_catalog
 from pasture.profile import rules
 from pasture.profile.answers import derive
+from pasture.profile.closed import check as check_against_catalog
 from pasture.profile.contracts import Contract, RuntimeContract
 from pasture.profile.diagnostics import Problem, ProfileErrors
 from pasture.profile.models import LifecycleFile, RuntimeFile
