@@ -304,11 +304,12 @@ _PHASES = """
 import json, sys, time
 from pathlib import Path
 from pasture.profile.loader import load_project
+from pasture.hosts import HOSTS
 from pasture.render.project import render_project
 from pasture.check.drift import compare
 root = Path(sys.argv[1])
 t0 = time.process_time(); contracts = load_project(root, None)
-t1 = time.process_time(); artifacts = render_project(contracts)
+t1 = time.process_time(); artifacts = render_project(contracts, hosts=HOSTS)
 t2 = time.process_time(); drift = compare(root, artifacts, None)
 t3 = time.process_time()
 print(json.dumps({"load": t1 - t0, "render": t2 - t1, "compare": t3 - t2, "clean": drift.clean}))

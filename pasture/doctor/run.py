@@ -10,8 +10,7 @@ from typing import Mapping
 
 from pasture.doctor import installations, runtime_view, tamper
 from pasture.doctor.findings import DoctorError, Finding, Report
-from pasture.doctor.installed import DoctorContext
-from pasture.hosts import HOSTS, Host
+from pasture.doctor.installed import DoctorContext, DoctorHost
 
 
 @dataclass
@@ -26,7 +25,8 @@ class Options:
     cwd: Path = field(default_factory=Path.cwd)
 
 
-def run(opts: Options) -> Report:
+def run(opts: Options, hosts: Mapping[str, DoctorHost]) -> Report:
+    """The doctor's report; ``hosts``: harness id -> host, in the order they are checked (the registry)."""
     if opts.user:
         report = Report("user")
         project = None
@@ -43,8 +43,8 @@ def run(opts: Options) -> Report:
         report.add(*tamper.check_host_env(str(start), str(project)))
         report.add(*tamper.check_cache(str(project), opts.env))
     report.add(*tamper.check_trust(opts.env))
-    for harness, the_host in HOSTS.items():
-        installs, problems = installations.find_installations(harness, project, opts.env)
+    for harness, the_host in hosts.items():
+        installs, problems = installations.find_installations(the_host, project, opts.env)
         report.add(*problems)
         covered = any(i.target.project is None for i in installs)  # the user-scope adapter is there too
         if not installs and not problems:
@@ -74,7 +74,7 @@ def run(opts: Options) -> Report:
                 "off",
                 "no pasture adapter is installed for any host: nothing enforces a policy here",
                 None,
-                fix=f"pasture install <{'|'.join(HOSTS)}> {where}",
+                fix=f"pasture install <{'|'.join(hosts)}> {where}",
             )
         )
     report.absent = absent
@@ -84,12 +84,12 @@ def run(opts: Options) -> Report:
 
 
 def _check_installation(
-    the_host: Host, inst: installations.Installation, opts: Options, start: Path | None, covered: bool
+    the_host: DoctorHost, inst: installations.Installation, opts: Options, start: Path | None, covered: bool
 ) -> list[Finding]:
     binary = opts.binaries.get(the_host.binary_flag)
-    findings, adapter = installations.check_adapter(inst, opts.root)
+    findings, adapter = installations.check_adapter(inst, opts.root, the_host)
     findings += the_host.check_launcher(inst, opts.env)
-    findings += installations.check_host_version(inst, adapter, opts.root, opts.env, binary)
+    findings += installations.check_host_version(inst, adapter, opts.root, opts.env, the_host, binary)
     ctx = DoctorContext(opts.env, start, covered, binary, opts.timeout)
     return findings + the_host.check_session(inst, ctx)
 

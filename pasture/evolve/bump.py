@@ -114,6 +114,7 @@ def bump(
     from pasture.evolve.captured import load_capture
     from pasture.evolve.profile_new import ProfileNewError, new_profile
     from pasture.evolve.status import closest_contract
+    from pasture.hosts import HOSTS
     from pasture.profile.diagnostics import ProfileErrors
     from pasture.profile.loader import load_project
     from pasture.render.project import RenderError, render_project
@@ -189,7 +190,7 @@ def bump(
 
     try:
         fresh = load_project(root)
-        artifacts = render_project(fresh)
+        artifacts = render_project(fresh, hosts=HOSTS)
     except (ProfileErrors, RenderError) as exc:
         raise BumpError(f"generate: {exc}") from None
     drift = compare(root, artifacts)

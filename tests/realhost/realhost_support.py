@@ -371,14 +371,13 @@ def install_argv() -> list[str] | None:
     if cli_main is not None and "install" in getattr(cli_main, "commands", {}):
         return [sys.executable, "-m", "pasture.entry", "install"]
     try:
-        import pasture.install.commands  # noqa: F401
+        import pasture.cli.install  # noqa: F401
     except ImportError:
         return None
     return [
         sys.executable,
         "-c",
-        "import sys; from pasture.install.commands import install; "
-        "install.main(sys.argv[1:], prog_name='pasture install')",
+        "import sys; from pasture.cli.install import install; install.main(sys.argv[1:], prog_name='pasture install')",
     ]
 
 

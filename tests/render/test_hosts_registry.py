@@ -156,7 +156,7 @@ def test_doctor_reads_the_generated_adapter_as_ours_and_as_generated(name, tmp_p
     text = (REPO / "generated" / contract / h.adapter_file).read_text(encoding="utf-8")
     inst = h.read_installation(target, text)
     assert isinstance(inst, Installation) and inst.contract == contract and inst.harness == name
-    findings = h.check_adapter(inst, load_adapter(REPO, contract))
+    findings = h.check_adapter(inst, load_adapter(REPO, contract, h))
     assert [(f.check, f.status) for f in findings] == [("adapter", "ok")], [f.message for f in findings]
     assert h.read_installation(target, '{"hooks": {}}\n' if text.startswith("{") else "// mine\n") is None
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
+from pasture.hosts import HOSTS
+from pasture.hosts import NAMES as HARNESSES
 from pasture.install.report import EXIT_ERROR, InstallError, Report
-from pasture.install.targets import HARNESSES
 
 
 def _root(ctx: click.Context, root: Path | None) -> Path:
@@ -69,8 +70,6 @@ def _refuse(exc: InstallError, as_json: bool) -> None:
 
 def _host_only(harness: str, given: dict[str, object]) -> None:
     """Refuse the host-only flags this host does not take (``HOST.install_flags``), naming the hosts that do."""
-    from pasture.hosts import HOSTS
-
     if any(value for flag, value in given.items() if flag not in HOSTS[harness].install_flags):
         flags = list(given)
         owners = [name for name, h in HOSTS.items() if set(flags) <= h.install_flags]
@@ -179,7 +178,7 @@ def install(
         follow_symlinks=follow_symlinks,
     )
     try:
-        report = run_install(opts)
+        report = run_install(opts, HOSTS[harness])
     except InstallError as exc:
         _refuse(exc, as_json)
         return
@@ -207,7 +206,7 @@ def uninstall(
         follow_symlinks=follow_symlinks,
     )
     try:
-        report = run_uninstall(opts)
+        report = run_uninstall(opts, HOSTS[harness])
     except InstallError as exc:
         _refuse(exc, as_json)
         return
