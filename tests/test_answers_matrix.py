@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
 from pasture.profile.answers import (
@@ -34,7 +35,6 @@ from pasture.profile.answers import (
     read_answer_captures,
     row_answers,
 )
-from pasture.profile.loader import load_project
 from pasture.profile.versions import HostVersion
 from pasture.profile.vocab import Harness, MutationMode
 from pasture.render.docs import events_doc

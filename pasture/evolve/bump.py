@@ -127,7 +127,7 @@ def bump(
     _step("version", lambda: HostVersion.parse(version))
     say(f"bump {harness} to {version}" + ("" if to else " (newest on npm)"))
     try:
-        contracts = load_project(root)
+        contracts = load_project(root, hosts=HOSTS)
     except ProfileErrors as exc:
         raise BumpError(
             "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
@@ -189,7 +189,7 @@ def bump(
             steps.append(pinned)
 
     try:
-        fresh = load_project(root)
+        fresh = load_project(root, hosts=HOSTS)
         artifacts = render_project(fresh, hosts=HOSTS)
     except (ProfileErrors, RenderError) as exc:
         raise BumpError(f"generate: {exc}") from None

@@ -22,7 +22,7 @@ __all__ = ["Adapter", "load_adapter"]
 def load_adapter(root: Path, contract_id: str, host: InstallHost) -> Adapter:
     """Load and validate one contract of ``host`` (raises ProfileErrors) and render its installable file (the
     host's ``adapter_file``)."""
-    (contract,) = load_project(root, [contract_id])
+    (contract,) = load_project(root, [contract_id], hosts={host.name: host})
     from pasture.render.project import adapter_artifacts
 
     artifact = next(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol
 
+from pasture.profile.hostview import ProfileHost
 from pasture.render.artifact import RenderedHost
 
 if TYPE_CHECKING:
@@ -15,8 +16,7 @@ if TYPE_CHECKING:
     from pasture.profile.versions import HostVersion
 
 
-class InstallHost(RenderedHost, Protocol):
-    name: str
+class InstallHost(RenderedHost, ProfileHost, Protocol):
     binary: str
     binary_flag: str
     install_flags: frozenset[str]

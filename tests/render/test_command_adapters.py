@@ -8,11 +8,11 @@ import json
 import host_schemas
 import jsonschema
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
 from pasture.hosts.claude_code import claude_artifacts
 from pasture.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
-from pasture.profile.loader import load_project
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from loading import load_project
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
 from pasture.hosts import HOSTS
-from pasture.profile.loader import load_project
 from pasture.render.project import render_project
 
 HOSTILE = "a\"b'c\\d$(touch pwned)`id`${HOME}*/</script>ü\u2028|x"
