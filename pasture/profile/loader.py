@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from pasture.catalog.model import CatalogError, find_catalog
 from pasture.profile import rules
 from pasture.profile.answers import derive
+from pasture.profile.catalog import CatalogError, find_catalog
 from pasture.profile.closed import check as check_against_catalog
 from pasture.profile.contracts import Contract, RuntimeContract
 from pasture.profile.diagnostics import Problem, ProfileErrors
