@@ -40,6 +40,7 @@ from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
+from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render.artifact import Artifact, header
@@ -454,6 +455,9 @@ class Codex(JsonHooksDoctorMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
     }
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return command_candidates(row, output, inputs)
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it

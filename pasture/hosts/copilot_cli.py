@@ -43,8 +43,9 @@ from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
+from pasture.profile.answers import STOP_ACTIVE, W_BLOCK_REASON, schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
-from pasture.profile.vocab import HookSurface
+from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact
 from pasture.render.encode import shell_words
@@ -520,6 +521,36 @@ def _grouped_text(text: str) -> str | None:
         return None
 
 
+# GitHub Copilot CLI's answer wire forms (the flat outputs of copilot-sdk/types.d.ts)
+W_COP_ALLOW = "permissionDecision=allow"
+W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
+W_COP_CONTEXT = "additionalContext"
+
+
+def _copilot_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """GitHub Copilot CLI: flat outputs. ``permissionDecision`` allow, ``modifiedArgs`` (with allow) on an
+    ``input`` row, ``additionalContext`` (after a tool: feedback), ``decision: block`` + ``reason`` on the stop
+    event (agentStop, whose input carries ``stopHookActive``)."""
+    out = []
+    after_tool = "toolResult" in inputs or ("toolArgs" in inputs and "error" in inputs)
+    stop = any(name in inputs for name in STOP_ACTIVE)
+    allows = schema_offers(output, "permissionDecision", "allow")
+    if row.pre_action and allows:
+        out.append(("allow", W_COP_ALLOW))
+    if (
+        row.pre_action
+        and allows
+        and row.mutation is MutationMode.INPUT
+        and schema_field(output, "modifiedArgs") is not None
+    ):
+        out.append(("rewrite", W_COP_MODIFIED_ARGS))
+    if schema_field(output, "additionalContext") is not None:
+        out.append(("feedback" if after_tool and not row.pre_action else "context", W_COP_CONTEXT))
+    if stop and schema_offers(output, "decision", "block") and schema_field(output, "reason") is not None:
+        out.append(("continue", W_BLOCK_REASON))
+    return out
+
+
 class CopilotCli:
     name = "copilot-cli"
     display_name = "GitHub Copilot CLI"
@@ -641,6 +672,9 @@ class CopilotCli:
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
     }
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _copilot_candidates(row, output, inputs)
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it

@@ -32,8 +32,9 @@ from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter, CommandHookCapture, profile_event_names
+from pasture.profile.answers import STOP_ACTIVE, W_CONTEXT, schema_field, schema_offers
 from pasture.profile.contracts import Contract
-from pasture.profile.vocab import HookSurface
+from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
 
@@ -323,6 +324,38 @@ def _trust_finding(inst: Installation, env: Mapping[str, str]) -> list[Finding]:
     ]
 
 
+# Gemini CLI's answer wire forms (bundled docs/hooks/reference.md, the hook output classes of its bundle)
+W_GEM_TOOL_INPUT = "hookSpecificOutput.tool_input"
+W_GEM_ALLOW = "decision=allow"
+W_GEM_DENY_REASON = "decision=deny+reason"
+
+
+def _gemini_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """Gemini CLI: ``decision`` (allow / deny) + ``reason`` and ``hookSpecificOutput`` fields per event. An
+    ``additionalContext`` after a tool is appended to its result (feedback), elsewhere it is context; a deny
+    after a tool replaces its result (feedback); on the stop event (AfterAgent, whose input carries
+    ``stop_hook_active``) a deny sends the reason as a new prompt (continue)."""
+    out = []
+    after_tool = "tool_response" in inputs
+    stop = any(name in inputs for name in STOP_ACTIVE)
+    if row.pre_action and schema_offers(output, "decision", "allow"):
+        out.append(("allow", W_GEM_ALLOW))
+    if (
+        row.pre_action
+        and row.mutation is MutationMode.INPUT
+        and schema_field(output, "hookSpecificOutput.tool_input") is not None
+    ):
+        out.append(("rewrite", W_GEM_TOOL_INPUT))
+    if schema_field(output, "hookSpecificOutput.additionalContext") is not None:
+        out.append(("feedback" if after_tool else "context", W_CONTEXT))
+    denies = schema_offers(output, "decision", "deny") and schema_field(output, "reason") is not None
+    if denies and not row.pre_action and after_tool:
+        out.append(("feedback", W_GEM_DENY_REASON))
+    if denies and stop:
+        out.append(("continue", W_GEM_DENY_REASON))
+    return out
+
+
 class GeminiCli(JsonHooksDoctorMembers):
     name = "gemini-cli"
     display_name = "Gemini CLI"
@@ -440,6 +473,9 @@ class GeminiCli(JsonHooksDoctorMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "gemini-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
     }
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _gemini_candidates(row, output, inputs)
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it

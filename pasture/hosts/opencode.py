@@ -109,6 +109,7 @@ from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
+from pasture.profile.answers import schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from pasture.render import commands
@@ -450,6 +451,31 @@ class OpenCodeCapture(CaptureAdapter):
         return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
 
 
+# OpenCode's answer wire forms (its plugin hooks' output objects)
+W_OC_SET_ARG = "output.args.<field> set in place"
+W_OC_NEW_ARGS = "output.args replaced by a new object"
+W_OC_STATUS = "output.status=allow"
+W_OC_SYSTEM = "output.system.push(text)"
+W_OC_OUTPUT = "output.output edited"
+
+
+def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    if row.mutation is not MutationMode.OUTPUT_OBJECT:
+        return []  # an OpenCode hook answers only by mutating its output object
+    out = []
+    if row.pre_action and schema_offers(output, "status", "allow"):
+        out.append(("allow", W_OC_STATUS))
+    if row.pre_action and schema_field(output, "args") is not None:
+        out += [("rewrite", W_OC_SET_ARG), ("rewrite", W_OC_NEW_ARGS)]
+    system = schema_field(output, "system")
+    if system is not None and system.get("type") == "array":
+        out.append(("context", W_OC_SYSTEM))
+    result = schema_field(output, "output")
+    if not row.pre_action and result is not None and result.get("type") == "string":
+        out.append(("feedback", W_OC_OUTPUT))
+    return out
+
+
 class OpenCode(PluginFileMembers):
     name = "opencode"
     display_name = "OpenCode"
@@ -553,6 +579,9 @@ class OpenCode(PluginFileMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"}
     }
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _opencode_candidates(row, output) if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT else []
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """The plugin hands the runtime ``{event, input[, output]}``."""

@@ -52,6 +52,7 @@ from pasture.hosts.opencode import (
 )
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
+from pasture.profile.answers import schema_field
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
 from pasture.render import commands
@@ -262,6 +263,23 @@ class PiCapture(CaptureAdapter):
         return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
 
 
+# Pi's answer wire forms (the result types of ExtensionAPI.on handlers)
+W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
+W_PI_CONTENT = "tool_result returns {content}"
+
+
+def _pi_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    """A Pi handler answers by what it returns (its result type in the catalog), never by mutating."""
+    out = []
+    prompt = schema_field(output, "systemPrompt")
+    if row.name == "before_agent_start" and prompt is not None and prompt.get("type") == "string":
+        out.append(("context", W_PI_SYSTEM_PROMPT))
+    content = schema_field(output, "content")
+    if row.name == "tool_result" and not row.pre_action and content is not None and content.get("type") == "array":
+        out.append(("feedback", W_PI_CONTENT))
+    return out
+
+
 class Pi(PluginFileMembers):
     name = "pi"
     display_name = "Pi"
@@ -344,6 +362,9 @@ class Pi(PluginFileMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "pi-extension-event": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"}
     }
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _pi_candidates(row, output)
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the event object, as the extension hands it over

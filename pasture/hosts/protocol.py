@@ -175,6 +175,12 @@ class Host(Protocol):
     #: ``gate_failure``); only the surfaces that can carry a gate
     gate_axes: Mapping[str, Mapping[str, str]]
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        """(capability, wire form) pairs a row's catalog output schema and input fields allow, in the host's own
+        wire forms (the capability matrix, :mod:`pasture.profile.answers`; the JSON command hosts share
+        :func:`~pasture.profile.answers.command_candidates`)."""
+        ...
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""
         ...

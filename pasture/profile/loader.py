@@ -178,14 +178,16 @@ def _runtime(
     return rules.runtime_contract(f, model, contract_id, harness, host)
 
 
-def _with_answers(root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None):
+def _with_answers(
+    root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None, host: ProfileHost
+):
     """Each row with its capability matrix: the host catalog's output schema and mutation mode, and
     the answer captures of this very version (profile/answers.py)."""
     try:
         catalog = find_catalog(root, harness.value, str(version))
     except CatalogError:
         catalog = None  # the closed-catalog check has already reported it
-    forms = derive(root, contract_id, harness, version, rows, catalog)
+    forms = derive(root, contract_id, host, version, rows, catalog)
     if cited is not None:
         cited.update(f.evidence for fs in forms.values() for f in fs if f.evidence)
     return tuple(replace(row, answers=forms[row.name]) for row in rows)
@@ -208,7 +210,7 @@ def _load_contract(
     if life is None or runtime is None or len(problems) != before:
         return None
     harness, version, admission, rows = life
-    rows = _with_answers(root, contract_id, harness, version, rows, cited)
+    rows = _with_answers(root, contract_id, harness, version, rows, cited, hosts[harness.value])
     return Contract(
         id=contract_id,
         harness=harness,
