@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
+from pasture.hosts.scenario_sets import PROBE, PROBE_COMMAND, Approvals, Scenario
+from pasture.hosts.script import Script, Turn
 from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
@@ -166,8 +168,8 @@ class ClaudeCodeCapture(CommandHookCapture):
         return s.ScenarioSet(
             base=s.command_host_scenarios(),
             extra=(s.ASK,),
-            trigger=s.slash_command_scenarios(),
-            answer=s.command_answer_scenarios(s.DEFAULT_PERMISSION_MODE),
+            trigger=slash_command_scenarios(),
+            answer=s.command_answer_scenarios(DEFAULT_PERMISSION_MODE),
         )
 
 
@@ -354,3 +356,75 @@ class ClaudeCode:
 
 
 HOST: Host = ClaudeCode()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+# Claude Code's PreSkillShellCommand fires before a shell command embedded in a slash command or
+# skill (a line "!`command`") runs, at prompt expansion, before the model sees the prompt. A
+# project slash command whose only shell line writes the probe file triggers it offline: the
+# prompt "/pasture-probe" expands it, and the fake model just answers.
+_SKILL_COMMAND = (
+    ".claude/commands/pasture-probe.md",
+    f"""---
+description: Write the pasture probe file
+allowed-tools: Bash(echo:*)
+---
+!`{PROBE_COMMAND}`
+Report what the command above printed.
+""",
+)
+
+_SKILL_REPLY = Script.of(Turn.reply("Done."))
+
+
+def slash_command_scenarios() -> tuple[Scenario, ...]:
+    expansion: dict[str, Any] = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common: dict[str, Any] = dict(expansion, triggers=("PreSkillShellCommand",))
+    return (
+        Scenario(
+            "slash-command-allow",
+            "the slash command /pasture-probe holds the shell line "
+            f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file",
+            _SKILL_REPLY,
+            **expansion,
+            triggers=("UserPromptExpansion", "PreSkillShellCommand"),
+        ),
+        Scenario(
+            "user-prompt-expansion-exit-2",
+            "UserPromptExpansion refuses the expansion of /pasture-probe by "
+            "exiting 2; the expansion (and its shell line) must not happen",
+            _SKILL_REPLY,
+            "UserPromptExpansion",
+            "exit-2",
+            False,
+            **expansion,
+            triggers=("UserPromptExpansion",),
+        ),
+        Scenario(
+            "pre-skill-shell-command-exit-2",
+            "PreSkillShellCommand refuses the slash command's shell line by exiting 2 with the reason on stderr",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "exit-2",
+            False,
+            **common,
+        ),
+        Scenario(
+            "pre-skill-shell-command-json-deny",
+            "PreSkillShellCommand refuses the slash command's shell line "
+            "with hookSpecificOutput.permissionDecision deny",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "json-deny",
+            False,
+            **common,
+        ),
+    )
+
+
+# Claude Code's default permission mode (no --dangerously-skip-permissions): the redirect needs approval.
+_CLAUDE_DEFAULT = (("permission_mode", "default"),)
+
+#: Claude Code's default permission mode (no --dangerously-skip-permissions).
+DEFAULT_PERMISSION_MODE = Approvals(_CLAUDE_DEFAULT, PROBE, "in the default permission mode (no bypass flag)", True)

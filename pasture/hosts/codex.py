@@ -40,6 +40,8 @@ from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
+from pasture.hosts.scenario_sets import PROBE_COMMAND, Approvals
+from pasture.hosts.script import Script, Turn
 from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
@@ -347,7 +349,7 @@ class CodexCapture(CommandHookCapture):
     def scenario_set(self) -> ScenarioSet:
         from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(s.APPROVALS_ON_REQUEST))
+        return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(APPROVALS_ON_REQUEST))
 
 
 class Codex(JsonHooksDoctorMembers):
@@ -464,3 +466,37 @@ class Codex(JsonHooksDoctorMembers):
 
 
 HOST: Host = Codex()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+# Codex runs a call without asking unless it leaves the sandbox: the model asks for an unsandboxed
+# run (require_escalated), which needs an approval.
+_ESCALATED = Script.of(
+    Turn.tool(
+        "exec_command",
+        {
+            "cmd": PROBE_COMMAND,
+            "sandbox_permissions": "require_escalated",
+            "justification": "Write the pasture probe file",
+        },
+    ),
+    Turn.reply("Done. The tool said: {tool_result}"),
+)
+
+# Codex with approvals on (no bypass flag): a read-only sandbox, approvals on request, and
+# --approve-for-me, which routes an approval to a review (the hook's answer comes first).
+_CODEX_APPROVALS = (
+    ("approval_policy", "on-request"),
+    ("sandbox_mode", "read-only"),
+    ("bypass_approvals", False),
+    ("extra_args", ("--approve-for-me",)),
+)
+
+#: Codex with approvals on request, and a model that asks for an unsandboxed run.
+APPROVALS_ON_REQUEST = Approvals(
+    _CODEX_APPROVALS,
+    _ESCALATED,
+    "with approvals on (read-only sandbox, on-request, --approve-for-me; the model asks for an unsandboxed run)",
+    False,
+)

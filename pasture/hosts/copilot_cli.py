@@ -43,6 +43,17 @@ from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
+from pasture.hosts.scenario_sets import (
+    ALLOW,
+    ASKED_COMMAND,
+    CONTINUE_BOUND,
+    PROBE,
+    PROBE_COMMAND,
+    REWRITE,
+    STOP_THEN_PROBE,
+    Answer,
+    Scenario,
+)
 from pasture.profile.answers import STOP_ACTIVE, W_BLOCK_REASON, schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import HookSurface, MutationMode
@@ -293,7 +304,7 @@ class CopilotCapture(CommandHookCapture):
     def scenario_set(self) -> ScenarioSet:
         from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.copilot_scenarios(), answer=s.copilot_answer_scenarios())
+        return s.ScenarioSet(base=copilot_scenarios(), answer=copilot_answer_scenarios())
 
 
 # --- install -----------------------------------------------------------------------------------------
@@ -681,3 +692,116 @@ class CopilotCli:
 
 
 HOST: Host = CopilotCli()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def copilot_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI: preToolUse refuses by exit 2 (the model reads only the exit code) or by its flat
+    JSON permission decision (the reason reaches the model)."""
+    return (
+        ALLOW,
+        Scenario(
+            "pre-tool-use-exit-2",
+            "preToolUse refuses the shell call by exiting 2 with the reason on stderr",
+            PROBE,
+            "preToolUse",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "pre-tool-use-json-deny",
+            "preToolUse refuses the shell call with permissionDecision deny and a permissionDecisionReason",
+            PROBE,
+            "preToolUse",
+            "json-deny",
+            False,
+        ),
+    )
+
+
+#: Copilot CLI without --allow-all-tools: a shell call needs a permission nobody can give headless.
+COPILOT_DEFAULT_PERMISSIONS = (("allow_all_tools", False),)
+
+
+def copilot_answer_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI's answers in the flat forms of its SDK typings (copilot-sdk/types.d.ts of the
+    unpacked package: ``PreToolUseHookOutput``, ``SessionStartHookOutput``, ``PostToolUseHookOutput``, ...)."""
+    where = "without --allow-all-tools (its default permissions)"
+    return (
+        Scenario(
+            "pre-tool-use-rewrite",
+            f"preToolUse answers modifiedArgs (the model's toolArgs with the rewritten command; the model "
+            f"asked for {ASKED_COMMAND}) and permissionDecision allow, {where}; the rewritten command must be "
+            "the one that ran",
+            REWRITE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            answer=Answer(
+                "rewrite",
+                "preToolUse",
+                W_COP_MODIFIED_ARGS,
+                {
+                    "permissionDecision": "allow",
+                    "permissionDecisionReason": "{marker}",
+                    "modifiedArgs": {"command": PROBE_COMMAND},
+                },
+                merge_tool_input=True,
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answer: the shell call {where}, nothing answers; a headless run has "
+            "nobody to approve it, so it must not run",
+            PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+        ),
+        Scenario(
+            "pre-tool-use-allow",
+            f"preToolUse answers permissionDecision allow {where}; honoured if the call runs without a prompt",
+            PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            control="no-answer-approval",
+            answer=Answer(
+                "allow",
+                "preToolUse",
+                W_COP_ALLOW,
+                {"permissionDecision": "allow", "permissionDecisionReason": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "session-start-context",
+            "sessionStart answers additionalContext; honoured if the text is in the first request the model receives",
+            PROBE,
+            answer=Answer("context", "sessionStart", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "user-prompt-submitted-context",
+            "userPromptSubmitted answers additionalContext; honoured if the text is in the first request the "
+            "model receives",
+            PROBE,
+            answer=Answer("context", "userPromptSubmitted", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "post-tool-use-feedback",
+            "after the shell call postToolUse answers additionalContext; honoured if the text is in what the "
+            "next request adds after the tool call",
+            PROBE,
+            answer=Answer("feedback", "postToolUse", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "agent-stop-continue",
+            f'the model stops at once; agentStop answers {{"decision": "block", "reason"}} on the first '
+            f"{CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next request holds "
+            f"the reason, the next turn writes the probe file, and the host stops by itself after "
+            f"{CONTINUE_BOUND} continuations",
+            STOP_THEN_PROBE,
+            answer=Answer(
+                "continue",
+                "agentStop",
+                W_BLOCK_REASON,
+                {"decision": "block", "reason": "{marker}"},
+                times=CONTINUE_BOUND,
+            ),
+        ),
+    )

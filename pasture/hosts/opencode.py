@@ -109,6 +109,16 @@ from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
+from pasture.hosts.scenario_sets import (
+    ALLOW,
+    ASKED_COMMAND,
+    PROBE,
+    PROBE_COMMAND,
+    REWRITE,
+    STOP,
+    Answer,
+    Scenario,
+)
 from pasture.profile.answers import schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
@@ -448,7 +458,7 @@ class OpenCodeCapture(CaptureAdapter):
     def scenario_set(self) -> ScenarioSet:
         from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
+        return s.ScenarioSet(base=plugin_host_scenarios(), answer=plugin_answer_scenarios())
 
 
 # OpenCode's answer wire forms (its plugin hooks' output objects)
@@ -593,3 +603,99 @@ class OpenCode(PluginFileMembers):
 
 
 HOST: Host = OpenCode()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def plugin_host_scenarios() -> tuple[Scenario, ...]:
+    """OpenCode: the plugin refuses by throwing from tool.execute.before; 1.x offers no stop refusal channel."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-execute-before-throw",
+            "the plugin throws from tool.execute.before for the bash call",
+            PROBE,
+            "tool.execute.before",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "stop",
+            "the model answers without a tool and the host stops (OpenCode 1.x offers no stop refusal channel)",
+            STOP,
+        ),
+    )
+
+
+def plugin_answer_scenarios() -> tuple[Scenario, ...]:
+    return (
+        Scenario(
+            "tool-execute-before-rewrite",
+            "tool.execute.before sets output.args.command in place (the model "
+            f"asked for {ASKED_COMMAND}); the rewritten command must be the one that ran",
+            REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_SET_ARG,
+                plugin={"op": "set-arg", "tool": "bash", "field": "command", "value": PROBE_COMMAND},
+            ),
+        ),
+        Scenario(
+            "tool-execute-before-new-args",
+            "tool.execute.before assigns a new output.args object with the "
+            "rewritten command; honoured only if that command is the one that ran",
+            REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_NEW_ARGS,
+                plugin={
+                    "op": "replace-args",
+                    "tool": "bash",
+                    "value": {"command": PROBE_COMMAND, "description": "Write the pasture probe file"},
+                },
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            "control for the allow answer: permission bash = ask, nothing answers; "
+            "opencode run auto-rejects what would need a prompt, so the call must not run",
+            PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+        ),
+        Scenario(
+            "permission-ask-allow",
+            "permission bash = ask; the plugin's permission.ask hook sets "
+            "output.status allow; honoured if the call runs without a prompt",
+            PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+            control="no-answer-approval",
+            answer=Answer("allow", "permission.ask", W_OC_STATUS, plugin={"op": "set-status", "value": "allow"}),
+        ),
+        Scenario(
+            "system-transform-context",
+            "experimental.chat.system.transform pushes a text into "
+            "output.system; honoured if the text is in the first request the model receives",
+            PROBE,
+            answer=Answer(
+                "context",
+                "experimental.chat.system.transform",
+                W_OC_SYSTEM,
+                plugin={"op": "push-system", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-execute-after-feedback",
+            "tool.execute.after appends a text to output.output after the "
+            "shell call; honoured if the text is in what the next request adds after the tool call",
+            PROBE,
+            answer=Answer(
+                "feedback",
+                "tool.execute.after",
+                W_OC_OUTPUT,
+                plugin={"op": "append-output", "tool": "bash", "value": "\n{marker}"},
+            ),
+        ),
+    )

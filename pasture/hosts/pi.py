@@ -52,6 +52,7 @@ from pasture.hosts.opencode import (
 )
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
+from pasture.hosts.scenario_sets import ALLOW, PROBE, Answer, Scenario
 from pasture.profile.answers import schema_field
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
@@ -260,7 +261,7 @@ class PiCapture(CaptureAdapter):
     def scenario_set(self) -> ScenarioSet:
         from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
+        return s.ScenarioSet(base=pi_scenarios(), answer=pi_answer_scenarios())
 
 
 # Pi's answer wire forms (the result types of ExtensionAPI.on handlers)
@@ -408,3 +409,58 @@ def _check_session(inst: Installation, ctx: DoctorContext) -> list[Finding]:
 
 
 HOST: Host = Pi()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def pi_scenarios() -> tuple[Scenario, ...]:
+    """Pi: an extension's tool_call handler refuses by throwing (documented: "tool_call errors block the tool
+    (fail-safe)"), or by returning ``{block: true, reason}``; in both the reason is the blocked call's
+    tool result. Pi has no stop refusal channel (agent_end's result is never read)."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-call-throw",
+            "the extension throws an Error carrying the reason from its tool_call handler for the bash call",
+            PROBE,
+            "tool_call",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "tool-call-block",
+            "the extension's tool_call handler returns {block: true, reason} for the bash call",
+            PROBE,
+            "tool_call",
+            "block",
+            False,
+        ),
+    )
+
+
+def pi_answer_scenarios() -> tuple[Scenario, ...]:
+    """Pi: a handler answers by what it returns (ExtensionAPI's result types)."""
+    return (
+        Scenario(
+            "before-agent-start-context",
+            "before_agent_start returns a systemPrompt with a text appended; honoured if the text is in the "
+            "first request the model receives",
+            PROBE,
+            answer=Answer(
+                "context",
+                "before_agent_start",
+                W_PI_SYSTEM_PROMPT,
+                plugin={"op": "append-system-prompt", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-result-feedback",
+            "tool_result returns a content with a text after the shell call; honoured if the text is in what "
+            "the next request adds after the tool call",
+            PROBE,
+            answer=Answer(
+                "feedback", "tool_result", W_PI_CONTENT, plugin={"op": "return-content", "value": "{marker}"}
+            ),
+        ),
+    )
