@@ -21,7 +21,8 @@ from pasture.hostenv.npm_tools import (
 )
 from pasture.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
 from pasture.hosts import LAUNCHERS, RunLayout, launcher_for
-from pasture.hosts.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from pasture.hosts.opencode import opencode_recorder_plugin
+from pasture.hosts.recorder import install_recorder, read_records, recorder_command
 
 HOSTS = tuple(HOST_PACKAGES)
 

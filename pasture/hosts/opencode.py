@@ -102,7 +102,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
@@ -406,14 +406,10 @@ class OpenCodeCapture(CaptureAdapter):
     options: dict[str, Any] = {}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.hosts.recorder import OPENCODE_RECORDED_HOOKS
-
         named = set(profile_event_names(repo_root, (self.harness,), "opencode-named-output"))
         return sorted(named | set(OPENCODE_RECORDED_HOOKS))
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hosts.recorder import opencode_recorder_plugin
-
         plugins = run.project / ".opencode" / "plugins"
         plugins.mkdir(parents=True, exist_ok=True)
         block = "bash" if scenario.channel == "throw" else None
@@ -699,3 +695,131 @@ def plugin_answer_scenarios() -> tuple[Scenario, ...]:
             ),
         ),
     )
+
+
+# --- the recording plugin `pasture capture` and the real-host tests install -----------------------
+
+#: The named hooks the OpenCode recording plugin registers unless told otherwise.
+OPENCODE_RECORDED_HOOKS = (
+    "event",
+    "config",
+    "chat.message",
+    "chat.params",
+    "chat.headers",
+    "permission.ask",
+    "command.execute.before",
+    "tool.execute.before",
+    "tool.execute.after",
+    "shell.env",
+    "experimental.chat.system.transform",
+)
+
+
+#: How the recording plugin can answer (see :func:`opencode_recorder_plugin`).
+OPENCODE_ANSWER_OPS = ("set-arg", "replace-args", "append-output", "push-system", "set-status")
+
+
+def opencode_recorder_plugin(
+    log: str | Path,
+    *,
+    block_tool: str | None = None,
+    reason: str = "blocked by pasture recorder",
+    export_name: str = "PastureRecorder",
+    hooks: Sequence[str] | None = None,
+    discover: bool = False,
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
+
+    It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one
+    plugin function. With ``block_tool`` it throws ``reason`` from ``tool.execute.before`` for that
+    tool. ``hooks`` names the hooks it registers (default :data:`OPENCODE_RECORDED_HOOKS`). With
+    ``discover`` the plugin's hooks object is a Proxy: every property the host looks up is recorded
+    as ``{"hook": "plugin.lookup", "name"}``, and ``event``, ``config``, every name in ``hooks`` and
+    every dotted name the host asks for (OpenCode's hook names are dotted) get a recording hook, so
+    hooks missing from ``hooks`` show up too.
+
+    ``answers`` makes hooks answer by mutating their ``output`` after recording it, once per call:
+    ``{hook: {"op": OP, "value": V, "tool"?: name, "field"?: name}}`` with OP one of
+    :data:`OPENCODE_ANSWER_OPS` (``set-arg``: ``output.args[field] = V`` in place; ``replace-args``:
+    ``output.args = V``, a new object; ``append-output``: ``output.output += V``; ``push-system``:
+    ``output.system.push(V)``; ``set-status``: ``output.status = V``); ``tool`` limits a tool hook
+    to that tool.
+    """
+    for hook_name, spec in (answers or {}).items():
+        if spec.get("op") not in OPENCODE_ANSWER_OPS:
+            raise ValueError(f"{hook_name}: op must be one of {OPENCODE_ANSWER_OPS}")
+    names = list(OPENCODE_RECORDED_HOOKS if hooks is None else hooks)
+    if not discover:
+        body = f"""  const hooks = {{}}
+  for (const name of {json.dumps(names)}) {{
+    hooks[name] = hook(name)
+  }}
+  return hooks"""
+    else:
+        body = f"""  const known = new Set({json.dumps(names)})
+  const made = {{}}
+  return new Proxy({{}}, {{
+    get(_target, name) {{
+      if (typeof name !== "string") return undefined
+      record("plugin.lookup", {{ name }}, null)
+      if (name === "then") return undefined
+      if (!(known.has(name) || name === "event" || name === "config" || name.includes("."))) return undefined
+      if (!made[name]) made[name] = hook(name)
+      return made[name]
+    }},
+  }})"""
+    return f"""// pasture hostenv recording plugin (generated)
+import {{ appendFileSync }} from "node:fs"
+
+const LOG = {json.dumps(str(log))}
+const BLOCK_TOOL = {json.dumps(block_tool)}
+const REASON = {json.dumps(reason)}
+const ANSWERS = {json.dumps(answers or {}, sort_keys=True)}
+
+function safe(value) {{
+  const seen = new WeakSet()
+  return JSON.parse(JSON.stringify(value, (key, v) => {{
+    if (typeof v === "function") return undefined
+    if (typeof v === "bigint") return String(v)
+    if (v && typeof v === "object") {{
+      if (seen.has(v)) return "[circular]"
+      seen.add(v)
+    }}
+    return v
+  }}) ?? "null")
+}}
+
+function record(hook, input, output) {{
+  let line
+  try {{
+    line = JSON.stringify({{ hook, time: Date.now(), input: safe(input), output: safe(output) }})
+  }} catch (err) {{
+    line = JSON.stringify({{ hook, time: Date.now(), error: String(err) }})
+  }}
+  appendFileSync(LOG, line + "\\n")
+}}
+
+function hook(name) {{
+  return async (input, output) => {{
+    record(name, input, output)
+    if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
+      throw new Error(REASON)
+    }}
+    const answer = ANSWERS[name]
+    if (answer && output && !(answer.tool && (!input || input.tool !== answer.tool))) {{
+      if (answer.op === "set-arg") output.args[answer.field] = answer.value
+      else if (answer.op === "replace-args") output.args = answer.value
+      else if (answer.op === "append-output") output.output = String(output.output ?? "") + answer.value
+      else if (answer.op === "push-system") output.system.push(answer.value)
+      else if (answer.op === "set-status") output.status = answer.value
+    }}
+  }}
+}}
+
+export const {export_name} = async (ctx) => {{
+  record("plugin.init", {{ keys: Object.keys(ctx), directory: ctx.directory, worktree: ctx.worktree,
+                          project: ctx.project }}, null)
+{body}
+}}
+"""

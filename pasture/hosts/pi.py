@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
@@ -229,8 +229,6 @@ class PiCapture(CaptureAdapter):
         return sorted(names)
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hosts.recorder import pi_recorder_extension
-
         folder = run.project / ".pi" / "extensions"
         folder.mkdir(parents=True, exist_ok=True)
         refuse = scenario.channel if scenario.refused_event == "tool_call" else None
@@ -464,3 +462,69 @@ def pi_answer_scenarios() -> tuple[Scenario, ...]:
             ),
         ),
     )
+
+
+# --- the recording extension `pasture capture` installs ------------------------------------------
+
+#: How the Pi recording extension can answer (see :func:`pi_recorder_extension`).
+PI_ANSWER_OPS = ("append-system-prompt", "return-content")
+
+
+def pi_recorder_extension(
+    log: str | Path,
+    events: Sequence[str],
+    *,
+    refuse: str | None = None,
+    tool: str = "bash",
+    reason: str = "blocked by pasture recorder",
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """TypeScript source of a Pi project extension (``.pi/extensions/*.ts``) that subscribes to every
+    event of ``events`` (``pi.on(name, handler)``) and records each as ``{"hook": name, "input": event}``
+    into ``log``. ``refuse``: ``"throw"`` throws ``new Error(reason)`` from ``tool_call`` of ``tool``;
+    ``"block"`` returns ``{block: true, reason}`` there. ``answers``: ``{event: {"op": OP, "value": V}}``
+    with OP one of :data:`PI_ANSWER_OPS`, once per event (``append-system-prompt``: before_agent_start
+    returns ``{systemPrompt: event.systemPrompt + "\\n" + V}``; ``return-content``: tool_result returns
+    ``{content: [{type: "text", text: V}]}``). It imports only ``node:fs``. Every string reaches the source
+    through :func:`pasture.render.encode.js_literal`."""
+    from pasture.render.encode import js_literal
+
+    if refuse not in (None, "throw", "block"):
+        raise ValueError("refuse must be None, 'throw' or 'block'")
+    for event, spec in (answers or {}).items():
+        if spec.get("op") not in PI_ANSWER_OPS:
+            raise ValueError(f"{event}: op must be one of {PI_ANSWER_OPS}")
+    return f"""// pasture capture: Pi recording extension (generated; records every subscribed event)
+import {{ appendFileSync }} from "node:fs"
+const LOG = {js_literal(str(log))}
+const EVENTS: string[] = {js_literal(list(events))}
+const REFUSE = {js_literal(refuse or "")}
+const TOOL = {js_literal(tool)}
+const REASON = {js_literal(reason)}
+const ANSWERS: Record<string, {{ op: string; value: string }}> = {js_literal(answers or {})}
+const answered = new Set<string>()
+function safe(value: unknown): unknown {{
+  try {{ return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))) }}
+  catch (err) {{ return {{ unserializable: String(err) }} }}
+}}
+export default function (pi: any) {{
+  for (const name of EVENTS) {{
+    pi.on(name, async (event: any) => {{
+      appendFileSync(LOG, JSON.stringify({{ hook: name, input: safe(event) }}) + "\\n")
+      if (name === "tool_call" && event && event.toolName === TOOL) {{
+        if (REFUSE === "throw") throw new Error(REASON)
+        if (REFUSE === "block") return {{ block: true, reason: REASON }}
+      }}
+      const answer = Object.prototype.hasOwnProperty.call(ANSWERS, name) ? ANSWERS[name] : undefined
+      if (answer !== undefined && !answered.has(name)) {{
+        answered.add(name)
+        if (answer.op === "append-system-prompt") {{
+          return {{ systemPrompt: String(event.systemPrompt) + "\\n" + answer.value }}
+        }}
+        if (answer.op === "return-content") return {{ content: [{{ type: "text", text: answer.value }}] }}
+      }}
+      return undefined
+    }})
+  }}
+}}
+"""

@@ -4,10 +4,9 @@
   ``{"event", "payload", "env", "cwd", "argv"}`` as one JSON line to a log (``env``: the
   ``CLAUDE*``/``CODEX*``/``OPENCODE*`` variables, values of token/key-like names redacted), then observes, blocks
   with exit 2, denies with JSON, or allows a permission request.
-* :func:`opencode_recorder_plugin` gives the source of a local OpenCode plugin
-  (``.opencode/plugins/<name>.js``) that appends ``{"hook", "input", "output"}`` per hook call and
-  can throw from ``tool.execute.before`` to block a tool.
-* :func:`read_records` reads either log back.
+* :func:`read_records` reads a log back, the command hooks' or a plugin host's (the recording plugins are
+  their host modules': ``opencode_recorder_plugin`` in :mod:`pasture.hosts.opencode`,
+  ``pi_recorder_extension`` in :mod:`pasture.hosts.pi`).
 """
 
 from __future__ import annotations
@@ -16,14 +15,11 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = [
-    "OPENCODE_RECORDED_HOOKS",
-    "pi_recorder_extension",
     "RECORDER_MODES",
     "install_recorder",
-    "opencode_recorder_plugin",
     "read_records",
     "recorder_command",
 ]
@@ -160,196 +156,6 @@ def recorder_command(
     if decision_word != "block":
         argv += ["--decision-word", decision_word]
     return shlex.join(argv)
-
-
-#: The named hooks the OpenCode recording plugin registers unless told otherwise.
-OPENCODE_RECORDED_HOOKS = (
-    "event",
-    "config",
-    "chat.message",
-    "chat.params",
-    "chat.headers",
-    "permission.ask",
-    "command.execute.before",
-    "tool.execute.before",
-    "tool.execute.after",
-    "shell.env",
-    "experimental.chat.system.transform",
-)
-
-
-#: How the recording plugin can answer (see :func:`opencode_recorder_plugin`).
-OPENCODE_ANSWER_OPS = ("set-arg", "replace-args", "append-output", "push-system", "set-status")
-
-
-def opencode_recorder_plugin(
-    log: str | Path,
-    *,
-    block_tool: str | None = None,
-    reason: str = "blocked by pasture recorder",
-    export_name: str = "PastureRecorder",
-    hooks: Sequence[str] | None = None,
-    discover: bool = False,
-    answers: dict[str, dict[str, Any]] | None = None,
-) -> str:
-    """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
-
-    It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one
-    plugin function. With ``block_tool`` it throws ``reason`` from ``tool.execute.before`` for that
-    tool. ``hooks`` names the hooks it registers (default :data:`OPENCODE_RECORDED_HOOKS`). With
-    ``discover`` the plugin's hooks object is a Proxy: every property the host looks up is recorded
-    as ``{"hook": "plugin.lookup", "name"}``, and ``event``, ``config``, every name in ``hooks`` and
-    every dotted name the host asks for (OpenCode's hook names are dotted) get a recording hook, so
-    hooks missing from ``hooks`` show up too.
-
-    ``answers`` makes hooks answer by mutating their ``output`` after recording it, once per call:
-    ``{hook: {"op": OP, "value": V, "tool"?: name, "field"?: name}}`` with OP one of
-    :data:`OPENCODE_ANSWER_OPS` (``set-arg``: ``output.args[field] = V`` in place; ``replace-args``:
-    ``output.args = V``, a new object; ``append-output``: ``output.output += V``; ``push-system``:
-    ``output.system.push(V)``; ``set-status``: ``output.status = V``); ``tool`` limits a tool hook
-    to that tool.
-    """
-    for hook_name, spec in (answers or {}).items():
-        if spec.get("op") not in OPENCODE_ANSWER_OPS:
-            raise ValueError(f"{hook_name}: op must be one of {OPENCODE_ANSWER_OPS}")
-    names = list(OPENCODE_RECORDED_HOOKS if hooks is None else hooks)
-    if not discover:
-        body = f"""  const hooks = {{}}
-  for (const name of {json.dumps(names)}) {{
-    hooks[name] = hook(name)
-  }}
-  return hooks"""
-    else:
-        body = f"""  const known = new Set({json.dumps(names)})
-  const made = {{}}
-  return new Proxy({{}}, {{
-    get(_target, name) {{
-      if (typeof name !== "string") return undefined
-      record("plugin.lookup", {{ name }}, null)
-      if (name === "then") return undefined
-      if (!(known.has(name) || name === "event" || name === "config" || name.includes("."))) return undefined
-      if (!made[name]) made[name] = hook(name)
-      return made[name]
-    }},
-  }})"""
-    return f"""// pasture hostenv recording plugin (generated)
-import {{ appendFileSync }} from "node:fs"
-
-const LOG = {json.dumps(str(log))}
-const BLOCK_TOOL = {json.dumps(block_tool)}
-const REASON = {json.dumps(reason)}
-const ANSWERS = {json.dumps(answers or {}, sort_keys=True)}
-
-function safe(value) {{
-  const seen = new WeakSet()
-  return JSON.parse(JSON.stringify(value, (key, v) => {{
-    if (typeof v === "function") return undefined
-    if (typeof v === "bigint") return String(v)
-    if (v && typeof v === "object") {{
-      if (seen.has(v)) return "[circular]"
-      seen.add(v)
-    }}
-    return v
-  }}) ?? "null")
-}}
-
-function record(hook, input, output) {{
-  let line
-  try {{
-    line = JSON.stringify({{ hook, time: Date.now(), input: safe(input), output: safe(output) }})
-  }} catch (err) {{
-    line = JSON.stringify({{ hook, time: Date.now(), error: String(err) }})
-  }}
-  appendFileSync(LOG, line + "\\n")
-}}
-
-function hook(name) {{
-  return async (input, output) => {{
-    record(name, input, output)
-    if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
-      throw new Error(REASON)
-    }}
-    const answer = ANSWERS[name]
-    if (answer && output && !(answer.tool && (!input || input.tool !== answer.tool))) {{
-      if (answer.op === "set-arg") output.args[answer.field] = answer.value
-      else if (answer.op === "replace-args") output.args = answer.value
-      else if (answer.op === "append-output") output.output = String(output.output ?? "") + answer.value
-      else if (answer.op === "push-system") output.system.push(answer.value)
-      else if (answer.op === "set-status") output.status = answer.value
-    }}
-  }}
-}}
-
-export const {export_name} = async (ctx) => {{
-  record("plugin.init", {{ keys: Object.keys(ctx), directory: ctx.directory, worktree: ctx.worktree,
-                          project: ctx.project }}, null)
-{body}
-}}
-"""
-
-
-#: How the Pi recording extension can answer (see :func:`pi_recorder_extension`).
-PI_ANSWER_OPS = ("append-system-prompt", "return-content")
-
-
-def pi_recorder_extension(
-    log: str | Path,
-    events: Sequence[str],
-    *,
-    refuse: str | None = None,
-    tool: str = "bash",
-    reason: str = "blocked by pasture recorder",
-    answers: dict[str, dict[str, Any]] | None = None,
-) -> str:
-    """TypeScript source of a Pi project extension (``.pi/extensions/*.ts``) that subscribes to every
-    event of ``events`` (``pi.on(name, handler)``) and records each as ``{"hook": name, "input": event}``
-    into ``log``. ``refuse``: ``"throw"`` throws ``new Error(reason)`` from ``tool_call`` of ``tool``;
-    ``"block"`` returns ``{block: true, reason}`` there. ``answers``: ``{event: {"op": OP, "value": V}}``
-    with OP one of :data:`PI_ANSWER_OPS`, once per event (``append-system-prompt``: before_agent_start
-    returns ``{systemPrompt: event.systemPrompt + "\\n" + V}``; ``return-content``: tool_result returns
-    ``{content: [{type: "text", text: V}]}``). It imports only ``node:fs``. Every string reaches the source
-    through :func:`pasture.render.encode.js_literal`."""
-    from pasture.render.encode import js_literal
-
-    if refuse not in (None, "throw", "block"):
-        raise ValueError("refuse must be None, 'throw' or 'block'")
-    for event, spec in (answers or {}).items():
-        if spec.get("op") not in PI_ANSWER_OPS:
-            raise ValueError(f"{event}: op must be one of {PI_ANSWER_OPS}")
-    return f"""// pasture capture: Pi recording extension (generated; records every subscribed event)
-import {{ appendFileSync }} from "node:fs"
-const LOG = {js_literal(str(log))}
-const EVENTS: string[] = {js_literal(list(events))}
-const REFUSE = {js_literal(refuse or "")}
-const TOOL = {js_literal(tool)}
-const REASON = {js_literal(reason)}
-const ANSWERS: Record<string, {{ op: string; value: string }}> = {js_literal(answers or {})}
-const answered = new Set<string>()
-function safe(value: unknown): unknown {{
-  try {{ return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))) }}
-  catch (err) {{ return {{ unserializable: String(err) }} }}
-}}
-export default function (pi: any) {{
-  for (const name of EVENTS) {{
-    pi.on(name, async (event: any) => {{
-      appendFileSync(LOG, JSON.stringify({{ hook: name, input: safe(event) }}) + "\\n")
-      if (name === "tool_call" && event && event.toolName === TOOL) {{
-        if (REFUSE === "throw") throw new Error(REASON)
-        if (REFUSE === "block") return {{ block: true, reason: REASON }}
-      }}
-      const answer = Object.prototype.hasOwnProperty.call(ANSWERS, name) ? ANSWERS[name] : undefined
-      if (answer !== undefined && !answered.has(name)) {{
-        answered.add(name)
-        if (answer.op === "append-system-prompt") {{
-          return {{ systemPrompt: String(event.systemPrompt) + "\\n" + answer.value }}
-        }}
-        if (answer.op === "return-content") return {{ content: [{{ type: "text", text: answer.value }}] }}
-      }}
-      return undefined
-    }})
-  }}
-}}
-"""
 
 
 def read_records(log: str | Path) -> list[dict[str, Any]]:

@@ -15,7 +15,8 @@ import pytest
 from pasture.hostenv import Script, isolation_support, prepare_run
 from pasture.hostenv.runner import CLEARED_ENV, base_host_env
 from pasture.hosts import RunContext, RunLayout, launcher_for
-from pasture.hosts.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
+from pasture.hosts.opencode import opencode_recorder_plugin
+from pasture.hosts.recorder import install_recorder, read_records, recorder_command
 
 # A stand-in for `claude`: records what it was given, then plays one Anthropic tool loop against
 # ANTHROPIC_BASE_URL exactly as Claude Code would (stream, run the Bash command, send the result).
