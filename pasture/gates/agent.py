@@ -113,9 +113,9 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 def find_binary(settings: dict, root: str) -> str | None:
     """The host's executable: [gate] binary (relative to the project root) or its usual name on PATH."""
-    from pasture.gates.agents import HOSTS
+    from pasture.gates.agents import JUDGES
 
-    binary = settings.get("binary") or HOSTS[settings["host"]].default_binary
+    binary = settings.get("binary") or JUDGES[settings["host"]].default_binary
     if os.sep in binary:
         path = binary if os.path.isabs(binary) else os.path.normpath(os.path.join(root, binary))
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
@@ -140,9 +140,9 @@ def agent_gate(
         )
     binary = find_binary(settings, root)
     if binary is None:
-        from pasture.gates.agents import HOSTS
+        from pasture.gates.agents import JUDGES
 
-        named = settings.get("binary") or HOSTS[host].default_binary
+        named = settings.get("binary") or JUDGES[host].default_binary
         raise GateFailure(
             f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
             f"it ({INSTALL[host]}) or set [gate] binary to its path",

@@ -24,11 +24,8 @@ from pasture.hosts import LAUNCHERS, RunLayout, launcher_for
 from pasture.hosts.opencode import opencode_recorder_plugin
 from pasture.hosts.recorder import install_recorder, read_records, recorder_command
 
-HOSTS = tuple(HOST_PACKAGES)
-
 __all__ = [
     "DEFAULT_PROMPT",
-    "HOSTS",
     "HOST_PACKAGES",
     "LAUNCHERS",
     "FakeModelServer",

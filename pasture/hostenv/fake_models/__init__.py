@@ -36,19 +36,8 @@ from pasture.hosts.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolC
 #: every wire protocol by name (each registers itself on definition; the imports above define them all)
 PROTOCOLS: dict[str, type[WireProtocol]] = WireProtocol.registry
 
-#: which protocol each host speaks
-HOST_PROTOCOL: dict[str, str] = {
-    "claude-code": AnthropicMessages.name,
-    "codex": OpenAIResponses.name,
-    "opencode": OpenAIChatCompletions.name,
-    "gemini-cli": GeminiGenerateContent.name,
-    "copilot-cli": OpenAIChatCompletions.name,  # BYOK offline mode: COPILOT_PROVIDER_BASE_URL
-    "pi": OpenAIChatCompletions.name,  # ~/.pi/agent/models.json: "api": "openai-completions"
-}
-
 
 __all__ = [
-    "HOST_PROTOCOL",
     "PROTOCOLS",
     "SHELL",
     "TOOL_RESULT",
