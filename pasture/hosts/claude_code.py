@@ -242,6 +242,13 @@ class ClaudeCode:
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = ClaudeCodeLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {
+            "CLAUDE_CONFIG_DIR": f"{home}/.claude",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.CLAUDE_COMMAND_JSON
 

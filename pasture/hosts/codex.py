@@ -368,6 +368,9 @@ class Codex(JsonHooksDoctorMembers):
     gate_failure = "strict-output-exit-2-blocks"
     launcher: HostLauncher = CodexLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"CODEX_HOME": home}
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.CODEX_STRICT_COMMAND_JSON
 

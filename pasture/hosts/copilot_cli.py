@@ -581,6 +581,9 @@ class CopilotCli:
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = CopilotLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"COPILOT_AUTO_UPDATE": "false", "COPILOT_OFFLINE": "true"}
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.COPILOT_COMMAND_JSON
 

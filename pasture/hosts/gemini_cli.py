@@ -384,6 +384,9 @@ class GeminiCli(JsonHooksDoctorMembers):
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = GeminiLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {}
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.GEMINI_COMMAND_JSON
 

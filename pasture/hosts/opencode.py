@@ -498,6 +498,9 @@ class OpenCode(PluginFileMembers):
     gate_failure = "report-and-continue"
     launcher: HostLauncher = OpenCodeLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"OPENCODE_DISABLE_AUTOUPDATE": "1"}
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.OPENCODE_CATCH_ALL_SSE if bus else HookSurface.OPENCODE_NAMED_OUTPUT
 

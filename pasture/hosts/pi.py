@@ -297,6 +297,9 @@ class Pi(PluginFileMembers):
     gate_failure = "report-and-continue"
     launcher: HostLauncher = PiLauncher()
 
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"PI_OFFLINE": "1"}
+
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.PI_EXTENSION_EVENT
 

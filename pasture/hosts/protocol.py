@@ -67,6 +67,12 @@ class Host(Protocol):
     #: ``--codex-bin``, ``--opencode-bin``)
     binary_flag: str
     binary_env: str
+
+    def version_env(self, home: str) -> dict[str, str]:
+        """What ``<binary> --version`` needs in its environment, besides a throwaway ``home``, to answer offline
+        (no update check, no network, its folders under ``home``): ``pasture host status``, ``pasture capture``."""
+        ...
+
     #: the module of pasture.runtime.hostwire that encodes this host's answers on the hook path
     wire: str
     #: the failure arm ``pasture bump`` derives for a new gate row (before evidence promotes it)
