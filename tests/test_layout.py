@@ -121,7 +121,9 @@ def declared_layers() -> dict[str, set[str]]:
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 2 and cells[0].startswith("`"):
-            layers[cells[0].strip("`")] = {c.strip().strip("`") for c in cells[1].split(",") if c.strip() not in ("", "-")}
+            layers[cells[0].strip("`")] = {
+                c.strip().strip("`") for c in cells[1].split(",") if c.strip() not in ("", "-")
+            }
     return layers
 
 
