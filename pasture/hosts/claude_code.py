@@ -49,7 +49,6 @@ __all__ = [
     "ClaudeCodeCapture",
     "ClaudeCodeLauncher",
     "claude_artifacts",
-    "hooks_table",
 ]
 
 PLUGIN_NAME = "pasture-lifecycle"
@@ -92,23 +91,11 @@ class ClaudeCodeLauncher(HostLauncher):
         return argv + list(o["extra_args"])
 
 
-def hooks_table(contract: Contract) -> dict:
-    """event -> matcher groups, in catalog order; every row becomes one command hook."""
-    table: dict[str, list] = {}
-    for row in contract.events:
-        group: dict = {}
-        if row.matcher is not None:
-            group["matcher"] = row.matcher
-        group["hooks"] = [commands.handler(contract, row)]
-        table[row.name] = [group]
-    return table
-
-
 def claude_artifacts(contract: Contract) -> list[Artifact]:
     from pasture.render.env import render  # jinja2: only when rendering, not for the registry
 
     base = contract.id
-    hooks = hooks_table(contract)
+    hooks = commands.hooks_table(contract)
     note = header("", contract.lifecycle_file).strip()
     settings = {"hooks": hooks}
     plugin = {

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.hosts.claude_code import hooks_table
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
@@ -45,6 +44,7 @@ from pasture.hosts.script import Script, Turn
 from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
+from pasture.render import commands
 from pasture.render.artifact import Artifact, header
 
 if TYPE_CHECKING:
@@ -304,7 +304,7 @@ def codex_artifacts(contract: Contract) -> list[Artifact]:
             f"{contract.lifecycle_file}: Codex would silently ignore these event keys: {', '.join(unknown)}; "
             f"accepted: {', '.join(sorted(ACCEPTED_EVENTS))}"
         )
-    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": hooks_table(contract)}
+    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": commands.hooks_table(contract)}
     return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
 
 

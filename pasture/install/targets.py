@@ -25,28 +25,14 @@ from pathlib import Path
 from typing import Mapping
 
 from pasture.install.hostview import InstallHost
-from pasture.install.places import (
-    Target,
-    TargetError,
-    claude_user_dir,
-    codex_home,
-    contract_ids,
-    home,
-    opencode_user_dir,
-    version_of,
-)
+from pasture.install.places import Target, TargetError, contract_ids, version_of
 from pasture.profile.versions import HostVersion
 
 __all__ = [
     "Target",
     "TargetError",
     "choose_contract",
-    "claude_user_dir",
-    "codex_home",
-    "contract_ids",
     "detect_host_version",
-    "home",
-    "opencode_user_dir",
     "target_for",
 ]
 

@@ -141,3 +141,16 @@ def timeout(row: EventRow) -> int:
     if row.timeout is not None:
         return row.timeout
     return OBSERVATION_TIMEOUT if row.semantic is EventSemantic.OBSERVATION else GATE_TIMEOUT
+
+
+def hooks_table(contract: Contract) -> dict:
+    """The ``hooks`` table of a JSON command-hooks settings file (Claude Code's settings.json, Codex's
+    hooks.json): event -> matcher groups, in catalog order; every row becomes one command hook."""
+    table: dict[str, list] = {}
+    for row in contract.events:
+        group: dict = {}
+        if row.matcher is not None:
+            group["matcher"] = row.matcher
+        group["hooks"] = [handler(contract, row)]
+        table[row.name] = [group]
+    return table

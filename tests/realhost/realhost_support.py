@@ -887,7 +887,7 @@ def opencode_hooks(spec: HostSpec) -> tuple[list[str], list[str]]:
 def write_opencode_recorder(spec: HostSpec, run: HostRun, log: Path) -> Path:
     """A recording plugin next to ours (loaded after it: plugins load in name order), registering the
     same named hooks and the catch-all event hook: what our plugin was handed, independently."""
-    from pasture.hostenv import opencode_recorder_plugin
+    from pasture.hosts.opencode import opencode_recorder_plugin
 
     named, _ = opencode_hooks(spec)
     path = run.project / ".opencode" / "plugins" / "zz-pasture-recorder.js"
