@@ -263,7 +263,6 @@ NOT_YET_MOVED: dict[str, set[str]] = {
         "pasture/runtime/shellwrites.py",
     },
     "gemini-cli": {
-        "pasture/evolve/capture.py",
         "pasture/evolve/profile_new.py",
         "pasture/evolve/scrub.py",
         "pasture/hostenv/fake_models/__init__.py",

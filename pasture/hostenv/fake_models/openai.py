@@ -72,6 +72,19 @@ class _OpenAIBase(WireProtocol):
 
 class OpenAIResponses(_OpenAIBase):
     name = "openai-responses"
+
+    @classmethod
+    def turn_items(cls, body: dict[str, Any]) -> list[Any]:
+        """The Responses API's input items after the model's last call, reasoning or message."""
+        items = body.get("input") or []
+        cut = 0
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and (
+                item.get("type") in ("function_call", "reasoning") or item.get("role") == "assistant"
+            ):
+                cut = i + 1
+        return list(items[cut:])
+
     routes = {
         ("POST", "/v1/responses"): "handle_create_response",
         ("GET", "/v1/models"): "handle_models",

@@ -110,6 +110,18 @@ class WireProtocol:
         if "name" in cls.__dict__:  # a shared base class (no name of its own) is not a protocol
             WireProtocol.registry[cls.name] = cls
 
+    @classmethod
+    def turn_items(cls, body: dict[str, Any]) -> list[Any]:
+        """The input items a request body appended after the model's previous answer (what ``pasture
+        capture`` reads a turn's feedback from): here a chat ``messages`` list after the last assistant
+        message; an API that lists its turns otherwise says so."""
+        messages = body.get("messages") or []
+        cut = 0
+        for i, message in enumerate(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                cut = i + 1
+        return list(messages[cut:])
+
     # --- hooks for the shared turn logic -------------------------------------------------
     def offered_tools(self, body: Any) -> list[dict[str, Any]]:
         """The tools the request offers, each as ``{"name": ..., "type": ..., ...}``."""
