@@ -11,16 +11,22 @@ What the generic code asks a host, by command:
   ``target``, ``pick_contract``, ``install``, ``trust``, ``uninstall``;
 * ``pasture doctor`` (:mod:`pasture.doctor.run`): ``target`` again, ``read_installation``, ``check_adapter``,
   ``check_launcher``, ``check_session``, ``check_environment``;
+* ``pasture validate`` and every command that loads profiles (:mod:`pasture.profile.loader`, handed the hosts):
+  ``surfaces``, ``native_calls``, ``answer_candidates``;
 * ``pasture capture`` / ``pasture profile new`` / ``pasture host status`` / the real-host tests: ``launcher``,
   ``capture``, ``identity_fields``, ``capture_identity_fields``, ``not_events``, ``throw_refuses``,
-  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``.
+  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``, ``version_env``.
+
+The command line hands the packages below the registry the host they need (they declare what they ask of
+one: ``ProfileHost``, ``RenderedHost``, ``InstallHost``, ``DoctorHost``, which every ``Host`` meets).
 
 The members are small because the mechanics are shared, host-neutral helpers a host module calls:
 :mod:`pasture.install.jsonhooks` (``hooks.<Event>`` lists in a JSON settings file, with a
 :class:`~pasture.install.jsonhooks.SettingsAmendment` for what else the host keeps there),
 :mod:`pasture.install.pluginfile` (one plugin file of pasture's own), :mod:`pasture.install.places`
 (targets, versions, contract choice), :mod:`pasture.doctor.installed` (the doctor checks of each adapter
-kind), :mod:`pasture.hosts.recording` (capture adapters). None of them imports this package's registry.
+kind), :mod:`pasture.hosts.recording` (capture adapters), :mod:`pasture.hosts.scenario_sets` (the scenarios
+hosts share). None of them imports this package's registry.
 """
 
 from __future__ import annotations
