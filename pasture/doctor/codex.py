@@ -162,6 +162,6 @@ def unhooked_finding(version: str) -> Finding:
         f"PreToolUse: not verified on {version}; if so, a rule never sees what they run or type "
         "into an already approved shell",
         "codex",
-        fix='run codex in its sandbox (--sandbox workspace-write or read-only; sandbox_mode in config.toml), '
+        fix="run codex in its sandbox (--sandbox workspace-write or read-only; sandbox_mode in config.toml), "
         "which bounds what any command can write, seen by a hook or not",
     )

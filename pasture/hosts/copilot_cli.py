@@ -523,7 +523,6 @@ def _remove_trust(session: Session, project: Path) -> None:
     nothing else in it changed since; otherwise only the entry goes, every other one kept in its order."""
     from pasture.install import files
     from pasture.install.hooktable import render
-    from pasture.install.report import FileChange
     from pasture.install.session import write
 
     record_path = _trust_record(project, session.opts.env)
@@ -538,7 +537,7 @@ def _remove_trust(session: Session, project: Path) -> None:
     except (UnicodeDecodeError, ValueError):
         doc = None
     folders = doc.get("trustedFolders") if isinstance(doc, dict) else None
-    if isinstance(folders, list) and folder in folders:
+    if isinstance(doc, dict) and isinstance(folders, list) and folder in folders:
         folders.remove(folder)
         try:
             restored = json.loads(before) if before is not None else None

@@ -82,7 +82,9 @@ def test_doctor_says_off_for_an_ai_gate_whose_endpoint_is_down(private_home: Pat
 
     def gate_findings(base_url: str) -> list[dict]:
         policy.write_text(f'[gate]\nkind = "ai"\nmodel = "m"\nbase_url = "{base_url}"\n')
-        result = CliRunner().invoke(main, ["doctor", "--project", str(project), "--root", str(REPO), "--json"], catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["doctor", "--project", str(project), "--root", str(REPO), "--json"], catch_exceptions=False
+        )
         return [f for f in json.loads(result.stdout)["findings"] if f["check"] == "gate"]
 
     (up,) = gate_findings(url)

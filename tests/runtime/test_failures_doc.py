@@ -46,7 +46,8 @@ def _tool_payload(harness: str, project: Path) -> dict:
     if harness == "copilot-cli":
         return {"sessionId": "s", "cwd": str(project), "toolName": "bash", "toolArgs": {"command": SHELL}}
     if harness == "gemini-cli":
-        return {"session_id": "s", "cwd": str(project), "tool_name": "run_shell_command", "tool_input": {"command": SHELL}}
+        shell = {"command": SHELL}
+        return {"session_id": "s", "cwd": str(project), "tool_name": "run_shell_command", "tool_input": shell}
     if harness == "opencode":
         return {"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": SHELL}}}
     return {"toolName": "bash", "toolCallId": "c", "input": {"command": SHELL}}  # pi
@@ -115,7 +116,8 @@ def test_each_row_says_the_channel_the_runtime_uses(env, tmp_path, host):
 
     check = tmp_path / "check.py"
     check.write_text("print('2 failed'); exit(1)")
-    policy.write_text(f'[[until]]\nname = "tests"\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(check))}]\n')
+    argv = f"[{json.dumps(sys.executable)}, {json.dumps(str(check))}]"
+    policy.write_text(f'[[until]]\nname = "tests"\ncommand = {argv}\n')
     stop, payload = STOPS[harness]
     code, out, err = call(harness, stop, version, dict(payload, cwd=str(project)), env)
     said = _until_channel(code, out, err)

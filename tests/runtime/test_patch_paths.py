@@ -119,7 +119,7 @@ def test_after_runs_for_each_file_the_patch_leaves(env, tmp_path):
     lint.write_text("import sys; print('checked', sys.argv[1]); sys.exit(1)")
     Path(env["PASTURE_POLICY"]).write_text(
         f'[[after]]\nname = "lint"\ntool_kind = ["edit", "write"]\nfile_path = "\\\\.py$"\n'
-        f"command = [{json.dumps(sys.executable)}, {json.dumps(str(lint))}, \"{{file_path}}\"]\n"
+        f'command = [{json.dumps(sys.executable)}, {json.dumps(str(lint))}, "{{file_path}}"]\n'
     )
     patch = (
         "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** Add File: notes.md\n+x\n"
