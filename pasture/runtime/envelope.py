@@ -36,6 +36,9 @@ _TOOL_KINDS = {
 }
 
 
+_PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")  # pasture.runtime.patch.KEYS
+
+
 def _dig(payload: object, *path: str) -> object:
     for key in path:
         if not isinstance(payload, dict):
@@ -75,14 +78,15 @@ def _fields(tool_input: object, kind: str | None) -> tuple:
         file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
         if isinstance(file_path, str) and file_path:
             paths.append(file_path)
-        if kind in ("write", "edit"):
+        if kind in ("write", "edit") and any(
+            isinstance(v := tool_input.get(k), str) and ("*** " in v or "+++ " in v) for k in _PATCH_KEYS
+        ):  # only then the module that reads a patch's headers: a plain Write or Edit imports nothing more
             from pasture.runtime import patch
 
             text = patch.text_of(tool_input)
-            if text is not None:  # off the common path: only a patch names its files in its text
-                for _, path in patch.headers(text):
-                    if path not in paths:
-                        paths.append(path)
+            for _, path in patch.headers(text or ""):
+                if path not in paths:
+                    paths.append(path)
     if not isinstance(file_path, str):
         file_path = paths[0] if paths else None
     return (command if isinstance(command, str) else None, file_path, paths)

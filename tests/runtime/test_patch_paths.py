@@ -133,3 +133,9 @@ def test_after_runs_for_each_file_the_patch_leaves(env, tmp_path):
     assert "gone.py" not in reason and "old.py" not in reason and "notes.md" not in reason
     runs = [s for s in query(env["PASTURE_JOURNAL"])[-1]["detail"]["steer"] if s["kind"] == "after"]
     assert [r["command"][-1] for r in runs] == ["src/a.py", "src/moved.py"]
+
+
+def test_the_envelope_and_the_patch_reader_look_in_the_same_keys():
+    from pasture.runtime import envelope, patch
+
+    assert envelope._PATCH_KEYS == patch.KEYS
