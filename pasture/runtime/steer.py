@@ -167,7 +167,7 @@ def after(entries: list, envelope: dict, root: str, deadline: float, journal: li
     for layer, entry in entries:
         if not _kind_matches(entry, envelope):
             continue
-        for path in _edited(envelope):
+        for path in _edited(envelope, root):
             if "file_path" in entry and (not isinstance(path, str) or not search(entry["file_path"], path)):
                 continue
             argv = _fill(entry["command"], envelope, path)
@@ -186,17 +186,28 @@ def after(entries: list, envelope: dict, root: str, deadline: float, journal: li
     return texts
 
 
-def _edited(envelope: dict) -> list:
+def _edited(envelope: dict, root: str) -> list:
     """The files an [[after]] entry runs for: each file a patch leaves behind (not a deleted one, nor
     a move's source), else the tool's one path (None when it has none: an entry without file_path
-    still runs once)."""
+    still runs once). A patch names its files from the session's folder and the command runs in the
+    project root, so a session started below the root gets them relative to the root."""
     if envelope.get("file_paths"):
         from pasture.runtime import patch
 
         text = patch.text_of(envelope.get("tool_input"))
         if text is not None and patch.headers(text):
-            return patch.left_behind(text)
+            cwd = envelope.get("cwd")
+            kept = patch.left_behind(text)
+            if isinstance(cwd, str) and fs.isabs(cwd) and fs.normpath(cwd) != fs.normpath(root):
+                kept = [_from_root(fs.join(cwd, path), root) if not fs.isabs(path) else path for path in kept]
+            return kept
     return [envelope.get("file_path")]
+
+
+def _from_root(path: str, root: str) -> str:
+    path, root = fs.normpath(path), fs.normpath(root)
+    inside = root.rstrip("/") + "/"
+    return path[len(inside) :] if path.startswith(inside) else path
 
 
 def after_context(entries: list, envelope: dict, root: str, deadline: float, journal: list) -> list:

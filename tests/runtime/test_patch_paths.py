@@ -139,3 +139,22 @@ def test_the_envelope_and_the_patch_reader_look_in_the_same_keys():
     from pasture.runtime import envelope, patch
 
     assert envelope._PATCH_KEYS == patch.KEYS
+
+
+def test_after_gets_a_patch_path_from_a_subfolder_session_relative_to_the_root(env, tmp_path):
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("")
+    lint = tmp_path / "lint.py"
+    lint.write_text(
+        "import os, sys; print('exists' if os.path.exists(sys.argv[1]) else 'missing', sys.argv[1]); exit(1)"
+    )
+    Path(env["PASTURE_POLICY"]).write_text(
+        f'[[after]]\nname = "lint"\ntool_kind = ["edit"]\n'
+        f'command = [{json.dumps(sys.executable)}, {json.dumps(str(lint))}, "{{file_path}}"]\n'
+    )
+    payload = dict(_apply_patch(project / "src", PATCHES["update"].replace("secrets/key.txt", "a.py")))
+    payload.update(hook_event_name="PostToolUse", tool_response="ok")
+    _code, out, _ = call("codex", "PostToolUse", "0.171.0", payload, env)
+    assert "exists src/a.py" in json.loads(out)["reason"]
