@@ -131,11 +131,11 @@ def on_failure_block(contract: Contract, row: EventRow) -> bool:
 
 #: Claude Code hands the model ``<Event> hook blocking error from command: "<command>": <reason>`` with
 #: every JSON block (a Stop continuation, PostToolUse feedback, a refusal): ~590 bytes of our shell
-#: line. Where a command hook sets ``statusMessage``, 2.1.332 names the hook by it instead (its binary:
-#: the hook's display name is ``statusMessage ?? command`` for the JSON-answer path; the exit-2 path
-#: still quotes the command). Only contracts from 2.1.332 on, the version read: an older host's
-#: handling of the key was not checked.
-CLAUDE_STATUS_MESSAGE_SINCE = HostVersion.parse("2.1.332")
+#: line. Where a command hook sets ``statusMessage``, the host names the hook by it instead (read in
+#: the binaries of 2.1.261, 2.1.328 and 2.1.332: the display name is ``statusMessage ?? command`` on
+#: the JSON-answer path; the exit-2 path still quotes the command; each one's settings schema has the
+#: key). From 2.1.261, the oldest version read.
+CLAUDE_STATUS_MESSAGE_SINCE = HostVersion.parse("2.1.261")
 STATUS_MESSAGE = "pasture guard"
 
 
