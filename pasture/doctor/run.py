@@ -237,14 +237,26 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             )
         elif gate.kind == "ai":
             ok, detail = runtime_view.ai_configured(gate.settings, env)
+            if not ok:
+                findings.append(
+                    Finding(
+                        "gate",
+                        "off",
+                        f"{gate.layer} AI gate: {detail}",
+                        fix="set [gate] base_url and model in the policy, and the key in the hosts' environment",
+                    )
+                )
+                continue
+            base_url = runtime_view.ai_base_url(gate.settings, env)
+            up, answer = runtime_view.ai_reachable(base_url)
             findings.append(
-                Finding("gate", "ok", f"{gate.layer} AI gate: {detail}")
-                if ok
+                Finding("gate", "ok", f"{gate.layer} AI gate: {detail}; {answer}")
+                if up
                 else Finding(
                     "gate",
                     "off",
-                    f"{gate.layer} AI gate: {detail}",
-                    fix="set [gate] base_url and model in the policy, and the key in the hosts' environment",
+                    f"{gate.layer} AI gate: {detail}, but {answer}; gate rows apply their failure mode on every call",
+                    fix=f"start the model server at {base_url}, or fix [gate] base_url",
                 )
             )
         elif gate.kind == "agent":

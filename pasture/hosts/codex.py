@@ -426,7 +426,12 @@ class Codex(JsonHooksDoctorMembers):
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         from pasture.doctor import codex
 
-        return codex.check_trust(inst, ctx.env, ctx.binary, ctx.timeout) + codex.check_shell(ctx.env)
+        version = (inst.contract or "codex@?").partition("@")[2]
+        return (
+            codex.check_trust(inst, ctx.env, ctx.binary, ctx.timeout)
+            + codex.check_shell(ctx.env)
+            + [codex.unhooked_finding(version)]
+        )
 
     def check_environment(
         self, project: Path | None, env: Mapping[str, str], installs: list[Installation]

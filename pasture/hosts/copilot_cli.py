@@ -428,6 +428,8 @@ def _uninstall(session: Session) -> None:
     from pasture.install.session import remove, write
 
     target, report = session.target, session.report
+    if target.scope == "project" and target.project is not None:
+        _remove_trust(session, target.project)  # also when our hooks file is already gone
     snap = session.checked(target.file)
     existing = jsonhooks.read(snap)
     if existing is None:
@@ -499,8 +501,67 @@ def _trust(session: Session) -> None:
         raise InstallError(f"{path}: trustedFolders is not a list; the folder trust was not recorded")
     doc.setdefault("trustedFolders", []).append(str(target.project))
     change = write(snap, render(doc, snap.text if snap.exists else None))
-    change.detail = f"trustedFolders += {target.project}"
+    change.detail = f"trustedFolders += {target.project} (uninstall removes it)"
     report.files.append(change)
+    # what uninstall may take out again: this entry, which we added (a trust the user had is never ours)
+    _write_record(
+        _trust_record(target.project, opts.env),
+        {"config": str(path), "folder": str(target.project), "before": snap.text if snap.exists else None},
+    )
+
+
+def _trust_record(project: Path, env: Mapping[str, str]) -> Path:
+    import hashlib
+    import os
+
+    from pasture.runtime.layers import state_dir
+
+    key = hashlib.sha256(os.path.realpath(project).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(state_dir(dict(env))) / "copilot-trust" / f"{key}.json"
+
+
+def _write_record(path: Path, record: dict[str, Any]) -> None:
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _remove_trust(session: Session, project: Path) -> None:
+    """Take out the trustedFolders entry install added (only that one, only while it is there): the
+    repository's own hooks are no longer trusted once ours are gone. The file's old bytes come back when
+    nothing else in it changed since; otherwise only the entry goes, every other one kept in its order."""
+    from pasture.install import files
+    from pasture.install.hooktable import render
+    from pasture.install.session import write
+
+    record_path = _trust_record(project, session.opts.env)
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # install added no trust here (or the user had it): nothing of ours to take out
+    path, folder, before = Path(record.get("config", "")), record.get("folder"), record.get("before")
+    snap = files.snapshot(path)
+    try:
+        doc = json.loads(snap.data.decode("utf-8")) if snap.exists and snap.data else None
+    except (UnicodeDecodeError, ValueError):
+        doc = None
+    folders = doc.get("trustedFolders") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and isinstance(folders, list) and folder in folders:
+        folders.remove(folder)
+        try:
+            restored = json.loads(before) if before is not None else None
+        except ValueError:
+            restored = None
+        if before is not None and restored == doc:
+            change = write(snap, before)
+        else:
+            change = write(snap, render(doc, snap.text))
+        change.detail = f"trustedFolders -= {folder} (the folder trust pasture install added)"
+        session.report.files.append(change)
+    record_path.unlink(missing_ok=True)
 
 
 # --- doctor ------------------------------------------------------------------------------------------

@@ -586,11 +586,23 @@ def search(frozen: tuple, text: str) -> bool:
     return thaw(frozen).search(text) is not None
 
 
+def _every_or_any(rule: dict, frozen: tuple, paths: list) -> bool:
+    """A tool that touches several files (a patch): a rule that refuses or asks matches if any path
+    does; one that approves or rewrites only if every path does (an allow for docs/ must not carry a
+    patch that also writes elsewhere)."""
+    hits = (search(frozen, _text(path)) for path in paths)
+    return any(hits) if rule.get("decision") in ("deny", "ask") else all(hits)
+
+
 def _matches(rule: dict, envelope: dict) -> bool:
     for key, allowed in rule["lists"].items():
         if envelope.get(key) not in allowed:
             return False
     for key, frozen in rule["regexes"].items():
+        if key == "file_path" and len(envelope.get("file_paths") or ()) > 1:
+            if not _every_or_any(rule, frozen, envelope["file_paths"]):
+                return False
+            continue
         value = envelope.get(key)
         if value is None or not search(frozen, _text(value)):
             return False

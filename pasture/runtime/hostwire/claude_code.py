@@ -114,7 +114,7 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
 
 def fail_json(event: str, row, text: str):
     """A failure that blocks, as the JSON refusal the event reads (the PreToolUse permission decision,
-    ``decision: block``), or None where only exit 2 blocks. Claude Code only: Codex keeps exit 2."""
+    ``decision: block``), or None where only exit 2 blocks."""
     if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
         return command_deny(event, row, text, BLOCK_JSON)[1]
     if event in BLOCK_JSON:
