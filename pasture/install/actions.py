@@ -11,6 +11,7 @@ each file is replaced atomically (files.replace).
 from __future__ import annotations
 
 from pasture.hosts import Host, host
+from pasture.install import files
 from pasture.install.adapter import Adapter, load_adapter
 from pasture.install.report import InstallError, Report
 from pasture.install.session import Options, Session
@@ -55,6 +56,7 @@ def _adapter(session: Session) -> Adapter:
 
 def run_install(opts: Options) -> Report:
     the_host, session = _session(opts)
+    _refuse_folder(session)
     session.adapter = _adapter(session)
     _user_scope_warning(the_host, session)
     _injected_env_warning(session)
@@ -67,8 +69,17 @@ def run_install(opts: Options) -> Report:
 def run_uninstall(opts: Options) -> Report:
     the_host, session = _session(opts)
     session.report.action = "uninstall"
+    _refuse_folder(session)
     the_host.uninstall(session)
     return session.report
+
+
+def _refuse_folder(session: Session) -> None:
+    """A folder where the host's file goes: refused before anything (the launcher too) is written."""
+    try:
+        files.refuse_folder(session.target.file)
+    except files.NotAFile as exc:
+        raise InstallError(f"{exc} (nothing was written)") from None
 
 
 def _injected_env_warning(session: Session) -> None:
