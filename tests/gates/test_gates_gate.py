@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pasture.gates import (
@@ -282,7 +282,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=150)
 @given(st.one_of(json_values.map(json.dumps), st.text(max_size=30)))
 def test_any_answer_is_a_decision_or_invalid_output(content):
     clock = FakeClock()
