@@ -39,6 +39,16 @@ def pytest_unconfigure(config):
 
 
 @pytest.fixture
+def generated(snapshot):
+    """``artifact.text == generated(artifact.path)``: the committed generated/<path> through syrupy
+    (tests/generated_snapshot.py): its diff on a difference, and --snapshot-update writes the bytes."""
+    from generated_snapshot import GeneratedFile
+
+    store = snapshot.use_extension(GeneratedFile)
+    return lambda path: store(name=path)
+
+
+@pytest.fixture
 def cli():
     """Run `pasture ARGS...`; returns the click Result (exit_code, stdout, stderr)."""
 

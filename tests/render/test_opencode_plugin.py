@@ -7,7 +7,7 @@ import re
 
 import pytest
 from profiles_found import contract_ids
-from repo_paths import REPO, committed
+from repo_paths import REPO
 
 from pasture.hosts.opencode import OpenCodeRenderError, opencode_artifacts
 from pasture.profile.loader import load_project
@@ -28,11 +28,11 @@ def _plugin(contracts, contract_id: str):
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)
-def test_plugin_bytes(contracts, contract_id):
+def test_plugin_bytes(contracts, contract_id, generated):
     artifact = _plugin(contracts, contract_id)
     assert artifact.path == f"{contract_id}/pasture-lifecycle.ts"
     assert artifact.contract == contract_id
-    assert artifact.text == committed(artifact.path)
+    assert artifact.text == generated(artifact.path)
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)
