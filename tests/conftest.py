@@ -39,8 +39,8 @@ def pytest_unconfigure(config):
 
 
 @pytest.fixture
-def generated(snapshot):
-    """``artifact.text == generated(artifact.path)``: the committed generated/<path> through syrupy
+def golden(snapshot):
+    """``artifact.text == golden(artifact.path)``: the committed generated/<path> through syrupy
     (tests/generated_snapshot.py): its diff on a difference, and --snapshot-update writes the bytes."""
     from generated_snapshot import GeneratedFile
 

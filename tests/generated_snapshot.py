@@ -1,7 +1,7 @@
 """A syrupy extension whose snapshot store is `generated/` itself (issue 30 item 8).
 
 The committed file generated/<path> is the one golden record of the artifact at <path>: a test
-asserts ``artifact.text == generated(artifact.path)`` (the `generated` fixture, tests/conftest.py),
+asserts ``artifact.text == golden(artifact.path)`` (the `golden` fixture, tests/conftest.py),
 syrupy prints its diff when the bytes differ, and ``pytest --snapshot-update`` writes the rendered
 bytes there, exactly as `pasture generate` writes them (``Artifact.data``: UTF-8, no newline
 translation). Nothing else is a snapshot: syrupy never discovers, reports or deletes a file of

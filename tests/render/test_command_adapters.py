@@ -25,15 +25,15 @@ from profiles_found import contract_ids  # noqa: E402  (every contract in profil
 
 @pytest.mark.parametrize("contract_id", contract_ids("claude-code"))
 @pytest.mark.parametrize("index", [0, 1, 2])
-def test_claude_adapter_bytes(contracts, contract_id, index, generated):
+def test_claude_adapter_bytes(contracts, contract_id, index, golden):
     artifact = claude_artifacts(contracts[contract_id])[index]
-    assert artifact.text == generated(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 @pytest.mark.parametrize("contract_id", contract_ids("codex"))
-def test_codex_adapter_bytes(contracts, contract_id, generated):
+def test_codex_adapter_bytes(contracts, contract_id, golden):
     (artifact,) = codex_artifacts(contracts[contract_id])
-    assert artifact.text == generated(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 def claude_settings_schema() -> dict:

@@ -28,8 +28,8 @@ ARTIFACTS = _artifacts()
 
 
 @pytest.mark.parametrize("path", sorted(ARTIFACTS))
-def test_generated_artifact_bytes(generated, path: str) -> None:
-    assert ARTIFACTS[path] == generated(path)
+def test_generated_artifact_bytes(golden, path: str) -> None:
+    assert ARTIFACTS[path] == golden(path)
 
 
 def test_generated_holds_nothing_the_renderer_does_not_make(request: pytest.FixtureRequest) -> None:

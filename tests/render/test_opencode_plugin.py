@@ -28,11 +28,11 @@ def _plugin(contracts, contract_id: str):
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)
-def test_plugin_bytes(contracts, contract_id, generated):
+def test_plugin_bytes(contracts, contract_id, golden):
     artifact = _plugin(contracts, contract_id)
     assert artifact.path == f"{contract_id}/pasture-lifecycle.ts"
     assert artifact.contract == contract_id
-    assert artifact.text == generated(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)
