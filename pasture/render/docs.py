@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pasture.hosts import HOSTS
-from pasture.profile.contracts import Contract
+from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import RuntimeClass
 from pasture.render.artifact import Artifact, header
 from pasture.render.env import render
 
 
-def _matrix_row(row) -> dict:
+def _matrix_row(row: EventRow) -> dict[str, Any]:
     failure = row.declared_failure.value
     if row.demoted:
         failure += f" → {row.failure.value}"
