@@ -42,7 +42,7 @@ def section(out: Path, names: list[str]) -> str:
             f"Exit {status.strip()}, {took.strip()} s"
             + (f", options `{opts}`" if opts else ", default options")
             + info
-            + (" (exit 1: a target failed, or a wrong answer stopped it; see the last lines)" if status != "0" else "")
+            + (" (not 0: a target failed, or a wrong answer stopped it; see the last lines)" if status != "0" else "")
             + "."
         )
         parts += ["", "```text", text_file.read_text().rstrip("\n"), "```"]
