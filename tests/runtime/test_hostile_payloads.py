@@ -69,7 +69,7 @@ payloads = st.one_of(shaped, raw_bytes, weird_text, json_values.map(lambda v: js
 
 
 @pytest.mark.slow  # 10,800 journaled hook calls: minutes; left out of the fast tier (CONTRIBUTING.md)
-@settings(max_examples=900, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=900, suppress_health_check=list(HealthCheck))
 @given(payload=payloads)
 def test_hostile_payloads(env, payload):
     for harness, event, version, codes, may_refuse in COORDINATES:
