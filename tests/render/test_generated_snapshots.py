@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pytest
 from generated_snapshot import generated_dir, project_root
+from loading import load_project
 from repo_paths import REPO
 
-from pasture.profile.loader import load_project
+from pasture.hosts import HOSTS
 from pasture.render.project import render_project
 
 
 def _artifacts() -> dict[str, str]:
     root = project_root()
-    return {a.path: a.text for a in render_project(load_project(root), root)}
+    return {a.path: a.text for a in render_project(load_project(root), root, hosts=HOSTS)}
 
 
 ARTIFACTS = _artifacts()
