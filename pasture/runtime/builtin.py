@@ -110,6 +110,7 @@ def _unexpanded(flat: str) -> str:
     return "".join(out)
 
 
+_UNKNOWN = "\ue0ff"  # pasture.runtime.shellwrites.UNKNOWN: a part of a path the reading cannot know
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")
 _PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- ")
@@ -146,6 +147,8 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
         # Pi: its settings, whose extensions list can exclude an auto-discovered extension (-path)
         os.path.join(root, ".pi", "settings.json"),
         os.path.join(pi_agent, "settings.json"),
+        # the policies; both() below adds the file each resolves to (a symlinked policy's target)
+        layers.project_path(root),
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
@@ -249,6 +252,47 @@ def _nested_git(path: str, root: str | None) -> bool:
     return ".git" in parts[1:]
 
 
+def _unknown_hits(tail: str, files: tuple, folders: tuple, ancestors: bool, glob: bool) -> bool:
+    """A path whose front is UNKNOWN (`cd $X && : > tail`, `${HOME:$n}/tail`): ours when `tail` can end one
+    of our paths: its parts are the last parts of a guard file (the first may be the end of a part),
+    reach inside a guard folder, or (deleting) stand above one. Nothing known: any path."""
+    parts = [p for p in tail.split("/") if p and p != "."]
+    if not parts or ".." in parts:
+        return True
+    if any(p.lower() == ".pasture" or (glob and _match(p, ".pasture")) for p in parts):
+        return True
+    whole = tail.startswith("/")  # the first part is whole, not the end of an unknown one
+    for path in files + folders:
+        ends = [p for p in path.split("/") if p]
+        for at in range(len(ends)):
+            fits = True
+            for k, part in enumerate(parts):
+                if at + k >= len(ends):
+                    fits = path in folders  # inside a guard folder
+                    break
+                name = ends[at + k]
+                if glob and any(c in part for c in "*?["):
+                    ok = _match(part, name) or (k == 0 and not whole and _match("*" + part, name))
+                elif k == 0 and not whole:
+                    ok = name.endswith(part) or name.lower().endswith(part.lower())
+                else:
+                    ok = part == name or part.lower() == name.lower()
+                if not ok:
+                    fits = False
+                    break
+            else:
+                fits = at + len(parts) == len(ends) or ancestors
+            if fits:
+                return True
+    return False
+
+
+def _match(pattern: str, name: str) -> bool:
+    from pasture.runtime.shellwrites import glob_match  # loaded already: only its reading makes UNKNOWN
+
+    return glob_match(pattern, name, dots=True)
+
+
 def _is_protected(
     target: str,
     cwd: str,
@@ -259,6 +303,11 @@ def _is_protected(
     glob: bool = False,
     root: str | None = None,
 ) -> bool:
+    if _UNKNOWN in target:
+        return _unknown_hits(target[target.rindex(_UNKNOWN) + 1 :], files, folders, ancestors, glob)
+    if _UNKNOWN in cwd and not target.startswith(("/", "~", "$")):
+        tail = cwd[cwd.rindex(_UNKNOWN) + 1 :] + "/" + target
+        return _unknown_hits(tail, files, folders, ancestors, glob)
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
@@ -327,8 +376,28 @@ def file_targets(envelope: dict) -> list[str]:
     return targets
 
 
-def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home: str, root: str) -> str | None:
-    """The deny reason when the event's tool writes to a protected path, else None."""
+STOPPED = (
+    "pasture: the guard stopped reading this shell command at {why} (docs/policy.md, \"The guard protects "
+    "itself\"), and its word {word} {how}. Split it into shorter commands, or write it to a script file."
+)
+CARRIED_ON = "the guard stopped reading the shell command at {why}; no word of it names the guard's files: let through"
+
+
+def check(
+    envelope: dict,
+    files: tuple[str, ...],
+    folders: tuple[str, ...],
+    home: str,
+    root: str,
+    *,
+    deadline: float | None = None,
+    clock=None,
+    notes: list | None = None,
+) -> str | None:
+    """The deny reason when the event's tool writes to a protected path, else None. `deadline` (a
+    time.perf_counter() instant, on `clock` when given) and the reader's step budget bound the reading
+    of a shell command; past them the line is judged on its own words, and `notes` says so when it is
+    let through."""
     kind = envelope.get("tool_kind")
     if kind is None:
         return None
@@ -348,36 +417,72 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             return None
         # rare path: only commands that name something like ours
         from pasture.runtime.shellparse import MAX_TEXT
-        from pasture.runtime.shellwrites import guard_command, writes
+        from pasture.runtime.shellwrites import Budget, Exhausted
 
         if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
             return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
+        budget = Budget(deadline=deadline, clock=clock)
+        try:
+            return _shell(command, cwd, home, files, folders, root, budget)
+        except (Exhausted, RecursionError):
+            why = budget.exhausted or "its nesting limit"
+            reason = _unread(command, cwd, home, files, folders, root, why)
+            if reason is None and notes is not None:
+                notes.append(CARRIED_ON.format(why=why))
+            return reason
+    return None
 
-        ran = guard_command(command)
-        if ran is not None:
-            return GUARD_COMMAND.format(command=ran)
-        if "*** " in command or "+++ " in command:
-            # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
-            # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
-            # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
-            # reading below sees no file verb in it. Read the patch's own file headers instead.
-            for target in _patch_paths(command):
-                if _is_protected(target, cwd, home, files, folders):
-                    return REASON.format(path=target)
-        from pasture.runtime.shellwrites import emptied
 
-        for target, deletes, glob in writes(command, cwd, home):
-            directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
-                return REASON.format(path=name)
-            # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
-            bare = emptied(name) if "$" in name or "`" in name else name
-            relative = name.startswith("/") or not bare.startswith("/")
-            if (
-                bare != name
-                and bare
-                and relative
-                and _is_protected(bare, directory, home, files, folders, ancestors=deletes, glob=glob, root=root)
-            ):
-                return REASON.format(path=name)
+def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget) -> str | None:
+    from pasture.runtime.shellwrites import emptied, guard_command, writes
+
+    ran = guard_command(command, budget=budget)
+    if ran is not None:
+        return GUARD_COMMAND.format(command=ran)
+    if "*** " in command or "+++ " in command:
+        # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
+        # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
+        # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
+        # reading below sees no file verb in it. Read the patch's own file headers instead.
+        for target in _patch_paths(command):
+            if _is_protected(target, cwd, home, files, folders):
+                return REASON.format(path=target)
+    for target, deletes, glob in writes(command, cwd, home, budget=budget):
+        directory, name = target
+        if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
+            return REASON.format(path=name.replace(_UNKNOWN, "<unknown>"))
+        # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
+        bare = emptied(name) if "$" in name or "`" in name else name
+        relative = name.startswith("/") or not bare.startswith("/")
+        if (
+            bare != name
+            and bare
+            and relative
+            and _is_protected(bare, directory, home, files, folders, ancestors=deletes, glob=glob, root=root)
+        ):
+            return REASON.format(path=name)
+    return None
+
+
+_SEPARATORS = " \t\n;&|()<>="
+
+
+def _unread(command: str, cwd: str, home: str, files, folders, root: str, why: str) -> str | None:
+    """Past the reading's budget: the line on its own words. Refused when one names a guard path (as a
+    delete would: a folder above ours too), could match one as a glob, holds a value the reading did not
+    finish (any `$` or backquote part: it could be any path), or the line names a guard command."""
+    from pasture.runtime.shellwrites import _flat, _mentions
+
+    flat = _flat(command)
+    found = _mentions(flat)
+    if found is not None:
+        return STOPPED.format(why=why, word=repr("pasture " + found), how="runs a guard command")
+    for ch in _SEPARATORS:
+        flat = flat.replace(ch, " ")
+    for word in dict.fromkeys(flat.split()):
+        if "$" in word or "`" in word:
+            return STOPPED.format(why=why, word=repr(word[:80]), how="holds a value the reading did not finish")
+        glob = any(c in word for c in "*?[")
+        if _is_protected(word, cwd, home, files, folders, ancestors=True, glob=glob, root=root):
+            return STOPPED.format(why=why, word=repr(word[:80]), how="names the guard's files")
     return None

@@ -1,0 +1,222 @@
+"""Issue 27: the guard's own reading of a shell line is bounded, and it follows the paths the shell
+will use (`~`, `$HOME` and `${HOME...}`, `$PWD`/`$OLDPWD`, cd/pushd/popd with CDPATH, globs, default
+assignments, a `-c` script's positional parameters). docs/policy.md ("The guard protects itself")
+states what these tests hold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hookrun import call
+
+from pasture.runtime import shellwrites
+from pasture.runtime.shellparse import Unparsable
+from pasture.runtime.shellwrites import Budget, Exhausted, simple_commands
+
+
+@pytest.fixture
+def project(env, tmp_path):
+    root = tmp_path / "project"
+    (root / ".pasture").mkdir(parents=True)
+    (root / ".pasture" / "policy.toml").write_text('[[rules]]\nname = "ok"\ndecision = "proceed"\n')
+    (root / ".claude").mkdir()
+    (root / ".git").mkdir()
+    (root / "src").mkdir()
+    home = tmp_path / "home"
+    (home / ".config" / "pasture").mkdir(parents=True)
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        PASTURE_POLICY=str(home / ".config" / "pasture" / "policy.toml"),
+    )
+    env.pop("PASTURE_JOURNAL")
+    return root
+
+
+def _run(env, root, command, cwd=None):
+    payload = {
+        "session_id": "s",
+        "cwd": str(cwd or root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "t",
+    }
+    code, out, err = call("claude-code", "PreToolUse", "2.1.332", payload, env)
+    assert code == 0, err
+    return json.loads(out)["hookSpecificOutput"] if out else {"permissionDecision": "proceed"}
+
+
+def _decision(env, root, command, cwd=None) -> str:
+    return _run(env, root, command, cwd)["permissionDecision"]
+
+
+# --- bounded reading ----------------------------------------------------------------------------------
+
+
+def array_bomb(doublings: int, tail: str = "rm -f ${a[@]}") -> str:
+    return "a=(x .pasture); " + "a=(${a[@]} ${a[@]}); " * doublings + tail
+
+
+def string_bomb(doublings: int, start: str = ".pasture", tail: str = "rm -rf $v{n}") -> str:
+    steps = "".join(f"v{i}=$v{i - 1}$v{i - 1}; " for i in range(1, doublings + 1))
+    return f"v0={start}; " + steps + tail.format(n=doublings)
+
+
+BOMBS = [
+    pytest.param(array_bomb(18), id="array-doubling-18"),
+    pytest.param(array_bomb(40), id="array-doubling-40"),
+    pytest.param(string_bomb(27), id="string-doubling-27"),
+    pytest.param(string_bomb(40, ".pas", "rm -rf ${{v{n}:0:4}}ture"), id="string-doubling-split-name"),
+    pytest.param("x=(.pasture); " + "x=(${x[@]}${x[@]} ${x[@]}); " * 30 + "echo > $x", id="array-words-30"),
+]
+
+
+@pytest.mark.parametrize("command", BOMBS)
+def test_a_bomb_is_read_within_the_budget_and_refused(env, project, command):
+    # the caps and the default step budget stop it; the line names the guard's folder, so it is refused
+    answer = _run(env, project, command)
+    assert answer["permissionDecision"] == "deny"
+    assert "stopped reading" in answer["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("command", BOMBS)
+def test_a_bomb_stops_at_the_step_budget(command):
+    with pytest.raises(Exhausted):
+        simple_commands(command, budget=Budget(steps=20_000))
+
+
+def test_the_deadline_stops_the_reading_on_an_injected_clock():
+    ticks = iter(range(10**9))
+    budget = Budget(steps=10**12, deadline=50.0, clock=lambda: float(next(ticks)))
+    with pytest.raises(Exhausted) as caught:
+        simple_commands("echo a; " * 1500, budget=budget)
+    assert "deadline" in str(caught.value)
+    assert isinstance(caught.value, Unparsable)  # callers that read Unparsable lines conservatively still do
+
+
+def test_the_caps_are_what_the_docs_say():
+    # docs/policy.md names these numbers
+    assert (shellwrites.MAX_VALUE, shellwrites.MAX_ELEMENTS, shellwrites.MAX_WORDS) == (65_536, 4_096, 50_000)
+    assert (shellwrites.MAX_COMMANDS, shellwrites.STEPS) == (2_000, 2_000_000)
+
+
+def test_a_bomb_that_names_nothing_of_ours_carries_on_with_a_note(env, project, tmp_path):
+    env["PASTURE_JOURNAL"] = str(tmp_path / "journal.sqlite3")
+    command = "rm -f build/a.o; " * 2100  # past the commands cap (rm: the screen lets it through), harmless
+    answer = _run(env, project, command)
+    assert answer["permissionDecision"] == "proceed" or answer.get("permissionDecision") is None
+    from pasture.journal.db import rows
+
+    details = [row["detail"] or "" for row in rows(env["PASTURE_JOURNAL"])]
+    assert any("stopped reading" in d and "2000 commands" in d for d in details), details
+
+
+def test_past_the_budget_an_expansion_is_refused(env, project):
+    # a value the reader did not finish could be any path
+    command = "echo done; " * 2100 + "rm -rf $X"
+    assert _decision(env, project, command) == "deny"
+
+
+def test_past_the_budget_a_glob_that_can_match_ours_is_refused(env, project):
+    command = "echo done; " * 2100 + "rm -rf .pas*"
+    assert _decision(env, project, command) == "deny"
+
+
+# --- the paths the shell will use ---------------------------------------------------------------------
+
+FOLLOWED = [
+    "cd $HOME/.config/pasture && echo x > policy.toml",
+    'cd "${HOME}" && : > .config/pasture/policy.toml',
+    "pushd $HOME/.config/pasture && : > policy.toml",
+    "pushd $HOME/.config && pushd /tmp && popd && : > pasture/policy.toml",
+    ": > ${HOME:-/x}/.config/pasture/policy.toml",
+    ": > ${HOME%/}/.config/pasture/policy.toml",
+    ": > ${HOME%%/}/.config/pasture/policy.toml",
+    ": > ${HOME#}/.config/pasture/policy.toml",
+    ": > ${HOME/x/x}/.config/pasture/policy.toml",
+    ": > ${HOME:=/x}/.config/pasture/policy.toml",
+    ": > ${HOME-/x}/.config/pasture/policy.toml",
+    ": > ${HOME:+$HOME}/.config/pasture/policy.toml",
+    ": > ${HOME@Q}/.config/pasture/policy.toml",
+    ": > ${HOME:0}/.config/pasture/policy.toml",
+    "cd ~ && : > .config/pasture/policy.toml",
+    "cd src && : > ${PWD%/*}/.claude/settings.json",
+    "cd src && cd .. && : > $PWD/.claude/settings.json",
+    "cd .claude && cd /tmp && : > $OLDPWD/settings.json",
+    "cd .claude && cd /tmp && cd - && : > settings.json",
+    "cd .cl* && : > settings.json",
+    "cd .c?aude && rm -f settings.json",
+    ": ${f:=.claude/settings.json}; : > $f",
+    ": ${f=.pasture}; rm -rf $f",
+    "CDPATH=~/.config cd pasture && : > policy.toml",
+    "CDPATH=$HOME/.config; cd pasture && : > policy.toml",
+    "cd $X && : > .pasture/policy.toml",
+    "cd $(mktemp -d) && : > settings.json",
+    "bash -c 'rm -rf \"$@\"' _ .pasture",
+    "sh -c ': > \"$1\"' _ .claude/settings.json",
+    "sh -c ': > \"$0\"' .claude/settings.json",
+    "bash -c 'rm -rf $2' _ src .pasture",
+    "sh -c 'rm -rf \"$@\"' sh \"$X\"",
+    "echo .claude/settings.json | xargs -I{} sh -c ': > {}'",
+    "echo .pasture | xargs -I % rm -rf %",
+    "cat list | xargs -I{} sh -c ': > {}'",
+]
+
+
+@pytest.mark.parametrize("command", FOLLOWED)
+def test_the_path_the_shell_will_use_is_followed(env, project, command):
+    assert _decision(env, project, command) == "deny", command
+
+
+SAFE = [
+    "cd src && pytest",
+    "rm -rf build",
+    "echo $HOME",
+    "cd /tmp && make",
+    "cd ~ && ls",
+    "cd $HOME/src && rm -rf build",
+    ": > ${HOME}/notes.txt",
+    "cd src && : > ${PWD%/*}/notes.txt",
+    "bash -c 'rm -rf \"$@\"' _ build dist",
+    "sh -c 'echo \"$1\"' _ .pasture",
+    "echo a b | xargs -I{} sh -c 'echo {}'",
+    "cd .cl* && ls",
+    ": ${f:=out.txt}; : > $f",
+    "pushd src && make && popd",
+    "CDPATH=/tmp cd build && rm -rf cache",
+]
+
+
+@pytest.mark.parametrize("command", SAFE)
+def test_ordinary_lines_still_pass(env, project, command):
+    assert _decision(env, project, command) == "proceed", command
+
+
+# --- a symlinked policy ---------------------------------------------------------------------------------
+
+
+def test_the_file_a_symlinked_project_policy_resolves_to_is_guarded(env, project):
+    conf = project / "conf"
+    conf.mkdir()
+    (conf / "pasture.toml").write_text('[[rules]]\nname = "ok"\ndecision = "proceed"\n')
+    (project / ".pasture" / "policy.toml").unlink()
+    os.symlink("../conf/pasture.toml", project / ".pasture" / "policy.toml")
+    assert _decision(env, project, ": > conf/pasture.toml") == "deny"
+    assert _decision(env, project, "rm -f conf/pasture.toml") == "deny"
+    assert _decision(env, project, ": > conf/other.toml") == "proceed"
+
+
+@pytest.mark.parametrize("layer", ["PASTURE_POLICY", "PASTURE_MANAGED_POLICY"])
+def test_the_file_a_symlinked_user_or_managed_policy_resolves_to_is_guarded(env, project, tmp_path, layer):
+    target = tmp_path / "dotfiles" / "pasture.toml"
+    target.parent.mkdir()
+    target.write_text('[[rules]]\nname = "ok"\ndecision = "proceed"\n')
+    link = tmp_path / "links" / "policy.toml"
+    link.parent.mkdir()
+    os.symlink(target, link)
+    env[layer] = str(link)
+    assert _decision(env, project, f": > {target}") == "deny"
+    assert _decision(env, project, f"cd {target.parent} && rm pasture.toml") == "deny"
