@@ -376,9 +376,14 @@ def file_targets(envelope: dict) -> list[str]:
     return targets
 
 
+UNKNOWN_REASON = (
+    "pasture: this command writes {path}, where ? is only known when it runs (a variable, a command's "
+    "output, cd into one), and it may be one of the guard's files (its policy, journal, hook adapters or "
+    "trust store). Write to a literal path instead."
+)
 STOPPED = (
-    "pasture: the guard stopped reading this shell command at {why} (docs/policy.md, \"The guard protects "
-    "itself\"), and its word {word} {how}. Split it into shorter commands, or write it to a script file."
+    'pasture: the guard stopped reading this shell command at {why} (docs/policy.md, "The guard protects '
+    'itself"), and its word {word} {how}. Split it into shorter commands, or write it to a script file.'
 )
 CARRIED_ON = "the guard stopped reading the shell command at {why}; no word of it names the guard's files: let through"
 
@@ -450,7 +455,10 @@ def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget)
     for target, deletes, glob in writes(command, cwd, home, budget=budget):
         directory, name = target
         if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
-            return REASON.format(path=name.replace(_UNKNOWN, "<unknown>"))
+            if _UNKNOWN in name or _UNKNOWN in directory:
+                where = name if name.startswith("/") or _UNKNOWN in name else directory + "/" + name
+                return UNKNOWN_REASON.format(path=where[where.rindex(_UNKNOWN) :].replace(_UNKNOWN, "?"))
+            return REASON.format(path=name)
         # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
         bare = emptied(name) if "$" in name or "`" in name else name
         relative = name.startswith("/") or not bare.startswith("/")

@@ -186,6 +186,8 @@ class Budget:
     def stop(self, why: str):
         self.exhausted = self.exhausted or why
         raise Exhausted(f"the reading reached {why}")
+
+
 # options whose value is the next word, so that value is not a path the verb writes
 _VALUED = {
     "truncate": {"-s", "--size", "-r", "--reference"},
@@ -246,7 +248,7 @@ def _scripts(cmd, previous) -> list:
     """Scripts this simple command hands to a shell, wherever the shell sits among its words: each a
     script, or (script, [words]) for `sh -c SCRIPT $0 $1 ...`, whose positional parameters are known."""
     words = cmd.argv()
-    out = []
+    out: list = []
     upstream = []  # what the previous command of a pipeline writes: its words and here-documents
     if cmd.piped and previous is not None:
         upstream = previous.argv()[1:] + previous.stdin
@@ -319,7 +321,7 @@ def _substitute(text: str, values: dict) -> str | None:
             i += 1
             continue
         if text.startswith("${", i):
-            end = text.find("}", i)
+            end = _brace_end(text, i)  # `${f:=${HOME}/x}`: the braces nest
             name = text[i + 2 : end] if end > 0 else ""
             i = end + 1 if end > 0 else n
             value = _expansion(name, values)
@@ -364,6 +366,12 @@ def _expansion(body: str, values: dict) -> str | None:
         stem += ch
     if stem in _KEPT and stem not in values:
         return "${" + body + "}"
+    if stem in values and body.startswith("#") and body[1:] == stem:
+        return str(len(values[stem]))  # ${#x}: its length
+    rest = body[len(stem) :]
+    if stem in values and not body.startswith("!") and rest[:1] in ("%", "#", "/", "^", ",", "@", ":"):
+        if rest[:2] not in (":-", ":=", ":+", ":?"):  # those below: the value or the default
+            return _parameter(body, {stem: values[stem]}, "", UNKNOWN, "")  # ${x%.txt}, ${x//a/b}, ${x:1}
     for op in _OPERATORS:
         at = body.find(op)
         if at > 0 and all(c.isalnum() or c in "_[]@*" for c in body[:at]):
@@ -371,6 +379,8 @@ def _expansion(body: str, values: dict) -> str | None:
             break
     else:
         name, word, op = body, None, ""
+    if word is not None and ('"' in word or "'" in word):
+        word = word.replace('"', "").replace("'", "")  # `${f:="$HOME"/x}`: the word after quote removal
     if word is None and name[-1:] in ("^", ",") and name.rstrip("^,") in values:  # ${x,,} ${x^^}: its case
         value = values[name.rstrip("^,")]
         return value.upper() if name.endswith("^") else value.lower()
@@ -932,14 +942,31 @@ def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack:
     if verb == "pushd":
         stack.append(here)
     folders = [_into(here, target)]
-    if not target.startswith(("/", ".", UNKNOWN)):
-        # CDPATH: the first of its folders holding the target, else the working folder (bash's fallback)
+    if not (target.startswith(("/", "./", "../", UNKNOWN)) or target in (".", "..")):
+        # CDPATH (`.config` uses it; `./x` does not): the first of its folders holding the target, else
+        # the working folder (bash's fallback)
         cdpath = next((w for n, w in cmd.assigns if n == "CDPATH"), None)
         spelled = (cdpath.text if cdpath.static else marked(cdpath.text)) if cdpath else values.get("CDPATH")
         if spelled is not None:
-            found = [_into(here, fs.join(place(entry or ".", here, before, home), target)) for entry in spelled.split(":")]
+            found = [
+                _into(here, fs.join(place(entry or ".", here, before, home), target)) for entry in _path_list(spelled)
+            ]
             folders = found + folders
     return here, folders[0], list(dict.fromkeys(folders[1:]))
+
+
+def _path_list(text: str) -> list:
+    """A colon-separated list of folders (CDPATH), the colons inside `${HOME:-x}` kept."""
+    out, depth, start = [], 0, 0
+    for at, ch in enumerate(text):
+        if text.startswith("${", at):
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif ch == ":" and not depth:
+            out.append(text[start:at])
+            start = at + 1
+    return out + [text[start:]]
 
 
 def _into(here: str, target: str) -> str:
@@ -1097,10 +1124,19 @@ def _parameter(body: str, known: dict, here: str, before: str, home: str) -> str
     return UNKNOWN  # @Q, @A and the rest: not followed
 
 
+_GLOB_VALUE = 256  # longest value a glob pattern operation is worked out on (else UNKNOWN): bounds its time
+
+
 def _trim(value: str, pattern: str, op: str) -> str:
     """${X#p} ${X##p} ${X%p} ${X%%p}: the shortest / longest match of the glob removed from the front / end."""
     if not pattern:
         return value
+    if not any(c in pattern for c in _GLOBS):
+        if op.startswith("#"):
+            return value[len(pattern) :] if value.startswith(pattern) else value
+        return value[: len(value) - len(pattern)] if value.endswith(pattern) else value
+    if len(value) > _GLOB_VALUE:
+        return UNKNOWN
     cuts = range(len(value) + 1)
     if op.startswith("#"):
         hits = [k for k in cuts if glob_match(pattern, value[:k], dots=True)]
@@ -1119,6 +1155,14 @@ def _replace(value: str, spec: str) -> str:
         return UNKNOWN  # an escaped `/` in the pattern: not followed
     if not pattern:
         return value
+    if not any(c in pattern for c in _GLOBS):
+        if anchor == "#":
+            return replacement + value[len(pattern) :] if value.startswith(pattern) else value
+        if anchor == "%":
+            return value[: len(value) - len(pattern)] + replacement if value.endswith(pattern) else value
+        return value.replace(pattern, replacement, -1 if every else 1)
+    if len(value) > _GLOB_VALUE:
+        return UNKNOWN
     out, i, n = [], 0, len(value)
     while i <= n:
         starts = [0] if anchor == "#" else range(i, n + 1)

@@ -159,7 +159,7 @@ FOLLOWED = [
     "sh -c ': > \"$1\"' _ .claude/settings.json",
     "sh -c ': > \"$0\"' .claude/settings.json",
     "bash -c 'rm -rf $2' _ src .pasture",
-    "sh -c 'rm -rf \"$@\"' sh \"$X\"",
+    'sh -c \'rm -rf "$@"\' sh "$X"',
     "echo .claude/settings.json | xargs -I{} sh -c ': > {}'",
     "echo .pasture | xargs -I % rm -rf %",
     "cat list | xargs -I{} sh -c ': > {}'",
@@ -220,3 +220,16 @@ def test_the_file_a_symlinked_user_or_managed_policy_resolves_to_is_guarded(env,
     env[layer] = str(link)
     assert _decision(env, project, f": > {target}") == "deny"
     assert _decision(env, project, f"cd {target.parent} && rm pasture.toml") == "deny"
+
+
+# --- a property: every line built from these constructs is refused ------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from shell_lines import guarded_lines  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=guarded_lines())
+def test_every_built_line_is_refused(env, project, line):
+    # the reading is bounded by its step budget (and the row's deadline), never by this machine's speed
+    assert _decision(env, project, line) == "deny", line
