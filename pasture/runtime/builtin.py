@@ -11,8 +11,10 @@ read on the words bash will see (pasture.runtime.shellwrites, pasture.runtime.sh
 patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell. What each
 host really sends for these tools: tests/runtime/file_tool_payloads/.
 
+A path part only known at run time (UNKNOWN from the reading: `cd $X && : > settings.json`) counts as
+possibly any protected path; past the reading's budget the line is judged on its own words (`_unread`).
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
-`python -c`, a build step), values only known at run time (the environment, a substitution's
+`python -c`, a build step), whole values only known at run time (the environment, a substitution's
 output), or tools that write without naming the file. The hooks' job is to make the plain ways fail
 loudly; the user layer's policy and an OS sandbox are the defence in depth.
 """

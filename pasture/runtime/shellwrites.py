@@ -17,9 +17,15 @@ the program's own options (`pasture --root X policy trust`).
 
 Writes (`writes`) are redirections, the usual file verbs after a wrapper in _WRAPPERS (rm, mv, cp, tee,
 sed -i, truncate, mkdir, ln, dd of=, find -delete, find -exec, curl -o, tar -C, ...). A command the reader
-cannot follow counts as touching every word it names. Out of reach, and said so in docs/policy.md:
-values only known at run time (variables the line does not set other than $HOME and $PWD, the output
-of a substitution), a script file a shell runs, and a program that writes without naming the file.
+cannot follow counts as touching every word it names. The paths the shell will use are put in (`place`):
+`~`, $HOME, $PWD, $OLDPWD with every parameter operation, the folder cd/pushd/popd (and a CDPATH the line
+sets) move to, a `-c` script's $0 $1 ... $@, xargs -I; a part that cannot be known is UNKNOWN, which the
+guard reads as possibly any of its paths. Out of reach, and said so in docs/policy.md: whole values only
+known at run time (variables the line does not set other than those, the output of a substitution), a
+script file a shell runs, and a program that writes without naming the file.
+
+The reading is bounded (issue 27): MAX_VALUE, MAX_ELEMENTS, MAX_WORDS, MAX_COMMANDS, STEPS and a deadline
+(Budget); past them it raises Exhausted and the guard judges the line on its own words.
 """
 
 from pasture.runtime import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)

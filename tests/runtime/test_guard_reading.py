@@ -14,7 +14,7 @@ from hookrun import call
 
 from pasture.runtime import shellwrites
 from pasture.runtime.shellparse import Unparsable
-from pasture.runtime.shellwrites import Budget, Exhausted, simple_commands
+from pasture.runtime.shellwrites import UNKNOWN, Budget, Exhausted, place, simple_commands
 
 
 @pytest.fixture
@@ -120,6 +120,11 @@ def test_past_the_budget_an_expansion_is_refused(env, project):
     assert _decision(env, project, command) == "deny"
 
 
+def test_past_the_budget_a_guard_command_is_refused(env, project):
+    command = "rm -f build/a.o; " * 2100 + "pasture policy trust"
+    assert _decision(env, project, command) == "deny"
+
+
 def test_past_the_budget_a_glob_that_can_match_ours_is_refused(env, project):
     command = "echo done; " * 2100 + "rm -rf .pas*"
     assert _decision(env, project, command) == "deny"
@@ -163,6 +168,18 @@ FOLLOWED = [
     "echo .claude/settings.json | xargs -I{} sh -c ': > {}'",
     "echo .pasture | xargs -I % rm -rf %",
     "cat list | xargs -I{} sh -c ': > {}'",
+    "echo .pasture | xargs -i rm -rf {}",
+    "echo .pasture | xargs --replace=% rm -rf %",
+    "cd .claude && cd /tmp && : > ~-/settings.json",
+    "f=.claudeX; : > ${f%X}/settings.json",
+    ": ${f:=${HOME}/.config/pasture/policy.toml}; : > $f",
+    ': ${f:="$HOME"/.config/pasture/policy.toml}; : > $f',
+    "CDPATH=${HOME:-/x} cd .config && : > pasture/policy.toml",
+    ": > ~root/.config/pasture/policy.toml",
+    "popd && : > settings.json",
+    "pushd +1 && : > settings.json",
+    "cd $X && rm -rf *",
+    "ls | xargs -I{} rm {}",
 ]
 
 
@@ -187,12 +204,68 @@ SAFE = [
     ": ${f:=out.txt}; : > $f",
     "pushd src && make && popd",
     "CDPATH=/tmp cd build && rm -rf cache",
+    "cd $X && rm -rf build",
+    "f=a.pasture.b; rm -rf ${f#a}",
+    # out of reach, as docs/policy.md says: a whole path only known at run time
+    "rm -rf $X",
+    'tmp=$(mktemp -d); rm -rf "$tmp"',
 ]
 
 
 @pytest.mark.parametrize("command", SAFE)
 def test_ordinary_lines_still_pass(env, project, command):
     assert _decision(env, project, command) == "proceed", command
+
+
+@pytest.mark.parametrize(
+    ("text", "placed"),
+    [
+        ("~/x", "/h/u/x"),
+        ("~+/x", "/p/src/x"),
+        ("$HOME/x", "/h/u/x"),
+        ("${HOME}", "/h/u"),
+        ("${HOME:-/x}", "/h/u"),
+        ("${HOME-/x}", "/h/u"),
+        ("${HOME:=/x}", "/h/u"),
+        ("${HOME:?}", "/h/u"),
+        ("${HOME:+/x}", "/x"),
+        ("${HOME:+$HOME/y}", "/h/u/y"),
+        ("${HOME%/}", "/h/u"),
+        ("${HOME%/*}", "/h"),
+        ("${HOME%%/*}", ""),
+        ("${HOME#/}", "h/u"),
+        ("${HOME#*/}", "h/u"),
+        ("${HOME##*/}", "u"),
+        ("${HOME/u/v}", "/h/v"),
+        (r"${HOME//\//:}", UNKNOWN),  # an escaped `/`: not worked out
+        ("${HOME//h/z}", "/z/u"),
+        (r"${HOME/#\/h/z}", UNKNOWN),
+        ("${HOME/#?h/z}", "z/u"),
+        ("${HOME/%u/w}", "/h/w"),
+        ("${HOME:1}", "h/u"),
+        ("${HOME:0:2}", "/h"),
+        ("${HOME: -1}", "u"),
+        ("${HOME^^}", "/H/U"),
+        ("${#HOME}", "4"),
+        ("${!HOME}", UNKNOWN),
+        ("${HOME@Q}", UNKNOWN),
+        ("${HOME%$x}", UNKNOWN),
+        ("${PWD%/*}/y", "/p/y"),
+        ("$OLDPWD/y", "/old/y"),
+        ("~-/y", "/old/y"),
+        ("~root/y", UNKNOWN + "/y"),
+    ],
+)
+def test_every_parameter_operation_is_worked_out(text, placed):
+    assert place(text, "/p/src", "/old", "/h/u") == placed
+
+
+def test_a_pattern_operation_on_a_long_value_is_unknown():
+    # a glob replacement is quadratic in the value's length: past 256 characters it is not worked out
+    out = simple_commands("f=" + "y" * 300 + "; g=${f//y*/z}; rm $g")
+    assert out[-1].argv() == ["rm", UNKNOWN]
+    out = simple_commands("f=" + "y" * 300 + "; g=${f//y/}; rm x$g")  # a literal pattern stays exact
+    assert out[-1].argv() == ["rm", "x"]
 
 
 # --- a symlinked policy ---------------------------------------------------------------------------------
