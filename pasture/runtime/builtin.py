@@ -428,6 +428,10 @@ def check(
 
         if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
             return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
+        if deadline is not None:  # keep a quarter of what is left (at most 1 s) for judging the words
+            import time
+
+            deadline -= min(1.0, max(deadline - (clock or time.perf_counter)(), 0.0) / 4)
         budget = Budget(deadline=deadline, clock=clock)
         try:
             return _shell(command, cwd, home, files, folders, root, budget)

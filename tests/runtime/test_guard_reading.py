@@ -306,3 +306,43 @@ from shell_lines import guarded_lines  # noqa: E402
 def test_every_built_line_is_refused(env, project, line):
     # the reading is bounded by its step budget (and the row's deadline), never by this machine's speed
     assert _decision(env, project, line) == "deny", line
+
+
+def test_the_row_deadline_reaches_the_reading_and_leaves_time_to_judge(env, project):
+    # evaluate() hands the row's deadline to the guard; its reading stops a quarter of the time left
+    # (at most 1 s) before it, on the clock it is given (here one tick per look at it)
+    from pasture.runtime.builtin import check
+
+    ticks = iter(range(10**9))
+    notes: list = []
+    command = "rm -f build/a.o; " * 1500  # within every cap: only the deadline can stop it
+    reason = check(
+        {"tool_kind": "shell", "command": command, "cwd": str(project)},
+        (str(project / ".claude" / "settings.json"),),
+        (str(project / ".pasture"),),
+        str(project),
+        str(project),
+        deadline=40.0,
+        clock=lambda: float(next(ticks)),
+        notes=notes,
+    )
+    assert reason is None
+    assert notes == [
+        "the guard stopped reading the shell command at the row's deadline; no word of it names the "
+        "guard's files: let through"
+    ]
+
+
+def test_evaluate_hands_its_deadline_to_the_reading(env, project):
+    from pasture.runtime.effective import evaluate, load
+
+    effective = load(str(project), env)
+    ticks = iter(range(10**9))
+    envelope = {"event": "PreToolUse", "tool_kind": "shell", "command": "rm -f build/a.o; " * 1500, "cwd": str(project)}
+    verdict = evaluate(effective, envelope, deadline=40.0, clock=lambda: float(next(ticks)))
+    assert verdict.decision != "deny"
+    assert any("stopped reading the shell command at the row's deadline" in note for note in verdict.notes)
+    envelope["command"] += "rm -rf .pasture"
+    ticks = iter(range(10**9))
+    verdict = evaluate(effective, envelope, deadline=40.0, clock=lambda: float(next(ticks)))
+    assert verdict.decision == "deny" and "the row's deadline" in verdict.reason
