@@ -9,7 +9,14 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 # (base, path below it): places the guard protects in the fixtures of test_guard_reading.py
-HOME_TARGETS = [".config/pasture/policy.toml", ".claude/settings.json", ".gemini/settings.json"]
+HOME_TARGETS = [
+    ".config/pasture/policy.toml",  # the user's policy
+    ".claude/settings.json",  # a host's settings
+    ".gemini/settings.json",
+    ".codex/hooks.json",
+    ".local/state/pasture/trust.json",  # pasture's state: the trust store, until's counters
+    ".local/share/pasture/bin/pasture-hook",  # the launcher
+]
 PROJECT_TARGETS = [".pasture/policy.toml", ".claude/settings.json", ".codex/config.toml", ".pasture"]
 HOME_SPELLINGS = ["~", "$HOME", '"$HOME"', "${HOME}", "${HOME:-/x}", "${HOME-/x}", "${HOME:=/x}", "${HOME%/}",
                   "${HOME%%/}", "${HOME#}", "${HOME:0}", "${HOME/#/}", "${HOME:+$HOME}", "${HOME//qq/qq}"]  # fmt: skip

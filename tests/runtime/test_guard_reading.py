@@ -33,6 +33,8 @@ def project(env, tmp_path):
         PASTURE_POLICY=str(home / ".config" / "pasture" / "policy.toml"),
     )
     env.pop("PASTURE_JOURNAL")
+    for moved in ("CODEX_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR"):
+        env.pop(moved, None)  # the guarded places these tests name are the defaults below $HOME
     return root
 
 
@@ -298,6 +300,7 @@ def test_the_file_a_symlinked_user_or_managed_policy_resolves_to_is_guarded(env,
 # --- a property: every line built from these constructs is refused ------------------------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from shell_lines import guarded_lines  # noqa: E402
 
 
@@ -346,3 +349,37 @@ def test_evaluate_hands_its_deadline_to_the_reading(env, project):
     ticks = iter(range(10**9))
     verdict = evaluate(effective, envelope, deadline=40.0, clock=lambda: float(next(ticks)))
     assert verdict.decision == "deny" and "the row's deadline" in verdict.reason
+
+
+@pytest.mark.slow  # hundreds of journaled requests through one `hook serve`
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    lines=st.lists(st.one_of(guarded_lines(), st.sampled_from([p.values[0] for p in BOMBS])), min_size=1, max_size=8)
+)
+def test_hook_serve_refuses_the_bombs_and_the_path_constructs(env, project, monkeypatch, lines):
+    import io
+
+    from pasture.runtime.serve import Server
+
+    monkeypatch.chdir(project)  # OpenCode sends no cwd: the plugin starts the runtime in its directory
+    requests = b"".join(
+        json.dumps(
+            {
+                "id": at,
+                "event": "tool.execute.before",
+                "wait": True,
+                "payload": {
+                    "event": "tool.execute.before",
+                    "input": {"tool": "bash", "sessionID": "ses_1", "callID": f"call_{at}"},
+                    "output": {"args": {"command": line}},
+                },
+            }
+        ).encode()
+        + b"\n"
+        for at, line in enumerate(lines)
+    )
+    out = io.BytesIO()
+    assert Server("opencode", "1.18.33", io.BytesIO(requests), out, env).serve() == 0
+    replies = {m["id"]: m for m in map(json.loads, out.getvalue().splitlines()) if "id" in m}
+    for at, line in enumerate(lines):
+        assert replies[at]["answer"] == "deny", line

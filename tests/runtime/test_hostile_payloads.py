@@ -105,6 +105,8 @@ def test_hostile_shell_lines(env, tmp_path, line):
     for folder in (root / ".pasture", root / ".claude", root / "src", tmp_path / "home" / ".config" / "pasture"):
         folder.mkdir(parents=True, exist_ok=True)
     env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
+    for moved in ("CODEX_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR"):
+        env.pop(moved, None)  # the guarded places the lines name are the defaults below $HOME
     env["PASTURE_POLICY"] = str(tmp_path / "home" / ".config" / "pasture" / "policy.toml")
     for harness, event, version, shape in SHELL_HOSTS:
         payload = dict(shape(line), session_id="s", cwd=str(root), tool_use_id="t", turn_id="u")
