@@ -476,6 +476,15 @@ def _remember(cmd, values: dict) -> None:
                 name, _, value = word.text.partition("=")
                 pairs.append((name, Word(value, word.static, word.quoted, word.glob, word.subs, 0)))
     texts = cmd.argv()
+    if texts[:1] == ["shift"] and "@" in values:  # shift [N]: $2 becomes $1 ...
+        count = int(texts[1]) if len(texts) > 1 and texts[1].isdigit() else 1
+        rest = values["@"].split()[count:]
+        for number in range(1, 10):
+            values.pop(str(number), None)
+        for number, text in enumerate(rest[:9], 1):
+            values[str(number)] = text
+        values["@"] = values["*"] = " ".join(rest)
+        values["#"] = str(len(rest))
     if texts[:2] == ["set", "--"]:  # set -- a b: $1 $2, and "$@"
         pairs += [(str(n), w) for n, w in enumerate(cmd.words[2:], 1)]
         pairs.append(("@", Word(" ".join(texts[2:]), all(w.static for w in cmd.words[2:]), True, False, [], 0)))
@@ -507,10 +516,20 @@ def _positional(values: dict, words: list) -> dict:
     return inner
 
 
+_XARGS_VALUED = ("-d", "-E", "-L", "-n", "-P", "-s", "-a", "-e", "-l")
+
+
 def _xargs_replace(words: list) -> str | None:
     """The replace string of `xargs -I R` / `-iR` / `--replace[=R]` (each input line put in its place)."""
+    skip = False
     for at, word in enumerate(words):
         text = word.text
+        if skip:
+            skip = False
+            continue
+        if text in _XARGS_VALUED or text in ("--delimiter", "--max-args", "--max-procs", "--arg-file"):
+            skip = True
+            continue
         if text == "-I" and at + 1 < len(words):
             return words[at + 1].text
         if text.startswith("-I") and len(text) > 2:
@@ -797,6 +816,8 @@ def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = N
     except (Unparsable, RecursionError):  # cannot be read: it touches everything it names, as a delete would
         return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
     out: list = []
+    if any(_sets(cmd, "HOME") for cmd in commands):
+        home = UNKNOWN  # `HOME=$PWD/.claude; : > ~/settings.json`: `~` and a bare `cd` go where it says
     here = cwd
     before = UNKNOWN  # $OLDPWD, `cd -`: the folder before this line is not known
     stack: list = []  # pushd's folders
@@ -908,6 +929,13 @@ def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = N
 _GLOBS = ("*", "?", "[")
 
 
+def _sets(cmd, name: str) -> bool:
+    """The command assigns `name` (`NAME=...`, `export NAME=...`, `read NAME`, ...: any word naming it)."""
+    if any(n == name for n, _ in cmd.assigns):
+        return True
+    return bool(cmd.words) and any(w.text == name or w.text.startswith(name + "=") for w in cmd.words[1:])
+
+
 def _settle(out: list, mark: int, before: str, home: str, others: list) -> int:
     """Put $HOME/$PWD/$OLDPWD/`~` into the writes added since `mark`, as the shell will (the folder each
     was written from is its $PWD), and repeat each relative one under every other folder the working
@@ -918,6 +946,8 @@ def _settle(out: list, mark: int, before: str, home: str, others: list) -> int:
         placed = place(text, folder, before, home)
         glob = glob or any(c in folder for c in _GLOBS)
         out[at] = ((folder, placed), deletes, glob)
+        if " " in placed:  # "$d" of `for d in a .pasture`, "${a[*]}": each field may be the one it is
+            out += [((folder, field), deletes, glob) for field in placed.split()]
         if not placed.startswith("/"):
             for other in others:
                 again = place(text, other, before, home)

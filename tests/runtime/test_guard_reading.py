@@ -182,6 +182,23 @@ FOLLOWED = [
     "pushd +1 && : > settings.json",
     "cd $X && rm -rf *",
     "ls | xargs -I{} rm {}",
+    "HOME=$PWD/.claude; : > ~/settings.json",
+    "export HOME=$PWD/.claude; cd; : > settings.json",
+    "sh -c 'cd \"$1\" && : > policy.toml' _ ~/.config/pasture",
+    "z=~/.config/pasture; cd $z && : > policy.toml",
+    "builtin cd ~/.config/pasture && : > policy.toml",
+    "bash -c 'rm -rf \"${@}\"' _ .pasture",
+    "bash -c 'rm -rf \"$*\"' _ .pasture",
+    "bash -c 'for f; do rm -rf \"$f\"; done' _ .pasture",
+    "bash -c 'for f do rm -rf \"$f\"; done' _ src .pasture",
+    "bash -c 'shift; rm -rf \"$1\"' _ x .pasture",
+    "bash -c 'shift 2; rm -rf $1' _ x y .pasture",
+    "bash -c 'x=$1; rm -rf $x' _ .pasture",
+    'sh -c \'rm -rf "$1"\' _ "$(echo .pasture)"',
+    "printf '%s\\n' .pasture | xargs -d '\\n' -I{} rm -rf {}",
+    "echo .claude/settings.json | xargs sh -c ': > \"$1\"' _",
+    'for d in src .pasture; do rm -rf "$d"; done',
+    'a=(src .pasture); rm -rf "${a[*]}"',
 ]
 
 
@@ -207,6 +224,8 @@ SAFE = [
     "pushd src && make && popd",
     "CDPATH=/tmp cd build && rm -rf cache",
     "cd $X && rm -rf build",
+    "bash -c 'for f; do echo \"$f\"; done' _ a b",
+    'for f in build dist; do rm -rf "$f"; done',
     "f=a.pasture.b; rm -rf ${f#a}",
     # out of reach, as docs/policy.md says: a whole path only known at run time
     "rm -rf $X",
