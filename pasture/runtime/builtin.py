@@ -70,6 +70,9 @@ _SCREEN = (
     "/proc/",
     "pwd",
     "~+",
+    "cd",  # the folder cd/pushd/popd enter (`cd $X`, `cd -`, `cd ~user`) may be any of ours
+    "pushd",
+    "popd",
     "{",
     "*",
     "?",
@@ -82,6 +85,10 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     """False only when no reading of the command can name a protected path or a guard command."""
     if "$'" in command or ("$" in command and "=" in command):
         return True
+    if ("$" in command or "`" in command) and ("sh" in command or "xargs" in command):
+        return True  # `sh -c '...' _ "$X"`: a script's parameter only known at run time
+    if "~" in command and any(c.isalpha() for c in command.split("~", 1)[1][:1]):
+        return True  # ~user: a home that may be ours
     # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
     if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
         command += "\n" + _unexpanded(command)
@@ -254,47 +261,6 @@ def _nested_git(path: str, root: str | None) -> bool:
     return ".git" in parts[1:]
 
 
-def _unknown_hits(tail: str, files: tuple, folders: tuple, ancestors: bool, glob: bool) -> bool:
-    """A path whose front is UNKNOWN (`cd $X && : > tail`, `${HOME:$n}/tail`): ours when `tail` can end one
-    of our paths: its parts are the last parts of a guard file (the first may be the end of a part),
-    reach inside a guard folder, or (deleting) stand above one. Nothing known: any path."""
-    parts = [p for p in tail.split("/") if p and p != "."]
-    if not parts or ".." in parts:
-        return True
-    if any(p.lower() == ".pasture" or (glob and _match(p, ".pasture")) for p in parts):
-        return True
-    whole = tail.startswith("/")  # the first part is whole, not the end of an unknown one
-    for path in files + folders:
-        ends = [p for p in path.split("/") if p]
-        for at in range(len(ends)):
-            fits = True
-            for k, part in enumerate(parts):
-                if at + k >= len(ends):
-                    fits = path in folders  # inside a guard folder
-                    break
-                name = ends[at + k]
-                if glob and any(c in part for c in "*?["):
-                    ok = _match(part, name) or (k == 0 and not whole and _match("*" + part, name))
-                elif k == 0 and not whole:
-                    ok = name.endswith(part) or name.lower().endswith(part.lower())
-                else:
-                    ok = part == name or part.lower() == name.lower()
-                if not ok:
-                    fits = False
-                    break
-            else:
-                fits = at + len(parts) == len(ends) or ancestors
-            if fits:
-                return True
-    return False
-
-
-def _match(pattern: str, name: str) -> bool:
-    from pasture.runtime.shellwrites import glob_match  # loaded already: only its reading makes UNKNOWN
-
-    return glob_match(pattern, name, dots=True)
-
-
 def _is_protected(
     target: str,
     cwd: str,
@@ -305,11 +271,8 @@ def _is_protected(
     glob: bool = False,
     root: str | None = None,
 ) -> bool:
-    if _UNKNOWN in target:
-        return _unknown_hits(target[target.rindex(_UNKNOWN) + 1 :], files, folders, ancestors, glob)
-    if _UNKNOWN in cwd and not target.startswith(("/", "~", "$")):
-        tail = cwd[cwd.rindex(_UNKNOWN) + 1 :] + "/" + target
-        return _unknown_hits(tail, files, folders, ancestors, glob)
+    if _UNKNOWN in target or (_UNKNOWN in cwd and not target.startswith(("/", "~", "$"))):
+        return True  # a path the reading cannot know (`cd $X && : > f`): possibly any of ours
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):

@@ -959,17 +959,20 @@ def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack:
     """(before, here, others) after cd / pushd / popd: the folder the shell moves to, UNKNOWN (with what
     follows it, `cd $X/.claude`) where the line cannot tell."""
     plain = [w for w in args if not w.text.startswith("-") or w.text == "-" or w.text[1:].isdigit()]
-    if verb == "popd" or (plain and plain[0].text[:1] in "+-" and plain[0].text[1:].isdigit()):
-        # popd: back to the folder the last pushd left; +N/-N rotate the stack the line may not know
-        if verb == "popd" and not plain and stack:
-            return here, stack.pop(), []
-        return here, UNKNOWN, []
-    if not plain:
-        if verb == "pushd":  # swaps the top two: the folder pushd left, when the line holds one
-            top = stack.pop() if stack else UNKNOWN
-            stack.append(here)
-            return here, top, []
+    # The folder stack starts empty (each tool call is a new shell): popd, or pushd with no folder or
+    # +N/-N, fails there and stays put. On what the line pushed: popd goes back to the last one; a
+    # rotation (+N/-N) or a bare pushd may land on any of them.
+    if not plain and verb == "cd":
         return here, home, []
+    if verb == "popd" or not plain or (plain[0].text[:1] in "+-" and plain[0].text[1:].isdigit()):
+        if not stack:
+            return before, here, []
+        if verb == "popd" and not plain:
+            return here, stack.pop(), []
+        if verb == "popd":  # popd +N drops an entry: the folder stays unless it was the top
+            return here, here, []
+        stack.append(here)
+        return here, stack[-2], list(dict.fromkeys(stack[:-2] + [here]))
     word = plain[0]
     text = word.text if word.static else marked(word.text)
     if text == "-":  # cd -: the folder before
