@@ -69,7 +69,7 @@ _SCREEN = (
     "..",
     "/proc/",
     "pwd",
-    "~+",
+    "~",  # a home (`~`, `~user`, `~-`) that may be above ours
     "cd",  # the folder cd/pushd/popd enter (`cd $X`, `cd -`, `cd ~user`) may be any of ours
     "pushd",
     "popd",
@@ -87,8 +87,7 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
         return True
     if ("$" in command or "`" in command) and ("sh" in command or "xargs" in command):
         return True  # `sh -c '...' _ "$X"`: a script's parameter only known at run time
-    if "~" in command and any(c.isalpha() for c in command.split("~", 1)[1][:1]):
-        return True  # ~user: a home that may be ours
+
     # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
     if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
         command += "\n" + _unexpanded(command)

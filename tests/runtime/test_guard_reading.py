@@ -184,12 +184,12 @@ FOLLOWED = [
     "cd ~root && : > .config/pasture/policy.toml",
     "cd ~root && : > out.txt",
     "cd - && : > out.txt",
-    "sh -c ': > \"$1\"' _ \"$X\"",
+    'sh -c \': > "$1"\' _ "$X"',
     "cd $X && rm -rf *",
     "ls | xargs -I{} rm {}",
     "cd $X && rm -rf build",  # the folder is unknown: it may be one of the guard's
     "cd $(mktemp -d) && : > out.txt",
-    "sh -c 'rm -rf \"$1\"' _ \"$X\"/build",
+    'sh -c \'rm -rf "$1"\' _ "$X"/build',
     "HOME=$PWD/.claude; : > ~/settings.json",
     "export HOME=$PWD/.claude; cd; : > settings.json",
     "sh -c 'cd \"$1\" && : > policy.toml' _ ~/.config/pasture",
@@ -412,3 +412,33 @@ def test_hook_serve_refuses_the_bombs_and_the_path_constructs(env, project, monk
     replies = {m["id"]: m for m in map(json.loads, out.getvalue().splitlines()) if "id" in m}
     for at, line in enumerate(lines):
         assert replies[at]["answer"] == "deny", line
+
+
+def test_the_screen_never_skips_what_the_reading_would_deny_on_the_path_constructs(env, project):
+    # the cheap screen in front of the reading may only add work, on the pieces of issue 27's lines too
+    import random
+
+    from pasture.runtime import builtin
+    from pasture.runtime.effective import load
+
+    effective = load(str(project), env)
+    pieces = ["cd", "pushd", "popd", "cd -", "-", "+1", "$X", '"$X"', "$(mktemp -d)", "~", "~root", "~-", "~+",
+              "$HOME", "${HOME%/}", "${HOME:-/x}", "${HOME@Q}", "$PWD", "${PWD%/*}", "$OLDPWD", "CDPATH=~", "src",
+              ".cl*", "out.txt", "x", "sh -c", "bash -c", "'rm -rf \"$@\"'", "': > \"$1\"'", "_", "xargs -I{}",
+              "{}", "echo", "ls", "|", "&&", ";", ">", ": >", "rm -rf", "touch", "${f:=x}", "$f", "shift", "for f;",
+              "do", "done", "HOME=/x", "build"]  # fmt: skip
+    rng = random.Random(27)
+    denied = 0
+    original = builtin.screen
+    for _ in range(4000):
+        command = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        envelope = {"tool_kind": "shell", "command": command, "cwd": str(project)}
+        builtin.screen = lambda *a: True
+        try:
+            full = builtin.check(envelope, effective.files, effective.folders, effective.home, str(project))
+        finally:
+            builtin.screen = original
+        if full is not None:
+            denied += 1
+            assert builtin.screen(command, effective.files, effective.folders), command
+    assert denied > 100  # the property held on that many refused lines
