@@ -507,6 +507,9 @@ def _positional(values: dict, words: list) -> dict:
     """The variables a `-c` script starts with: the line's (an over-reading: a child shell inherits only
     the exported ones), and $0 $1 ... $@ $* $# bound to the words after the script. A word only known at
     run time binds UNKNOWN: that parameter may be any path."""
+    budget = values.get(_BUDGET)
+    if budget is not None:
+        budget.spend(len(values) + len(words))  # a copy per script: counted, so copies stay bounded
     inner = {k: v for k, v in values.items() if not (len(k) == 1 and (k.isdigit() or k in "@*#"))}
     texts = [w.text if w.static else UNKNOWN for w in words]
     for number, text in enumerate(texts[:10]):
