@@ -122,6 +122,12 @@ def test_past_the_budget_an_expansion_is_refused(env, project):
     assert _decision(env, project, command) == "deny"
 
 
+def test_past_the_budget_a_folder_above_ours_is_refused(env, project):
+    # judged as a delete would be: the home folder holds the user's policy
+    command = "rm -f build/a.o; " * 2100 + "ls ~"
+    assert _decision(env, project, command) == "deny"
+
+
 def test_past_the_budget_a_guard_command_is_refused(env, project):
     command = "rm -f build/a.o; " * 2100 + "pasture policy trust"
     assert _decision(env, project, command) == "deny"
@@ -230,6 +236,7 @@ SAFE = [
     "cd .cl* && ls",
     ": ${f:=out.txt}; : > $f",
     "pushd src && make && popd",
+    "cd $X && make",  # no write
     "popd; : > settings.json",  # the folder stack starts empty: popd fails and stays
     "pushd; rm -f settings.json",
     "cd src; cd -; rm -rf dist",
