@@ -445,8 +445,10 @@ def _resolve(cmd, values: dict) -> None:
     budget = values.get(_BUDGET)
     if budget is not None:
         budget.count_words(len(cmd.words) + len(cmd.redirs))
-    if not values and not any("${" in w.text or "IFS" in w.text for w in cmd.words if not w.static):
-        return
+    if len(values) <= (_BUDGET in values) and not any(
+        "${" in w.text or "IFS" in w.text for w in cmd.words if not w.static
+    ):
+        return  # nothing the line set, and no ${...} (defaults) or $IFS to read
     words = []
     for word in cmd.words:
         text = None if word.static else _substitute(word.text, values)
