@@ -390,16 +390,18 @@ def check(
 
         if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
             return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
+        reading = deadline
         if deadline is not None:  # keep a quarter of what is left (at most 1 s) for judging the words
             import time
 
-            deadline -= min(1.0, max(deadline - (clock or time.perf_counter)(), 0.0) / 4)
-        budget = Budget(deadline=deadline, clock=clock)
+            clock = clock or time.perf_counter
+            reading = deadline - min(1.0, max(deadline - clock(), 0.0) / 4)
+        budget = Budget(deadline=reading, clock=clock)
         try:
             return _shell(command, cwd, home, files, folders, root, budget)
         except (Exhausted, RecursionError):
             why = budget.exhausted or "its nesting limit"
-            reason = _unread(command, cwd, home, files, folders, root, why)
+            reason = _unread(command, cwd, home, files, folders, root, why, deadline, clock)
             if reason is None and notes is not None:
                 notes.append(CARRIED_ON.format(why=why))
             return reason
@@ -421,6 +423,7 @@ def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget)
             if _is_protected(target, cwd, home, files, folders):
                 return REASON.format(path=target)
     for target, deletes, glob in writes(command, cwd, home, budget=budget):
+        budget.spend(1)  # judging the paths counts too: the deadline stops it (then the words decide)
         directory, name = target
         if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
             if _UNKNOWN in name or _UNKNOWN in directory:
@@ -443,10 +446,13 @@ def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget)
 _SEPARATORS = " \t\n;&|()<>="
 
 
-def _unread(command: str, cwd: str, home: str, files, folders, root: str, why: str) -> str | None:
+def _unread(
+    command: str, cwd: str, home: str, files, folders, root: str, why: str, deadline=None, clock=None
+) -> str | None:
     """Past the reading's budget: the line on its own words. Refused when one names a guard path (as a
     delete would: a folder above ours too), could match one as a glob, holds a value the reading did not
-    finish (any `$` or backquote part: it could be any path), or the line names a guard command."""
+    finish (any `$` or backquote part: it could be any path), the line names a guard command, or the
+    row's deadline comes before every word is judged."""
     from pasture.runtime.shellwrites import _flat, _mentions
 
     flat = _flat(command)
@@ -455,7 +461,9 @@ def _unread(command: str, cwd: str, home: str, files, folders, root: str, why: s
         return STOPPED.format(why=why, word=repr("pasture " + found), how="runs a guard command")
     for ch in _SEPARATORS:
         flat = flat.replace(ch, " ")
-    for word in dict.fromkeys(flat.split()):
+    for count, word in enumerate(dict.fromkeys(flat.split())):
+        if deadline is not None and count & 63 == 0 and clock() >= deadline:
+            return STOPPED.format(why=why, word=repr(word[:80]), how="was not judged by the row's deadline")
         if "$" in word or "`" in word:
             return STOPPED.format(why=why, word=repr(word[:80]), how="holds a value the reading did not finish")
         glob = any(c in word for c in "*?[")

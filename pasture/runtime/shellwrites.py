@@ -377,7 +377,7 @@ def _expansion(body: str, values: dict) -> str | None:
     rest = body[len(stem) :]
     if stem in values and not body.startswith("!") and rest[:1] in ("%", "#", "/", "^", ",", "@", ":"):
         if rest[:2] not in (":-", ":=", ":+", ":?"):  # those below: the value or the default
-            return _parameter(body, {stem: values[stem]}, "", UNKNOWN, "")  # ${x%.txt}, ${x//a/b}, ${x:1}
+            return _parameter(body, {stem: values[stem]}, "", UNKNOWN, "", values.get(_BUDGET))  # ${x%.txt}, ${x:1}
     for op in _OPERATORS:
         at = body.find(op)
         if at > 0 and all(c.isalnum() or c in "_[]@*" for c in body[:at]):
@@ -830,7 +830,7 @@ def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = N
     others: list = []  # where else the working folder may be (`cd` through a CDPATH the line sets)
     mark = 0
     for cmd in commands:
-        mark = _settle(out, mark, before, home, others)
+        mark = _settle(out, mark, before, home, others, budget)
         if restore is not None:  # `env -C DIR` moved only the command it ran
             here, restore = restore, None
         for op, target in cmd.redirs:
@@ -925,7 +925,7 @@ def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = N
             continue
         chosen = positional if mode == "all" else positional[-1:]
         out += [((here, a.text), verb in _DELETES, a.glob) for a in chosen]
-    _settle(out, mark, before, home, others)
+    _settle(out, mark, before, home, others, budget)
     return out
 
 
@@ -941,21 +941,21 @@ def _sets(cmd, name: str) -> bool:
     return bool(cmd.words) and any(w.text == name or w.text.startswith(name + "=") for w in cmd.words[1:])
 
 
-def _settle(out: list, mark: int, before: str, home: str, others: list) -> int:
+def _settle(out: list, mark: int, before: str, home: str, others: list, budget=None) -> int:
     """Put $HOME/$PWD/$OLDPWD/`~` into the writes added since `mark`, as the shell will (the folder each
     was written from is its $PWD), and repeat each relative one under every other folder the working
     folder may be. A glob in the folder (`cd .cl*`) makes the write a glob too. Returns the new mark."""
     end = len(out)
     for at in range(mark, end):
         (folder, text), deletes, glob = out[at]
-        placed = place(text, folder, before, home)
+        placed = place(text, folder, before, home, budget)
         glob = glob or any(c in folder for c in _GLOBS)
         out[at] = ((folder, placed), deletes, glob)
         if " " in placed:  # "$d" of `for d in a .pasture`, "${a[*]}": each field may be the one it is
             out += [((folder, field), deletes, glob) for field in placed.split()]
         if not placed.startswith("/"):
             for other in others:
-                again = place(text, other, before, home)
+                again = place(text, other, before, home, budget)
                 out.append(((other, again), deletes, glob or any(c in other for c in _GLOBS)))
     return len(out)
 
@@ -982,7 +982,8 @@ def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack:
     text = word.text if word.static else marked(word.text)
     if text == "-":  # cd -: the folder before
         return here, before, []
-    target = place(text, here, before, home)
+    budget = values.get(_BUDGET)
+    target = place(text, here, before, home, budget)
     if verb == "pushd":
         stack.append(here)
     folders = [_into(here, target)]
@@ -993,7 +994,8 @@ def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack:
         spelled = (cdpath.text if cdpath.static else marked(cdpath.text)) if cdpath else values.get("CDPATH")
         if spelled is not None:
             found = [
-                _into(here, fs.join(place(entry or ".", here, before, home), target)) for entry in _path_list(spelled)
+                _into(here, fs.join(place(entry or ".", here, before, home, budget), target))
+                for entry in _path_list(spelled)
             ]
             folders = found + folders
     return here, folders[0], list(dict.fromkeys(folders[1:]))
@@ -1080,7 +1082,7 @@ def _brace_end(text: str, i: int) -> int:
     return -1
 
 
-def place(text: str, here: str, before: str, home: str) -> str:
+def place(text: str, here: str, before: str, home: str, budget=None) -> str:
     """`text` with `~`, `~+`, `~-`, $HOME, $PWD, $OLDPWD and ${HOME...}/${PWD...}/${OLDPWD...} (every
     parameter operation) put in; UNKNOWN for a part that cannot be worked out. Other run-time parts stay."""
     if text.startswith("~"):
@@ -1112,7 +1114,7 @@ def place(text: str, here: str, before: str, home: str) -> str:
             body = text[i + 2 : end]
             stem = _stem("${" + body.lstrip("!#"))
             if stem in known:
-                out.append(_parameter(body, known, here, before, home))
+                out.append(_parameter(body, known, here, before, home, budget))
             else:
                 out.append(text[i : end + 1])
             i = end + 1
@@ -1126,7 +1128,7 @@ def place(text: str, here: str, before: str, home: str) -> str:
     return "".join(out)
 
 
-def _parameter(body: str, known: dict, here: str, before: str, home: str) -> str:
+def _parameter(body: str, known: dict, here: str, before: str, home: str, budget=None) -> str:
     """${NAME<operation>} for a variable whose value the reader knows (HOME, PWD, OLDPWD)."""
     if body.startswith("!"):
         return UNKNOWN  # indirection: whatever variable it names
@@ -1141,7 +1143,7 @@ def _parameter(body: str, known: dict, here: str, before: str, home: str) -> str
         return value if value else UNKNOWN  # set (and not empty): the value
     if rest[:2] == ":+" or rest[:1] == "+":
         word = rest[2:] if rest[:2] == ":+" else rest[1:]
-        return place(word, here, before, home) if "$" in word or word.startswith("~") else word
+        return place(word, here, before, home, budget) if "$" in word or word.startswith("~") else word
     if UNKNOWN in value:
         return UNKNOWN
     for op in ("^^", ",,", "^", ","):
@@ -1151,9 +1153,9 @@ def _parameter(body: str, known: dict, here: str, before: str, home: str) -> str
         return UNKNOWN  # a pattern or offset only known at run time
     for op in ("##", "%%", "#", "%"):
         if rest.startswith(op):
-            return _trim(value, rest[len(op) :], op)
+            return _trim(value, rest[len(op) :], op, budget)
     if rest.startswith("/"):
-        return _replace(value, rest[1:])
+        return _replace(value, rest[1:], budget)
     if rest.startswith(":"):
         parts = rest[1:].split(":")
         try:
@@ -1171,7 +1173,7 @@ def _parameter(body: str, known: dict, here: str, before: str, home: str) -> str
 _GLOB_VALUE = 256  # longest value a glob pattern operation is worked out on (else UNKNOWN): bounds its time
 
 
-def _trim(value: str, pattern: str, op: str) -> str:
+def _trim(value: str, pattern: str, op: str, budget=None) -> str:
     """${X#p} ${X##p} ${X%p} ${X%%p}: the shortest / longest match of the glob removed from the front / end."""
     if not pattern:
         return value
@@ -1181,6 +1183,8 @@ def _trim(value: str, pattern: str, op: str) -> str:
         return value[: len(value) - len(pattern)] if value.endswith(pattern) else value
     if len(value) > _GLOB_VALUE:
         return UNKNOWN
+    if budget is not None:  # every cut tried against the glob: its worst case, counted up front
+        budget.spend((len(value) + 1) * (len(value) + 1) * len(pattern))
     cuts = range(len(value) + 1)
     if op.startswith("#"):
         hits = [k for k in cuts if glob_match(pattern, value[:k], dots=True)]
@@ -1189,7 +1193,7 @@ def _trim(value: str, pattern: str, op: str) -> str:
     return value if not hits else value[: (min(hits) if op == "%%" else max(hits))]
 
 
-def _replace(value: str, spec: str) -> str:
+def _replace(value: str, spec: str, budget=None) -> str:
     """${X/p/r} ${X//p/r} ${X/#p/r} ${X/%p/r}: the longest match of the glob replaced."""
     every = spec.startswith("/")
     anchor = spec[:1] if spec[:1] in ("#", "%") else ""
@@ -1207,6 +1211,9 @@ def _replace(value: str, spec: str) -> str:
         return value.replace(pattern, replacement, -1 if every else 1)
     if len(value) > _GLOB_VALUE:
         return UNKNOWN
+    if budget is not None:  # every span tried against the glob: its worst case, counted up front
+        spans = len(value) + 1 if anchor else (len(value) + 1) * (len(value) + 2) // 2
+        budget.spend(spans * (len(value) + 1) * len(pattern))
     out, i, n = [], 0, len(value)
     while i <= n:
         starts = [0] if anchor == "#" else range(i, n + 1)
