@@ -508,12 +508,12 @@ def _remember(cmd, values: dict) -> None:
 def _positional(values: dict, words: list) -> dict:
     """The variables a `-c` script starts with: the line's (an over-reading: a child shell inherits only
     the exported ones), and $0 $1 ... $@ $* $# bound to the words after the script. A word only known at
-    run time binds UNKNOWN: that parameter may be any path."""
+    run time binds UNKNOWN (so does `{}`, a path `find -exec` puts there): that parameter may be any path."""
     budget = values.get(_BUDGET)
     if budget is not None:
         budget.spend(len(values) + len(words))  # a copy per script: counted, so copies stay bounded
     inner = {k: v for k, v in values.items() if not (len(k) == 1 and (k.isdigit() or k in "@*#"))}
-    texts = [w.text if w.static else UNKNOWN for w in words]
+    texts = [w.text if w.static and w.text != "{}" else UNKNOWN for w in words]  # {}: what find -exec finds
     for number, text in enumerate(texts[:10]):
         inner[str(number)] = text
     inner["@"] = inner["*"] = " ".join(texts[1:])

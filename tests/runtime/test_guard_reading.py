@@ -213,6 +213,7 @@ FOLLOWED = [
     "echo .claude/settings.json | xargs sh -c ': > \"$1\"' _",
     'for d in src .pasture; do rm -rf "$d"; done',
     'a=(src .pasture); rm -rf "${a[*]}"',
+    "find . -exec bash -c 'rm -rf \"$1\"' _ {} \\;",
 ]
 
 
