@@ -45,7 +45,7 @@ _ENV_KEYS = (
     "PASTURE_TRUST_STORE",
     "PASTURE_CACHE_DIR",
 )
-_COMPILER = ("policy.py", "builtin.py", "effective.py")
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py")
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}
@@ -82,6 +82,7 @@ class Effective:
         "alerts",
         "retention",
         "steer",
+        "packs",
     )
 
     def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
@@ -96,6 +97,7 @@ class Effective:
         self.retention = data.get("retention") or {}
         self.steer = data.get("steer") or {}  # "context:<on>" | "after" | "until" -> [(layer, entry)]
         self.from_cache = from_cache
+        self.packs = data.get("packs")  # the `packs` pseudo-layer (pasture.runtime.packs), or None
 
     @property
     def configured(self) -> bool:
@@ -124,6 +126,11 @@ def _fnv(text: str) -> str:
 
 
 def _compiler_stamp() -> tuple:
+    """The compiler's files and the shipped packs (pasture.runtime.packs.stamp), by size and mtime: an
+    upgrade of pasture or of a pack recompiles once."""
+    from pasture import __version__
+    from pasture.runtime.packs import stamp as packs_stamp
+
     here = fs.dirname(__file__)
     stamp: list[tuple[int, int] | None] = []
     for name in _COMPILER:
@@ -132,7 +139,7 @@ def _compiler_stamp() -> tuple:
             stamp.append((st.st_mtime_ns, st.st_size))
         except OSError:
             stamp.append(None)
-    return tuple(stamp)
+    return (__version__, tuple(stamp), packs_stamp())
 
 
 def cache_path(root: str, env: dict) -> str:
@@ -428,6 +435,8 @@ def build(
             )
         elif layer["ignored"]:
             notes.append(f"{name} policy {path}: ignored {'; '.join(layer['ignored'])}")
+    packs_layer = _packs_layer(compiled, notes)
+    _check_exceptions(compiled, packs_layer)
     protect = True
     for layer in compiled:  # managed outranks user
         if layer["name"] in ("managed", "user") and layer.get("protect") is not None:
@@ -460,7 +469,66 @@ def build(
         "protected": builtin.protected(root, env),
         "home": layers.home(env),
         "programs": pinned_programs,
+        "packs": packs_layer,
     }
+
+
+def _packs_layer(compiled: list, notes: list) -> dict:
+    """The `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select)."""
+    from pasture.runtime.packs import PackError, catalog, folder, select
+
+    layer = {
+        "name": "packs",
+        "path": folder(),
+        "status": "trusted",
+        "error": None,
+        "ignored": [],
+        "rules": [],
+        "kind": "rules",
+        "default": None,
+        "events": None,
+        "selected": {},
+        "versions": {},
+    }
+    try:
+        packs = catalog()
+    except PackError as exc:
+        layer.update(status="invalid", error=f"{exc} (reinstall pasture)")
+        return layer
+    selected, rules, said = select(compiled, packs)
+    notes.extend(said)
+    layer.update(selected=selected, rules=rules, versions={n: p["version"] for n, p in packs.items()})
+    return layer
+
+
+_SCOPES = {"managed": 0, "user": 1, "project": 2}
+
+
+def _check_exceptions(compiled: list, packs_layer: dict) -> None:
+    """Every name in a rule's `except` is a rule of its own or a lower layer, or a pack rule id; else
+    the layer is invalid (file:line, the known names)."""
+    from pasture.runtime.packs import catalog
+
+    try:
+        ids = [i for pack in catalog().values() for i in pack["ids"]]
+    except Exception:  # noqa: BLE001 - a broken pack is reported by the packs layer
+        ids = []
+    for index, layer in enumerate(compiled):
+        if layer["status"] not in ("trusted", "untrusted"):
+            continue
+        lower = [r["name"] for other in compiled[index:] for r in other.get("rules") or ()]
+        for rule in layer.get("rules") or ():
+            wrong = [n for n in rule.get("except", ()) if n not in lower and n not in ids]
+            if wrong:
+                known = sorted(set(lower) - {rule["name"]}) + ids
+                at = f"{layer['path']}:{rule['line']}" if rule.get("line") else layer["path"]
+                layer.update(
+                    status="invalid",
+                    rules=[],
+                    error=f"{at}: rule {rule['name']!r}: except names unknown rule(s) "
+                    f"{', '.join(map(repr, wrong))}; known: {', '.join(known) or 'none'} (run: pasture policy check)",
+                )
+                break
 
 
 def _signature(path: str):
