@@ -564,10 +564,10 @@ def compile_rule(raw, where: str, reuse: dict | None, run_where: str | None = No
         compiled_rule["id"] = rule_name
         compiled_rule["pack"] = pack
     if "except" in raw:
-        if decision not in ("allow", "proceed"):
+        if decision not in ("allow", "proceed", "rewrite"):
             raise PolicyError(
-                f"{where}: 'except' makes an exception to other rules: its decision must be \"allow\" or "
-                f'"proceed" (this rule\'s is {decision!r})'
+                f"{where}: 'except' makes an exception to other rules: its decision must be allow, rewrite "
+                f"or proceed (this rule's is {decision!r})"
             )
         names = raw["except"]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
