@@ -475,7 +475,8 @@ def build(
 
 def _packs_layer(compiled: list, notes: list) -> dict:
     """The `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select)."""
-    from pasture.runtime.packs import PackError, catalog, folder, select
+    from pasture.runtime.packs import catalog, folder, select
+    from pasture.runtime.policy import PackError
 
     layer = {
         "name": "packs",
@@ -748,7 +749,7 @@ def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> l
     return lifts
 
 
-def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: str, said: list):
+def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: str, said: list, at: list):
     """The rule that decides one layer (deny > ask > rewrite > allow > proceed wherever listed), as
     (decision, reason, rule), or None when no rule does (the layer's gate or default then)."""
     from_packs = layer["name"] == "packs"
@@ -756,6 +757,7 @@ def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: 
     allows: list = []
     proceeds: list = []
     for rule in layer["rules"]:
+        at[:] = [rule]  # the rule being matched, for a deadline that passes meanwhile
         hits = _hits(rule, envelope, shell)
         if hits is None:
             continue
@@ -882,6 +884,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
     layer = current = None
     shell = _Shell(envelope)
     said: list = []
+    at: list = []
     try:
         lifts = _exceptions(effective, envelope, shell, event)
         everyone = list(effective.layers)
@@ -896,8 +899,8 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                 continue
             if layer["events"] is not None and event not in layer["events"]:
                 continue
-            found = _judge_layer(layer, envelope, shell, lifts, effective.root, said)
-            current = None
+            found = _judge_layer(layer, envelope, shell, lifts, effective.root, said, at)
+            at[:] = []
             if found is not None:
                 rule = found[2]
                 decisions.append((found[0], found[1], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule))
@@ -910,6 +913,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                     (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None, None)
                 )
     except _Budget:
+        current = at[0] if at else None
         layer = layer or {"name": "the", "path": "?"}
         where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
         what = f"rule {current['name']!r}" if current else "its rules"

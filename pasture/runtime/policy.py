@@ -198,6 +198,10 @@ class PolicyError(PastureError):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
 
 
+class PackError(PolicyError):
+    """A shipped pack file (pasture/packs/*.toml) that does not load: a broken install or a bad pack edit."""
+
+
 class PolicyTimeout(PolicyError):
     """A layer that did not compile before the event's deadline (not cached: the next event tries again)."""
 
@@ -584,7 +588,7 @@ def _selection(layer: dict, doc: dict, lines: _Lines, path: str) -> None:
     """The layer's `packs = [...]` and `disable = [...]`, checked against the packs pasture ships."""
     if "packs" not in doc and "disable" not in doc:
         return
-    from pasture.runtime.packs import PackError, catalog
+    from pasture.runtime.packs import catalog
 
     try:
         packs = catalog()
