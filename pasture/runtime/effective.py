@@ -478,7 +478,7 @@ def _packs_layer(compiled: list, notes: list) -> dict:
     from pasture.runtime.packs import catalog, folder, select
     from pasture.runtime.policy import PackError
 
-    layer = {
+    layer: dict = {
         "name": "packs",
         "path": folder(),
         "status": "trusted",
@@ -715,7 +715,7 @@ def _hits(rule: dict, envelope: dict, shell: _Shell):
         if rule["decision"] not in ("deny", "ask"):
             return None  # an unreadable line is approved, rewritten or excepted by nothing
         invocations = loose(shell.command, run["program"])
-        found = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
+        found: dict = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
     else:
         found = {i: match(run, inv, search) for i, inv in enumerate(invocations)}
     hits = {i: how for i, how in found.items() if how is not None}
@@ -727,7 +727,7 @@ _SCOPES = {"managed": 0, "user": 1, "project": 2}
 
 def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> list:
     """(scope, names, invocations covered, covers the whole line) for each exception rule that matches."""
-    lifts = []
+    lifts: list = []
     for layer in effective.layers:
         if layer["name"] not in ("managed", "user") or layer["status"] not in ("trusted", "untrusted"):
             continue
@@ -743,7 +743,7 @@ def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> l
                 lifts.append((_SCOPES[layer["name"]], rule["except"], frozenset(), True))
                 continue
             covered = frozenset(i for i, how in hits.items() if how == "match" and isinstance(i, int))
-            everything = shell.invocations()
+            everything = shell.invocations() or []
             whole = bool(everything) and len(covered) == len(everything)
             lifts.append((_SCOPES[layer["name"]], rule["except"], covered, whole))
     return lifts
@@ -855,7 +855,7 @@ def _allow_given(allows: list, shell: _Shell, root: str, said: list):
             return None
     structured = [(rule, hits) for rule, hits in allows if hits != "line"]
     if structured:
-        covered = set()
+        covered: set = set()
         for _, hits in structured:
             covered.update(i for i, how in hits.items() if how == "match")
         missing = [inv.program for i, inv in enumerate(invocations) if i not in covered]

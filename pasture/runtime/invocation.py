@@ -149,8 +149,18 @@ class Invocation:
     VAR=value prefixes (or env's); `path_kind`: bare | standard | other; `loose`: built from a line the
     reader could not follow (every word of it)."""
 
-    __slots__ = ("program", "path_kind", "args", "assigns", "wrapped_by", "redirs", "stdin_text", "script", "loose")
-    __slots__ += ("_norm",)
+    __slots__ = (
+        "program",
+        "path_kind",
+        "args",
+        "assigns",
+        "wrapped_by",
+        "redirs",
+        "stdin_text",
+        "script",
+        "loose",
+        "_norm",
+    )
 
     def __init__(self, program: str, path_kind: str, args: list, assigns: bool = False) -> None:
         self.program, self.path_kind, self.args, self.assigns = program, path_kind, args, assigns

@@ -25,7 +25,6 @@ managed layer did not select; a project layer's is ignored (pasture.runtime.poli
 
 from pasture.runtime import fs
 
-
 PACK_KEYS = ("name", "version", "recommended", "description")
 _CATALOG: dict = {}
 SELECTORS = ("managed", "user", "project")  # who selected a pack, most authoritative first
@@ -47,7 +46,7 @@ def files() -> list[str]:
 
 def stamp() -> tuple:
     """What the compiled packs depend on, without reading them: every pack file's name, size and mtime."""
-    out = []
+    out: list = []
     for path in files():
         try:
             st = fs.stat(path)
