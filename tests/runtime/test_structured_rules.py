@@ -495,3 +495,10 @@ def test_the_reader_is_shared_by_every_rule_of_an_event(judge, monkeypatch):
     monkeypatch.setattr(invocation, "read", lambda line, depth=0: calls.append(line) or real(line, depth))
     judge("git status && rm -rf /srv/x", user=NO_RM + READ_ONLY.replace("packs = []", ""))
     assert calls == ["git status && rm -rf /srv/x"]
+
+
+def test_a_rewrite_that_is_an_exception_and_changes_nothing_is_refused(judge, env):
+    judge("ls", user=LEASE.replace('options = [["-f", "--force"]]', 'options = [["-f", "--force"]]\n'))
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push -f origin main"), env)[1]
+    decision = _decision(out)
+    assert decision["permissionDecision"] == "deny" and "changed nothing" in decision["permissionDecisionReason"]
