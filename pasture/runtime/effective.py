@@ -19,8 +19,8 @@ weighs all its rules (deny > ask > rewrite > allow > proceed wherever listed; an
 when exact, an exception lifts only the rules it names, only for the commands it matches), else its
 trusted gate (command or AI), else its default. Structured rules read the shell line once per event
 (pasture.runtime.invocation). The most restrictive decision wins (deny > ask > proceed), so no layer
-can relax another. Once a deny is known no gate runs. A layer that cannot be read or is invalid is a failure: unless something denies
-anyway, the row's failure mode decides.
+can relax another. Once a deny is known no gate runs. A layer that cannot be read or is invalid is
+a failure: unless something denies anyway, the row's failure mode decides.
 """
 
 import marshal
