@@ -684,6 +684,12 @@ class _Shell:
 
     def __init__(self, envelope: dict) -> None:
         command = envelope.get("command") if envelope.get("tool_kind") == "shell" else None
+        if command is None and envelope.get("tool_kind") == "shell":
+            tool_input = envelope.get("tool_input")
+            argv = tool_input.get("command", tool_input.get("cmd")) if isinstance(tool_input, dict) else None
+            if isinstance(argv, list) and argv and all(isinstance(w, str) for w in argv):
+                # an argv the host runs as it is (["bash", "-lc", "..."]): the same words, quoted back
+                command = " ".join("'" + w.replace("'", "'\\''") + "'" for w in argv)
         self.command = command if isinstance(command, str) else None
         self._invocations: list | None = None
         self._read = False

@@ -502,3 +502,13 @@ def test_a_rewrite_that_is_an_exception_and_changes_nothing_is_refused(judge, en
     out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push -f origin main"), env)[1]
     decision = _decision(out)
     assert decision["permissionDecision"] == "deny" and "changed nothing" in decision["permissionDecisionReason"]
+
+
+def test_a_shell_call_given_as_an_argv_list_is_read_too(env, judge):
+    judge("ls", user=NO_RM)
+    effective = E.load(str(judge.project), env)
+    for argv in (["bash", "-lc", "rm -rf /srv/data"], ["rm", "-rf", "/srv/data"]):
+        envelope = {"event": "PreToolUse", "tool_kind": "shell", "tool_input": {"command": argv}, "command": None}
+        assert E.evaluate(effective, envelope).decision == "deny", argv
+    envelope = {"event": "PreToolUse", "tool_kind": "shell", "tool_input": {"command": ["echo", "rm -rf /srv/x"]}}
+    assert E.evaluate(effective, envelope).decision == "proceed"
