@@ -159,6 +159,7 @@ class Invocation:
         "stdin_text",
         "script",
         "loose",
+        "names",
         "_norm",
     )
 
@@ -169,6 +170,7 @@ class Invocation:
         self.stdin_text = ""
         self.script: str | None = None
         self.loose = False
+        self.names = _names(program)
         self._norm: dict = {}
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
@@ -181,6 +183,14 @@ class Invocation:
             valued = _VALUED.get(self.program, frozenset())
             found = self._norm[extra] = normalize(self.args, valued | frozenset(extra) if extra else valued)
         return found
+
+
+def _names(program: str) -> tuple:
+    """The names a rule may call the program by: `python3.12` is also python3 and python, `node18` node."""
+    stem = program.rstrip("0123456789.")
+    if stem == program or not stem:
+        return (program,)
+    return tuple(dict.fromkeys((program, program[: len(stem) + 1], stem)))
 
 
 def normalize(words: list, valued) -> tuple:
@@ -519,7 +529,7 @@ def _texts(inv: Invocation) -> str:
 def match(run: dict, inv: Invocation, search) -> str | None:
     """ "match", "unknown" or None for one compiled run table and one invocation (`search(frozen, text)`
     is pasture.runtime.effective.search)."""
-    if inv.program not in run["program"]:
+    if not any(name in run["program"] for name in inv.names):
         return None
     options, positional = inv.normalized(run.get("valued", ()))
     rest = positional

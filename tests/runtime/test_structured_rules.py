@@ -253,6 +253,8 @@ script = "shutil\\\\.rmtree|os\\\\.remove"
 """
     assert judge("python3 -c \"import shutil; shutil.rmtree('/home/u')\"", user=policy).decision == "deny"
     assert judge("python3 -c 'print(1)'", user=policy).decision == "proceed"
+    assert judge("python3.12 -c 'import shutil; shutil.rmtree(\"/x\")'", user=policy).decision == "deny"
+    assert judge("/usr/bin/python -c 'import os; os.remove(\"x\")'", user=policy).decision == "deny"
     assert judge("python3 script.py shutil.rmtree", user=policy).decision == "proceed"
 
 
