@@ -514,3 +514,21 @@ def test_a_shell_call_given_as_an_argv_list_is_read_too(env, judge):
         assert E.evaluate(effective, envelope).decision == "deny", argv
     envelope = {"event": "PreToolUse", "tool_kind": "shell", "tool_input": {"command": ["echo", "rm -rf /srv/x"]}}
     assert E.evaluate(effective, envelope).decision == "proceed"
+
+
+def test_a_policy_edit_reuses_the_compiled_packs_of_the_verified_cache(judge, env, monkeypatch):
+    from pasture.runtime import packs
+
+    judge("ls", user="packs = []\n")  # compiled and cached, packs included
+    loaded = []
+    real = packs.load
+    monkeypatch.setattr(packs, "load", lambda path: loaded.append(path) or real(path))
+    monkeypatch.setattr(packs, "_CATALOG", {})  # a new process: nothing compiled in memory
+    E._MEMO.clear()
+    verdict = judge("git push --force", user='packs = ["git"]\n')  # an edit: the layers compile again
+    assert verdict.decision == "deny" and loaded == []  # ... the packs come from the cache
+    E._MEMO.clear()
+    monkeypatch.setattr(packs, "_CATALOG", {})
+    monkeypatch.setattr(E, "_catalog", lambda stored, key: None)  # no usable cache: they compile
+    judge("git push --force", user='packs = ["git"]\n# again\n')
+    assert loaded
