@@ -865,9 +865,17 @@ def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
     if hits == "line" and len(invocations) > 1:
         return None  # a regex rewrite of a chain: refused as a chain (pasture.runtime.lifecycle)
     for inv in invocations:
-        why = exact(inv, root)
+        why = exact(inv, root) or (_code_on_line(inv) if hits == "line" else None)
         if why:
             return f"cannot rewrite: {why}"
+    return None
+
+
+def _code_on_line(inv) -> str | None:
+    """A regex rule sees text, not programs: it cannot approve an interpreter running code from the line
+    (`python3 -c "..." git push --force` holds the text a `git push` regex looks for)."""
+    if inv.script is not None:
+        return f"{inv.program} runs code given on its command line, which a regex rule cannot approve ([rules.run] can)"
     return None
 
 
@@ -902,7 +910,12 @@ def _allow_given(allows: list, shell: _Shell, root: str, said: list):
         if len(structured) == len(allows):
             said.append(f"rule {name!r}: {', '.join(missing)} is not one of the allowed commands; allow is not given")
             return None
-    return next(rule for rule, hits in allows if hits == "line")
+    regex = next(rule for rule, hits in allows if hits == "line")
+    why = next((w for w in map(_code_on_line, invocations) if w), None)
+    if why:
+        said.append(f"rule {regex['name']!r}: {why}; allow is not given")
+        return None
+    return regex
 
 
 def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:

@@ -532,3 +532,33 @@ def test_a_policy_edit_reuses_the_compiled_packs_of_the_verified_cache(judge, en
     monkeypatch.setattr(E, "_catalog", lambda stored, key: None)  # no usable cache: they compile
     judge("git push --force", user='packs = ["git"]\n# again\n')
     assert loaded
+
+
+REGEX_LEASE = r"""
+[[rules]]
+name = "lease"
+tool_kind = "shell"
+command = "git\\s+push\\b.*--force\\b(?!-)"
+decision = "rewrite"
+rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]
+
+[[rules]]
+name = "read-only"
+tool_kind = "shell"
+command = "^(ls|cat|python3)\\b"
+decision = "allow"
+"""
+
+
+def test_the_issues_regex_lease_rewrite_no_longer_approves_an_interpreter_running_code(judge, env):
+    judge("ls", user=REGEX_LEASE)
+    command = "python3 -c \"import os; os.remove('x')\" git push --force"
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, command), env)[1]
+    decision = _decision(out)
+    assert "updatedInput" not in decision and decision.get("permissionDecision") != "allow", out
+    assert "runs code given on its command line" in decision.get("permissionDecisionReason", ""), out
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "python3 -c 'print(1)'"), env)[1]
+    assert _decision(out).get("permissionDecision") != "allow"  # the regex allow of python3 is not given either
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push --force origin"), env)[1]
+    assert _decision(out)["updatedInput"] == {"command": "git push --force-with-lease origin"}
