@@ -529,9 +529,6 @@ def _packs_layer(compiled: list, notes: list) -> tuple:
     return layer, packs
 
 
-_SCOPES = {"managed": 0, "user": 1, "project": 2}
-
-
 def _check_exceptions(compiled: list, packs_layer: dict) -> None:
     """Every name in a rule's `except` is a rule of its own or a lower layer, or a pack rule id; else
     the layer is invalid (file:line, the known names)."""
@@ -752,7 +749,8 @@ def _hits(rule: dict, envelope: dict, shell: _Shell):
         invocations = loose(shell.command, run["program"])
         found: dict = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
     else:
-        found = {i: match(run, inv, search) for i, inv in enumerate(invocations)}
+        every = rule["decision"] not in ("deny", "ask")  # an approval or exception vouches for every argument
+        found = {i: match(run, inv, search, every) for i, inv in enumerate(invocations)}
     hits = {i: how for i, how in found.items() if how is not None}
     return hits or None
 

@@ -526,9 +526,10 @@ def _texts(inv: Invocation) -> str:
     return f"{head}\n{inv.stdin_text}" if inv.stdin_text else head
 
 
-def match(run: dict, inv: Invocation, search) -> str | None:
+def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None:
     """ "match", "unknown" or None for one compiled run table and one invocation (`search(frozen, text)`
-    is pasture.runtime.effective.search)."""
+    is pasture.runtime.effective.search). `every`: `args` must hold for every argument, each known
+    (an allow or an exception vouches for all the command touches, a deny for any of it)."""
     if not any(name in run["program"] for name in inv.names):
         return None
     options, positional = inv.normalized(run.get("valued", ()))
@@ -552,7 +553,14 @@ def match(run: dict, inv: Invocation, search) -> str | None:
     if not inv.loose and any(o in options for o in run.get("without", ())):
         return None
     unknown = False
-    for key in ("args", "outside"):
+    if every and "args" in run:
+        for word in rest:
+            text, known = _target(word)
+            if not known or not _globs(text, run["args"]):
+                return None
+        if not rest:
+            return None
+    for key in ("args", "outside") if not every else ("outside",):
         patterns = run.get(key)
         if patterns is None:
             continue

@@ -562,3 +562,15 @@ def test_the_issues_regex_lease_rewrite_no_longer_approves_an_interpreter_runnin
     assert _decision(out).get("permissionDecision") != "allow"  # the regex allow of python3 is not given either
     out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push --force origin"), env)[1]
     assert _decision(out)["updatedInput"] == {"command": "git push --force-with-lease origin"}
+
+
+def test_an_exception_or_allow_vouches_for_every_argument_a_deny_for_any(judge, env):
+    user = NO_RM + CACHE_EXCEPTION
+    assert judge("rm -rf /opt/app/cache /srv/data", user=user).decision == "deny"
+    assert judge('rm -rf /opt/app/cache "$X"', user=user).decision == "deny"  # the exception cannot vouch for $X
+    allow = (
+        'packs = []\n[[rules]]\nname = "readme"\ndecision = "allow"\n[rules.run]\nprogram = "cat"\nargs = ["README*"]\n'
+    )
+    assert judge("cat README.md", user=allow).decision == "allow"
+    assert judge("cat README.md /etc/shadow", user=allow).decision == "proceed"
+    assert judge("cat", user=allow).decision == "proceed"
