@@ -574,3 +574,12 @@ def test_an_exception_or_allow_vouches_for_every_argument_a_deny_for_any(judge, 
     assert judge("cat README.md", user=allow).decision == "allow"
     assert judge("cat README.md /etc/shadow", user=allow).decision == "proceed"
     assert judge("cat", user=allow).decision == "proceed"
+
+
+def test_after_a_cd_out_of_the_project_relative_targets_are_not_known(judge):
+    assert judge("cd ~ && rm -rf work", user=NO_RM).decision == "ask"
+    assert judge("cd /srv; rm -rf data", user=NO_RM).decision == "ask"
+    assert judge('cd "$D" && rm -rf build', user=NO_RM).decision == "ask"
+    assert judge("cd frontend && rm -rf node_modules", user=NO_RM).decision == "proceed"
+    assert judge("cd /srv && rm -rf /tmp/x", user=NO_RM).decision == "proceed"  # absolute: known wherever
+    assert judge("rm -rf build && cd /srv", user=NO_RM).decision == "proceed"
