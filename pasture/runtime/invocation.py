@@ -517,6 +517,8 @@ def _target(word: Word, moved: bool = False) -> tuple:
     """(the argument as a glob sees it, known): `~`, `$HOME`, `${HOME}` read as `~`; `$TMPDIR`,
     `${TMPDIR}` as /tmp; the path normalized; known False when only run time tells what it is."""
     text = word.text
+    if text == "{}":
+        return text, False  # what find -exec or xargs -I{} puts there: known only when it runs
     for prefix, stand in (("${HOME}", "~"), ("$HOME", "~"), ("${TMPDIR}", "/tmp"), ("$TMPDIR", "/tmp")):
         if text == prefix or text.startswith(prefix + "/"):
             text = stand + text[len(prefix) :]
