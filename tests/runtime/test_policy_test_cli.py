@@ -20,6 +20,8 @@ outside = ["build"]
 unknown = "ask"
 """
 
+pytestmark = pytest.mark.usefixtures("sample_pack")  # tests/runtime/conftest.py: a fixed git pack
+
 
 @pytest.fixture
 def project(env, tmp_path, monkeypatch):

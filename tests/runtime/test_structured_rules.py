@@ -31,6 +31,8 @@ outside = ["build", "dist", "node_modules", "/tmp/*", "/var/tmp/*"]
 unknown = "ask"
 """
 
+pytestmark = pytest.mark.usefixtures("sample_pack")  # tests/runtime/conftest.py: a fixed git pack
+
 
 @pytest.fixture
 def judge(env, tmp_path):
