@@ -453,7 +453,10 @@ def test_packs_are_on_by_default_and_chosen_by_the_managed_or_user_layer(judge):
     assert judge("git push --force", user="packs = []\n").decision == "proceed"
     assert judge("git push --force", user='packs = ["recommended"]\n').decision == "deny"
     assert judge("git push --force", user='disable = ["git.push-force"]\n').decision == "proceed"
-    assert judge("git push --force", user='packs = ["git"]\n', managed="packs = []\n").decision == "proceed"
+    assert judge("git push --force", user="packs = []\n", managed='packs = ["git"]\n').decision == "deny"
+    # the managed choice stands; the user may add to it
+    assert judge("git push --force", user='packs = ["git"]\n', managed="packs = []\n").decision == "deny"
+    assert judge("git push --force", user="packs = []\n", managed="packs = []\n").decision == "proceed"
 
 
 @pytest.mark.parametrize(
