@@ -19,8 +19,9 @@ changed). A pack file:
 
 Selection (`select`): the managed layer's `packs`, if it has one, decides (the user layer may add
 packs to it); else the user layer's; else the recommended packs (counted as the user's choice). A
-project layer adds packs, never removes one. `disable` turns pack rules off by id: the managed layer's always, the user layer's for packs the
-managed layer did not select; a project layer's is ignored (pasture.runtime.policy reports it).
+project layer adds packs, never removes one. `disable` turns pack rules off by id: the managed
+layer's always, the user layer's for packs the managed layer did not select; a project layer's is
+ignored (pasture.runtime.policy reports it).
 """
 
 from pasture.runtime import fs
