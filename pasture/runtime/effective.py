@@ -502,8 +502,8 @@ def build(
 def _packs_layer(compiled: list, notes: list) -> tuple:
     """(the `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select), every
     compiled pack or None)."""
-    from pasture.runtime.packs import catalog, folder, select
-    from pasture.runtime.policy import PackError
+    from pasture.runtime.packs import folder, select
+    from pasture.runtime.policy import PackError, pack_catalog
 
     layer: dict = {
         "name": "packs",
@@ -519,7 +519,7 @@ def _packs_layer(compiled: list, notes: list) -> tuple:
         "versions": {},
     }
     try:
-        packs = catalog()
+        packs = pack_catalog()
     except PackError as exc:
         layer.update(status="invalid", error=f"{exc} (reinstall pasture)")
         return layer, None
@@ -532,10 +532,10 @@ def _packs_layer(compiled: list, notes: list) -> tuple:
 def _check_exceptions(compiled: list, packs_layer: dict) -> None:
     """Every name in a rule's `except` is a rule of its own or a lower layer, or a pack rule id; else
     the layer is invalid (file:line, the known names)."""
-    from pasture.runtime.packs import catalog
+    from pasture.runtime.policy import pack_catalog
 
     try:
-        ids = [i for pack in catalog().values() for i in pack["ids"]]
+        ids = [i for pack in pack_catalog().values() for i in pack["ids"]]
     except Exception:  # noqa: BLE001 - a broken pack is reported by the packs layer
         ids = []
     for index, layer in enumerate(compiled):

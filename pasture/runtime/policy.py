@@ -85,6 +85,7 @@ _RULE_KEYS = {
 # A pack rule (pasture/packs/*.toml): an id instead of a name; it refuses or asks, nothing else.
 PACK_RULE_KEYS = (_RULE_KEYS - {"name", "except", "rewrite", "on_unsupported"}) | {"id"}
 PACK_DECISIONS = ("deny", "ask")
+PACK_KEYS = ("name", "version", "recommended", "description")  # a pack file's [pack] table
 TOP_KEYS = ("packs", "disable")  # top-level keys that are not tables: pack selection (pasture.runtime.packs)
 _BUILTIN_KEYS = {"protect_guard_files"}
 _JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
@@ -594,10 +595,8 @@ def _selection(layer: dict, doc: dict, lines: _Lines, path: str) -> None:
     """The layer's `packs = [...]` and `disable = [...]`, checked against the packs pasture ships."""
     if "packs" not in doc and "disable" not in doc:
         return
-    from pasture.runtime.packs import catalog
-
     try:
-        packs = catalog()
+        packs = pack_catalog()
     except PackError as exc:
         raise PolicyError(str(exc)) from None
     for key in TOP_KEYS:
@@ -772,3 +771,92 @@ def never_matching(rule: dict) -> list[tuple[str, str, str]]:
                 near = [a for a in allowed if a == value.strip().lower()]
                 found.append((key, value, f"{near[0]!r}" if near else f"one of {', '.join(allowed)}"))
     return found
+
+
+def pack_catalog() -> dict:
+    """Every shipped pack, compiled (pasture.runtime.packs.catalog with this module's loader)."""
+    from pasture.runtime.packs import catalog
+
+    packs = catalog(load_pack)
+    owner: dict = {}
+    for pack in packs.values():
+        for rule_id in pack["ids"]:
+            if rule_id in owner:
+                raise PackError(
+                    f"{pack['path']}: rule id {rule_id!r} is also in pack {owner[rule_id]!r}; ids are unique"
+                )
+            owner[rule_id] = pack["name"]
+    return packs
+
+
+def load_pack(path: str) -> dict:
+    """One shipped pack file (pasture/packs/<name>.toml), validated and compiled; PackError at file:line."""
+    from pasture.runtime import fs
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path}: the pack cannot be read ({exc}); reinstall pasture") from None
+    doc = parse_text(path, text)
+    lines = _Lines(text)
+    extra = sorted(set(doc) - {"pack", "rules"})
+    if extra:
+        at = _at(path, lines.table(extra[0]))
+        raise PackError(f"{at}: unknown table(s) {', '.join(extra)}; allowed: pack, rules")
+    head = doc.get("pack")
+    where = _at(path, lines.table("pack"))
+    if not isinstance(head, dict):
+        raise PackError(f"{path}: needs a [pack] table ({', '.join(PACK_KEYS)})")
+    wrong = sorted(set(head) - set(PACK_KEYS))
+    if wrong:
+        raise PackError(f"{where}: [pack] has unknown key(s) {', '.join(wrong)}; allowed: {', '.join(PACK_KEYS)}")
+    name = head.get("name")
+    if name != fs.basename(path)[: -len(".toml")]:
+        raise PackError(f"{where}: [pack] name {name!r} must be the file's name")
+    version = head.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise PackError(f"{where}: [pack] version must be a whole number from 1")
+    recommended = head.get("recommended", False)
+    if not isinstance(recommended, bool):
+        raise PackError(f"{where}: [pack] recommended must be true or false")
+    description = head.get("description", "")
+    if not isinstance(description, str):
+        raise PackError(f"{where}: [pack] description must be a string")
+    raw_rules = doc.get("rules", [])
+    if not isinstance(raw_rules, list):
+        raise PackError(f"{path}: 'rules' must be an array of tables ([[rules]])")
+    rules, ids = [], []
+    for index, raw in enumerate(raw_rules):
+        line = lines.rule(index)
+        rule_id = raw.get("id") if isinstance(raw, dict) else None
+        label = f"rule {rule_id!r}" if isinstance(rule_id, str) else f"rules[{index}]"
+        run_line = _run_line(lines, line)
+        try:
+            rule = compile_rule(
+                raw,
+                f"{_at(path, line)}: {label}",
+                {},
+                f"{_at(path, run_line)}: {label} [rules.run]" if run_line else None,
+                pack=name,
+            )
+        except PackError:
+            raise
+        except PolicyError as exc:
+            raise PackError(str(exc)) from None
+        if "run" not in rule:
+            raise PackError(f"{_at(path, line)}: {label}: a pack rule needs a [rules.run] table")
+        if rule["name"] in ids:
+            raise PackError(f"{_at(path, line)}: {label}: the id is used twice")
+        rule["line"] = line
+        rules.append(rule)
+        ids.append(rule["name"])
+    return {
+        "name": name,
+        "version": version,
+        "recommended": recommended,
+        "description": description,
+        "path": path,
+        "rules": rules,
+        "ids": tuple(ids),
+    }
