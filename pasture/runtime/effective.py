@@ -45,7 +45,7 @@ _ENV_KEYS = (
     "PASTURE_TRUST_STORE",
     "PASTURE_CACHE_DIR",
 )
-_COMPILER = ("policy.py", "builtin.py", "effective.py")
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "argvcode.py")
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}
