@@ -310,12 +310,18 @@ def compile_layer(
     trusted: bool,
     reuse: dict | None = None,
     deadline: float | None = None,
+    clock=None,
 ) -> dict:
     """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
 
-    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
-    a layer whose rules are still compiling then is a PolicyError (the event fails closed where its
-    row says so) rather than an answer after the host gave up."""
+    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant
+    (`clock`, time.monotonic unless given, reads it); a layer whose rules are still compiling then, or
+    whose text took until then to parse, is a PolicyTimeout (the event fails closed where its row says
+    so) rather than an answer after the host gave up."""
+    if deadline is not None and clock is None:
+        import time
+
+        clock = time.monotonic
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -424,14 +430,10 @@ def compile_layer(
     rules = doc.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
-    clock = None
-    if deadline is not None:
-        import time
-
-        clock = time.monotonic
     reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
-        if clock is not None and deadline is not None and index % 256 == 255 and clock() > deadline:
+        # once after parsing (a 4 MiB layer's text takes a while), then every 256 rules
+        if clock is not None and deadline is not None and index % 256 in (0, 255) and clock() > deadline:
             raise PolicyTimeout(
                 f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
                 f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
