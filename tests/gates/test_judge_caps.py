@@ -40,11 +40,13 @@ class Judge:
     def __init__(self, body: bytes, length: bool = True):
         judge = self
         self.body, self.length = body, length
+        self.requests = 0
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1" if length else "HTTP/1.0"
 
             def do_POST(self):  # noqa: N802
+                judge.requests += 1
                 self.rfile.read(int(self.headers["Content-Length"]))
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -113,6 +115,7 @@ def test_an_answer_over_1_mib_fails_the_gate_with_a_line_saying_so(hook, length)
     assert (code, out) == (2, "")  # Codex's PreToolUse failure mode
     assert "the judge's answer is larger than 1 MiB; pasture reads at most that much of it" in err, err
     assert entry["decision"] == "none" and "larger than 1 MiB" in entry["failure"]
+    assert judge.requests == 1  # not transient: asking again would get the same flood
 
 
 class CountingResponse:
