@@ -22,8 +22,8 @@ ONE_LINERS = {
     "osascript": "e",
     "php": "rB",
     "lua": "e",
-    "R": "e",
-    "Rscript": "e",
+    "r": "e",
+    "rscript": "e",
     "su": "c",
     "script": "c",
 }
@@ -60,13 +60,15 @@ AWKS = frozenset(("awk", "gawk", "mawk", "nawk", "busybox-awk"))
 
 
 def program_name(item: str) -> str:
-    """`/usr/bin/python3.12.exe` -> `python3.12`: the name a shell or interpreter goes by."""
-    name = item.replace("\\", "/").rsplit("/", 1)[-1]
-    return name[:-4] if name.lower().endswith(".exe") else name
+    """`/usr/bin/Python3.12.exe` -> `python`, `bash5` -> `bash`: the name a shell or interpreter goes
+    by, in lower case (a case-insensitive file system runs `BASH` as bash), without a version."""
+    name = item.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    name = name[:-4] if name.endswith(".exe") else name
+    return name.rstrip("0123456789.-") or name
 
 
 def _is_python(name: str) -> bool:
-    return any(name.startswith(p) and all(c.isdigit() or c == "." for c in name[len(p) :]) for p in PYTHONS)
+    return name in PYTHONS
 
 
 def _is_option(item: str) -> bool:
@@ -234,9 +236,9 @@ def code_use(argv: list[str] | tuple[str, ...], index: int) -> str | None:
             found = _python(args, target)
         elif name in ONE_LINERS:
             found = _one_liner(name, args, target)
-        elif name.lower() in POWERSHELLS:
+        elif name in POWERSHELLS:
             found = _powershell(args, target)
-        elif name.lower() == "cmd":
+        elif name == "cmd":
             found = _cmd(args, target)
         elif name in AWKS:
             found = _awk(args, target)

@@ -29,6 +29,10 @@ REFUSED = [
     ('["ksh", "-o", "pipefail", "-c", "{file_path}"]', "the script of -c"),
     ('["bash", "-c", "-x", "{file_path}"]', "the script of -c"),
     ('["/bin/sh", "-c", "{file_path}"]', "the script of -c"),
+    ('["BASH", "-c", "{file_path}"]', "the script of -c"),  # a case-insensitive file system runs it
+    ('["bash5.2", "-c", "{file_path}"]', "the script of -c"),
+    ('["C:\\\\Windows\\\\Python3.exe", "-c", "{file_path}"]', "the code of -c"),
+    ('["ruby3.2", "-e", "{file_path}"]', "the code of -e"),
     # interpreters' one-liners
     ('["perl", "-e", "{file_path}"]', "the code of -e"),
     ('["perl", "-lne", "{file_path}"]', "the code of -lne"),
