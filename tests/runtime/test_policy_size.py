@@ -49,12 +49,22 @@ def test_the_cap_is_at_least_4_mib_for_a_policy_layer():
     assert effective.MAX_LAYER_BYTES >= CAP
 
 
-def test_a_4_mib_policy_loads_and_every_rule_applies(env, tmp_path, four_mib):
+def test_a_4_mib_policy_loads_and_every_rule_applies(env, tmp_path, four_mib, monkeypatch):
     policy = tmp_path / "big.toml"
     policy.write_bytes(four_mib)
     assert CAP - 200 < len(four_mib) <= CAP
     effective._MEMO.clear()
-    loaded = effective.load(str(tmp_path), dict(env, PASTURE_POLICY=str(policy)))
+    env = dict(env, PASTURE_POLICY=str(policy), PASTURE_MANAGED_POLICY=str(policy))  # two 4 MiB layers
+    effective.load(str(tmp_path), env)
+    # the next event (a new process: no memo) reads the signed cache instead of compiling again
+    effective._MEMO.clear()
+    from pasture.runtime import policy as policy_module
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled again: the cache of two 4 MiB layers was not used")
+
+    monkeypatch.setattr(policy_module, "compile_layer", no_compile)
+    loaded = effective.load(str(tmp_path), env)
     user = loaded.layer("user")
     assert user["status"] == "trusted", user["error"]
     last = len(user["rules"]) - 1
