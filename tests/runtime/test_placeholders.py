@@ -157,3 +157,29 @@ def test_braces_reach_the_program_literally_and_only_the_placeholder_is_filled(e
     printed = json.loads(out)["reason"].split("\n", 1)[1]
     assert json.loads(printed) == ["{print $1}", "{}", "+", "{ echo failed; exit 1; }", "a;touch PWNED;b.py"]
     assert not (project / "PWNED").exists()
+
+
+def test_random_argvs_a_shell_reads_as_its_script_are_refused_and_its_arguments_are_not():
+    """Seeded: a wrapper prefix, a shell, option clusters around a `c`, then {file_path} as the -c script
+    (refused) or as an argument after the script (accepted)."""
+    import random
+
+    from pasture.runtime.argvcode import code_use
+
+    rng = random.Random(27)
+    wrappers = [[], ["env"], ["env", "A=1"], ["sudo", "-u", "root"], ["nice", "-n", "5"], ["timeout", "10"]]
+    shells = ["sh", "bash", "/bin/zsh", "dash", "ksh", "BASH", "bash5"]
+    letters = "elxuvfi"
+    for _ in range(2000):
+        cluster = "".join(rng.sample(letters, rng.randint(0, 3)))
+        at = rng.randint(0, len(cluster))
+        options = ["-" + cluster[:at] + "c" + cluster[at:]]
+        if rng.random() < 0.3:
+            options = ["-o", "pipefail", *options]
+        if rng.random() < 0.3:
+            options.append(rng.choice(["-x", "--", "-e"]))
+        head = [*rng.choice(wrappers), rng.choice(shells), *options]
+        script = [*head, "{file_path}"]
+        assert code_use(script, len(script) - 1) is not None, script
+        argument = [*head, 'ruff check "$1"', "sh", "{file_path}"]
+        assert code_use(argument, len(argument) - 1) is None, argument
