@@ -148,7 +148,8 @@ def _powershell(args: list[str], target: int) -> str | None:
     first plain argument as a command: the path may only follow -File (-f)."""
     for item in args[:target]:
         word = item.lower().lstrip("-/")
-        if item[:1] in "-/" and word and ("command".startswith(word) or "encodedcommand".startswith(word)):
+        code = word == "ec" or "command".startswith(word) or "encodedcommand".startswith(word)  # -ec: an alias
+        if item[:1] in "-/" and word and code:
             return f"part of the script of {item}"
         if item[:1] in "-/" and word and "file".startswith(word):
             return None
