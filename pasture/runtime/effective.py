@@ -30,8 +30,10 @@ from pasture.runtime import fs, layers
 
 FORMAT = 3
 MAGIC = b"PSTCACH3"
-MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
-MAX_CACHE_BYTES = 16 << 20
+MAX_LAYER_BYTES = 4 << 20  # a policy layer (about 37,000 short rules); the packs ship inside pasture
+MAX_TRUST_BYTES = 1 << 20  # the trust store
+# the cache key holds each layer's bytes and the compiled form is about 1.6 times the source
+MAX_CACHE_BYTES = 12 * MAX_LAYER_BYTES
 _TAG = 32
 _ENV_KEYS = (
     "HOME",
@@ -48,7 +50,7 @@ _ENV_KEYS = (
     "PASTURE_TRUST_STORE",
     "PASTURE_CACHE_DIR",
 )
-_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py")
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "argvcode.py")
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}
@@ -110,14 +112,31 @@ class Effective:
         return next(layer for layer in self.layers if layer["name"] == name)
 
 
-def _read(path: str, follow: bool = True):
-    """bytes, None when absent, or ("unreadable", why): a regular file of at most MAX_LAYER_BYTES only."""
+def _read(path: str, follow: bool = True, limit: int = 0):
+    """bytes, None when absent, ("unreadable", why), or ("too large", size): a regular file of at most
+    `limit` bytes (MAX_LAYER_BYTES unless given) only."""
+    limit = limit or MAX_LAYER_BYTES
     try:
-        return fs.read_file(path, MAX_LAYER_BYTES, follow)[0]
+        return fs.read_file(path, limit, follow)[0]
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
+        if isinstance(exc, fs.NotRegular) and exc.errno == 27:  # EFBIG: said apart, with the size
+            try:
+                return ("too large", fs.stat(path).st_size)
+            except OSError:
+                pass
         return ("unreadable", exc.strerror or type(exc).__name__)
+
+
+def too_large(path: str, size: int, limit: int = 0) -> str:
+    """The line a layer over the cap gets (the hook and `pasture policy check` both say it)."""
+    limit = limit or MAX_LAYER_BYTES
+    mib = f" ({limit >> 20} MiB)" if limit % (1 << 20) == 0 else ""
+    return (
+        f"{path}: {size} bytes, over the {limit}-byte{mib} cap of a policy layer; make it smaller "
+        "(drop or merge rules, or move them to another layer), then run: pasture policy check"
+    )
 
 
 def _fnv(text: str) -> str:
@@ -154,7 +173,7 @@ def sources_of(root: str, env: dict) -> tuple:
     """(key, layer sources, trust store bytes): what a compiled policy is valid for."""
     env_key = tuple(env.get(k) for k in _ENV_KEYS)
     sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
-    trust_bytes = _read(layers.trust_store_path(env), follow=False)
+    trust_bytes = _read(layers.trust_store_path(env), follow=False, limit=MAX_TRUST_BYTES)
     key = (
         FORMAT,
         sys.hexversion,
@@ -382,7 +401,8 @@ def build(
     try:
         trusted_entries = parse_trust(trust_bytes, store_path(env)) if not isinstance(trust_bytes, tuple) else {}
         if isinstance(trust_bytes, tuple):
-            notes.append(f"trust store {store_path(env)} unreadable ({trust_bytes[1]}): no project policy is trusted")
+            why = trust_bytes[1] if trust_bytes[0] != "too large" else f"{trust_bytes[1]} bytes, over its cap"
+            notes.append(f"trust store {store_path(env)} unreadable ({why}): no project policy is trusted")
     except TrustStoreError as exc:
         trusted_entries = {}
         notes.append(f"{exc}: no project policy is trusted")
@@ -410,6 +430,10 @@ def build(
             "until": [],
         }
         if raw is None:
+            compiled.append(layer)
+            continue
+        if isinstance(raw, tuple) and raw[0] == "too large":
+            layer.update(status="unreadable", error=too_large(path, raw[1]))
             compiled.append(layer)
             continue
         if isinstance(raw, tuple):
