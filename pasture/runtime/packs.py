@@ -23,18 +23,11 @@ one. `disable` turns pack rules off by id: the managed layer's always, the user 
 managed layer did not select; a project layer's is ignored (pasture.runtime.policy reports it).
 """
 
-from __future__ import annotations
-
 from pasture.runtime import fs
-from pasture.runtime.policy import PolicyError
 
 PACK_KEYS = ("name", "version", "recommended", "description")
 _CATALOG: dict = {}
 SELECTORS = ("managed", "user", "project")  # who selected a pack, most authoritative first
-
-
-class PackError(PolicyError):
-    """A shipped pack file that does not load (a broken install or a bad edit of a pack)."""
 
 
 def folder() -> str:
@@ -53,7 +46,7 @@ def files() -> list[str]:
 
 def stamp() -> tuple:
     """What the compiled packs depend on, without reading them: every pack file's name, size and mtime."""
-    out = []
+    out: list = []
     for path in files():
         try:
             st = fs.stat(path)
@@ -65,6 +58,8 @@ def stamp() -> tuple:
 
 def catalog() -> dict:
     """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled."""
+    from pasture.runtime.policy import PackError
+
     if _CATALOG:
         return _CATALOG["packs"]
     packs: dict = {}
@@ -81,7 +76,7 @@ def catalog() -> dict:
 
 
 def load(path: str) -> dict:
-    from pasture.runtime.policy import _at, _Lines, _run_line, compile_rule, parse_text
+    from pasture.runtime.policy import PackError, PolicyError, _at, _Lines, _run_line, compile_rule, parse_text
 
     try:
         with open(path, "rb") as handle:

@@ -198,6 +198,10 @@ class PolicyError(PastureError):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
 
 
+class PackError(PolicyError):
+    """A shipped pack file (pasture/packs/*.toml) that does not load: a broken install or a bad pack edit."""
+
+
 class PolicyTimeout(PolicyError):
     """A layer that did not compile before the event's deadline (not cached: the next event tries again)."""
 
@@ -564,10 +568,10 @@ def compile_rule(raw, where: str, reuse: dict | None, run_where: str | None = No
         compiled_rule["id"] = rule_name
         compiled_rule["pack"] = pack
     if "except" in raw:
-        if decision not in ("allow", "proceed"):
+        if decision not in ("allow", "proceed", "rewrite"):
             raise PolicyError(
-                f"{where}: 'except' makes an exception to other rules: its decision must be \"allow\" or "
-                f'"proceed" (this rule\'s is {decision!r})'
+                f"{where}: 'except' makes an exception to other rules: its decision must be allow, rewrite "
+                f"or proceed (this rule's is {decision!r})"
             )
         names = raw["except"]
         if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
@@ -584,7 +588,7 @@ def _selection(layer: dict, doc: dict, lines: _Lines, path: str) -> None:
     """The layer's `packs = [...]` and `disable = [...]`, checked against the packs pasture ships."""
     if "packs" not in doc and "disable" not in doc:
         return
-    from pasture.runtime.packs import PackError, catalog
+    from pasture.runtime.packs import catalog
 
     try:
         packs = catalog()
