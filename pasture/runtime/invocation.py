@@ -503,6 +503,11 @@ def _target(word: Word) -> tuple:
     return text, known
 
 
+def _rooted(text: str) -> bool:
+    """An absolute or home path: a glob in it matches only there (`/var/log/*`, `~/*`)."""
+    return text.startswith("/") or text == "~" or text.startswith("~/")
+
+
 def temp(text: str) -> bool:
     return any(text == t or text.startswith(t + "/") for t in _TEMP)
 
@@ -550,9 +555,9 @@ def match(run: dict, inv: Invocation, search) -> str | None:
         for word in rest:
             text, known = _target(word)
             inside = known and _globs(text, patterns)
-            if not known or (word.glob and not inside and not temp(text)):
+            if not known or (word.glob and not inside and not temp(text) and not _rooted(text)):
                 dynamic = True  # `rm -rf "$DIR"`, `rm -rf *`: which files only run time tells
-                continue
+                continue  # (`rm -rf ~/*`, `/var/log/*` are not: every match is in that folder, outside)
             if inside == (key == "args"):
                 hit = True
                 break
