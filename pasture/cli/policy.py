@@ -453,12 +453,21 @@ def _gate_row(harness: str):
     if not candidates:
         known = ", ".join(sorted(pasture_contracts.ADMISSIONS))
         raise click.BadParameter(f"unknown harness {harness!r}; known: {known}", param_hint="--harness")
-    module = candidates[0][1]
+    module = candidates[-1][1]  # the newest pinned contract (the tables list them oldest first)
     rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS
-    for event, row in rows.items():
-        if row.semantic == "gate-consultation" and row.pre_action:
-            return event, row
-    return None, None
+    event = _TOOL_EVENTS.get(harness)
+    return (event, rows[event]) if event in rows else (None, None)
+
+
+# the event each host consults the guard on before a tool runs (the one shell calls reach)
+_TOOL_EVENTS = {
+    "claude-code": "PreToolUse",
+    "codex": "PreToolUse",
+    "copilot-cli": "preToolUse",
+    "gemini-cli": "BeforeTool",
+    "opencode": "tool.execute.before",
+    "pi": "tool_call",
+}
 
 
 def judge(effective, command: str, harness: str | None) -> dict:

@@ -13,11 +13,14 @@ that has one is first evaluated. When every byte matches, nothing is parsed; oth
 pasture.runtime.policy compiles each layer (tomllib, re) and the cache is rewritten. A cache that
 cannot be read or written costs speed, never a decision.
 
-Evaluation: the built-in guard rules, then every layer in order managed, user, project; each layer
-gives its first matching rule, else its trusted gate (command or AI), else its default. The most
-restrictive decision wins (deny > ask > proceed), so no layer can relax another. Once a deny is
-known no gate runs. A layer that cannot be read or is invalid is a failure: unless something denies
-anyway, the row's failure mode decides.
+Evaluation: the built-in guard rules, then every layer in order managed, user, project, and the
+`packs` pseudo-layer (the protection pack rules the layers select, pasture.runtime.packs); each layer
+weighs all its rules (deny > ask > rewrite > allow > proceed wherever listed; an allow is given only
+when exact, an exception lifts only the rules it names, only for the commands it matches), else its
+trusted gate (command or AI), else its default. Structured rules read the shell line once per event
+(pasture.runtime.invocation). The most restrictive decision wins (deny > ask > proceed), so no layer
+can relax another. Once a deny is known no gate runs. A layer that cannot be read or is invalid is
+a failure: unless something denies anyway, the row's failure mode decides.
 """
 
 import marshal
@@ -728,6 +731,9 @@ _SCOPES = {"managed": 0, "user": 1, "project": 2}
 def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> list:
     """(scope, names, invocations covered, covers the whole line) for each exception rule that matches."""
     lifts: list = []
+    if shell.command is not None and any(rule.get("except") for layer in effective.layers for rule in layer["rules"]):
+        if shell.invocations() is None:
+            return lifts  # a line the reader cannot follow is excepted by nothing
     for layer in effective.layers:
         if layer["name"] not in ("managed", "user") or layer["status"] not in ("trusted", "untrusted"):
             continue

@@ -278,6 +278,17 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
                 notes.append(told.replace("pasture rewrote", "rewrote", 1))
                 if "context" in offers:
                     parts.setdefault("context", []).append(told)
+            elif verdict.entry.get("except"):
+                # it lifted a deny to rewrite the call: unchanged, the call must not run as if excepted
+                refused = unsupported(
+                    "rewrite",
+                    verdict.entry,
+                    f"rule {verdict.rule!r}",
+                    "cannot rewrite: its pattern changed nothing, and the rule is an exception to "
+                    f"{', '.join(verdict.entry['except'])}",
+                )
+                if refused is None:
+                    return done(answer.proceed(harness))
             else:
                 notes.append(f"rule {verdict.rule!r}: its rewrite pattern changed nothing; no opinion")
         if refused is not None:

@@ -21,7 +21,7 @@ import `tomllib` and `re`. Every layer has the same format:
     max_mb = 500              # user and managed layers only: readers delete the oldest beyond this
     [builtin]                 # user and managed layers only (ignored in a project layer)
     protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
-    [[rules]]                 # first match wins within the layer
+    [[rules]]                 # every rule weighed: deny > ask > rewrite > allow > proceed
     name = "no-rm"
     decision = "deny"         # proceed | deny | ask
     reason = "rm -rf is not allowed here"
@@ -31,11 +31,17 @@ import `tomllib` and `re`. Every layer has the same format:
     tool_kind = "shell"       # shell | write | edit | read | fetch | agent, or a lowercased tool name
     tool = "^(Bash|bash)$"    # regexes (re.search): tool (the tool's name), command, file_path,
     command = "rm\\s+-rf"     # and input.<field> (a field of the tool's input)
+    instead = "..."           # the safer thing to do: the model reads "<reason> Instead: <instead>"
+    except = ["x"]            # managed/user, allow|rewrite|proceed: the rules or pack rule ids it lifts
     [rules.input]
     url = "^http://"
+    [rules.run]               # a structured shell rule (pasture.runtime.runrule, .invocation)
+    program = "rm"
 
-A layer evaluates to its first matching rule, else (a trusted command, AI or agent gate) the gate, else its
-default; every layer is evaluated and the most restrictive decision wins (pasture.runtime.effective).
+Top-level `packs = ["recommended"]` and `disable = ["git.push-force"]` select the protection packs
+(pasture.runtime.packs). A layer evaluates to its strongest matching rule, else (a trusted command,
+AI or agent gate) the gate, else its default; every layer is evaluated and the most restrictive
+decision wins (pasture.runtime.effective).
 A project layer the user has not trusted keeps its rules and default (they can only protect the
 user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
 (model, endpoint, prompt), its agent gate, and a journal path outside the project.

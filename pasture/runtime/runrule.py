@@ -18,11 +18,13 @@ is compiled); pasture.runtime.invocation matches the compiled form against the c
 
 from __future__ import annotations
 
+from pasture import PastureError
+
 RUN_KEYS = ("program", "subcommand", "options", "without", "args", "outside", "text", "script", "valued", "unknown")
 UNKNOWN_DECISIONS = ("deny", "ask", "proceed")
 
 
-class RunError(ValueError):
+class RunError(PastureError, ValueError):
     """What is wrong with a [rules.run] table (the caller adds file:line)."""
 
 
