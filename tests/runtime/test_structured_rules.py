@@ -88,7 +88,7 @@ DATA = [
 
 @pytest.mark.parametrize("command", DATA)
 def test_data_given_to_a_program_is_not_a_command(judge, command):
-    verdict = judge(command, user=NO_RM)
+    verdict = judge(command, user="packs = []\n" + NO_RM)  # this rule alone (the files pack refuses rm -f /srv/x)
     assert verdict.decision == "proceed", (command, verdict.rule, verdict.reason)
 
 
@@ -184,7 +184,7 @@ def test_a_deny_reads_every_command_the_line_runs(judge, command):
     ],
 )
 def test_safe_forms_beside_the_denied_ones_pass(judge, command):
-    verdict = judge(command, user=NO_RM)
+    verdict = judge(command, user="packs = []\n" + NO_RM)  # this rule alone (the files pack refuses rm -f /srv/x)
     assert verdict.decision == "proceed", (command, verdict.rule, verdict.reason)
 
 
@@ -398,7 +398,7 @@ args = ["/opt/app/cache"]
 
 
 def test_an_exception_lifts_the_named_deny_only_where_it_matches(judge):
-    user = NO_RM + CACHE_EXCEPTION
+    user = "packs = []\n" + NO_RM + CACHE_EXCEPTION  # its own rule (the files pack's: tests/packs/test_pack_controls.py)
     assert judge("rm -rf /opt/app/cache", user=user).decision == "proceed"
     verdict = judge("rm -rf /opt/app/cache && rm -rf /srv/data", user=user)
     assert (verdict.decision, verdict.rule) == ("deny", "no-rm")
@@ -449,7 +449,7 @@ def test_packs_are_on_by_default_and_chosen_by_the_managed_or_user_layer(judge):
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('packs = ["gti"]\n', "unknown pack(s) 'gti'; known: recommended, git"),
+        ('packs = ["gti"]\n', "unknown pack(s) 'gti'; known: recommended, cloud, containers, databases, files, git"),
         ('disable = ["git.nope"]\n', "unknown pack rule id(s) 'git.nope'; known: "),
         ('[[rules]]\nname = "x"\ndecision = "proceed"\nexcept = ["nope"]\n', "except names unknown rule(s) 'nope'"),
         ('[[rules]]\nname = "x"\ndecision = "deny"\n[rules.run]\nprogram = "rm"\nargz = ["/"]\n', "argz"),
