@@ -7,7 +7,6 @@ file was written against; docs/policy.md ("The guard protects itself") claims th
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import pytest

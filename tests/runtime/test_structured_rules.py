@@ -398,7 +398,8 @@ args = ["/opt/app/cache"]
 
 
 def test_an_exception_lifts_the_named_deny_only_where_it_matches(judge):
-    user = "packs = []\n" + NO_RM + CACHE_EXCEPTION  # its own rule (the files pack's: tests/packs/test_pack_controls.py)
+    # this layer's own rule (an exception to a pack rule: tests/packs/test_pack_controls.py)
+    user = "packs = []\n" + NO_RM + CACHE_EXCEPTION
     assert judge("rm -rf /opt/app/cache", user=user).decision == "proceed"
     verdict = judge("rm -rf /opt/app/cache && rm -rf /srv/data", user=user)
     assert (verdict.decision, verdict.rule) == ("deny", "no-rm")
