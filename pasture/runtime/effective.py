@@ -191,7 +191,7 @@ def load(root: str, env: dict, deadline: float | None = None) -> Effective:
     if data is None:
         # `stored` is only ever a cache this user's key vouched for (read_cache), so its validated
         # patterns may be reused: an edited policy then re-validates only the patterns it changed.
-        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline)
+        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline, _catalog(stored, key))
         if data.get("incomplete"):  # a compile cut short by the deadline is never remembered
             return Effective(data, False, alerts)
         if secret is None and problem is None:
@@ -303,6 +303,18 @@ def _patterns(stored, key: tuple) -> dict:
     return reuse
 
 
+def _catalog(stored, key: tuple) -> dict | None:
+    """The compiled packs of the previous (verified) compile when pasture, the compiler and every pack
+    file are the same (key[:3]): a policy edit then does not compile the packs again."""
+    try:
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0][:3] == key[:3]:
+            found = stored[1].get("catalog")
+            return found if isinstance(found, dict) else None
+    except Exception:  # noqa: BLE001 - a cache of another shape: compile the packs
+        return None
+    return None
+
+
 def read_cache(cache: str, secret: bytes) -> tuple:
     """(the stored value, None) | (None, None) when there is no cache | (None, why it is not believed)."""
     try:
@@ -347,7 +359,13 @@ def _store(cache: str, value, secret: bytes) -> None:
 
 
 def build(
-    root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None, deadline: float | None = None
+    root: str,
+    env: dict,
+    sources: list,
+    trust_bytes,
+    reuse: dict | None = None,
+    deadline: float | None = None,
+    catalog: dict | None = None,
 ) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from pasture.runtime import builtin
@@ -357,6 +375,10 @@ def build(
     from pasture.runtime.trust import parse as parse_trust
 
     notes: list[str] = []
+    if catalog is not None:  # the packs of the previous verified compile, when nothing they depend on changed
+        from pasture.runtime.packs import seed
+
+        seed(catalog)
     try:
         trusted_entries = parse_trust(trust_bytes, store_path(env)) if not isinstance(trust_bytes, tuple) else {}
         if isinstance(trust_bytes, tuple):
@@ -438,7 +460,7 @@ def build(
             )
         elif layer["ignored"]:
             notes.append(f"{name} policy {path}: ignored {'; '.join(layer['ignored'])}")
-    packs_layer = _packs_layer(compiled, notes)
+    packs_layer, compiled_packs = _packs_layer(compiled, notes)
     _check_exceptions(compiled, packs_layer)
     protect = True
     for layer in compiled:  # managed outranks user
@@ -473,11 +495,13 @@ def build(
         "home": layers.home(env),
         "programs": pinned_programs,
         "packs": packs_layer,
+        "catalog": compiled_packs,
     }
 
 
-def _packs_layer(compiled: list, notes: list) -> dict:
-    """The `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select)."""
+def _packs_layer(compiled: list, notes: list) -> tuple:
+    """(the `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select), every
+    compiled pack or None)."""
     from pasture.runtime.packs import catalog, folder, select
     from pasture.runtime.policy import PackError
 
@@ -498,14 +522,11 @@ def _packs_layer(compiled: list, notes: list) -> dict:
         packs = catalog()
     except PackError as exc:
         layer.update(status="invalid", error=f"{exc} (reinstall pasture)")
-        return layer
+        return layer, None
     selected, rules, said = select(compiled, packs)
     notes.extend(said)
     layer.update(selected=selected, rules=rules, versions={n: p["version"] for n, p in packs.items()})
-    return layer
-
-
-_SCOPES = {"managed": 0, "user": 1, "project": 2}
+    return layer, packs
 
 
 def _check_exceptions(compiled: list, packs_layer: dict) -> None:
@@ -684,6 +705,12 @@ class _Shell:
 
     def __init__(self, envelope: dict) -> None:
         command = envelope.get("command") if envelope.get("tool_kind") == "shell" else None
+        if command is None and envelope.get("tool_kind") == "shell":
+            tool_input = envelope.get("tool_input")
+            argv = tool_input.get("command", tool_input.get("cmd")) if isinstance(tool_input, dict) else None
+            if isinstance(argv, list) and argv and all(isinstance(w, str) for w in argv):
+                # an argv the host runs as it is (["bash", "-lc", "..."]): the same words, quoted back
+                command = " ".join("'" + w.replace("'", "'\\''") + "'" for w in argv)
         self.command = command if isinstance(command, str) else None
         self._invocations: list | None = None
         self._read = False
@@ -697,6 +724,8 @@ class _Shell:
             try:
                 self._invocations = read(self.command or "")
             except (Unparsable, RecursionError, ValueError):
+                self._invocations = None
+            except Exception:  # noqa: BLE001 - a reader fault: read the line as one it cannot follow
                 self._invocations = None
         return self._invocations
 
@@ -720,7 +749,8 @@ def _hits(rule: dict, envelope: dict, shell: _Shell):
         invocations = loose(shell.command, run["program"])
         found: dict = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
     else:
-        found = {i: match(run, inv, search) for i, inv in enumerate(invocations)}
+        every = rule["decision"] not in ("deny", "ask")  # an approval or exception vouches for every argument
+        found = {i: match(run, inv, search, every) for i, inv in enumerate(invocations)}
     hits = {i: how for i, how in found.items() if how is not None}
     return hits or None
 
@@ -833,9 +863,17 @@ def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
     if hits == "line" and len(invocations) > 1:
         return None  # a regex rewrite of a chain: refused as a chain (pasture.runtime.lifecycle)
     for inv in invocations:
-        why = exact(inv, root)
+        why = exact(inv, root) or (_code_on_line(inv) if hits == "line" else None)
         if why:
             return f"cannot rewrite: {why}"
+    return None
+
+
+def _code_on_line(inv) -> str | None:
+    """A regex rule sees text, not programs: it cannot approve an interpreter running code from the line
+    (`python3 -c "..." git push --force` holds the text a `git push` regex looks for)."""
+    if inv.script is not None:
+        return f"{inv.program} runs code given on its command line, which a regex rule cannot approve ([rules.run] can)"
     return None
 
 
@@ -870,7 +908,12 @@ def _allow_given(allows: list, shell: _Shell, root: str, said: list):
         if len(structured) == len(allows):
             said.append(f"rule {name!r}: {', '.join(missing)} is not one of the allowed commands; allow is not given")
             return None
-    return next(rule for rule, hits in allows if hits == "line")
+    regex = next(rule for rule, hits in allows if hits == "line")
+    why = next((w for w in map(_code_on_line, invocations) if w), None)
+    if why:
+        said.append(f"rule {regex['name']!r}: {why}; allow is not given")
+        return None
+    return regex
 
 
 def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:

@@ -159,6 +159,7 @@ class Invocation:
         "stdin_text",
         "script",
         "loose",
+        "names",
         "_norm",
     )
 
@@ -169,6 +170,7 @@ class Invocation:
         self.stdin_text = ""
         self.script: str | None = None
         self.loose = False
+        self.names = _names(program)
         self._norm: dict = {}
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
@@ -181,6 +183,14 @@ class Invocation:
             valued = _VALUED.get(self.program, frozenset())
             found = self._norm[extra] = normalize(self.args, valued | frozenset(extra) if extra else valued)
         return found
+
+
+def _names(program: str) -> tuple:
+    """The names a rule may call the program by: `python3.12` is also python3 and python, `node18` node."""
+    stem = program.rstrip("0123456789.")
+    if stem == program or not stem:
+        return (program,)
+    return tuple(dict.fromkeys((program, program[: len(stem) + 1], stem)))
 
 
 def normalize(words: list, valued) -> tuple:
@@ -588,10 +598,11 @@ def _texts(inv: Invocation) -> str:
     return f"{head}\n{inv.stdin_text}" if inv.stdin_text else head
 
 
-def match(run: dict, inv: Invocation, search) -> str | None:
+def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None:
     """ "match", "unknown" or None for one compiled run table and one invocation (`search(frozen, text)`
-    is pasture.runtime.effective.search)."""
-    if inv.program not in run["program"]:
+    is pasture.runtime.effective.search). `every`: `args` must hold for every argument, each known
+    (an allow or an exception vouches for all the command touches, a deny for any of it)."""
+    if not any(name in run["program"] for name in inv.names):
         return None
     options, positional = inv.normalized(run.get("valued", ()))
     rest = positional
@@ -614,7 +625,14 @@ def match(run: dict, inv: Invocation, search) -> str | None:
     if not inv.loose and any(o in options for o in run.get("without", ())):
         return None
     unknown = False
-    for key in ("args", "outside"):
+    if every and "args" in run:
+        for word in rest:
+            text, known = _target(word)
+            if not known or not _globs(text, run["args"]):
+                return None
+        if not rest:
+            return None
+    for key in ("args", "outside") if not every else ("outside",):
         patterns = run.get(key)
         if patterns is None:
             continue

@@ -56,11 +56,20 @@ def stamp() -> tuple:
     return tuple(out)
 
 
+def seed(packs: dict) -> None:
+    """Take the compiled packs a verified cache holds (same pasture, compiler and pack files) as this
+    process's catalog, unless one is already compiled."""
+    if not _CATALOG:
+        _CATALOG.update(packs=packs, stamp=stamp())
+
+
 def catalog() -> dict:
-    """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled."""
+    """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled
+    (memoized per process while the pack files are unchanged: `pasture hook serve` lives through upgrades)."""
     from pasture.runtime.policy import PackError
 
-    if _CATALOG:
+    now = stamp()
+    if _CATALOG.get("stamp") == now:
         return _CATALOG["packs"]
     packs: dict = {}
     owner: dict = {}
@@ -71,7 +80,7 @@ def catalog() -> dict:
                 raise PackError(f"{path}: rule id {rule_id!r} is also in pack {owner[rule_id]!r}; ids are unique")
             owner[rule_id] = pack["name"]
         packs[pack["name"]] = pack
-    _CATALOG["packs"] = packs
+    _CATALOG.update(packs=packs, stamp=now)
     return packs
 
 

@@ -253,6 +253,8 @@ script = "shutil\\\\.rmtree|os\\\\.remove"
 """
     assert judge("python3 -c \"import shutil; shutil.rmtree('/home/u')\"", user=policy).decision == "deny"
     assert judge("python3 -c 'print(1)'", user=policy).decision == "proceed"
+    assert judge("python3.12 -c 'import shutil; shutil.rmtree(\"/x\")'", user=policy).decision == "deny"
+    assert judge("/usr/bin/python -c 'import os; os.remove(\"x\")'", user=policy).decision == "deny"
     assert judge("python3 script.py shutil.rmtree", user=policy).decision == "proceed"
 
 
@@ -503,3 +505,73 @@ def test_a_rewrite_that_is_an_exception_and_changes_nothing_is_refused(judge, en
     out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push -f origin main"), env)[1]
     decision = _decision(out)
     assert decision["permissionDecision"] == "deny" and "changed nothing" in decision["permissionDecisionReason"]
+
+
+def test_a_shell_call_given_as_an_argv_list_is_read_too(env, judge):
+    judge("ls", user=NO_RM)
+    effective = E.load(str(judge.project), env)
+    for argv in (["bash", "-lc", "rm -rf /srv/data"], ["rm", "-rf", "/srv/data"]):
+        envelope = {"event": "PreToolUse", "tool_kind": "shell", "tool_input": {"command": argv}, "command": None}
+        assert E.evaluate(effective, envelope).decision == "deny", argv
+    envelope = {"event": "PreToolUse", "tool_kind": "shell", "tool_input": {"command": ["echo", "rm -rf /srv/x"]}}
+    assert E.evaluate(effective, envelope).decision == "proceed"
+
+
+def test_a_policy_edit_reuses_the_compiled_packs_of_the_verified_cache(judge, env, monkeypatch):
+    from pasture.runtime import packs
+
+    judge("ls", user="packs = []\n")  # compiled and cached, packs included
+    loaded = []
+    real = packs.load
+    monkeypatch.setattr(packs, "load", lambda path: loaded.append(path) or real(path))
+    monkeypatch.setattr(packs, "_CATALOG", {})  # a new process: nothing compiled in memory
+    E._MEMO.clear()
+    verdict = judge("git push --force", user='packs = ["git"]\n')  # an edit: the layers compile again
+    assert verdict.decision == "deny" and loaded == []  # ... the packs come from the cache
+    E._MEMO.clear()
+    monkeypatch.setattr(packs, "_CATALOG", {})
+    monkeypatch.setattr(E, "_catalog", lambda stored, key: None)  # no usable cache: they compile
+    judge("git push --force", user='packs = ["git"]\n# again\n')
+    assert loaded
+
+
+REGEX_LEASE = r"""
+[[rules]]
+name = "lease"
+tool_kind = "shell"
+command = "git\\s+push\\b.*--force\\b(?!-)"
+decision = "rewrite"
+rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]
+
+[[rules]]
+name = "read-only"
+tool_kind = "shell"
+command = "^(ls|cat|python3)\\b"
+decision = "allow"
+"""
+
+
+def test_the_issues_regex_lease_rewrite_no_longer_approves_an_interpreter_running_code(judge, env):
+    judge("ls", user=REGEX_LEASE)
+    command = "python3 -c \"import os; os.remove('x')\" git push --force"
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, command), env)[1]
+    decision = _decision(out)
+    assert "updatedInput" not in decision and decision.get("permissionDecision") != "allow", out
+    assert "runs code given on its command line" in decision.get("permissionDecisionReason", ""), out
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "python3 -c 'print(1)'"), env)[1]
+    assert _decision(out).get("permissionDecision") != "allow"  # the regex allow of python3 is not given either
+    out = call(CLAUDE[0], "PreToolUse", CLAUDE[1], _shell(judge.project, "git push --force origin"), env)[1]
+    assert _decision(out)["updatedInput"] == {"command": "git push --force-with-lease origin"}
+
+
+def test_an_exception_or_allow_vouches_for_every_argument_a_deny_for_any(judge, env):
+    user = NO_RM + CACHE_EXCEPTION
+    assert judge("rm -rf /opt/app/cache /srv/data", user=user).decision == "deny"
+    assert judge('rm -rf /opt/app/cache "$X"', user=user).decision == "deny"  # the exception cannot vouch for $X
+    allow = (
+        'packs = []\n[[rules]]\nname = "readme"\ndecision = "allow"\n[rules.run]\nprogram = "cat"\nargs = ["README*"]\n'
+    )
+    assert judge("cat README.md", user=allow).decision == "allow"
+    assert judge("cat README.md /etc/shadow", user=allow).decision == "proceed"
+    assert judge("cat", user=allow).decision == "proceed"
