@@ -498,6 +498,10 @@ def _target(word: Word) -> tuple:
     """(the argument as a glob sees it, known): `~`, `$HOME`, `${HOME}` read as `~`; `$TMPDIR`,
     `${TMPDIR}` as /tmp; the path normalized; known False when only run time tells what it is."""
     text = word.text
+    if text.startswith(("${HOME:?", "${HOME:-", "${HOME?", "${HOME-")) and "}" in text:
+        end = text.index("}")  # `${HOME:?}`, `${HOME:-/x}`: HOME is set, so it is HOME
+        if "$" not in text[2:end] and "`" not in text[2:end]:
+            text = "${HOME}" + text[end + 1 :]
     for prefix, stand in (("${HOME}", "~"), ("$HOME", "~"), ("${TMPDIR}", "/tmp"), ("$TMPDIR", "/tmp")):
         if text == prefix or text.startswith(prefix + "/"):
             text = stand + text[len(prefix) :]
