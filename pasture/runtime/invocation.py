@@ -160,6 +160,7 @@ class Invocation:
         "script",
         "loose",
         "names",
+        "moved",
         "_norm",
     )
 
@@ -171,6 +172,7 @@ class Invocation:
         self.script: str | None = None
         self.loose = False
         self.names = _names(program)
+        self.moved = False  # an earlier `cd` of the line left the project: relative paths are not known
         self._norm: dict = {}
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
@@ -451,6 +453,7 @@ def read(command: str, depth: int = 0) -> list:
     commands = simple_commands(command)
     out: list = []
     previous = None
+    moved = False
     for cmd in commands:
         stdin_text = "\n".join(cmd.stdin)
         if cmd.piped:
@@ -461,6 +464,9 @@ def read(command: str, depth: int = 0) -> list:
             continue
         start = len(out)
         _expand(list(cmd.words), bool(cmd.assigns), stdin_text, cmd.redirs, out, ())
+        for inv in out[start:]:
+            inv.moved = moved
+            moved = moved or _leaves(inv)
         if depth < 3:
             for inv in out[start:]:
                 if inv.script:
@@ -469,6 +475,19 @@ def read(command: str, depth: int = 0) -> list:
     if len(out) > 4 * 2000:
         raise Unparsable("too many commands to read")
     return out
+
+
+def _leaves(inv: Invocation) -> bool:
+    """A `cd`/`pushd`/`popd` that may leave the project's folders (absolute, `~`, `..`, `-`, none,
+    or only known at run time): what follows it on the line is relative to a folder not known here."""
+    if inv.program not in ("cd", "pushd", "popd"):
+        return False
+    targets = [w for w in inv.args if not (w.static and w.text.startswith("-") and w.text != "-")]
+    if inv.program == "popd" or not targets:
+        return True
+    word = targets[0]
+    text = word.text
+    return not word.static or text.startswith(("/", "~", "-")) or ".." in text.split("/")
 
 
 def loose(command: str, programs) -> list:
@@ -494,10 +513,12 @@ def loose(command: str, programs) -> list:
 # --- matching -------------------------------------------------------------------------------------
 
 
-def _target(word: Word) -> tuple:
+def _target(word: Word, moved: bool = False) -> tuple:
     """(the argument as a glob sees it, known): `~`, `$HOME`, `${HOME}` read as `~`; `$TMPDIR`,
     `${TMPDIR}` as /tmp; the path normalized; known False when only run time tells what it is."""
     text = word.text
+    if text == "{}":
+        return text, False  # what find -exec or xargs -I{} puts there: known only when it runs
     if text.startswith(("${HOME:?", "${HOME:-", "${HOME?", "${HOME-")) and "}" in text:
         end = text.index("}")  # `${HOME:?}`, `${HOME:-/x}`: HOME is set, so it is HOME
         if "$" not in text[2:end] and "`" not in text[2:end]:
@@ -507,6 +528,8 @@ def _target(word: Word) -> tuple:
             text = stand + text[len(prefix) :]
             break
     known = word.static or ("$" not in text and "`" not in text)
+    if moved and not text.startswith(("/", "~")):
+        return text, False  # relative to the folder an earlier `cd` of the line went to
     if not known and temp(text) and ".." not in text:
         return text, True  # `"$TMPDIR/build-$$"`: somewhere in the temp folder, whatever the rest is
     if known and text.startswith("~/"):
@@ -584,6 +607,15 @@ def _covers(pattern: str, template: str) -> bool:
     return step(0, 0)
 
 
+def _vouched(text: str, inv: Invocation) -> bool:
+    """A run-time word a safe glob can vouch for: one with run-time parts (`$BUILD_DIR/out`), or find
+    -exec's `{}` when the rule names it (a pack leaves those to its find rules, which read the start
+    folders). Not a relative target after a `cd` that may leave the project, not xargs' `{}`."""
+    if text == "{}":  # in find's own words too: the placeholder of its -exec, not a start folder
+        return inv.program == "find" or inv.wrapped_by[-1:] == ("find",)
+    return "$" in text or "`" in text
+
+
 def _rooted(text: str) -> bool:
     """An absolute or home path: a glob in it matches only there (`/var/log/*`, `~/*`)."""
     return text.startswith("/") or text == "~" or text.startswith("~/")
@@ -631,7 +663,7 @@ def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None
     unknown = False
     if every and "args" in run:
         for word in rest:
-            text, known = _target(word)
+            text, known = _target(word, inv.moved)
             if not known or not _globs(text, run["args"]):
                 return None
         if not rest:
@@ -642,9 +674,9 @@ def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None
             continue
         hit = dynamic = False
         for word in rest:
-            text, known = _target(word)
+            text, known = _target(word, inv.moved)
             inside = known and _globs(text, patterns)
-            if not known and ".." not in text and len(text) <= 512:
+            if not known and ".." not in text and len(text) <= 512 and _vouched(text, inv):
                 shape = _template(text)  # `$BUILD_DIR/out`: whatever the variable holds, it ends in /out
                 if any(_covers(pattern, shape) for pattern in patterns):
                     inside = known = True

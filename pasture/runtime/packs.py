@@ -17,10 +17,11 @@ changed). A pack file:
     [rules.run]                 # the structured rule (pasture.runtime.runrule)
     program = "git"
 
-Selection (`select`): the managed layer's `packs`, if it has one, decides; else the user layer's;
-else the recommended packs (counted as the user's choice). A project layer adds packs, never removes
-one. `disable` turns pack rules off by id: the managed layer's always, the user layer's for packs the
-managed layer did not select; a project layer's is ignored (pasture.runtime.policy reports it).
+Selection (`select`): the managed layer's `packs`, if it has one, decides (the user layer may add
+packs to it); else the user layer's; else the recommended packs (counted as the user's choice). A
+project layer adds packs, never removes one. `disable` turns pack rules off by id: the managed
+layer's always, the user layer's for packs the managed layer did not select; a project layer's is
+ignored (pasture.runtime.policy reports it).
 """
 
 from pasture.runtime import fs
@@ -173,6 +174,8 @@ def select(layers: list, packs: dict) -> tuple[dict, list, list]:
     selected: dict = {}
     if "packs" in by_name.get("managed", {}):
         selected = dict.fromkeys(names(by_name["managed"]), "managed")
+        for name in names(by_name.get("user", {})):  # the user may add to the managed choice, not remove
+            selected.setdefault(name, "user")
     elif "packs" in by_name.get("user", {}):
         selected = dict.fromkeys(names(by_name["user"]), "user")
     else:

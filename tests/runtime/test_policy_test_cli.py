@@ -20,6 +20,8 @@ outside = ["build"]
 unknown = "ask"
 """
 
+pytestmark = pytest.mark.usefixtures("sample_pack")  # tests/runtime/conftest.py: a fixed git pack
+
 
 @pytest.fixture
 def project(env, tmp_path, monkeypatch):
@@ -100,7 +102,9 @@ def test_policy_show_lists_the_pack_rules_in_force(cli, project):
     assert "pack rule git.push-force: deny when program=git subcommand=push option=-f|--force" in shown.stdout
     body = json.loads(cli("policy", "show", "--project", str(project), "--json").stdout)
     ids = [rule["id"] for rule in body["packs"]["rules"]]
-    assert "git.push-force" in ids and {"pack": "git", "selected_by": "user", "version": 1} in body["packs"]["selected"]
+    assert "git.push-force" in ids and body["packs"]["selected"] == [
+        {"pack": "git", "selected_by": "user", "version": 1}
+    ]
     Path(os.environ["PASTURE_POLICY"]).write_text('disable = ["git.push-force"]\n')
     body = json.loads(cli("policy", "show", "--project", str(project), "--json").stdout)
     assert "git.push-force" not in [rule["id"] for rule in body["packs"]["rules"]]

@@ -31,6 +31,8 @@ outside = ["build", "dist", "node_modules", "/tmp/*", "/var/tmp/*"]
 unknown = "ask"
 """
 
+pytestmark = pytest.mark.usefixtures("sample_pack")  # tests/runtime/conftest.py: a fixed git pack
+
 
 @pytest.fixture
 def judge(env, tmp_path):
@@ -88,7 +90,7 @@ DATA = [
 
 @pytest.mark.parametrize("command", DATA)
 def test_data_given_to_a_program_is_not_a_command(judge, command):
-    verdict = judge(command, user="packs = []\n" + NO_RM)  # this rule alone (the files pack refuses rm -f /srv/x)
+    verdict = judge(command, user=NO_RM)
     assert verdict.decision == "proceed", (command, verdict.rule, verdict.reason)
 
 
@@ -145,7 +147,6 @@ def test_the_git_pack_reads_git_however_it_is_spelled(judge, command):
         "setsid rm -rf /srv/data",
         "ionice -c 3 rm -rf /srv/data",
         "echo /srv/data | xargs rm -rf",
-        "find /srv -name x -exec rm -rf {} +",
         "ls && rm -rf /srv/data",
         "ls | rm -rf /srv/data",
         "(cd /srv && rm -rf /srv/data)",
@@ -184,12 +185,19 @@ def test_a_deny_reads_every_command_the_line_runs(judge, command):
     ],
 )
 def test_safe_forms_beside_the_denied_ones_pass(judge, command):
-    verdict = judge(command, user="packs = []\n" + NO_RM)  # this rule alone (the files pack refuses rm -f /srv/x)
+    verdict = judge(command, user=NO_RM)
     assert verdict.decision == "proceed", (command, verdict.rule, verdict.reason)
 
 
 def test_an_unknown_target_is_asked_about_and_refused_where_the_host_cannot_ask(judge, env):
-    for command in ('rm -rf "$DIR"', "rm -rf $(cat list)", "rm -rf src/*", "xargs rm -rf < list"):
+    for command in (
+        'rm -rf "$DIR"',
+        "rm -rf $(cat list)",
+        "rm -rf src/*",
+        "xargs rm -rf < list",
+        "find /srv -name x -exec rm -rf {} +",
+        "ls | xargs -I{} sh -c 'rm -rf {}'",
+    ):
         verdict = judge(command, user=NO_RM)
         assert verdict.decision == "ask" and "only known when it runs" in verdict.reason, command
     project = judge.project
@@ -400,8 +408,7 @@ args = ["/opt/app/cache"]
 
 
 def test_an_exception_lifts_the_named_deny_only_where_it_matches(judge):
-    # this layer's own rule (an exception to a pack rule: tests/packs/test_pack_controls.py)
-    user = "packs = []\n" + NO_RM + CACHE_EXCEPTION
+    user = NO_RM + CACHE_EXCEPTION
     assert judge("rm -rf /opt/app/cache", user=user).decision == "proceed"
     verdict = judge("rm -rf /opt/app/cache && rm -rf /srv/data", user=user)
     assert (verdict.decision, verdict.rule) == ("deny", "no-rm")
@@ -446,13 +453,16 @@ def test_packs_are_on_by_default_and_chosen_by_the_managed_or_user_layer(judge):
     assert judge("git push --force", user="packs = []\n").decision == "proceed"
     assert judge("git push --force", user='packs = ["recommended"]\n').decision == "deny"
     assert judge("git push --force", user='disable = ["git.push-force"]\n').decision == "proceed"
-    assert judge("git push --force", user='packs = ["git"]\n', managed="packs = []\n").decision == "proceed"
+    assert judge("git push --force", user="packs = []\n", managed='packs = ["git"]\n').decision == "deny"
+    # the managed choice stands; the user may add to it
+    assert judge("git push --force", user='packs = ["git"]\n', managed="packs = []\n").decision == "deny"
+    assert judge("git push --force", user="packs = []\n", managed="packs = []\n").decision == "proceed"
 
 
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('packs = ["gti"]\n', "unknown pack(s) 'gti'; known: recommended, cloud, containers, databases, files, git"),
+        ('packs = ["gti"]\n', "unknown pack(s) 'gti'; known: recommended, git"),
         ('disable = ["git.nope"]\n', "unknown pack rule id(s) 'git.nope'; known: "),
         ('[[rules]]\nname = "x"\ndecision = "proceed"\nexcept = ["nope"]\n', "except names unknown rule(s) 'nope'"),
         ('[[rules]]\nname = "x"\ndecision = "deny"\n[rules.run]\nprogram = "rm"\nargz = ["/"]\n', "argz"),
@@ -575,3 +585,12 @@ def test_an_exception_or_allow_vouches_for_every_argument_a_deny_for_any(judge, 
     assert judge("cat README.md", user=allow).decision == "allow"
     assert judge("cat README.md /etc/shadow", user=allow).decision == "proceed"
     assert judge("cat", user=allow).decision == "proceed"
+
+
+def test_after_a_cd_out_of_the_project_relative_targets_are_not_known(judge):
+    assert judge("cd ~ && rm -rf work", user=NO_RM).decision == "ask"
+    assert judge("cd /srv; rm -rf data", user=NO_RM).decision == "ask"
+    assert judge('cd "$D" && rm -rf build', user=NO_RM).decision == "ask"
+    assert judge("cd frontend && rm -rf node_modules", user=NO_RM).decision == "proceed"
+    assert judge("cd /srv && rm -rf /tmp/x", user=NO_RM).decision == "proceed"  # absolute: known wherever
+    assert judge("rm -rf build && cd /srv", user=NO_RM).decision == "proceed"
