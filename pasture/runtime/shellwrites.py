@@ -215,7 +215,15 @@ def _scripts(cmd, previous) -> list:
             if script is not None:
                 out.append(script)
         elif name == "watch":
-            rest = [w for w in words[index + 1 :] if not w.startswith("-")]
+            rest: list = []
+            at = index + 1
+            while at < len(words):
+                if words[at] in ("-n", "--interval", "-q", "--equexit") and not rest:
+                    at += 2  # watch -n 60 CMD: the interval is not part of the command
+                    continue
+                if not (words[at].startswith("-") and not rest):
+                    rest.append(words[at])
+                at += 1
             if rest:
                 out.append(" ".join(rest))
         elif name == "env":  # env -S 'pasture policy trust' splits its string into a command

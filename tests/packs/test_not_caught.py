@@ -19,6 +19,7 @@ NOT_CAUGHT = [
     "gpf",
     "$RM -rf /",
     'sh -c "$CMD"',
+    "eval \"$(echo 'rm -rf ~')\"",
     "docker run --rm -v /:/host alpine rm -rf /host/etc",
     "kubectl exec web -- rm -rf /data",
     "rsync -a --delete empty/ ~/",
