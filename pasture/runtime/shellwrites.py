@@ -591,8 +591,8 @@ def _git_writes(args: list, here: str) -> list:
     if sub == "init":  # git init DIR: a repository of its own there (pasture.runtime.builtin._nested_git)
         return [((here, (paths[-1].text if paths else ".") + "/.git"), False, False)]
     rest = [a.text for a in args[index + 1 :]]
-    if sub == "clean" and any(t == "--dry-run" or _short_flag(t, "n", "e") for t in rest):
-        return []  # git clean -n only lists what it would delete
+    if "--help" in rest or (sub == "clean" and any(t == "--dry-run" or _short_flag(t, "n", "e") for t in rest)):
+        return []  # git clean -n only lists what it would delete; --help shows the manual
     if sub == "rm" and "--cached" in rest:
         return []  # git rm --cached only untracks: the files stay
     if sub == "clean" and not paths:
