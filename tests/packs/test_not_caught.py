@@ -18,6 +18,7 @@ NOT_CAUGHT = [
     "k delete ns prod",
     "gpf",
     "$RM -rf /",
+    'bash -c "$(echo rm) -rf ~"',
     'sh -c "$CMD"',
     "eval \"$(echo 'rm -rf ~')\"",
     "docker run --rm -v /:/host alpine rm -rf /host/etc",
