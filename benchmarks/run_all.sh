@@ -2,7 +2,7 @@
 # Regenerate every figure of benchmarks/README.md: run each benchmark as it is today, keep what it
 # prints, and write that between the README's result markers (benchmarks/write_results.py).
 #
-#   bash benchmarks/run_all.sh                      # all four, their default options
+#   bash benchmarks/run_all.sh                      # all five, their default options
 #   BENCH_SCRIPTS="bench_hook bench_journal" bash benchmarks/run_all.sh
 #   BENCH_ARGS_bench_generate="--no-peer" bash benchmarks/run_all.sh
 #
@@ -12,7 +12,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-$(dirname "$here")/.venv/bin/python}
 [ -x "$python" ] || python=python3
-scripts=${BENCH_SCRIPTS:-"bench_hook bench_generate bench_journal bench_session"}
+scripts=${BENCH_SCRIPTS:-"bench_hook bench_packs bench_generate bench_journal bench_session"}
 out=$(mktemp -d "${TMPDIR:-/tmp}/pasture-run-all-XXXXXX")
 echo "run_all: $python, results in $out"
 for name in $scripts; do

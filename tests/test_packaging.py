@@ -176,6 +176,7 @@ def test_wheel_carries_templates_profiles_captures_and_tables(artifacts):
         ("profiles", "pasture/profiles/", "*.yaml"),
         ("captures", "pasture/captures/", "*.json"),
         ("generated/python/pasture_contracts", "pasture_contracts/", "*.py"),
+        ("pasture/packs", "pasture/packs/", "*.toml"),  # the protection packs (issue 26)
     ):
         expected = {
             prefix + p.relative_to(REPO / folder).as_posix()

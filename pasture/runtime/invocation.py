@@ -520,6 +520,10 @@ def _target(word: Word, moved: bool = False) -> tuple:
     text = word.text
     if text == "{}":
         return text, False  # what find -exec or xargs -I{} puts there: known only when it runs
+    if text.startswith(("${HOME:?", "${HOME:-", "${HOME?", "${HOME-")) and "}" in text:
+        end = text.index("}")  # `${HOME:?}`, `${HOME:-/x}`: HOME is set, so it is HOME
+        if "$" not in text[2:end] and "`" not in text[2:end]:
+            text = "${HOME}" + text[end + 1 :]
     for prefix, stand in (("${HOME}", "~"), ("$HOME", "~"), ("${TMPDIR}", "/tmp"), ("$TMPDIR", "/tmp")):
         if text == prefix or text.startswith(prefix + "/"):
             text = stand + text[len(prefix) :]
@@ -535,6 +539,87 @@ def _target(word: Word, moved: bool = False) -> tuple:
     elif known and text not in ("", "~"):
         text = fs.normpath(text)
     return text, known
+
+
+_ANY = "\x00"  # a run-time part of a word ($VAR, ${..}, $(..), `..`) in a template
+
+
+def _template(text: str) -> str:
+    """The word with each run-time part as _ANY: `$BUILD_DIR/out` -> "\\x00/out"."""
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "`":
+            end = text.find("`", i + 1)
+            i = len(text) if end < 0 else end + 1
+            out.append(_ANY)
+        elif ch == "$" and i + 1 < len(text) and text[i + 1] in "({":
+            close, depth, j = ")" if text[i + 1] == "(" else "}", 0, i + 1
+            while j < len(text):
+                if text[j] in "({":
+                    depth += 1
+                elif text[j] in ")}":
+                    depth -= 1
+                    if depth == 0 and text[j] == close:
+                        break
+                j += 1
+            i = j + 1
+            out.append(_ANY)
+        elif ch == "$" and i + 1 < len(text) and (text[i + 1].isalnum() or text[i + 1] in "_@*#?$!-"):
+            j = i + 2 if not (text[i + 1].isalpha() or text[i + 1] == "_") else i + 1
+            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            i = max(j, i + 2)
+            out.append(_ANY)
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _covers(pattern: str, template: str) -> bool:
+    """Every word `template` can become matches `pattern`: its run-time parts (_ANY) are taken only by a
+    `*` of the pattern, never by a literal, `?` or `[...]` (which would hold for some values only)."""
+    memo: dict = {}
+
+    def step(p: int, t: int) -> bool:
+        key = (p, t)
+        if key in memo:
+            return memo[key]
+        if p == len(pattern):
+            found = t == len(template)
+        elif pattern[p] == "*":
+            found = step(p + 1, t) or (t < len(template) and step(p, t + 1))
+        elif t == len(template) or template[t] == _ANY:
+            found = False
+        elif pattern[p] == "[" and pattern.find("]", p + 2) > 0:
+            end = pattern.find("]", p + 2)
+            body = pattern[p + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            ch = template[t]
+            ranges = any(body[k] <= ch <= body[k + 2] for k in range(len(body) - 2) if body[k + 1] == "-")
+            found = ((ranges or ch in body) != negate) and step(end + 1, t + 1)
+        else:
+            found = pattern[p] in ("?", template[t]) and step(p + 1, t + 1)
+        memo[key] = found
+        return found
+
+    return step(0, 0)
+
+
+def _vouched(text: str, inv: Invocation) -> bool:
+    """A run-time word a safe glob can vouch for: one with run-time parts (`$BUILD_DIR/out`), or find
+    -exec's `{}` when the rule names it (a pack leaves those to its find rules, which read the start
+    folders). Not a relative target after a `cd` that may leave the project, not xargs' `{}`."""
+    if text == "{}":  # in find's own words too: the placeholder of its -exec, not a start folder
+        return inv.program == "find" or inv.wrapped_by[-1:] == ("find",)
+    return "$" in text or "`" in text
+
+
+def _rooted(text: str) -> bool:
+    """An absolute or home path: a glob in it matches only there (`/var/log/*`, `~/*`)."""
+    return text.startswith("/") or text == "~" or text.startswith("~/")
 
 
 def temp(text: str) -> bool:
@@ -592,9 +677,13 @@ def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None
         for word in rest:
             text, known = _target(word, inv.moved)
             inside = known and _globs(text, patterns)
-            if not known or (word.glob and not inside and not temp(text)):
+            if not known and ".." not in text and len(text) <= 512 and _vouched(text, inv):
+                shape = _template(text)  # `$BUILD_DIR/out`: whatever the variable holds, it ends in /out
+                if any(_covers(pattern, shape) for pattern in patterns):
+                    inside = known = True
+            if not known or (word.glob and not inside and not temp(text) and not _rooted(text)):
                 dynamic = True  # `rm -rf "$DIR"`, `rm -rf *`: which files only run time tells
-                continue
+                continue  # (`rm -rf ~/*`, `/var/log/*` are not: every match is in that folder, outside)
             if inside == (key == "args"):
                 hit = True
                 break

@@ -275,7 +275,15 @@ def _scripts(cmd, previous) -> list:
             if script is not None:
                 out.append(script)
         elif name == "watch":
-            rest = [w for w in words[index + 1 :] if not w.startswith("-")]
+            rest: list = []
+            at = index + 1
+            while at < len(words):
+                if words[at] in ("-n", "--interval", "-q", "--equexit") and not rest:
+                    at += 2  # watch -n 60 CMD: the interval is not part of the command
+                    continue
+                if not (words[at].startswith("-") and not rest):
+                    rest.append(words[at])
+                at += 1
             if rest:
                 out.append(" ".join(rest))
         elif name == "env":  # env -S 'pasture policy trust' splits its string into a command
@@ -792,6 +800,11 @@ _GIT_WRITES = {
 }
 
 
+def _short_flag(text: str, flag: str, valued: str) -> bool:
+    """`flag` is in the short option cluster `text` (`-nd`), before any option that takes the rest as its value."""
+    return text.startswith("-") and not text.startswith("--") and flag in text[1:].split(valued, 1)[0]
+
+
 def _git_writes(args: list, here: str) -> list:
     """`git rm|mv|clean|checkout|restore PATH...`: the working-tree paths they remove or overwrite."""
     index = 0
@@ -803,6 +816,11 @@ def _git_writes(args: list, here: str) -> list:
     paths = [a for a in args[index + 1 :] if not a.text.startswith("-")]
     if sub == "init":  # git init DIR: a repository of its own there (pasture.runtime.builtin._nested_git)
         return [((here, (paths[-1].text if paths else ".") + "/.git"), False, False)]
+    rest = [a.text for a in args[index + 1 :]]
+    if "--help" in rest or (sub == "clean" and any(t == "--dry-run" or _short_flag(t, "n", "e") for t in rest)):
+        return []  # git clean -n only lists what it would delete; --help shows the manual
+    if sub == "rm" and "--cached" in rest:
+        return []  # git rm --cached only untracks: the files stay
     if sub == "clean" and not paths:
         return [((here, "."), True, False)]  # git clean -fdx takes the journal with it
     return [((here, a.text), _GIT_WRITES[sub], a.glob) for a in paths]

@@ -7,6 +7,7 @@ file was written against; docs/policy.md ("The guard protects itself") claims th
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hookrun import call, spawn
@@ -183,6 +184,10 @@ ORDINARY = [
 
 @pytest.mark.parametrize("command", ORDINARY)
 def test_ordinary_work_still_proceeds(env, project, command):
+    # the built-in guard alone: the packs (on by default) ask about `rm -rf ${dir}` (tests/packs/corpus)
+    policy = Path(env["PASTURE_POLICY"])
+    policy.parent.mkdir(parents=True, exist_ok=True)
+    policy.write_text("packs = []\n")
     assert _claude(env, project, command) == "proceed"
 
 

@@ -310,6 +310,9 @@ def test_the_issues_allow_rule_does_not_approve_a_chain_behind_its_first_words(s
     env, project, policy = steer
     policy.write_text(ALLOW)
     code, out, err = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, command), env)
+    if "rm -rf ~/work" in command:  # the files pack (on by default) refuses what hides behind the allow
+        assert code == 0 and "files.recursive-delete" in _decision(out)["permissionDecisionReason"]
+        return
     assert (code, out) == (0, "")  # no opinion: Claude asks as it would without the rule
     assert "allow is not given for it" in err
     entry = query(env["PASTURE_JOURNAL"])[-1]
