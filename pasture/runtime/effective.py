@@ -45,7 +45,19 @@ _ENV_KEYS = (
     "PASTURE_TRUST_STORE",
     "PASTURE_CACHE_DIR",
 )
-_COMPILER = ("policy.py", "builtin.py", "effective.py")
+# what a compiled policy is made from: the compiler and the hosts' declared guard files (hostwire GUARDED_*)
+_COMPILER = (
+    "policy.py",
+    "builtin.py",
+    "effective.py",
+    "hostwire/guarded.py",
+    "hostwire/claude_code.py",
+    "hostwire/codex.py",
+    "hostwire/gemini_cli.py",
+    "hostwire/copilot_cli.py",
+    "hostwire/pi.py",
+    "hostwire/opencode.py",
+)
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}

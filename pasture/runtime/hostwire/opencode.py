@@ -60,3 +60,19 @@ def tool_of(payload: object) -> tuple:
     if args is None:
         args = _dig(payload, "input", "args")
     return (name if isinstance(name, str) else None), args
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# opencode-linux-x64 1.18.33 is a Bun-compiled binary. No settings key that disables or filters a project's
+# .opencode/plugins files was found in it; not established either way. Bun's standalone executables load
+# .env files from the working folder unless built with autoloadDotenv false (Bun's own bundler test
+# compile/AutoloadDotenvDefault), and whether OpenCode's build turns that off is not established; the
+# generated plugin hands its process.env to the runtime, so the env-file screen reads the files Bun loads.
+OFF_SWITCHES: tuple = ()
+ENV_FILES = (".env", ".env.local", ".env.development", ".env.production", ".env.test")
+GUARDED_FILES: tuple = ()
+GUARDED_FOLDERS = (".opencode/plugins", ".opencode/plugin")
+USER_DIR = ("", "config", "opencode")
+GUARDED_USER_FILES: tuple = ()
+GUARDED_USER_FOLDERS = ("plugins", "plugin")
+PROJECT_ADAPTER_ROOT_ONLY = False  # OpenCode finds .opencode/ from the folder up to the worktree
