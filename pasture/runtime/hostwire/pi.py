@@ -65,64 +65,68 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
 _PKG = "@mariozechner/pi-coding-agent "
 _SETTINGS = ".pi/settings.json"
 OFF_SWITCHES = (
-    {
-        "file": _SETTINGS,
-        "key": "extensions",
-        "off_when": "excludes-ours",
-        "why": "Pi does not load the project extensions those patterns exclude",
-        "fix": f'remove the "!"/"-" patterns that match pasture-lifecycle.ts from "extensions" in {_SETTINGS}',
-        "evidence": _PKG + "dist/core/package-manager.js isEnabledByOverrides",
-        "certain": True,
-    },
-    {
-        "file": _SETTINGS,
-        "key": "shellCommandPrefix",
-        "off_when": "set",
-        "why": "Pi runs that text in front of every bash command the guard approved",
-        "fix": f'remove "shellCommandPrefix" from {_SETTINGS}',
-        "evidence": _PKG + "dist/core/agent-session.js _buildRuntime commandPrefix",
-        "certain": True,
-    },
-    {
-        "file": _SETTINGS,
-        "key": "shellPath",
-        "off_when": "set",
-        "why": "Pi runs every bash command the guard approved with the repository's choice of shell program",
-        "fix": f'remove "shellPath" from {_SETTINGS}',
-        "evidence": _PKG + "dist/core/agent-session.js _buildRuntime shellPath",
-        "certain": True,
-    },
-    {
-        "file": ".pi/extensions/package.json",
-        "key": "pi.extensions",
-        "off_when": "set",
-        "why": "Pi loads only the extensions that manifest lists, not pasture-lifecycle.ts",
-        "fix": 'remove "pi.extensions" from .pi/extensions/package.json (or list pasture-lifecycle.ts in it)',
-        "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (readPiManifestFile)",
-        "certain": True,
-    },
-) + tuple(
-    {
-        "file": ".pi/extensions/" + name,
-        "key": "",
-        "off_when": "exists",
-        "why": "Pi loads only that file from .pi/extensions, not pasture-lifecycle.ts",
-        "fix": f"move .pi/extensions/{name} into a folder of its own",
-        "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (index.ts, index.js)",
-        "certain": True,
-    }
-    for name in ("index.ts", "index.js")
-) + tuple(
-    {
-        "file": ".pi/extensions/" + name,
-        "key": "",
-        "off_when": "ignores-ours",
-        "why": "Pi's extension discovery skips the files it ignores",
-        "fix": f"remove the patterns matching pasture-lifecycle.ts from .pi/extensions/{name}",
-        "evidence": _PKG + "dist/core/package-manager.js collectAutoExtensionEntries addIgnoreRules",
-        "certain": True,
-    }
-    for name in (".gitignore", ".ignore", ".fdignore")
+    (
+        {
+            "file": _SETTINGS,
+            "key": "extensions",
+            "off_when": "excludes-ours",
+            "why": "Pi does not load the project extensions those patterns exclude",
+            "fix": f'remove the "!"/"-" patterns that match pasture-lifecycle.ts from "extensions" in {_SETTINGS}',
+            "evidence": _PKG + "dist/core/package-manager.js isEnabledByOverrides",
+            "certain": True,
+        },
+        {
+            "file": _SETTINGS,
+            "key": "shellCommandPrefix",
+            "off_when": "set",
+            "why": "Pi runs that text in front of every bash command the guard approved",
+            "fix": f'remove "shellCommandPrefix" from {_SETTINGS}',
+            "evidence": _PKG + "dist/core/agent-session.js _buildRuntime commandPrefix",
+            "certain": True,
+        },
+        {
+            "file": _SETTINGS,
+            "key": "shellPath",
+            "off_when": "set",
+            "why": "Pi runs every bash command the guard approved with the repository's choice of shell program",
+            "fix": f'remove "shellPath" from {_SETTINGS}',
+            "evidence": _PKG + "dist/core/agent-session.js _buildRuntime shellPath",
+            "certain": True,
+        },
+        {
+            "file": ".pi/extensions/package.json",
+            "key": "pi.extensions",
+            "off_when": "set",
+            "why": "Pi loads only the extensions that manifest lists, not pasture-lifecycle.ts",
+            "fix": 'remove "pi.extensions" from .pi/extensions/package.json (or list pasture-lifecycle.ts in it)',
+            "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (readPiManifestFile)",
+            "certain": True,
+        },
+    )
+    + tuple(
+        {
+            "file": ".pi/extensions/" + name,
+            "key": "",
+            "off_when": "exists",
+            "why": "Pi loads only that file from .pi/extensions, not pasture-lifecycle.ts",
+            "fix": f"move .pi/extensions/{name} into a folder of its own",
+            "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (index.ts, index.js)",
+            "certain": True,
+        }
+        for name in ("index.ts", "index.js")
+    )
+    + tuple(
+        {
+            "file": ".pi/extensions/" + name,
+            "key": "",
+            "off_when": "ignores-ours",
+            "why": "Pi's extension discovery skips the files it ignores",
+            "fix": f"remove the patterns matching pasture-lifecycle.ts from .pi/extensions/{name}",
+            "evidence": _PKG + "dist/core/package-manager.js collectAutoExtensionEntries addIgnoreRules",
+            "certain": True,
+        }
+        for name in (".gitignore", ".ignore", ".fdignore")
+    )
 )
 ENV_FILES: tuple = ()  # no dotenv loading in dist/
 GUARDED_FILES = (_SETTINGS,)
