@@ -77,6 +77,8 @@ def _test(path: Path, switch: dict[str, Any]) -> str | None:
     when = switch["off_when"]
     if when == "exists":
         return "present"
+    if not path.is_file():  # a FIFO or a device would block the read; the host cannot parse one either
+        return None
     try:
         with path.open("rb") as fh:
             text = fh.read(MAX_BYTES).decode("utf-8", "replace")

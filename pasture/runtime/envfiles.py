@@ -26,24 +26,25 @@ def find(starts, names: tuple) -> list[str]:
     """The env files named `names` (relative paths) in each start folder and every folder above it."""
     if not names:
         return []
-    from pasture.runtime.layers import _password_home
-
-    user = _password_home()
     seen: set = set()
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     for start in starts:
         if not isinstance(start, str) or not fs.isabs(start):
             continue
         here = fs.normpath(start)
         while here not in seen:
             seen.add(here)
-            if here != user:
-                found.extend(path for rel in names if fs.isfile(path := fs.join(here, rel)))
+            found.extend((here, path) for rel in names if fs.isfile(path := fs.join(here, rel)))
             parent = fs.dirname(here)
             if parent == here:
                 break
             here = parent
-    return found
+    if not found:
+        return []
+    from pasture.runtime.layers import _password_home  # looked up only once a file is met
+
+    user = _password_home()
+    return [path for folder, path in found if folder != user]
 
 
 def values(text: str) -> dict[str, list[str]]:

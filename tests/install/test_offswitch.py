@@ -214,3 +214,15 @@ def test_doctor_names_a_repository_env_file_that_moves_a_root(pasture, repo: Pat
     (repo / ".env").write_text("GEMINI_API_KEY=k\n")  # an ordinary .env: nothing to say
     _code, body = _doctor(repo)
     assert not [f for f in body["findings"] if f["check"] == "host-env"]
+
+
+def test_a_fifo_where_a_switch_file_would_be_does_not_hang(tmp_path: Path) -> None:
+    import os
+
+    for rel in (".gemini/settings.json", ".pi/extensions/.gitignore", ".env"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(tmp_path / rel)
+    assert hits("gemini-cli", tmp_path) == [] and hits("pi", tmp_path) == []
+    from pasture.doctor.offswitch import env_findings
+
+    assert env_findings("gemini-cli", str(tmp_path), str(tmp_path)) == []

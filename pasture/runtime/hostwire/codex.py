@@ -40,9 +40,11 @@ def deny(event: str, row, reason: str) -> tuple:
 # Read in @openai/codex-linux-x64 0.171.0, vendor/x86_64-unknown-linux-musl/bin/codex (Rust; its strings):
 # `codex_hooks` is a feature of codex_features (features/src/lib.rs, "legacy feature toggle detected;
 # prefer `[features]..."), so a project's `.codex/config.toml` `[features] codex_hooks = false` may turn
-# the hooks off; which spelling 0.171.0 reads for it is not established, hence certain False. A
-# project's config is read only once the project is trusted ("Project-local config, hooks, and exec
-# policies are disabled in the following folders until the project is trusted"): doctor's codex-trust.
+# the hooks off (Codex's config schema, tests/host_schemas/codex-config.schema.json, has both
+# `features.hooks` and `features.codex_hooks` as booleans); what false does on 0.171.0 is not
+# established, hence certain False. A project's config is read only once the project is trusted
+# ("Project-local config, hooks, and exec policies are disabled in the following folders until the
+# project is trusted"): doctor's codex-trust.
 OFF_SWITCHES = (
     {
         "file": ".codex/config.toml",
