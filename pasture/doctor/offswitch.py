@@ -22,7 +22,7 @@ from pasture.runtime.hostwire.guarded import module
 
 CHECK = "off-switch"
 MAX_BYTES = 1 << 20
-TESTS = ("true", "false", "set", "exists", "names-ours", "excludes-ours", "ignores-ours")
+TESTS = ("true", "false", "set", "exists", "names-ours", "excludes-ours", "ignores-ours", "env-true")
 # what names our adapter in the lists the tests read: Gemini's hook names (pasture-<Event>), Pi's file
 OURS = {"names-ours": "pasture", "excludes-ours": "pasture-lifecycle.ts", "ignores-ours": "pasture-lifecycle.ts"}
 
@@ -86,6 +86,11 @@ def _test(path: Path, switch: dict[str, Any]) -> str | None:
         return None
     if when == "ignores-ours":
         return _ignored(text, OURS[when])
+    if when == "env-true":  # a dotenv file: the variable `key` set to a true value ("1", "true")
+        from pasture.runtime.envfiles import values
+
+        found = values(text, lambda name: name == switch["key"]).get(switch["key"], [])
+        return next((f"{switch['key']}={v}" for v in found if v.strip().lower() in ("1", "true")), None)
     document = _document(path, text)
     if document is None:
         return None  # the host cannot read it either: it switches nothing

@@ -47,9 +47,11 @@ def find(starts, names: tuple) -> list[str]:
     return [path for folder, path in found if folder != user]
 
 
-def values(text: str) -> dict[str, list[str]]:
+def values(text: str, wanted=None) -> dict[str, list[str]]:
     """name -> every value a dotenv reader could give it (the raw text, unquoted, with and without a
-    trailing comment): a superset, since only an exact match with the environment counts."""
+    trailing comment): a superset, since only an exact match with the environment counts. `wanted`:
+    which names to read (default: the screened ones)."""
+    wanted = wanted or screened
     out: dict[str, list[str]] = {}
     lines = text.replace("\r\n", "\n").split("\n")
     i = 0
@@ -62,7 +64,7 @@ def values(text: str) -> dict[str, list[str]]:
         if cut < 0 or line.startswith("#"):
             continue
         name, raw = line[:cut].strip(), line[cut + 1 :].strip()
-        if not screened(name):
+        if not wanted(name):
             continue
         if raw[:1] in ("'", '"', "`") and raw.count(raw[0]) == 1:  # a quoted value over several lines
             while i < len(lines) and raw[0] not in lines[i]:

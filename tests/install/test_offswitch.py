@@ -63,6 +63,8 @@ def _switch_on(project: Path, switch: dict) -> Path:
         path.write_text("export default function () {}\n")
     elif when == "ignores-ours":
         path.write_text("# generated files\npasture-*\n")
+    elif when == "env-true":
+        path.write_text(f"API_KEY=k\nexport {switch['key']}=1\n")
     elif path.suffix == ".toml":
         section, _, name = switch["key"].rpartition(".")
         path.write_text(f"[{section}]\n{name} = {json.dumps(VALUES[when])}\n")
@@ -159,6 +161,7 @@ def test_a_user_install_warns_about_the_folder_it_runs_in(pasture, repo: Path, m
         ("copilot-cli", ".github/copilot/settings.json", '{"disableAllHooks": false, "model": "x"}'),
         ("codex", ".codex/config.toml", "[features]\ncodex_hooks = true\n"),
         ("gemini-cli", ".gemini/settings.json", "{not json"),  # the host cannot read it either
+        ("opencode", ".env", "OPENCODE_DISABLE_PROJECT_CONFIG=0\nOTHER=1\n"),
     ],
 )
 def test_what_does_not_switch_our_hooks_off_is_not_reported(tmp_path: Path, harness: str, rel: str, text: str) -> None:

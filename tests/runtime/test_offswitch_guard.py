@@ -48,8 +48,14 @@ def _claude(env, root, tool, tool_input) -> str:
 
 
 def _switch_files() -> list[str]:
-    """Every project file a host declares a switch in (a `*` file: one in its folder)."""
-    files = {s["file"].replace("*", "other") for name in WIRES.values() for s in module(name).OFF_SWITCHES}
+    """Every project file a host declares a switch in (a `*` file: one in its folder), but env files: the
+    agent may edit a `.env` (the screen and doctor hold there; test_ordinary_env_file_edits_stay_allowed)."""
+    files = {
+        s["file"].replace("*", "other")
+        for name in WIRES.values()
+        for s in module(name).OFF_SWITCHES
+        if s["off_when"] != "env-true"
+    }
     return sorted(files)
 
 

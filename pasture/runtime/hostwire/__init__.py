@@ -19,7 +19,8 @@ file of the pinned npm package and the identifier it was read from), read by pas
   itself) and when it switches our adapter off: ``true`` / ``false`` (the value), ``set`` (any non-empty
   value), ``exists`` (the file is there), ``names-ours`` (a list entry names a hook of ours),
   ``excludes-ours`` (Pi's ``!``/``-`` patterns match our extension), ``ignores-ours`` (an ignore file's
-  pattern matches it). ``certain: False``: read in the code, its effect not established (warn, not refuse);
+  pattern matches it), ``env-true`` (a dotenv file sets the variable ``key`` to ``1`` or ``true``).
+  ``certain: False``: read in the code, its effect not established (warn, not refuse);
 * ``ENV_FILES``: the dotenv files the host loads into its own environment (hooks inherit it), looked up
   from the start folder up to ``/`` (the user's own home is skipped); ``()`` when it loads none;
 * ``GUARDED_FILES`` / ``GUARDED_FOLDERS``: project-relative files and folders the agent may not write

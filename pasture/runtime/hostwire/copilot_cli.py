@@ -130,5 +130,8 @@ GUARDED_FOLDERS = (".github/hooks",)  # its project hooks files (pasture.json am
 USER_DIR = ("COPILOT_HOME", "home", ".copilot")
 # its inline user hooks, and the folder trust without which no project hook runs
 GUARDED_USER_FILES = ("settings.json", "config.json")
-GUARDED_USER_FOLDERS: tuple = ()
-PROJECT_ADAPTER_ROOT_ONLY = False  # not established for 1.0.102: doctor says nothing either way
+# cli-main.js hookSessionCreate `userHooksDir: <config>/hooks`: user-level hooks files (a disableAllHooks there)
+GUARDED_USER_FOLDERS = ("hooks",)
+# cli-main.js getHooksDir: `.github/hooks` of the git root (gitFindRootWithOptionalWorktreeResolutionAsync),
+# so a session started in a subfolder runs the repository's hooks.
+PROJECT_ADAPTER_ROOT_ONLY = False
