@@ -192,10 +192,22 @@ def _ignored(text: str, ours: str) -> str | None:
 # --- doctor -----------------------------------------------------------------------------------------
 
 
-def findings(harness: str, folder: Path) -> list[Finding]:
+def _said_already(hit: Hit, installs: list) -> bool:
+    """What a host's own doctor check reports already: Claude Code's `adapter` check reads disableAllHooks in
+    the settings file our hooks are in; Pi's `pi-extensions` an exclusion naming our file literally."""
+    if hit.harness == "claude-code" and hit.key == "disableAllHooks":
+        return any(inst.target.file == hit.file for inst in installs)
+    if hit.harness == "pi" and hit.key == "extensions":
+        return all(OURS["excludes-ours"] in entry for entry in hit.detail.split(", "))
+    return False
+
+
+def findings(harness: str, folder: Path, installs: list | None = None) -> list[Finding]:
     """`off-switch` findings: off where the host's own code shows the switch works, warn where not established."""
     out = []
     for hit in hits(harness, folder):
+        if installs and _said_already(hit, installs):
+            continue
         certain = "" if hit.certain else " (read in the host's code; its effect is not established)"
         out.append(
             Finding(
@@ -268,9 +280,9 @@ def all_findings(
     """Everything of this module for one host with adapters `installs` (doctor's call site)."""
     if project is None:
         return []
-    out = findings(harness, project)
+    out = findings(harness, project, installs)
     if start is not None and start != project:  # a session started there reads that folder's settings
-        out += findings(harness, start)
+        out += findings(harness, start, installs)
     out += env_findings(harness, str(start or project), str(project))
     covered = any(i.target.project is None for i in installs)
     for inst in installs:
