@@ -273,10 +273,11 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
         coverage[folder.name] = {"rows": len(table), "expressed": len(table)}
     # OpenCode: rulesync writes one plugin from canonical events only (native keys are skipped).
     sys.path.insert(0, str(REPO))
-    from pasture.profile.loader import load_project  # noqa: E402  (set-up only, never timed)
+    from pasture.hosts import HOSTS  # noqa: E402  (set-up only, never timed)
+    from pasture.profile.loader import load_project  # noqa: E402
 
     v1 = newest("opencode", major=1).name
-    for contract in load_project(root, [v1]):
+    for contract in load_project(root, [v1], hosts=HOSTS):
         hooks = {}
         for row in contract.events:
             canonical = _RULESYNC_OPENCODE.get(row.name)
@@ -303,12 +304,13 @@ def rulesync_source(root: Path) -> tuple[dict, dict]:
 _PHASES = """
 import json, sys, time
 from pathlib import Path
+from pasture.hosts import HOSTS
 from pasture.profile.loader import load_project
 from pasture.render.project import render_project
 from pasture.check.drift import compare
 root = Path(sys.argv[1])
-t0 = time.process_time(); contracts = load_project(root, None)
-t1 = time.process_time(); artifacts = render_project(contracts)
+t0 = time.process_time(); contracts = load_project(root, None, hosts=HOSTS)
+t1 = time.process_time(); artifacts = render_project(contracts, hosts=HOSTS)
 t2 = time.process_time(); drift = compare(root, artifacts, None)
 t3 = time.process_time()
 print(json.dumps({"load": t1 - t0, "render": t2 - t1, "compare": t3 - t2, "clean": drift.clean}))

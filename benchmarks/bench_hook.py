@@ -59,6 +59,7 @@ from _measure import (  # noqa: E402
     write_json,
 )
 
+from pasture.hosts import HOSTS  # noqa: E402
 from pasture.install import launcher  # noqa: E402
 from pasture.install.adapter import load_adapter  # noqa: E402
 from pasture.install.hooktable import with_binary  # noqa: E402
@@ -267,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     written = launcher.ensure(env, "claude-code")
     contract = newest_claude_contract()
-    generated = load_adapter(REPO, contract).hooks_document()
+    generated = load_adapter(REPO, contract, HOSTS["claude-code"]).hooks_document()
     installed = with_binary(generated, launcher.shell_word(written.path))
     command = installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     host_version = contract.split("@", 1)[1]

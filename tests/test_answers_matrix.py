@@ -12,29 +12,25 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
+from pasture.hosts import HOSTS
+from pasture.hosts.copilot_cli import W_COP_ALLOW, W_COP_CONTEXT, W_COP_MODIFIED_ARGS
+from pasture.hosts.gemini_cli import W_GEM_DENY_REASON, W_GEM_TOOL_INPUT
+from pasture.hosts.opencode import W_OC_NEW_ARGS, W_OC_OUTPUT, W_OC_SET_ARG, W_OC_STATUS, W_OC_SYSTEM
 from pasture.profile.answers import (
     W_ALLOW,
     W_BEHAVIOR_ALLOW,
     W_BLOCK_REASON,
     W_CONTEXT,
-    W_COP_ALLOW,
-    W_COP_CONTEXT,
-    W_COP_MODIFIED_ARGS,
-    W_GEM_DENY_REASON,
-    W_GEM_TOOL_INPUT,
-    W_OC_NEW_ARGS,
-    W_OC_OUTPUT,
-    W_OC_SET_ARG,
-    W_OC_STATUS,
-    W_OC_SYSTEM,
     W_UPDATED_INPUT,
-    candidates,
     read_answer_captures,
     row_answers,
 )
-from pasture.profile.loader import load_project
+from pasture.profile.answers import (
+    candidates as host_candidates,
+)
 from pasture.profile.versions import HostVersion
 from pasture.profile.vocab import Harness, MutationMode
 from pasture.render.docs import events_doc
@@ -48,6 +44,11 @@ PINNED = (
     "copilot-cli@1.0.102",
     "pi@0.73.1",
 )
+
+
+def candidates(harness, row, output, inputs=None):
+    """The capability matrix's candidates as the loader asks them: through the row's host."""
+    return host_candidates(HOSTS[harness], row, output, inputs)
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +194,7 @@ def _answer_capture(
 def _forms(root: Path, contract, event: str):
     schema = _catalog_event(contract.id, event)
     return row_answers(
-        contract.harness,
+        HOSTS[contract.harness],
         contract.version,
         contract.row(event),
         schema["output"],

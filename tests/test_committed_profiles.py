@@ -11,13 +11,13 @@ import json
 
 import pytest
 import yaml
+from loading import load_project
 from repo_paths import REPO
 
 from pasture.catalog import find_catalog
 from pasture.evolve.captured import load_capture
 from pasture.evolve.derive import classify
 from pasture.evolve.evidence import contract_evidence
-from pasture.profile.loader import load_project
 from pasture.profile.vocab import CoreOperation, EventSemantic, FailureMode, MutationMode, RuntimeClass
 
 CONTRACT_IDS = sorted(p.name for p in (REPO / "profiles").iterdir() if p.is_dir() and not p.name.startswith("."))

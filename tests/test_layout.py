@@ -88,3 +88,70 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_import_cycles_in_pasture():
     assert cycles(import_graph()) == []
+
+
+# --- the package graph (issue 30): package = pasture.X, its second dotted component ---------------------
+
+#: what every package may import besides what ARCHITECTURE.md's "Layers" table gives it: the package's own
+#: __init__ (PastureError, __version__) and where the installed package keeps its data
+ALWAYS = {"pasture", "resources"}
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_edges() -> dict[str, dict[str, list[str]]]:
+    """package -> imported package -> the module imports that make the arrow ("a -> b")."""
+    edges: dict[str, dict[str, list[str]]] = {}
+    for module, targets in import_graph().items():
+        mine = edges.setdefault(package_of(module), {})
+        for target in sorted(targets):
+            if package_of(target) != package_of(module):
+                mine.setdefault(package_of(target), []).append(f"{module} -> {target}")
+    return edges
+
+
+def declared_layers() -> dict[str, set[str]]:
+    """ARCHITECTURE.md's "Layers" table: package -> the packages it may import."""
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    layers: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            layers[cells[0].strip("`")] = {
+                c.strip().strip("`") for c in cells[1].split(",") if c.strip() not in ("", "-")
+            }
+    return layers
+
+
+def test_no_package_imports_one_that_imports_it_back():
+    edges = package_edges()
+    found = cycles({package: set(targets) for package, targets in edges.items()})
+    detail = [
+        arrow for cycle in found for a in cycle for b in cycle if b in edges.get(a, {}) for arrow in edges[a][b][:3]
+    ]
+    assert found == [], f"package cycles {found}; the imports that make them: {detail}"
+
+
+def test_packages_import_only_what_architecture_allows():
+    declared = declared_layers()
+    edges = package_edges()
+    assert set(declared) == set(edges), (
+        f"ARCHITECTURE.md's Layers table lists {sorted(set(declared) - set(edges))} that do not exist and misses "
+        f"{sorted(set(edges) - set(declared))}"
+    )
+    wrong = {
+        f"{package} -> {target}": arrows[:3]
+        for package, targets in edges.items()
+        for target, arrows in targets.items()
+        if target not in declared[package] | ALWAYS
+    }
+    assert not wrong, f"imports ARCHITECTURE.md's Layers table does not allow: {wrong}"
+
+
+def test_the_layers_table_is_itself_acyclic():
+    declared = declared_layers()
+    assert cycles({p: {t for t in targets if t in declared} for p, targets in declared.items()}) == []

@@ -1,8 +1,8 @@
 """Host catalogs: each host version's own definition of its lifecycle events, extracted from what it
-ships and committed in ``captures/<harness>@<version>/catalog.json`` (format: :mod:`.model`).
+ships and committed in ``captures/<harness>@<version>/catalog.json`` (format: :mod:`pasture.profile.catalog`).
 
 ``pasture catalog extract`` writes one; ``pasture validate`` checks every profile against the
-catalog of its host version (:mod:`.closed`); ``pasture bump`` extracts one for the new version and
+catalog of its host version (:mod:`pasture.profile.closed`); ``pasture bump`` extracts one for the new version and
 classifies new events from it.
 """
 
@@ -13,7 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import (
+from pasture.catalog.packages import HostFile, host_files, package_version, provenance, reader
+from pasture.hosts import HOSTS
+from pasture.profile.catalog import (
     CATALOG_FILE,
     CATALOG_FORMAT,
     Catalog,
@@ -25,8 +27,6 @@ from pasture.catalog.model import (
     load_catalog,
     project_keeps_catalogs,
 )
-from pasture.catalog.packages import HostFile, host_files, package_version, provenance, reader
-from pasture.hosts import HOSTS
 
 __all__ = [
     "CATALOG_FILE",

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from pasture.catalog.jsexpr import JsSyntaxError, parse_expression
-from pasture.catalog.model import CatalogError, normalize
 from pasture.catalog.packages import HostFile, bundled_binary
 from pasture.catalog.zod import ZodSource, calibrate
+from pasture.profile.catalog import CatalogError, normalize
 
 _INPUT = re.compile(rb'hook_event_name:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')
 _OUTPUT = re.compile(rb'hookEventName:([A-Za-z_$][\w$]*)\("([A-Za-z]+)"\)')

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import CatalogError, normalize
 from pasture.catalog.packages import HostFile, bundled_binary
+from pasture.profile.catalog import CatalogError, normalize
 
 _SCHEMA_START = re.compile(rb'\{\s*"\$schema"\s*:\s*"http://json-schema\.org/[^"]*"')
 _TITLE = re.compile(r"([a-z][a-z-]*)\.command\.(input|output)")

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import CatalogError, normalize
 from pasture.catalog.packages import HostFile, _published
+from pasture.profile.catalog import CatalogError, normalize
 
 PACKAGE = "@github/copilot"
 SDK_TYPES = "copilot-sdk/types.d.ts"

@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from pasture.catalog.jsexpr import JsSyntaxError, Node, parse_expression, skip_balanced
-from pasture.catalog.model import CatalogError
 from pasture.catalog.packages import HostFile
+from pasture.profile.catalog import CatalogError
 
 PACKAGE = "@google/gemini-cli"
 REFERENCE = "bundle/docs/hooks/reference.md"

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from pasture.catalog import tscheck
-from pasture.catalog.model import CatalogError, normalize
 from pasture.catalog.packages import HostFile
+from pasture.profile.catalog import CatalogError, normalize
 
 PLUGIN = "@opencode-ai/plugin"
 SDK = "@opencode-ai/sdk"

@@ -23,8 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pasture.catalog.model import CatalogError
 from pasture.hosts import HOSTS
+from pasture.profile.catalog import CatalogError
 
 #: harness -> the npm packages of one host version (all pinned to that version): each host's npm_packages.
 HOST_NPM: dict[str, tuple[str, ...]] = {h.name: h.npm_packages for h in HOSTS.values()}

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import CatalogError, normalize
 from pasture.catalog.packages import HostFile
+from pasture.profile.catalog import CatalogError, normalize
 
 PACKAGE = "@mariozechner/pi-coding-agent"
 TYPES = "dist/core/extensions/types.d.ts"

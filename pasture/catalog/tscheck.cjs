@@ -16,7 +16,7 @@
 // and answers {"handlers": [{"name": <the event literal>, "input": tree of E, "output": tree of R}]}
 // (output {"kind": "primitive", "type": "void"} where the handler's result is never read).
 //
-// A tree is the shape pasture.catalog.model.normalize reads: object (fields), union (of), enum
+// A tree is the shape pasture.profile.catalog.normalize reads: object (fields), union (of), enum
 // (values), literal (value), array (of), record, primitive (type: string, number, boolean, unknown
 // for a written any/unknown/object, object past the depth, function, tuple). Aliases, imports, mapped,
 // conditional and indexed-access types are whatever the checker resolves them to; a type it cannot

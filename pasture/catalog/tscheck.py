@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import CatalogError
+from pasture.profile.catalog import CatalogError
 
 SCRIPT = "tscheck.cjs"
 TIMEOUT = 180.0

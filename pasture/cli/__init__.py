@@ -113,6 +113,7 @@ def _render_or_exit(
     loaded: list | None = None,
 ):
     """Every artifact of every contract; `loaded` (a list) receives the contracts the render used."""
+    from pasture.hosts import HOSTS
     from pasture.render.project import RenderError, render_project
 
     contracts = load_or_exit(root, as_json, cited=cited)
@@ -123,7 +124,7 @@ def _render_or_exit(
     if unknown:
         raise click.UsageError(f"no contract {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
     try:
-        return render_project(contracts, root)
+        return render_project(contracts, root, hosts=HOSTS)
     except RenderError as exc:
         if as_json:
             click.echo(json.dumps({"ok": False, "error": str(exc), "written": False}, indent=2))
@@ -314,11 +315,11 @@ def schema(kind: str) -> None:
     click.echo(render_schema(kind), nl=False)
 
 
-from pasture.install.commands import install, uninstall  # noqa: E402  (imports its heavy parts lazily)
+from pasture.cli.install import install, uninstall  # noqa: E402  (imports its heavy parts lazily)
 
 main.add_command(install)
 main.add_command(uninstall)
-from pasture.doctor.command import doctor  # noqa: E402
+from pasture.cli.doctor import doctor  # noqa: E402
 
 main.add_command(doctor)
 

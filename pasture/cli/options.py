@@ -33,11 +33,12 @@ def load_or_exit(
 ):
     """Every validated contract, or every profile problem printed and exit 2 (``cited`` collects the
     repository paths citations resolved to)."""
+    from pasture.hosts import HOSTS
     from pasture.profile.diagnostics import ProfileErrors
     from pasture.profile.loader import load_project
 
     try:
-        return load_project(root, only, cited)
+        return load_project(root, only, cited, hosts=HOSTS)
     except ProfileErrors as exc:
         if as_json:
             click.echo(json.dumps({"ok": False, "problems": [p.as_json() for p in exc.problems]}, indent=2))

@@ -146,3 +146,22 @@ def check_shell(env: Mapping[str, str]) -> list[Finding]:
             )
         ]
     return []
+
+
+#: Codex tools its own issue tracker reports to fire no PreToolUse. Not captured on a pinned version:
+#: no run here shows either way, so doctor names them as not verified, never as a claim.
+UNHOOKED_TOOLS = ("write_stdin", "Code Mode exec")
+
+
+def unhooked_finding(version: str) -> Finding:
+    """What a hook may never see on Codex, said as what it is: reported elsewhere, not verified here."""
+    return Finding(
+        "codex-unhooked",
+        "warn",
+        f"Codex's {' and '.join(UNHOOKED_TOOLS)} are reported (Codex's own issue tracker) to fire no "
+        f"PreToolUse: not verified on {version}; if so, a rule never sees what they run or type "
+        "into an already approved shell",
+        "codex",
+        fix="run codex in its sandbox (--sandbox workspace-write or read-only; sandbox_mode in config.toml), "
+        "which bounds what any command can write, seen by a hook or not",
+    )

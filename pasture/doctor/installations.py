@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pasture.doctor.findings import Finding
-from pasture.doctor.installed import Installation, reinstall, scope_args
-from pasture.hosts import host
+from pasture.doctor.installed import DoctorHost, Installation, reinstall, scope_args
 from pasture.install.targets import choose_contract, detect_host_version
 
 __all__ = [
@@ -38,10 +37,10 @@ __all__ = [
 
 
 def find_installations(
-    harness: str, project: Path | None, env: Mapping[str, str]
+    the_host: DoctorHost, project: Path | None, env: Mapping[str, str]
 ) -> tuple[list[Installation], list[Finding]]:
     """Our adapter at the project's scope (when asked about a project) and at the user's."""
-    the_host = host(harness)
+    harness = the_host.name
     found: list[Installation] = []
     problems: list[Finding] = []
     targets = ([the_host.target(project, env)] if project is not None else []) + [the_host.target(None, env)]
@@ -79,12 +78,12 @@ def find_installations(
         seen = the_host.read_installation(target, text)
         if isinstance(seen, Finding):
             problems.append(seen)
-        elif seen is not None:
+        elif isinstance(seen, Installation):
             found.append(seen)
     return found, problems
 
 
-def check_adapter(inst: Installation, root: Path) -> tuple[list[Finding], Any]:
+def check_adapter(inst: Installation, root: Path, the_host: DoctorHost) -> tuple[list[Finding], Any]:
     """The adapter check; also returns the loaded Adapter (None when the contract cannot be loaded)."""
     from pasture.install.adapter import load_adapter
 
@@ -103,7 +102,7 @@ def check_adapter(inst: Installation, root: Path) -> tuple[list[Finding], Any]:
             )
         ], None
     try:
-        adapter = load_adapter(root, contract_id)
+        adapter = load_adapter(root, contract_id, the_host)
     except Exception as exc:  # a contract this pasture does not have, or an invalid profile
         return [
             Finding(
@@ -116,15 +115,20 @@ def check_adapter(inst: Installation, root: Path) -> tuple[list[Finding], Any]:
                 where=where,
             )
         ], None
-    return host(inst.harness).check_adapter(inst, adapter), adapter
+    return the_host.check_adapter(inst, adapter), adapter
 
 
 def check_host_version(
-    inst: Installation, adapter: Any, root: Path, env: Mapping[str, str], binary: str | None = None
+    inst: Installation,
+    adapter: Any,
+    root: Path,
+    env: Mapping[str, str],
+    the_host: DoctorHost,
+    binary: str | None = None,
 ) -> list[Finding]:
     if adapter is None:
         return []
-    version, seen = detect_host_version(inst.harness, binary, env)
+    version, seen = detect_host_version(the_host, binary, env)
     contract = adapter.contract
     fix = reinstall(inst.harness, inst.target)
     if version is None:
@@ -135,7 +139,7 @@ def check_host_version(
                 f"cannot tell which {inst.harness} is installed ({seen}); the adapter "
                 f"is for {contract.id} ({contract.admission.describe()})",
                 inst.harness,
-                fix=f"put {host(inst.harness).binary} on PATH, then run `pasture doctor` again",
+                fix=f"put {the_host.binary} on PATH, then run `pasture doctor` again",
             )
         ]
     if not contract.admission.allows(version):
@@ -150,7 +154,7 @@ def check_host_version(
             )
         ]
     try:
-        best, _why = choose_contract(root, inst.harness, None, env, binary)
+        best, _why = choose_contract(root, the_host, None, env, binary)
     except Exception:  # noqa: BLE001 - no better contract can be named
         best = contract.id
     if best != contract.id:

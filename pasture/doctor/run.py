@@ -10,8 +10,7 @@ from typing import Mapping
 
 from pasture.doctor import installations, offswitch, runtime_view, tamper
 from pasture.doctor.findings import DoctorError, Finding, Report
-from pasture.doctor.installed import DoctorContext
-from pasture.hosts import HOSTS, Host
+from pasture.doctor.installed import DoctorContext, DoctorHost
 
 
 @dataclass
@@ -26,7 +25,8 @@ class Options:
     cwd: Path = field(default_factory=Path.cwd)
 
 
-def run(opts: Options) -> Report:
+def run(opts: Options, hosts: Mapping[str, DoctorHost]) -> Report:
+    """The doctor's report; ``hosts``: harness id -> host, in the order they are checked (the registry)."""
     if opts.user:
         report = Report("user")
         project = None
@@ -43,8 +43,8 @@ def run(opts: Options) -> Report:
         report.add(*tamper.check_host_env(str(start), str(project)))
         report.add(*tamper.check_cache(str(project), opts.env))
     report.add(*tamper.check_trust(opts.env))
-    for harness, the_host in HOSTS.items():
-        installs, problems = installations.find_installations(harness, project, opts.env)
+    for harness, the_host in hosts.items():
+        installs, problems = installations.find_installations(the_host, project, opts.env)
         report.add(*problems)
         covered = any(i.target.project is None for i in installs)  # the user-scope adapter is there too
         if not installs and not problems:
@@ -66,7 +66,9 @@ def run(opts: Options) -> Report:
             report.add(*_check_installation(the_host, inst, opts, start, covered))
         if installs:
             report.add(*the_host.check_environment(project, opts.env, installs))
-            report.add(*offswitch.all_findings(harness, the_host.binary, start, project, installs, opts.env))
+            report.add(
+                *offswitch.all_findings(harness, the_host.binary, start, project, installs, opts.env, report.findings)
+            )
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(
@@ -75,7 +77,7 @@ def run(opts: Options) -> Report:
                 "off",
                 "no pasture adapter is installed for any host: nothing enforces a policy here",
                 None,
-                fix=f"pasture install <{'|'.join(HOSTS)}> {where}",
+                fix=f"pasture install <{'|'.join(hosts)}> {where}",
             )
         )
     report.absent = absent
@@ -85,12 +87,12 @@ def run(opts: Options) -> Report:
 
 
 def _check_installation(
-    the_host: Host, inst: installations.Installation, opts: Options, start: Path | None, covered: bool
+    the_host: DoctorHost, inst: installations.Installation, opts: Options, start: Path | None, covered: bool
 ) -> list[Finding]:
     binary = opts.binaries.get(the_host.binary_flag)
-    findings, adapter = installations.check_adapter(inst, opts.root)
+    findings, adapter = installations.check_adapter(inst, opts.root, the_host)
     findings += the_host.check_launcher(inst, opts.env)
-    findings += installations.check_host_version(inst, adapter, opts.root, opts.env, binary)
+    findings += installations.check_host_version(inst, adapter, opts.root, opts.env, the_host, binary)
     ctx = DoctorContext(opts.env, start, covered, binary, opts.timeout)
     return findings + the_host.check_session(inst, ctx)
 
@@ -238,14 +240,26 @@ def _runtime_findings(root: str, start: str, env: Mapping[str, str]) -> list[Fin
             )
         elif gate.kind == "ai":
             ok, detail = runtime_view.ai_configured(gate.settings, env)
+            if not ok:
+                findings.append(
+                    Finding(
+                        "gate",
+                        "off",
+                        f"{gate.layer} AI gate: {detail}",
+                        fix="set [gate] base_url and model in the policy, and the key in the hosts' environment",
+                    )
+                )
+                continue
+            base_url = runtime_view.ai_base_url(gate.settings, env)
+            up, answer = runtime_view.ai_reachable(base_url)
             findings.append(
-                Finding("gate", "ok", f"{gate.layer} AI gate: {detail}")
-                if ok
+                Finding("gate", "ok", f"{gate.layer} AI gate: {detail}; {answer}")
+                if up
                 else Finding(
                     "gate",
                     "off",
-                    f"{gate.layer} AI gate: {detail}",
-                    fix="set [gate] base_url and model in the policy, and the key in the hosts' environment",
+                    f"{gate.layer} AI gate: {detail}, but {answer}; gate rows apply their failure mode on every call",
+                    fix=f"start the model server at {base_url}, or fix [gate] base_url",
                 )
             )
         elif gate.kind == "agent":

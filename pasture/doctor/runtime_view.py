@@ -138,12 +138,17 @@ def _first_set(field_name: str, env: Mapping[str, str]) -> str | None:
     return default
 
 
+def ai_base_url(settings: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """The endpoint the AI gate calls, looked up as the gate looks it up."""
+    return str(settings.get("base_url") or _first_set("ai_base_url", env) or "")
+
+
 def ai_configured(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
     """Whether an AI gate has an endpoint, a model and (off loopback) an API key, from the policy or
     the environment, as the gate itself looks them up. The key's value is never read out."""
     from urllib.parse import urlsplit
 
-    base_url = settings.get("base_url") or _first_set("ai_base_url", env)
+    base_url = ai_base_url(settings, env)
     model = settings.get("model") or _first_set("ai_model", env)
     key = _first_set("ai_api_key", env)
     host = urlsplit(base_url or "").hostname or ""
@@ -153,3 +158,28 @@ def ai_configured(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[
     if missing:
         return False, f"the AI gate has no {', no '.join(missing)}"
     return True, f"model {model} at {base_url}"
+
+
+AI_PROBE_SECONDS = 5.0  # one bounded request: doctor must not hang on an endpoint that never answers
+
+
+def ai_reachable(base_url: str, timeout: float = AI_PROBE_SECONDS) -> tuple[bool, str]:
+    """Whether the AI gate's endpoint answers: GET <base_url>/models, no key sent (a project layer's
+    endpoint never gets the user's key). Any HTTP answer below 500 shows it is up (a 401 asks for the
+    key the gate sends); a refused connection, a timeout, a name that does not resolve or a 5xx is not."""
+    import urllib.error
+    import urllib.request
+
+    url = base_url.rstrip("/") + "/models"
+    request = urllib.request.Request(url, method="GET", headers={"User-Agent": "pasture-doctor"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) only, below
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        why = getattr(exc, "reason", None) or exc
+        return False, f"{url} does not answer ({why})"
+    if status >= 500:
+        return False, f"{url} answers HTTP {status}"
+    return True, f"{url} answers (HTTP {status})"

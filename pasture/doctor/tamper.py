@@ -20,6 +20,7 @@ import os
 from typing import Mapping
 
 from pasture.doctor.findings import Finding
+from pasture.install.envblock import injected_by_file
 
 
 def check_host_env(start: str, root: str) -> list[Finding]:
@@ -38,21 +39,6 @@ def check_host_env(start: str, root: str) -> list[Finding]:
             )
         )
     return findings
-
-
-def injected_by_file(start: str, root: str) -> dict[str, list[str]]:
-    """settings file -> the screened variables its env block sets (pasture.runtime.injected's reading)."""
-    from pasture.runtime import injected
-
-    by_file: dict[str, list[str]] = {}
-    for name, values in injected.injected((start, root)).items():
-        for _value, path in values:
-            by_file.setdefault(path, [])
-            if name == injected.UNREAD:
-                name = "every root variable (the file cannot be read as JSON within 1 MiB, so any may be set)"
-            if name not in by_file[path]:
-                by_file[path].append(name)
-    return {path: sorted(names) for path, names in by_file.items()}
 
 
 def check_cache(root: str, env: Mapping[str, str]) -> list[Finding]:

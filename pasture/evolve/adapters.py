@@ -4,7 +4,8 @@ records and how its host tells which events it offers)."""
 
 from __future__ import annotations
 
-from pasture.evolve.recording import (
+from pasture.hosts import HOSTS
+from pasture.hosts.recording import (
     CATALOG_PROBE,
     HOOK_TIMEOUT,
     PERMISSION_DECISION_EVENTS,
@@ -14,7 +15,6 @@ from pasture.evolve.recording import (
     Records,
     profile_event_names,
 )
-from pasture.hosts import HOSTS
 
 ADAPTERS: dict[str, CaptureAdapter] = {name: h.capture for name, h in HOSTS.items()}
 

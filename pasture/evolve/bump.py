@@ -114,6 +114,7 @@ def bump(
     from pasture.evolve.captured import load_capture
     from pasture.evolve.profile_new import ProfileNewError, new_profile
     from pasture.evolve.status import closest_contract
+    from pasture.hosts import HOSTS
     from pasture.profile.diagnostics import ProfileErrors
     from pasture.profile.loader import load_project
     from pasture.render.project import RenderError, render_project
@@ -126,7 +127,7 @@ def bump(
     _step("version", lambda: HostVersion.parse(version))
     say(f"bump {harness} to {version}" + ("" if to else " (newest on npm)"))
     try:
-        contracts = load_project(root)
+        contracts = load_project(root, hosts=HOSTS)
     except ProfileErrors as exc:
         raise BumpError(
             "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
@@ -188,8 +189,8 @@ def bump(
             steps.append(pinned)
 
     try:
-        fresh = load_project(root)
-        artifacts = render_project(fresh)
+        fresh = load_project(root, hosts=HOSTS)
+        artifacts = render_project(fresh, hosts=HOSTS)
     except (ProfileErrors, RenderError) as exc:
         raise BumpError(f"generate: {exc}") from None
     drift = compare(root, artifacts)

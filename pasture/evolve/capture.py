@@ -31,6 +31,7 @@ from pasture.evolve.adapters import ADAPTERS, CaptureAdapter, Records
 from pasture.evolve.scenarios import ASKED_COMMAND, ASKED_FILE, PROBE_FILE, PROMPT, Scenario, scenarios_for
 from pasture.evolve.scrub import Scrubber
 from pasture.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from pasture.hostenv.fake_models import PROTOCOLS
 from pasture.hostenv.npm_tools import NpmInstallError, binary_version
 from pasture.hosts import LAUNCHERS
 
@@ -549,48 +550,11 @@ def _effect(scenario: Scenario, probe: bool, asked: bool = False) -> str:
 
 
 def _tail(harness: str, body: Any) -> list[Any]:
-    """The input items a request appended after the model's previous answer."""
+    """The input items a request appended after the model's previous answer, as the API the host speaks
+    lists them (its fake's ``turn_items``)."""
     if not isinstance(body, dict):
         return []
-    if LAUNCHERS[harness].wire_protocol == "gemini":  # Gemini: contents after the model's last turn
-        contents = body.get("contents") or []
-        cut = 0
-        for i, content in enumerate(contents):
-            if isinstance(content, dict) and content.get("role") == "model":
-                cut = i + 1
-        return [_gemini_part(p) for c in contents[cut:] if isinstance(c, dict) for p in c.get("parts") or []]
-    if LAUNCHERS[harness].wire_protocol == "openai-responses":  # Codex: the Responses API's input items
-        items = body.get("input") or []
-        cut = 0
-        for i, item in enumerate(items):
-            if isinstance(item, dict) and (
-                item.get("type") in ("function_call", "reasoning") or item.get("role") == "assistant"
-            ):
-                cut = i + 1
-        return list(items[cut:])
-    messages = body.get("messages") or []
-    cut = 0
-    for i, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            cut = i + 1
-    return list(messages[cut:])
-
-
-def _gemini_part(part: Any) -> Any:
-    """One Gemini content part as ``{"text": ...}`` (a function response: its output, else its error)."""
-    if not isinstance(part, dict):
-        return part
-    response = part.get("functionResponse")
-    if isinstance(response, dict):
-        answer = response.get("response")
-        body: dict[str, Any] = answer if isinstance(answer, dict) else {}
-        value = body.get("output", body.get("error", ""))
-        return {
-            "type": "function_response",
-            "name": response.get("name"),
-            "text": value if isinstance(value, str) else json.dumps(value),
-        }
-    return part
+    return PROTOCOLS[LAUNCHERS[harness].wire_protocol].turn_items(body)
 
 
 def _text(value: Any) -> str:

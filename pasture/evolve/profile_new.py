@@ -175,7 +175,7 @@ def new_profile(
         raise ProfileNewError(str(exc)) from None
     new_id = f"{harness}@{version}"
     try:
-        contracts = {c.id: c for c in load_project(root)}
+        contracts = {c.id: c for c in load_project(root, hosts=HOSTS)}
     except ProfileErrors as exc:
         raise ProfileNewError(
             "the committed profiles do not validate; fix them first:\n" + "\n".join(p.render() for p in exc.problems)
@@ -762,7 +762,7 @@ def _write(root: Path, target: Path, lifecycle: str, runtime: str, new_id: str) 
             os.rename(target, old)
         os.rename(stage, target)
         try:
-            load_project(root, [new_id])
+            load_project(root, [new_id], hosts=HOSTS)
         except ProfileErrors as exc:
             shutil.rmtree(target)
             if old is not None:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from pasture.evolve.scenario_sets import (
+from pasture.hosts import HOSTS
+from pasture.hosts.scenario_sets import (
     ALLOW,
     ASKED_COMMAND,
     ASKED_FILE,
@@ -19,7 +20,6 @@ from pasture.evolve.scenario_sets import (
     ScenarioSet,
     marker,
 )
-from pasture.hosts import HOSTS
 
 _SETS: dict[str, ScenarioSet] = {name: h.capture.scenario_set() for name, h in HOSTS.items()}
 

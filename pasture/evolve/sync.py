@@ -107,7 +107,7 @@ def _capture_evidence(
     cited: dict[str, str] = {}
     if (cap_dir / "capture.json").is_file():
         cap = load_capture(cap_dir)
-        base = load_project(root, [contract_id])[0]
+        base = load_project(root, [contract_id], hosts=HOSTS)[0]
         scratch = NewProfileReport(contract_id, contract_id, _rel(cap_dir, root), f"profiles/{contract_id}")
 
         def cite(scenario):
@@ -170,7 +170,7 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
         return report
     path.write_text(new_text, encoding="utf-8")
     try:
-        load_project(root, [contract_id])
+        load_project(root, [contract_id], hosts=HOSTS)
     except ProfileErrors as exc:
         path.write_text(text, encoding="utf-8")
         raise SyncError(

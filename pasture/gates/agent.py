@@ -19,7 +19,7 @@ a judge can never recurse.
 Deadline: the whole decision, every host run and schema retry, fits in ``timeout`` (the layer's,
 clamped by pasture.runtime.consult to the row's deadline); each run gets only what is left and is
 killed with its process group at the end of it. A run that could not start or did not finish is not
-retried. Every failure is a :class:`~pasture.runtime.consult.GateFailure` with one line saying what
+retried. Every failure is a :class:`~pasture.gates.errors.GateFailure` with one line saying what
 is wrong and what to change; the runtime applies the row's effective failure mode.
 """
 
@@ -32,11 +32,10 @@ import tempfile
 import time
 from typing import Any
 
-from pasture.gates.errors import AIIntegrationError
+from pasture.gates.errors import AIIntegrationError, GateFailure
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision, gate_user_prompt
 from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, HostHarnessBackend
 from pasture.gates.wrappers import MAX_SCHEMA_RETRIES, HarnessWrapper
-from pasture.runtime.consult import GateFailure
 
 NESTED = "PASTURE_AGENT_GATE"
 
@@ -114,9 +113,9 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 def find_binary(settings: dict, root: str) -> str | None:
     """The host's executable: [gate] binary (relative to the project root) or its usual name on PATH."""
-    from pasture.gates.agents import HOSTS
+    from pasture.gates.agents import JUDGES
 
-    binary = settings.get("binary") or HOSTS[settings["host"]].default_binary
+    binary = settings.get("binary") or JUDGES[settings["host"]].default_binary
     if os.sep in binary:
         path = binary if os.path.isabs(binary) else os.path.normpath(os.path.join(root, binary))
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
@@ -141,9 +140,9 @@ def agent_gate(
         )
     binary = find_binary(settings, root)
     if binary is None:
-        from pasture.gates.agents import HOSTS
+        from pasture.gates.agents import JUDGES
 
-        named = settings.get("binary") or HOSTS[host].default_binary
+        named = settings.get("binary") or JUDGES[host].default_binary
         raise GateFailure(
             f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
             f"it ({INSTALL[host]}) or set [gate] binary to its path",

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from pasture import PastureError
 
 __all__ = [
-    "HOSTS",
+    "JUDGES",
     "ClaudeCodeHost",
     "CodexHost",
     "HostOutput",
@@ -79,7 +79,7 @@ class HostOutput:
     num_turns: int | None = None
 
 
-class Host(Protocol):
+class Judge(Protocol):
     name: str
     aliases: tuple[str, ...]
     default_binary: str
@@ -279,13 +279,13 @@ class OpenCodeHost:
         )
 
 
-HOSTS: dict[str, Host] = {host.name: host for host in (ClaudeCodeHost(), CodexHost(), OpenCodeHost())}
+JUDGES: dict[str, Judge] = {host.name: host for host in (ClaudeCodeHost(), CodexHost(), OpenCodeHost())}
 
 
-def resolve_host(provider: str) -> Host:
+def resolve_host(provider: str) -> Judge:
     key = (provider or "").strip().lower()
-    for host in HOSTS.values():
+    for host in JUDGES.values():
         if key in host.aliases:
             return host
-    supported = ", ".join(HOSTS)
+    supported = ", ".join(JUDGES)
     raise UnsupportedHostError(f"unsupported harness provider {provider!r}; supported: {supported}")

@@ -15,6 +15,14 @@ from typing import Any
 from pasture import PastureError
 
 
+class GateFailure(PastureError):
+    """The gate produced no decision: crashed, hung past its deadline, or answered garbage."""
+
+    def __init__(self, message: str, detail: dict | None = None):
+        super().__init__(message)
+        self.detail = detail
+
+
 class AIIntegrationError(PastureError, RuntimeError):
     """A wrapper-level failure: harness error result, invalid payload, schema retries used up."""
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pasture import PastureError
-from pasture.gates.agents import HOSTS, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
+from pasture.gates.agents import JUDGES, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
 from pasture.gates.openai_chat import decode_json_content
 from pasture.gates.prompts import OUTPUT_FILENAME
 
@@ -148,7 +148,7 @@ class HostHarnessBackend:
         bypass_permissions: bool = False,
         extra_args: Mapping[str, list[str] | tuple[str, ...]] | None = None,
     ) -> None:
-        unknown = set(binaries or {}) - set(HOSTS)
+        unknown = set(binaries or {}) - set(JUDGES)
         if unknown:
             raise UnsupportedHostError(f"unknown host(s) in binaries: {', '.join(sorted(unknown))}")
         self.binaries = dict(binaries or {})

@@ -4,7 +4,8 @@
 * :mod:`.fake_models`: scripted fake model servers on 127.0.0.1, one per wire protocol.
 * :mod:`pasture.hosts`: one launcher per host (flags, config files, env, trust settings).
 * :mod:`.runner`: one isolated headless host run (``prepare_run(...).execute(script)``).
-* :mod:`.recorder`: recording command hooks and a recording OpenCode plugin.
+* :mod:`pasture.hosts.recorder`: the recording command hook (a plugin host's recording plugin is in its
+  host module).
 * :mod:`.netns`: the network namespace the host and its fake share.
 """
 
@@ -19,15 +20,12 @@ from pasture.hostenv.npm_tools import (
     host_version,
     npm_available,
 )
-from pasture.hostenv.recorder import install_recorder, opencode_recorder_plugin, read_records, recorder_command
 from pasture.hostenv.runner import DEFAULT_PROMPT, HostRun, HostRunResult, prepare_run, run_host
 from pasture.hosts import LAUNCHERS, RunLayout, launcher_for
-
-HOSTS = tuple(HOST_PACKAGES)
+from pasture.hosts.recorder import install_recorder, read_records, recorder_command
 
 __all__ = [
     "DEFAULT_PROMPT",
-    "HOSTS",
     "HOST_PACKAGES",
     "LAUNCHERS",
     "FakeModelServer",
@@ -47,7 +45,6 @@ __all__ = [
     "isolation_support",
     "launcher_for",
     "npm_available",
-    "opencode_recorder_plugin",
     "parse_sse",
     "prepare_run",
     "read_records",

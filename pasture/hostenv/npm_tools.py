@@ -280,15 +280,9 @@ def binary_version(path: str | os.PathLike[str], *, timeout: float = 60.0, wrapp
             "XDG_DATA_HOME": f"{home}/.local/share",
             "XDG_CACHE_HOME": f"{home}/.cache",
             "XDG_STATE_HOME": f"{home}/.local/state",
-            "CODEX_HOME": home,
-            "CLAUDE_CONFIG_DIR": f"{home}/.claude",
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "COPILOT_AUTO_UPDATE": "false",
-            "COPILOT_OFFLINE": "true",
-            "PI_OFFLINE": "1",
         }
+        for host in HOSTS.values():  # any host's binary may be asked: every host's offline switches
+            env.update(host.version_env(home))
         proc = subprocess.run(
             [*wrapper, str(path), "--version"],
             stdin=subprocess.DEVNULL,

@@ -23,9 +23,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
+from pasture.hosts.scenario_sets import PROBE, PROBE_COMMAND, Approvals, Scenario
+from pasture.hosts.script import Script, Turn
+from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
@@ -34,7 +37,7 @@ from pasture.render.artifact import Artifact, header
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.versions import HostVersion
@@ -46,7 +49,6 @@ __all__ = [
     "ClaudeCodeCapture",
     "ClaudeCodeLauncher",
     "claude_artifacts",
-    "hooks_table",
 ]
 
 PLUGIN_NAME = "pasture-lifecycle"
@@ -89,23 +91,11 @@ class ClaudeCodeLauncher(HostLauncher):
         return argv + list(o["extra_args"])
 
 
-def hooks_table(contract: Contract) -> dict:
-    """event -> matcher groups, in catalog order; every row becomes one command hook."""
-    table: dict[str, list] = {}
-    for row in contract.events:
-        group: dict = {}
-        if row.matcher is not None:
-            group["matcher"] = row.matcher
-        group["hooks"] = [commands.handler(contract, row)]
-        table[row.name] = [group]
-    return table
-
-
 def claude_artifacts(contract: Contract) -> list[Artifact]:
     from pasture.render.env import render  # jinja2: only when rendering, not for the registry
 
     base = contract.id
-    hooks = hooks_table(contract)
+    hooks = commands.hooks_table(contract)
     note = header("", contract.lifecycle_file).strip()
     settings = {"hooks": hooks}
     plugin = {
@@ -160,13 +150,13 @@ class ClaudeCodeCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
         return s.ScenarioSet(
             base=s.command_host_scenarios(),
             extra=(s.ASK,),
-            trigger=s.slash_command_scenarios(),
-            answer=s.command_answer_scenarios(s.DEFAULT_PERMISSION_MODE),
+            trigger=slash_command_scenarios(),
+            answer=s.command_answer_scenarios(DEFAULT_PERMISSION_MODE),
         )
 
 
@@ -238,6 +228,13 @@ class ClaudeCode:
     wire = "claude_code"
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = ClaudeCodeLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {
+            "CLAUDE_CONFIG_DIR": f"{home}/.claude",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.CLAUDE_COMMAND_JSON
@@ -345,8 +342,83 @@ class ClaudeCode:
         "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return command_candidates(row, output, inputs)
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = ClaudeCode()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+# Claude Code's PreSkillShellCommand fires before a shell command embedded in a slash command or
+# skill (a line "!`command`") runs, at prompt expansion, before the model sees the prompt. A
+# project slash command whose only shell line writes the probe file triggers it offline: the
+# prompt "/pasture-probe" expands it, and the fake model just answers.
+_SKILL_COMMAND = (
+    ".claude/commands/pasture-probe.md",
+    f"""---
+description: Write the pasture probe file
+allowed-tools: Bash(echo:*)
+---
+!`{PROBE_COMMAND}`
+Report what the command above printed.
+""",
+)
+
+_SKILL_REPLY = Script.of(Turn.reply("Done."))
+
+
+def slash_command_scenarios() -> tuple[Scenario, ...]:
+    expansion: dict[str, Any] = dict(prompt="/pasture-probe", files=(_SKILL_COMMAND,))
+    common: dict[str, Any] = dict(expansion, triggers=("PreSkillShellCommand",))
+    return (
+        Scenario(
+            "slash-command-allow",
+            "the slash command /pasture-probe holds the shell line "
+            f"!`{PROBE_COMMAND}`; nothing refuses, so expanding it writes the probe file",
+            _SKILL_REPLY,
+            **expansion,
+            triggers=("UserPromptExpansion", "PreSkillShellCommand"),
+        ),
+        Scenario(
+            "user-prompt-expansion-exit-2",
+            "UserPromptExpansion refuses the expansion of /pasture-probe by "
+            "exiting 2; the expansion (and its shell line) must not happen",
+            _SKILL_REPLY,
+            "UserPromptExpansion",
+            "exit-2",
+            False,
+            **expansion,
+            triggers=("UserPromptExpansion",),
+        ),
+        Scenario(
+            "pre-skill-shell-command-exit-2",
+            "PreSkillShellCommand refuses the slash command's shell line by exiting 2 with the reason on stderr",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "exit-2",
+            False,
+            **common,
+        ),
+        Scenario(
+            "pre-skill-shell-command-json-deny",
+            "PreSkillShellCommand refuses the slash command's shell line "
+            "with hookSpecificOutput.permissionDecision deny",
+            _SKILL_REPLY,
+            "PreSkillShellCommand",
+            "json-deny",
+            False,
+            **common,
+        ),
+    )
+
+
+# Claude Code's default permission mode (no --dangerously-skip-permissions): the redirect needs approval.
+_CLAUDE_DEFAULT = (("permission_mode", "default"),)
+
+#: Claude Code's default permission mode (no --dangerously-skip-permissions).
+DEFAULT_PERMISSION_MODE = Approvals(_CLAUDE_DEFAULT, PROBE, "in the default permission mode (no bypass flag)", True)

@@ -35,19 +35,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
-from pasture.hosts.claude_code import hooks_table
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
+from pasture.hosts.scenario_sets import PROBE_COMMAND, Approvals
+from pasture.hosts.script import Script, Turn
+from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
+from pasture.render import commands
 from pasture.render.artifact import Artifact, header
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -301,7 +304,7 @@ def codex_artifacts(contract: Contract) -> list[Artifact]:
             f"{contract.lifecycle_file}: Codex would silently ignore these event keys: {', '.join(unknown)}; "
             f"accepted: {', '.join(sorted(ACCEPTED_EVENTS))}"
         )
-    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": hooks_table(contract)}
+    document = {"description": header("", contract.lifecycle_file).strip(), "hooks": commands.hooks_table(contract)}
     return [Artifact(f"{contract.id}/hooks.json", render("json.j2", document=document), contract.id)]
 
 
@@ -344,9 +347,9 @@ class CodexCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(s.APPROVALS_ON_REQUEST))
+        return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(APPROVALS_ON_REQUEST))
 
 
 class Codex(JsonHooksDoctorMembers):
@@ -364,6 +367,9 @@ class Codex(JsonHooksDoctorMembers):
     wire = "codex"
     gate_failure = "strict-output-exit-2-blocks"
     launcher: HostLauncher = CodexLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"CODEX_HOME": home}
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.CODEX_STRICT_COMMAND_JSON
@@ -420,7 +426,12 @@ class Codex(JsonHooksDoctorMembers):
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         from pasture.doctor import codex
 
-        return codex.check_trust(inst, ctx.env, ctx.binary, ctx.timeout) + codex.check_shell(ctx.env)
+        version = (inst.contract or "codex@?").partition("@")[2]
+        return (
+            codex.check_trust(inst, ctx.env, ctx.binary, ctx.timeout)
+            + codex.check_shell(ctx.env)
+            + [codex.unhooked_finding(version)]
+        )
 
     def check_environment(
         self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
@@ -455,8 +466,45 @@ class Codex(JsonHooksDoctorMembers):
         "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return command_candidates(row, output, inputs)
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = Codex()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+# Codex runs a call without asking unless it leaves the sandbox: the model asks for an unsandboxed
+# run (require_escalated), which needs an approval.
+_ESCALATED = Script.of(
+    Turn.tool(
+        "exec_command",
+        {
+            "cmd": PROBE_COMMAND,
+            "sandbox_permissions": "require_escalated",
+            "justification": "Write the pasture probe file",
+        },
+    ),
+    Turn.reply("Done. The tool said: {tool_result}"),
+)
+
+# Codex with approvals on (no bypass flag): a read-only sandbox, approvals on request, and
+# --approve-for-me, which routes an approval to a review (the hook's answer comes first).
+_CODEX_APPROVALS = (
+    ("approval_policy", "on-request"),
+    ("sandbox_mode", "read-only"),
+    ("bypass_approvals", False),
+    ("extra_args", ("--approve-for-me",)),
+)
+
+#: Codex with approvals on request, and a model that asks for an unsandboxed run.
+APPROVALS_ON_REQUEST = Approvals(
+    _CODEX_APPROVALS,
+    _ESCALATED,
+    "with approvals on (read-only sandbox, on-request, --approve-for-me; the model asks for an unsandboxed run)",
+    False,
+)

@@ -40,11 +40,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
-from pasture.evolve.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext, RunLayout
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import HOOK_TIMEOUT, CaptureAdapter, CommandHookCapture, Records, Run
+from pasture.hosts.scenario_sets import (
+    ALLOW,
+    ASKED_COMMAND,
+    CONTINUE_BOUND,
+    PROBE,
+    PROBE_COMMAND,
+    REWRITE,
+    STOP_THEN_PROBE,
+    Answer,
+    Scenario,
+)
+from pasture.profile.answers import STOP_ACTIVE, W_BLOCK_REASON, schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
-from pasture.profile.vocab import HookSurface
+from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact
 from pasture.render.encode import shell_words
@@ -52,7 +64,7 @@ from pasture.render.encode import shell_words
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.versions import HostVersion
@@ -236,7 +248,7 @@ class CopilotCapture(CommandHookCapture):
         return sorted(ACCEPTED_EVENTS)
 
     def _hooks(self, run: Run, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
-        from pasture.hostenv.recorder import install_recorder, recorder_command
+        from pasture.hosts.recorder import install_recorder, recorder_command
 
         recorder = install_recorder(run.root)
         log = run.root / self.log_name
@@ -290,9 +302,9 @@ class CopilotCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.copilot_scenarios(), answer=s.copilot_answer_scenarios())
+        return s.ScenarioSet(base=copilot_scenarios(), answer=copilot_answer_scenarios())
 
 
 # --- install -----------------------------------------------------------------------------------------
@@ -416,6 +428,8 @@ def _uninstall(session: Session) -> None:
     from pasture.install.session import remove, write
 
     target, report = session.target, session.report
+    if target.scope == "project" and target.project is not None:
+        _remove_trust(session, target.project)  # also when our hooks file is already gone
     snap = session.checked(target.file)
     existing = jsonhooks.read(snap)
     if existing is None:
@@ -487,8 +501,67 @@ def _trust(session: Session) -> None:
         raise InstallError(f"{path}: trustedFolders is not a list; the folder trust was not recorded")
     doc.setdefault("trustedFolders", []).append(str(target.project))
     change = write(snap, render(doc, snap.text if snap.exists else None))
-    change.detail = f"trustedFolders += {target.project}"
+    change.detail = f"trustedFolders += {target.project} (uninstall removes it)"
     report.files.append(change)
+    # what uninstall may take out again: this entry, which we added (a trust the user had is never ours)
+    _write_record(
+        _trust_record(target.project, opts.env),
+        {"config": str(path), "folder": str(target.project), "before": snap.text if snap.exists else None},
+    )
+
+
+def _trust_record(project: Path, env: Mapping[str, str]) -> Path:
+    import hashlib
+    import os
+
+    from pasture.runtime.layers import state_dir
+
+    key = hashlib.sha256(os.path.realpath(project).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(state_dir(dict(env))) / "copilot-trust" / f"{key}.json"
+
+
+def _write_record(path: Path, record: dict[str, Any]) -> None:
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _remove_trust(session: Session, project: Path) -> None:
+    """Take out the trustedFolders entry install added (only that one, only while it is there): the
+    repository's own hooks are no longer trusted once ours are gone. The file's old bytes come back when
+    nothing else in it changed since; otherwise only the entry goes, every other one kept in its order."""
+    from pasture.install import files
+    from pasture.install.hooktable import render
+    from pasture.install.session import write
+
+    record_path = _trust_record(project, session.opts.env)
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # install added no trust here (or the user had it): nothing of ours to take out
+    path, folder, before = Path(record.get("config", "")), record.get("folder"), record.get("before")
+    snap = files.snapshot(path)
+    try:
+        doc = json.loads(snap.data.decode("utf-8")) if snap.exists and snap.data else None
+    except (UnicodeDecodeError, ValueError):
+        doc = None
+    folders = doc.get("trustedFolders") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and isinstance(folders, list) and folder in folders:
+        folders.remove(folder)
+        try:
+            restored = json.loads(before) if before is not None else None
+        except ValueError:
+            restored = None
+        if before is not None and restored == doc:
+            change = write(snap, before)
+        else:
+            change = write(snap, render(doc, snap.text))
+        change.detail = f"trustedFolders -= {folder} (the folder trust pasture install added)"
+        session.report.files.append(change)
+    record_path.unlink(missing_ok=True)
 
 
 # --- doctor ------------------------------------------------------------------------------------------
@@ -520,6 +593,36 @@ def _grouped_text(text: str) -> str | None:
         return None
 
 
+# GitHub Copilot CLI's answer wire forms (the flat outputs of copilot-sdk/types.d.ts)
+W_COP_ALLOW = "permissionDecision=allow"
+W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
+W_COP_CONTEXT = "additionalContext"
+
+
+def _copilot_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """GitHub Copilot CLI: flat outputs. ``permissionDecision`` allow, ``modifiedArgs`` (with allow) on an
+    ``input`` row, ``additionalContext`` (after a tool: feedback), ``decision: block`` + ``reason`` on the stop
+    event (agentStop, whose input carries ``stopHookActive``)."""
+    out = []
+    after_tool = "toolResult" in inputs or ("toolArgs" in inputs and "error" in inputs)
+    stop = any(name in inputs for name in STOP_ACTIVE)
+    allows = schema_offers(output, "permissionDecision", "allow")
+    if row.pre_action and allows:
+        out.append(("allow", W_COP_ALLOW))
+    if (
+        row.pre_action
+        and allows
+        and row.mutation is MutationMode.INPUT
+        and schema_field(output, "modifiedArgs") is not None
+    ):
+        out.append(("rewrite", W_COP_MODIFIED_ARGS))
+    if schema_field(output, "additionalContext") is not None:
+        out.append(("feedback" if after_tool and not row.pre_action else "context", W_COP_CONTEXT))
+    if stop and schema_offers(output, "decision", "block") and schema_field(output, "reason") is not None:
+        out.append(("continue", W_BLOCK_REASON))
+    return out
+
+
 class CopilotCli:
     name = "copilot-cli"
     display_name = "GitHub Copilot CLI"
@@ -538,6 +641,9 @@ class CopilotCli:
     wire = "copilot_cli"
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = CopilotLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"COPILOT_AUTO_UPDATE": "false", "COPILOT_OFFLINE": "true"}
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.COPILOT_COMMAND_JSON
@@ -642,8 +748,124 @@ class CopilotCli:
         "copilot-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _copilot_candidates(row, output, inputs)
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = CopilotCli()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def copilot_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI: preToolUse refuses by exit 2 (the model reads only the exit code) or by its flat
+    JSON permission decision (the reason reaches the model)."""
+    return (
+        ALLOW,
+        Scenario(
+            "pre-tool-use-exit-2",
+            "preToolUse refuses the shell call by exiting 2 with the reason on stderr",
+            PROBE,
+            "preToolUse",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "pre-tool-use-json-deny",
+            "preToolUse refuses the shell call with permissionDecision deny and a permissionDecisionReason",
+            PROBE,
+            "preToolUse",
+            "json-deny",
+            False,
+        ),
+    )
+
+
+#: Copilot CLI without --allow-all-tools: a shell call needs a permission nobody can give headless.
+COPILOT_DEFAULT_PERMISSIONS = (("allow_all_tools", False),)
+
+
+def copilot_answer_scenarios() -> tuple[Scenario, ...]:
+    """GitHub Copilot CLI's answers in the flat forms of its SDK typings (copilot-sdk/types.d.ts of the
+    unpacked package: ``PreToolUseHookOutput``, ``SessionStartHookOutput``, ``PostToolUseHookOutput``, ...)."""
+    where = "without --allow-all-tools (its default permissions)"
+    return (
+        Scenario(
+            "pre-tool-use-rewrite",
+            f"preToolUse answers modifiedArgs (the model's toolArgs with the rewritten command; the model "
+            f"asked for {ASKED_COMMAND}) and permissionDecision allow, {where}; the rewritten command must be "
+            "the one that ran",
+            REWRITE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            answer=Answer(
+                "rewrite",
+                "preToolUse",
+                W_COP_MODIFIED_ARGS,
+                {
+                    "permissionDecision": "allow",
+                    "permissionDecisionReason": "{marker}",
+                    "modifiedArgs": {"command": PROBE_COMMAND},
+                },
+                merge_tool_input=True,
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answer: the shell call {where}, nothing answers; a headless run has "
+            "nobody to approve it, so it must not run",
+            PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+        ),
+        Scenario(
+            "pre-tool-use-allow",
+            f"preToolUse answers permissionDecision allow {where}; honoured if the call runs without a prompt",
+            PROBE,
+            options=COPILOT_DEFAULT_PERMISSIONS,
+            control="no-answer-approval",
+            answer=Answer(
+                "allow",
+                "preToolUse",
+                W_COP_ALLOW,
+                {"permissionDecision": "allow", "permissionDecisionReason": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "session-start-context",
+            "sessionStart answers additionalContext; honoured if the text is in the first request the model receives",
+            PROBE,
+            answer=Answer("context", "sessionStart", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "user-prompt-submitted-context",
+            "userPromptSubmitted answers additionalContext; honoured if the text is in the first request the "
+            "model receives",
+            PROBE,
+            answer=Answer("context", "userPromptSubmitted", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "post-tool-use-feedback",
+            "after the shell call postToolUse answers additionalContext; honoured if the text is in what the "
+            "next request adds after the tool call",
+            PROBE,
+            answer=Answer("feedback", "postToolUse", W_COP_CONTEXT, {"additionalContext": "{marker}"}),
+        ),
+        Scenario(
+            "agent-stop-continue",
+            f'the model stops at once; agentStop answers {{"decision": "block", "reason"}} on the first '
+            f"{CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next request holds "
+            f"the reason, the next turn writes the probe file, and the host stops by itself after "
+            f"{CONTINUE_BOUND} continuations",
+            STOP_THEN_PROBE,
+            answer=Answer(
+                "continue",
+                "agentStop",
+                W_BLOCK_REASON,
+                {"decision": "block", "reason": "{marker}"},
+                times=CONTINUE_BOUND,
+            ),
+        ),
+    )

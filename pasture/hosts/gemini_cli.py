@@ -28,19 +28,32 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pasture.evolve.recording import CaptureAdapter, CommandHookCapture, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, CommandHookCapture, profile_event_names
+from pasture.hosts.scenario_sets import (
+    ALLOW,
+    ASKED_COMMAND,
+    CONTINUE_BOUND,
+    PROBE,
+    PROBE_COMMAND,
+    REWRITE,
+    STOP_THEN_PROBE,
+    Answer,
+    Scenario,
+    specific,
+)
+from pasture.profile.answers import STOP_ACTIVE, W_CONTEXT, schema_field, schema_offers
 from pasture.profile.contracts import Contract
-from pasture.profile.vocab import HookSurface
+from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -181,9 +194,9 @@ class GeminiCliCapture(CommandHookCapture):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.gemini_scenarios(), answer=s.gemini_answer_scenarios())
+        return s.ScenarioSet(base=gemini_scenarios(), answer=gemini_answer_scenarios())
 
 
 # --- folder trust ----------------------------------------------------------------------------------
@@ -323,6 +336,38 @@ def _trust_finding(inst: Installation, env: Mapping[str, str]) -> list[Finding]:
     ]
 
 
+# Gemini CLI's answer wire forms (bundled docs/hooks/reference.md, the hook output classes of its bundle)
+W_GEM_TOOL_INPUT = "hookSpecificOutput.tool_input"
+W_GEM_ALLOW = "decision=allow"
+W_GEM_DENY_REASON = "decision=deny+reason"
+
+
+def _gemini_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """Gemini CLI: ``decision`` (allow / deny) + ``reason`` and ``hookSpecificOutput`` fields per event. An
+    ``additionalContext`` after a tool is appended to its result (feedback), elsewhere it is context; a deny
+    after a tool replaces its result (feedback); on the stop event (AfterAgent, whose input carries
+    ``stop_hook_active``) a deny sends the reason as a new prompt (continue)."""
+    out = []
+    after_tool = "tool_response" in inputs
+    stop = any(name in inputs for name in STOP_ACTIVE)
+    if row.pre_action and schema_offers(output, "decision", "allow"):
+        out.append(("allow", W_GEM_ALLOW))
+    if (
+        row.pre_action
+        and row.mutation is MutationMode.INPUT
+        and schema_field(output, "hookSpecificOutput.tool_input") is not None
+    ):
+        out.append(("rewrite", W_GEM_TOOL_INPUT))
+    if schema_field(output, "hookSpecificOutput.additionalContext") is not None:
+        out.append(("feedback" if after_tool else "context", W_CONTEXT))
+    denies = schema_offers(output, "decision", "deny") and schema_field(output, "reason") is not None
+    if denies and not row.pre_action and after_tool:
+        out.append(("feedback", W_GEM_DENY_REASON))
+    if denies and stop:
+        out.append(("continue", W_GEM_DENY_REASON))
+    return out
+
+
 class GeminiCli(JsonHooksDoctorMembers):
     name = "gemini-cli"
     display_name = "Gemini CLI"
@@ -338,6 +383,9 @@ class GeminiCli(JsonHooksDoctorMembers):
     wire = "gemini_cli"
     gate_failure = "exit-2-blocks"
     launcher: HostLauncher = GeminiLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {}
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.GEMINI_COMMAND_JSON
@@ -441,8 +489,136 @@ class GeminiCli(JsonHooksDoctorMembers):
         "gemini-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _gemini_candidates(row, output, inputs)
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 
 
 HOST: Host = GeminiCli()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def gemini_scenarios() -> tuple[Scenario, ...]:
+    """Gemini CLI: command hooks refuse by exit 2 (reason on stderr) or by {"decision": "deny"} on stdout."""
+    return (
+        ALLOW,
+        Scenario(
+            "before-tool-exit-2",
+            "BeforeTool refuses the shell call by exiting 2 with the reason on stderr",
+            PROBE,
+            "BeforeTool",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "before-tool-json-deny",
+            'BeforeTool refuses the shell call with {"decision": "deny", "reason": ...}',
+            PROBE,
+            "BeforeTool",
+            "json-deny",
+            False,
+        ),
+        Scenario(
+            "before-agent-exit-2",
+            "BeforeAgent refuses the prompt by exiting 2; the first model turn would write the probe file",
+            PROBE,
+            "BeforeAgent",
+            "exit-2",
+            False,
+        ),
+        Scenario(
+            "before-model-exit-2",
+            "BeforeModel refuses the model request by exiting 2; the first model turn would write the probe file",
+            PROBE,
+            "BeforeModel",
+            "exit-2",
+            False,
+        ),
+    )
+
+
+#: Gemini CLI without --yolo: the default approval mode, where a headless run cannot confirm a shell call.
+GEMINI_DEFAULT_APPROVAL = (("yolo", False),)
+
+
+def gemini_answer_scenarios() -> tuple[Scenario, ...]:
+    """Gemini CLI's answers in the forms its bundled docs/hooks/reference.md and the code that reads hook
+    output (``BeforeToolHookOutput.getModifiedToolInput``, ``getAdditionalContext``, AfterAgent's
+    ``isBlockingDecision`` retry) name."""
+    where = "in the default approval mode (no --yolo)"
+    return (
+        Scenario(
+            "before-tool-rewrite",
+            f"BeforeTool answers hookSpecificOutput.tool_input with the rewritten command (the model asked for "
+            f"{ASKED_COMMAND}); the rewritten command must be the one that ran",
+            REWRITE,
+            answer=Answer(
+                "rewrite",
+                "BeforeTool",
+                W_GEM_TOOL_INPUT,
+                {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": PROBE_COMMAND}}},
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            f"control for the allow answer: the shell call {where}, nothing answers; a headless run has "
+            "nobody to confirm it, so it must not run",
+            PROBE,
+            options=GEMINI_DEFAULT_APPROVAL,
+        ),
+        Scenario(
+            "before-tool-allow",
+            f'BeforeTool answers {{"decision": "allow"}} {where}; honoured if the call runs without a prompt',
+            PROBE,
+            options=GEMINI_DEFAULT_APPROVAL,
+            control="no-answer-approval",
+            answer=Answer("allow", "BeforeTool", W_GEM_ALLOW, {"decision": "allow", "reason": "{marker}"}),
+        ),
+        Scenario(
+            "session-start-context",
+            "SessionStart adds hookSpecificOutput.additionalContext; honoured if the text is in the first "
+            "request the model receives",
+            PROBE,
+            answer=Answer("context", "SessionStart", W_CONTEXT, specific("SessionStart", additionalContext="{marker}")),
+        ),
+        Scenario(
+            "before-agent-context",
+            "BeforeAgent adds hookSpecificOutput.additionalContext; honoured if the text is in the first "
+            "request the model receives",
+            PROBE,
+            answer=Answer("context", "BeforeAgent", W_CONTEXT, specific("BeforeAgent", additionalContext="{marker}")),
+        ),
+        Scenario(
+            "after-tool-context-feedback",
+            "after the shell call AfterTool adds hookSpecificOutput.additionalContext (appended to the tool "
+            "result); honoured if the text is in what the next request adds after the tool call",
+            PROBE,
+            answer=Answer("feedback", "AfterTool", W_CONTEXT, specific("AfterTool", additionalContext="{marker}")),
+        ),
+        Scenario(
+            "after-tool-deny-feedback",
+            'after the shell call AfterTool answers {"decision": "deny", "reason"} (the reason replaces the '
+            "tool result); honoured if the reason is in what the next request adds after the tool call",
+            PROBE,
+            answer=Answer("feedback", "AfterTool", W_GEM_DENY_REASON, {"decision": "deny", "reason": "{marker}"}),
+        ),
+        Scenario(
+            "after-agent-continue",
+            f'the model stops at once; AfterAgent answers {{"decision": "deny", "reason"}} on the first '
+            f"{CONTINUE_BOUND} stops (our bound), then lets the host stop; honoured if the next request holds "
+            f"the reason, the next turn writes the probe file, and the host stops by itself after "
+            f"{CONTINUE_BOUND} continuations",
+            STOP_THEN_PROBE,
+            answer=Answer(
+                "continue",
+                "AfterAgent",
+                W_GEM_DENY_REASON,
+                {"decision": "deny", "reason": "{marker}"},
+                times=CONTINUE_BOUND,
+            ),
+        ),
+    )

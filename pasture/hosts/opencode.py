@@ -102,13 +102,24 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pasture import PastureError
-from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run, profile_event_names
+from pasture.hosts.scenario_sets import (
+    ALLOW,
+    ASKED_COMMAND,
+    PROBE,
+    PROBE_COMMAND,
+    REWRITE,
+    STOP,
+    Answer,
+    Scenario,
+)
+from pasture.profile.answers import schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from pasture.render import commands
@@ -117,7 +128,7 @@ from pasture.render.artifact import Artifact, header
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -395,14 +406,10 @@ class OpenCodeCapture(CaptureAdapter):
     options: dict[str, Any] = {}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.hostenv.recorder import OPENCODE_RECORDED_HOOKS
-
         named = set(profile_event_names(repo_root, (self.harness,), "opencode-named-output"))
         return sorted(named | set(OPENCODE_RECORDED_HOOKS))
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hostenv.recorder import opencode_recorder_plugin
-
         plugins = run.project / ".opencode" / "plugins"
         plugins.mkdir(parents=True, exist_ok=True)
         block = "bash" if scenario.channel == "throw" else None
@@ -420,7 +427,7 @@ class OpenCodeCapture(CaptureAdapter):
         (plugins / "pasture-capture.js").write_text(source)
 
     def records(self, run: Run) -> Records:
-        from pasture.hostenv.recorder import read_records
+        from pasture.hosts.recorder import read_records
 
         out = Records()
         for record in read_records(run.root / self.log_name):
@@ -445,9 +452,34 @@ class OpenCodeCapture(CaptureAdapter):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.plugin_host_scenarios(), answer=s.plugin_answer_scenarios())
+        return s.ScenarioSet(base=plugin_host_scenarios(), answer=plugin_answer_scenarios())
+
+
+# OpenCode's answer wire forms (its plugin hooks' output objects)
+W_OC_SET_ARG = "output.args.<field> set in place"
+W_OC_NEW_ARGS = "output.args replaced by a new object"
+W_OC_STATUS = "output.status=allow"
+W_OC_SYSTEM = "output.system.push(text)"
+W_OC_OUTPUT = "output.output edited"
+
+
+def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    if row.mutation is not MutationMode.OUTPUT_OBJECT:
+        return []  # an OpenCode hook answers only by mutating its output object
+    out = []
+    if row.pre_action and schema_offers(output, "status", "allow"):
+        out.append(("allow", W_OC_STATUS))
+    if row.pre_action and schema_field(output, "args") is not None:
+        out += [("rewrite", W_OC_SET_ARG), ("rewrite", W_OC_NEW_ARGS)]
+    system = schema_field(output, "system")
+    if system is not None and system.get("type") == "array":
+        out.append(("context", W_OC_SYSTEM))
+    result = schema_field(output, "output")
+    if not row.pre_action and result is not None and result.get("type") == "string":
+        out.append(("feedback", W_OC_OUTPUT))
+    return out
 
 
 class OpenCode(PluginFileMembers):
@@ -465,6 +497,9 @@ class OpenCode(PluginFileMembers):
     wire = "opencode"
     gate_failure = "report-and-continue"
     launcher: HostLauncher = OpenCodeLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"OPENCODE_DISABLE_AUTOUPDATE": "1"}
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.OPENCODE_CATCH_ALL_SSE if bus else HookSurface.OPENCODE_NAMED_OUTPUT
@@ -554,6 +589,9 @@ class OpenCode(PluginFileMembers):
         "opencode-named-output": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _opencode_candidates(row, output) if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT else []
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """The plugin hands the runtime ``{event, input[, output]}``."""
         if bus:
@@ -564,3 +602,227 @@ class OpenCode(PluginFileMembers):
 
 
 HOST: Host = OpenCode()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def plugin_host_scenarios() -> tuple[Scenario, ...]:
+    """OpenCode: the plugin refuses by throwing from tool.execute.before; 1.x offers no stop refusal channel."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-execute-before-throw",
+            "the plugin throws from tool.execute.before for the bash call",
+            PROBE,
+            "tool.execute.before",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "stop",
+            "the model answers without a tool and the host stops (OpenCode 1.x offers no stop refusal channel)",
+            STOP,
+        ),
+    )
+
+
+def plugin_answer_scenarios() -> tuple[Scenario, ...]:
+    return (
+        Scenario(
+            "tool-execute-before-rewrite",
+            "tool.execute.before sets output.args.command in place (the model "
+            f"asked for {ASKED_COMMAND}); the rewritten command must be the one that ran",
+            REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_SET_ARG,
+                plugin={"op": "set-arg", "tool": "bash", "field": "command", "value": PROBE_COMMAND},
+            ),
+        ),
+        Scenario(
+            "tool-execute-before-new-args",
+            "tool.execute.before assigns a new output.args object with the "
+            "rewritten command; honoured only if that command is the one that ran",
+            REWRITE,
+            answer=Answer(
+                "rewrite",
+                "tool.execute.before",
+                W_OC_NEW_ARGS,
+                plugin={
+                    "op": "replace-args",
+                    "tool": "bash",
+                    "value": {"command": PROBE_COMMAND, "description": "Write the pasture probe file"},
+                },
+            ),
+        ),
+        Scenario(
+            "no-answer-approval",
+            "control for the allow answer: permission bash = ask, nothing answers; "
+            "opencode run auto-rejects what would need a prompt, so the call must not run",
+            PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+        ),
+        Scenario(
+            "permission-ask-allow",
+            "permission bash = ask; the plugin's permission.ask hook sets "
+            "output.status allow; honoured if the call runs without a prompt",
+            PROBE,
+            options=(("config", {"permission": {"bash": "ask"}}),),
+            control="no-answer-approval",
+            answer=Answer("allow", "permission.ask", W_OC_STATUS, plugin={"op": "set-status", "value": "allow"}),
+        ),
+        Scenario(
+            "system-transform-context",
+            "experimental.chat.system.transform pushes a text into "
+            "output.system; honoured if the text is in the first request the model receives",
+            PROBE,
+            answer=Answer(
+                "context",
+                "experimental.chat.system.transform",
+                W_OC_SYSTEM,
+                plugin={"op": "push-system", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-execute-after-feedback",
+            "tool.execute.after appends a text to output.output after the "
+            "shell call; honoured if the text is in what the next request adds after the tool call",
+            PROBE,
+            answer=Answer(
+                "feedback",
+                "tool.execute.after",
+                W_OC_OUTPUT,
+                plugin={"op": "append-output", "tool": "bash", "value": "\n{marker}"},
+            ),
+        ),
+    )
+
+
+# --- the recording plugin `pasture capture` and the real-host tests install -----------------------
+
+#: The named hooks the OpenCode recording plugin registers unless told otherwise.
+OPENCODE_RECORDED_HOOKS = (
+    "event",
+    "config",
+    "chat.message",
+    "chat.params",
+    "chat.headers",
+    "permission.ask",
+    "command.execute.before",
+    "tool.execute.before",
+    "tool.execute.after",
+    "shell.env",
+    "experimental.chat.system.transform",
+)
+
+
+#: How the recording plugin can answer (see :func:`opencode_recorder_plugin`).
+OPENCODE_ANSWER_OPS = ("set-arg", "replace-args", "append-output", "push-system", "set-status")
+
+
+def opencode_recorder_plugin(
+    log: str | Path,
+    *,
+    block_tool: str | None = None,
+    reason: str = "blocked by pasture recorder",
+    export_name: str = "PastureRecorder",
+    hooks: Sequence[str] | None = None,
+    discover: bool = False,
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """JavaScript source of a local OpenCode plugin that records every hook call into ``log``.
+
+    It imports only ``node:fs`` (nothing from ``@opencode-ai/plugin``) and exports exactly one
+    plugin function. With ``block_tool`` it throws ``reason`` from ``tool.execute.before`` for that
+    tool. ``hooks`` names the hooks it registers (default :data:`OPENCODE_RECORDED_HOOKS`). With
+    ``discover`` the plugin's hooks object is a Proxy: every property the host looks up is recorded
+    as ``{"hook": "plugin.lookup", "name"}``, and ``event``, ``config``, every name in ``hooks`` and
+    every dotted name the host asks for (OpenCode's hook names are dotted) get a recording hook, so
+    hooks missing from ``hooks`` show up too.
+
+    ``answers`` makes hooks answer by mutating their ``output`` after recording it, once per call:
+    ``{hook: {"op": OP, "value": V, "tool"?: name, "field"?: name}}`` with OP one of
+    :data:`OPENCODE_ANSWER_OPS` (``set-arg``: ``output.args[field] = V`` in place; ``replace-args``:
+    ``output.args = V``, a new object; ``append-output``: ``output.output += V``; ``push-system``:
+    ``output.system.push(V)``; ``set-status``: ``output.status = V``); ``tool`` limits a tool hook
+    to that tool.
+    """
+    for hook_name, spec in (answers or {}).items():
+        if spec.get("op") not in OPENCODE_ANSWER_OPS:
+            raise ValueError(f"{hook_name}: op must be one of {OPENCODE_ANSWER_OPS}")
+    names = list(OPENCODE_RECORDED_HOOKS if hooks is None else hooks)
+    if not discover:
+        body = f"""  const hooks = {{}}
+  for (const name of {json.dumps(names)}) {{
+    hooks[name] = hook(name)
+  }}
+  return hooks"""
+    else:
+        body = f"""  const known = new Set({json.dumps(names)})
+  const made = {{}}
+  return new Proxy({{}}, {{
+    get(_target, name) {{
+      if (typeof name !== "string") return undefined
+      record("plugin.lookup", {{ name }}, null)
+      if (name === "then") return undefined
+      if (!(known.has(name) || name === "event" || name === "config" || name.includes("."))) return undefined
+      if (!made[name]) made[name] = hook(name)
+      return made[name]
+    }},
+  }})"""
+    return f"""// pasture hostenv recording plugin (generated)
+import {{ appendFileSync }} from "node:fs"
+
+const LOG = {json.dumps(str(log))}
+const BLOCK_TOOL = {json.dumps(block_tool)}
+const REASON = {json.dumps(reason)}
+const ANSWERS = {json.dumps(answers or {}, sort_keys=True)}
+
+function safe(value) {{
+  const seen = new WeakSet()
+  return JSON.parse(JSON.stringify(value, (key, v) => {{
+    if (typeof v === "function") return undefined
+    if (typeof v === "bigint") return String(v)
+    if (v && typeof v === "object") {{
+      if (seen.has(v)) return "[circular]"
+      seen.add(v)
+    }}
+    return v
+  }}) ?? "null")
+}}
+
+function record(hook, input, output) {{
+  let line
+  try {{
+    line = JSON.stringify({{ hook, time: Date.now(), input: safe(input), output: safe(output) }})
+  }} catch (err) {{
+    line = JSON.stringify({{ hook, time: Date.now(), error: String(err) }})
+  }}
+  appendFileSync(LOG, line + "\\n")
+}}
+
+function hook(name) {{
+  return async (input, output) => {{
+    record(name, input, output)
+    if (name === "tool.execute.before" && BLOCK_TOOL !== null && input && input.tool === BLOCK_TOOL) {{
+      throw new Error(REASON)
+    }}
+    const answer = ANSWERS[name]
+    if (answer && output && !(answer.tool && (!input || input.tool !== answer.tool))) {{
+      if (answer.op === "set-arg") output.args[answer.field] = answer.value
+      else if (answer.op === "replace-args") output.args = answer.value
+      else if (answer.op === "append-output") output.output = String(output.output ?? "") + answer.value
+      else if (answer.op === "push-system") output.system.push(answer.value)
+      else if (answer.op === "set-status") output.status = answer.value
+    }}
+  }}
+}}
+
+export const {export_name} = async (ctx) => {{
+  record("plugin.init", {{ keys: Object.keys(ctx), directory: ctx.directory, worktree: ctx.worktree,
+                          project: ctx.project }}, null)
+{body}
+}}
+"""

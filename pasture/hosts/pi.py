@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pasture import PastureError
-from pasture.evolve.recording import CaptureAdapter, HookRecord, Records, Run
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.opencode import (
@@ -52,6 +51,9 @@ from pasture.hosts.opencode import (
     serve_argv,
 )
 from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
+from pasture.hosts.scenario_sets import ALLOW, PROBE, Answer, Scenario
+from pasture.profile.answers import schema_field
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
 from pasture.render import commands
@@ -61,7 +63,7 @@ from pasture.runtime.hostwire.pi import STEERS as PI_STEERS
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -215,7 +217,7 @@ class PiCapture(CaptureAdapter):
     options: dict[str, Any] = {}
 
     def candidates(self, repo_root: Path) -> list[str]:
-        from pasture.evolve.recording import profile_event_names
+        from pasture.hosts.recording import profile_event_names
 
         names = set(profile_event_names(repo_root, (self.harness,)))
         for path in sorted((Path(repo_root) / "captures").glob("pi@*/catalog.json")):
@@ -227,8 +229,6 @@ class PiCapture(CaptureAdapter):
         return sorted(names)
 
     def install(self, run: Run, scenario: Scenario, events: list[str]) -> None:
-        from pasture.hostenv.recorder import pi_recorder_extension
-
         folder = run.project / ".pi" / "extensions"
         folder.mkdir(parents=True, exist_ok=True)
         refuse = scenario.channel if scenario.refused_event == "tool_call" else None
@@ -241,7 +241,7 @@ class PiCapture(CaptureAdapter):
         (folder / "pasture-capture.ts").write_text(source)
 
     def records(self, run: Run) -> Records:
-        from pasture.hostenv.recorder import read_records
+        from pasture.hosts.recorder import read_records
 
         out = Records()
         for record in read_records(run.root / self.log_name):
@@ -257,9 +257,26 @@ class PiCapture(CaptureAdapter):
         )
 
     def scenario_set(self) -> ScenarioSet:
-        from pasture.evolve import scenario_sets as s
+        from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=s.pi_scenarios(), answer=s.pi_answer_scenarios())
+        return s.ScenarioSet(base=pi_scenarios(), answer=pi_answer_scenarios())
+
+
+# Pi's answer wire forms (the result types of ExtensionAPI.on handlers)
+W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
+W_PI_CONTENT = "tool_result returns {content}"
+
+
+def _pi_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    """A Pi handler answers by what it returns (its result type in the catalog), never by mutating."""
+    out = []
+    prompt = schema_field(output, "systemPrompt")
+    if row.name == "before_agent_start" and prompt is not None and prompt.get("type") == "string":
+        out.append(("context", W_PI_SYSTEM_PROMPT))
+    content = schema_field(output, "content")
+    if row.name == "tool_result" and not row.pre_action and content is not None and content.get("type") == "array":
+        out.append(("feedback", W_PI_CONTENT))
+    return out
 
 
 class Pi(PluginFileMembers):
@@ -279,6 +296,9 @@ class Pi(PluginFileMembers):
     wire = "pi"
     gate_failure = "report-and-continue"
     launcher: HostLauncher = PiLauncher()
+
+    def version_env(self, home: str) -> dict[str, str]:
+        return {"PI_OFFLINE": "1"}
 
     def surface_of(self, bus: bool) -> HookSurface:
         return HookSurface.PI_EXTENSION_EVENT
@@ -345,6 +365,9 @@ class Pi(PluginFileMembers):
         "pi-extension-event": {"order": "sequential-load-order", "reconciliation": "sequential-mutation"}
     }
 
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _pi_candidates(row, output)
+
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the event object, as the extension hands it over
 
@@ -387,3 +410,124 @@ def _check_session(inst: Installation, ctx: DoctorContext) -> list[Finding]:
 
 
 HOST: Host = Pi()  # mypy checks the class against the Protocol here
+
+
+# --- what `pasture capture` runs on this host (the scenarios its ScenarioSet is made of) ---------
+
+
+def pi_scenarios() -> tuple[Scenario, ...]:
+    """Pi: an extension's tool_call handler refuses by throwing (documented: "tool_call errors block the tool
+    (fail-safe)"), or by returning ``{block: true, reason}``; in both the reason is the blocked call's
+    tool result. Pi has no stop refusal channel (agent_end's result is never read)."""
+    return (
+        ALLOW,
+        Scenario(
+            "tool-call-throw",
+            "the extension throws an Error carrying the reason from its tool_call handler for the bash call",
+            PROBE,
+            "tool_call",
+            "throw",
+            False,
+        ),
+        Scenario(
+            "tool-call-block",
+            "the extension's tool_call handler returns {block: true, reason} for the bash call",
+            PROBE,
+            "tool_call",
+            "block",
+            False,
+        ),
+    )
+
+
+def pi_answer_scenarios() -> tuple[Scenario, ...]:
+    """Pi: a handler answers by what it returns (ExtensionAPI's result types)."""
+    return (
+        Scenario(
+            "before-agent-start-context",
+            "before_agent_start returns a systemPrompt with a text appended; honoured if the text is in the "
+            "first request the model receives",
+            PROBE,
+            answer=Answer(
+                "context",
+                "before_agent_start",
+                W_PI_SYSTEM_PROMPT,
+                plugin={"op": "append-system-prompt", "value": "{marker}"},
+            ),
+        ),
+        Scenario(
+            "tool-result-feedback",
+            "tool_result returns a content with a text after the shell call; honoured if the text is in what "
+            "the next request adds after the tool call",
+            PROBE,
+            answer=Answer(
+                "feedback", "tool_result", W_PI_CONTENT, plugin={"op": "return-content", "value": "{marker}"}
+            ),
+        ),
+    )
+
+
+# --- the recording extension `pasture capture` installs ------------------------------------------
+
+#: How the Pi recording extension can answer (see :func:`pi_recorder_extension`).
+PI_ANSWER_OPS = ("append-system-prompt", "return-content")
+
+
+def pi_recorder_extension(
+    log: str | Path,
+    events: Sequence[str],
+    *,
+    refuse: str | None = None,
+    tool: str = "bash",
+    reason: str = "blocked by pasture recorder",
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """TypeScript source of a Pi project extension (``.pi/extensions/*.ts``) that subscribes to every
+    event of ``events`` (``pi.on(name, handler)``) and records each as ``{"hook": name, "input": event}``
+    into ``log``. ``refuse``: ``"throw"`` throws ``new Error(reason)`` from ``tool_call`` of ``tool``;
+    ``"block"`` returns ``{block: true, reason}`` there. ``answers``: ``{event: {"op": OP, "value": V}}``
+    with OP one of :data:`PI_ANSWER_OPS`, once per event (``append-system-prompt``: before_agent_start
+    returns ``{systemPrompt: event.systemPrompt + "\\n" + V}``; ``return-content``: tool_result returns
+    ``{content: [{type: "text", text: V}]}``). It imports only ``node:fs``. Every string reaches the source
+    through :func:`pasture.render.encode.js_literal`."""
+    from pasture.render.encode import js_literal
+
+    if refuse not in (None, "throw", "block"):
+        raise ValueError("refuse must be None, 'throw' or 'block'")
+    for event, spec in (answers or {}).items():
+        if spec.get("op") not in PI_ANSWER_OPS:
+            raise ValueError(f"{event}: op must be one of {PI_ANSWER_OPS}")
+    return f"""// pasture capture: Pi recording extension (generated; records every subscribed event)
+import {{ appendFileSync }} from "node:fs"
+const LOG = {js_literal(str(log))}
+const EVENTS: string[] = {js_literal(list(events))}
+const REFUSE = {js_literal(refuse or "")}
+const TOOL = {js_literal(tool)}
+const REASON = {js_literal(reason)}
+const ANSWERS: Record<string, {{ op: string; value: string }}> = {js_literal(answers or {})}
+const answered = new Set<string>()
+function safe(value: unknown): unknown {{
+  try {{ return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))) }}
+  catch (err) {{ return {{ unserializable: String(err) }} }}
+}}
+export default function (pi: any) {{
+  for (const name of EVENTS) {{
+    pi.on(name, async (event: any) => {{
+      appendFileSync(LOG, JSON.stringify({{ hook: name, input: safe(event) }}) + "\\n")
+      if (name === "tool_call" && event && event.toolName === TOOL) {{
+        if (REFUSE === "throw") throw new Error(REASON)
+        if (REFUSE === "block") return {{ block: true, reason: REASON }}
+      }}
+      const answer = Object.prototype.hasOwnProperty.call(ANSWERS, name) ? ANSWERS[name] : undefined
+      if (answer !== undefined && !answered.has(name)) {{
+        answered.add(name)
+        if (answer.op === "append-system-prompt") {{
+          return {{ systemPrompt: String(event.systemPrompt) + "\\n" + answer.value }}
+        }}
+        if (answer.op === "return-content") return {{ content: [{{ type: "text", text: answer.value }}] }}
+      }}
+      return undefined
+    }})
+  }}
+}}
+"""

@@ -11,16 +11,22 @@ What the generic code asks a host, by command:
   ``target``, ``pick_contract``, ``install``, ``trust``, ``uninstall``;
 * ``pasture doctor`` (:mod:`pasture.doctor.run`): ``target`` again, ``read_installation``, ``check_adapter``,
   ``check_launcher``, ``check_session``, ``check_environment``;
+* ``pasture validate`` and every command that loads profiles (:mod:`pasture.profile.loader`, handed the hosts):
+  ``surfaces``, ``native_calls``, ``answer_candidates``;
 * ``pasture capture`` / ``pasture profile new`` / ``pasture host status`` / the real-host tests: ``launcher``,
   ``capture``, ``identity_fields``, ``capture_identity_fields``, ``not_events``, ``throw_refuses``,
-  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``.
+  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``, ``version_env``.
+
+The command line hands the packages below the registry the host they need (they declare what they ask of
+one: ``ProfileHost``, ``RenderedHost``, ``InstallHost``, ``DoctorHost``, which every ``Host`` meets).
 
 The members are small because the mechanics are shared, host-neutral helpers a host module calls:
 :mod:`pasture.install.jsonhooks` (``hooks.<Event>`` lists in a JSON settings file, with a
 :class:`~pasture.install.jsonhooks.SettingsAmendment` for what else the host keeps there),
 :mod:`pasture.install.pluginfile` (one plugin file of pasture's own), :mod:`pasture.install.places`
 (targets, versions, contract choice), :mod:`pasture.doctor.installed` (the doctor checks of each adapter
-kind), :mod:`pasture.evolve.recording` (capture adapters). None of them imports this package's registry.
+kind), :mod:`pasture.hosts.recording` (capture adapters), :mod:`pasture.hosts.scenario_sets` (the scenarios
+hosts share). None of them imports this package's registry.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
 
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
-    from pasture.evolve.recording import CaptureAdapter
+    from pasture.hosts.recording import CaptureAdapter
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.contracts import Contract
@@ -67,6 +73,12 @@ class Host(Protocol):
     #: ``--codex-bin``, ``--opencode-bin``)
     binary_flag: str
     binary_env: str
+
+    def version_env(self, home: str) -> dict[str, str]:
+        """What ``<binary> --version`` needs in its environment, besides a throwaway ``home``, to answer offline
+        (no update check, no network, its folders under ``home``): ``pasture host status``, ``pasture capture``."""
+        ...
+
     #: the module of pasture.runtime.hostwire that encodes this host's answers on the hook path
     wire: str
     #: the failure arm ``pasture bump`` derives for a new gate row (before evidence promotes it)
@@ -174,6 +186,12 @@ class Host(Protocol):
     #: surface value -> the axes (``order``, ``reconciliation``) of a new gate row there (its failure is
     #: ``gate_failure``); only the surfaces that can carry a gate
     gate_axes: Mapping[str, Mapping[str, str]]
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        """(capability, wire form) pairs a row's catalog output schema and input fields allow, in the host's own
+        wire forms (the capability matrix, :mod:`pasture.profile.answers`; the JSON command hosts share
+        :func:`~pasture.profile.answers.command_candidates`)."""
+        ...
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""

@@ -10,8 +10,8 @@ each file is replaced atomically (files.replace).
 
 from __future__ import annotations
 
-from pasture.hosts import Host, host
 from pasture.install.adapter import Adapter, load_adapter
+from pasture.install.hostview import InstallHost
 from pasture.install.report import InstallError, Report
 from pasture.install.session import Options, Session
 from pasture.install.targets import Target, TargetError, choose_contract
@@ -19,24 +19,23 @@ from pasture.install.targets import Target, TargetError, choose_contract
 __all__ = ["Options", "run_install", "run_uninstall"]
 
 
-def _session(opts: Options) -> tuple[Host, Session]:
-    the_host = host(opts.harness)
+def _session(opts: Options, the_host: InstallHost) -> Session:
     try:
         target = the_host.target(opts.project, opts.env)
     except TargetError as exc:
         raise InstallError(str(exc)) from None
     report = Report("install", opts.harness, target.scope, project=target.project)
     binary = opts.binaries.get(the_host.binary_flag)
-    return the_host, Session(opts, target, report, binary=binary, flags=the_host.install_flags)
+    return Session(opts, target, report, binary=binary, flags=the_host.install_flags)
 
 
-def _adapter(session: Session) -> Adapter:
+def _adapter(session: Session, the_host: InstallHost) -> Adapter:
     from pasture.profile.diagnostics import ProfileErrors
 
     opts, report = session.opts, session.report
     try:
-        contract_id, why = choose_contract(opts.root, opts.harness, opts.contract, opts.env, session.binary)
-        adapter = load_adapter(opts.root, contract_id)
+        contract_id, why = choose_contract(opts.root, the_host, opts.contract, opts.env, session.binary)
+        adapter = load_adapter(opts.root, contract_id, the_host)
     except TargetError as exc:
         raise InstallError(str(exc)) from None
     except ProfileErrors as exc:
@@ -53,9 +52,10 @@ def _adapter(session: Session) -> Adapter:
     return adapter
 
 
-def run_install(opts: Options) -> Report:
-    the_host, session = _session(opts)
-    session.adapter = _adapter(session)
+def run_install(opts: Options, the_host: InstallHost) -> Report:
+    """Install ``opts.harness``'s adapter; ``the_host`` is that host (the command line reads the registry)."""
+    session = _session(opts, the_host)
+    session.adapter = _adapter(session, the_host)
     _user_scope_warning(the_host, session)
     _injected_env_warning(session)
     if not opts.trust_only:
@@ -67,8 +67,8 @@ def run_install(opts: Options) -> Report:
     return session.report
 
 
-def run_uninstall(opts: Options) -> Report:
-    the_host, session = _session(opts)
+def run_uninstall(opts: Options, the_host: InstallHost) -> Report:
+    session = _session(opts, the_host)
     session.report.action = "uninstall"
     the_host.uninstall(session)
     return session.report
@@ -80,7 +80,7 @@ def _injected_env_warning(session: Session) -> None:
     opts = session.opts
     if opts.project is None:
         return
-    from pasture.doctor.tamper import injected_by_file
+    from pasture.install.envblock import injected_by_file
 
     project = str(opts.project.resolve())
     for path, names in sorted(injected_by_file(project, project).items()):
@@ -91,7 +91,7 @@ def _injected_env_warning(session: Session) -> None:
         )
 
 
-def _user_scope_warning(the_host: Host, session: Session) -> None:
+def _user_scope_warning(the_host: InstallHost, session: Session) -> None:
     """A project install while pasture's hooks are installed for the user too: the host runs both."""
     opts, target = session.opts, session.target
     if target.scope != "project":
@@ -101,7 +101,7 @@ def _user_scope_warning(the_host: Host, session: Session) -> None:
         text = user.file.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return
-    from pasture.doctor.installed import Installation
+    from pasture.install.places import Installation
 
     if isinstance(the_host.read_installation(user, text), Installation):
         session.report.warnings.append(

@@ -8,22 +8,26 @@ current); when generated/ holds a copy that differs, the report warns that it is
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pasture.hosts import host
 from pasture.install.session import Adapter
 from pasture.profile.loader import load_project
+
+if TYPE_CHECKING:
+    from pasture.install.hostview import InstallHost
 
 __all__ = ["Adapter", "load_adapter"]
 
 
-def load_adapter(root: Path, contract_id: str) -> Adapter:
-    """Load and validate one contract (raises ProfileErrors) and render its installable file (its host's
-    ``adapter_file``)."""
-    (contract,) = load_project(root, [contract_id])
+def load_adapter(root: Path, contract_id: str, host: InstallHost) -> Adapter:
+    """Load and validate one contract of ``host`` (raises ProfileErrors) and render its installable file (the
+    host's ``adapter_file``)."""
+    (contract,) = load_project(root, [contract_id], hosts={host.name: host})
     from pasture.render.project import adapter_artifacts
 
-    name = host(contract.harness.value).adapter_file
-    artifact = next(a for a in adapter_artifacts(contract, root) if a.path == f"{contract.id}/{name}")
+    artifact = next(
+        a for a in adapter_artifacts(contract, host, root) if a.path == f"{contract.id}/{host.adapter_file}"
+    )
     on_disk = root / "generated" / artifact.path
     stale = None
     try:

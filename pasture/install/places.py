@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from pasture import PastureError
 from pasture.profile.versions import HostVersion, VersionError
@@ -136,3 +136,15 @@ def codex_home(env: Mapping[str, str]) -> Path:
 
 def opencode_user_dir(env: Mapping[str, str]) -> Path:
     return xdg_config(env) / "opencode"
+
+
+@dataclass
+class Installation:
+    """One installation of a host's adapter as found at a target (doctor reads it; install asks whether one
+    is there): the file's text and, for a JSON hooks file, its document."""
+
+    harness: str
+    target: Target
+    text: str
+    document: dict[str, Any] | None  # a JSON hooks file: the parsed document
+    contract: str | None = None  # the contract it was installed from (None: more than one, or unreadable)

@@ -24,52 +24,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from pasture.hosts import NAMES as HARNESSES
-from pasture.hosts import host
-from pasture.install.places import (
-    Target,
-    TargetError,
-    claude_user_dir,
-    codex_home,
-    contract_ids,
-    home,
-    opencode_user_dir,
-    version_of,
-)
+from pasture.install.hostview import InstallHost
+from pasture.install.places import Target, TargetError, contract_ids, version_of
 from pasture.profile.versions import HostVersion
 
 __all__ = [
-    "HARNESSES",
     "Target",
     "TargetError",
     "choose_contract",
-    "claude_user_dir",
-    "codex_home",
-    "contract_ids",
     "detect_host_version",
-    "home",
-    "opencode_user_dir",
     "target_for",
 ]
 
 
-def target_for(harness: str, project: Path | None, env: Mapping[str, str]) -> Target:
-    """The target for ``harness``: project scope when ``project`` is a folder, user scope when None."""
-    return host(harness).target(project, env)
+def target_for(host: InstallHost, project: Path | None, env: Mapping[str, str]) -> Target:
+    """The target for ``host``: project scope when ``project`` is a folder, user scope when None."""
+    return host.target(project, env)
 
 
 def detect_host_version(
-    harness: str, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
+    host: InstallHost, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
 ) -> tuple[HostVersion | None, str]:
     """(version, what was run/seen) of the installed host CLI; None when it cannot be told."""
-    return version_of(host(harness).binary, binary, env, timeout)
+    return version_of(host.binary, binary, env, timeout)
 
 
 def choose_contract(
-    root: Path, harness: str, explicit: str | None, env: Mapping[str, str], binary: str | None = None
+    root: Path, host: InstallHost, explicit: str | None, env: Mapping[str, str], binary: str | None = None
 ) -> tuple[str, str]:
     """(contract id, why it was chosen): ``explicit`` if it exists; otherwise what the host picks for the
     installed version (``binary --version``, else its binary on PATH)."""
+    harness = host.name
     available = contract_ids(root, harness)
     ids = [cid for _v, cid in available]
     if explicit:
@@ -78,5 +63,5 @@ def choose_contract(
         return explicit, "chosen with --contract"
     if not available:
         raise TargetError(f"profiles/ under {root} holds no {harness} contract")
-    version, seen = detect_host_version(harness, binary, env)
-    return host(harness).pick_contract(available, version, seen)
+    version, seen = detect_host_version(host, binary, env)
+    return host.pick_contract(available, version, seen)

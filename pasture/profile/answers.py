@@ -20,36 +20,22 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol
 
 from pasture.profile.versions import HostVersion, VersionError
-from pasture.profile.vocab import Harness, HookSurface, IdentityKind, MutationMode, StopLoopPolicy
+from pasture.profile.vocab import IdentityKind, MutationMode, StopLoopPolicy
 
 #: The answer capabilities, in matrix order.
 CAPABILITIES = ("allow", "rewrite", "context", "feedback", "continue")
 
-# Wire forms, named as the capture scenarios name them (pasture/evolve/scenarios.py uses these).
+# Wire forms of the JSON command hosts (Claude Code's hookSpecificOutput ones, shared by Codex; Gemini CLI and
+# Copilot CLI reuse W_CONTEXT and W_BLOCK_REASON), named as the capture scenarios name them. Each other host's
+# own forms are in its host module (pasture/hosts/<host>.py, W_*).
 W_ALLOW = "hookSpecificOutput.permissionDecision=allow"
 W_BEHAVIOR_ALLOW = "hookSpecificOutput.decision.behavior=allow"
 W_UPDATED_INPUT = "hookSpecificOutput.updatedInput+permissionDecision=allow"
 W_CONTEXT = "hookSpecificOutput.additionalContext"
 W_BLOCK_REASON = "decision=block+reason"
-W_OC_SET_ARG = "output.args.<field> set in place"
-W_OC_NEW_ARGS = "output.args replaced by a new object"
-W_OC_STATUS = "output.status=allow"
-W_OC_SYSTEM = "output.system.push(text)"
-W_OC_OUTPUT = "output.output edited"
-# Gemini CLI (bundled docs/hooks/reference.md, the hook output classes of its bundle)
-W_GEM_TOOL_INPUT = "hookSpecificOutput.tool_input"
-W_GEM_ALLOW = "decision=allow"
-W_GEM_DENY_REASON = "decision=deny+reason"
-# GitHub Copilot CLI (the flat outputs of copilot-sdk/types.d.ts)
-W_COP_ALLOW = "permissionDecision=allow"
-W_COP_MODIFIED_ARGS = "modifiedArgs+permissionDecision=allow"
-W_COP_CONTEXT = "additionalContext"
-# Pi (the result types of ExtensionAPI.on handlers)
-W_PI_SYSTEM_PROMPT = "before_agent_start returns {systemPrompt}"
-W_PI_CONTENT = "tool_result returns {content}"
 
 
 @dataclass(frozen=True)
@@ -70,7 +56,7 @@ class AnswerForm:
 # --- 1. what the host's own schema allows ----------------------------------------------------------
 
 
-def _field(output: dict[str, Any], path: str) -> dict[str, Any] | None:
+def schema_field(output: dict[str, Any], path: str) -> dict[str, Any] | None:
     """The field spec at a dotted path (through object fields and object-union variants)."""
     spec: dict[str, Any] | None = {"fields": output}
     for part in path.split("."):
@@ -86,10 +72,10 @@ def _field(output: dict[str, Any], path: str) -> dict[str, Any] | None:
     return spec
 
 
-def _offers(output: dict[str, Any], path: str, value: str) -> bool:
+def schema_offers(output: dict[str, Any], path: str, value: str) -> bool:
     """Whether the field at ``path`` exists and can take ``value`` (enum, literal, in some variant)."""
     head, _, last = path.rpartition(".")
-    parent: dict[str, Any] | None = _field(output, head) if head else {"fields": output}
+    parent: dict[str, Any] | None = schema_field(output, head) if head else {"fields": output}
     if parent is None:
         return False
     specs = [(parent.get("fields") or {}).get(last)]
@@ -98,27 +84,27 @@ def _offers(output: dict[str, Any], path: str, value: str) -> bool:
 
 
 #: Input fields that carry a tool's outcome: a row whose input has one runs after a tool.
-_TOOL_OUTCOME = ("tool_response", "error")
+TOOL_OUTCOME = ("tool_response", "error")
 
 
-def _command_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+def command_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
     out = []
     after_tool = any(i.kind is IdentityKind.TOOL_CALL for i in row.identities) and any(
-        name in inputs for name in _TOOL_OUTCOME
+        name in inputs for name in TOOL_OUTCOME
     )
-    if row.pre_action and _offers(output, "hookSpecificOutput.permissionDecision", "allow"):
+    if row.pre_action and schema_offers(output, "hookSpecificOutput.permissionDecision", "allow"):
         out.append(("allow", W_ALLOW))
-    if row.pre_action and _offers(output, "hookSpecificOutput.decision.behavior", "allow"):
+    if row.pre_action and schema_offers(output, "hookSpecificOutput.decision.behavior", "allow"):
         out.append(("allow", W_BEHAVIOR_ALLOW))
     if (
         row.mutation is MutationMode.INPUT
-        and _field(output, "hookSpecificOutput.updatedInput") is not None
-        and _offers(output, "hookSpecificOutput.permissionDecision", "allow")
+        and schema_field(output, "hookSpecificOutput.updatedInput") is not None
+        and schema_offers(output, "hookSpecificOutput.permissionDecision", "allow")
     ):
         out.append(("rewrite", W_UPDATED_INPUT))
-    if _field(output, "hookSpecificOutput.additionalContext") is not None:
+    if schema_field(output, "hookSpecificOutput.additionalContext") is not None:
         out.append(("context", W_CONTEXT))
-    blocks = _offers(output, "decision", "block") and _field(output, "reason") is not None
+    blocks = schema_offers(output, "decision", "block") and schema_field(output, "reason") is not None
     stop = row.stop_loop is StopLoopPolicy.CONSULT_WHEN_INACTIVE
     if blocks and not row.pre_action and after_tool and not stop:
         out.append(("feedback", W_BLOCK_REASON))
@@ -127,101 +113,29 @@ def _command_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]
     return out
 
 
-def _opencode_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
-    if row.mutation is not MutationMode.OUTPUT_OBJECT:
-        return []  # an OpenCode hook answers only by mutating its output object
-    out = []
-    if row.pre_action and _offers(output, "status", "allow"):
-        out.append(("allow", W_OC_STATUS))
-    if row.pre_action and _field(output, "args") is not None:
-        out += [("rewrite", W_OC_SET_ARG), ("rewrite", W_OC_NEW_ARGS)]
-    system = _field(output, "system")
-    if system is not None and system.get("type") == "array":
-        out.append(("context", W_OC_SYSTEM))
-    result = _field(output, "output")
-    if not row.pre_action and result is not None and result.get("type") == "string":
-        out.append(("feedback", W_OC_OUTPUT))
-    return out
-
-
-def _pi_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
-    """A Pi handler answers by what it returns (its result type in the catalog), never by mutating."""
-    out = []
-    prompt = _field(output, "systemPrompt")
-    if row.name == "before_agent_start" and prompt is not None and prompt.get("type") == "string":
-        out.append(("context", W_PI_SYSTEM_PROMPT))
-    content = _field(output, "content")
-    if row.name == "tool_result" and not row.pre_action and content is not None and content.get("type") == "array":
-        out.append(("feedback", W_PI_CONTENT))
-    return out
-
-
 #: Input fields that mark a stop hook's forced continuation: a row whose input has one is the host's stop.
-_STOP_ACTIVE = ("stop_hook_active", "stopHookActive")
+STOP_ACTIVE = ("stop_hook_active", "stopHookActive")
 
 
-def _gemini_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """Gemini CLI: ``decision`` (allow / deny) + ``reason`` and ``hookSpecificOutput`` fields per event. An
-    ``additionalContext`` after a tool is appended to its result (feedback), elsewhere it is context; a deny
-    after a tool replaces its result (feedback); on the stop event (AfterAgent, whose input carries
-    ``stop_hook_active``) a deny sends the reason as a new prompt (continue)."""
-    out = []
-    after_tool = "tool_response" in inputs
-    stop = any(name in inputs for name in _STOP_ACTIVE)
-    if row.pre_action and _offers(output, "decision", "allow"):
-        out.append(("allow", W_GEM_ALLOW))
-    if (
-        row.pre_action
-        and row.mutation is MutationMode.INPUT
-        and _field(output, "hookSpecificOutput.tool_input") is not None
-    ):
-        out.append(("rewrite", W_GEM_TOOL_INPUT))
-    if _field(output, "hookSpecificOutput.additionalContext") is not None:
-        out.append(("feedback" if after_tool else "context", W_CONTEXT))
-    denies = _offers(output, "decision", "deny") and _field(output, "reason") is not None
-    if denies and not row.pre_action and after_tool:
-        out.append(("feedback", W_GEM_DENY_REASON))
-    if denies and stop:
-        out.append(("continue", W_GEM_DENY_REASON))
-    return out
+class AnswerHost(Protocol):
+    """What the capability matrix asks of a host (every :class:`pasture.hosts.protocol.Host` has it)."""
 
+    name: str
 
-def _copilot_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """GitHub Copilot CLI: flat outputs. ``permissionDecision`` allow, ``modifiedArgs`` (with allow) on an
-    ``input`` row, ``additionalContext`` (after a tool: feedback), ``decision: block`` + ``reason`` on the stop
-    event (agentStop, whose input carries ``stopHookActive``)."""
-    out = []
-    after_tool = "toolResult" in inputs or ("toolArgs" in inputs and "error" in inputs)
-    stop = any(name in inputs for name in _STOP_ACTIVE)
-    allows = _offers(output, "permissionDecision", "allow")
-    if row.pre_action and allows:
-        out.append(("allow", W_COP_ALLOW))
-    if row.pre_action and allows and row.mutation is MutationMode.INPUT and _field(output, "modifiedArgs") is not None:
-        out.append(("rewrite", W_COP_MODIFIED_ARGS))
-    if _field(output, "additionalContext") is not None:
-        out.append(("feedback" if after_tool and not row.pre_action else "context", W_COP_CONTEXT))
-    if stop and _offers(output, "decision", "block") and _field(output, "reason") is not None:
-        out.append(("continue", W_BLOCK_REASON))
-    return out
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        """(capability, wire form) pairs the row's catalog output schema and input fields allow, in its own
+        wire forms (Claude Code's ``hookSpecificOutput`` ones: :func:`command_candidates`)."""
+        ...
 
 
 def candidates(
-    harness: Harness, row: Any, output: dict[str, Any] | None, inputs: dict[str, Any] | None = None
+    host: AnswerHost, row: Any, output: dict[str, Any] | None, inputs: dict[str, Any] | None = None
 ) -> list[tuple[str, str]]:
     """(capability, wire form) pairs the row's catalog schema (``output``, and ``inputs`` to tell a
-    row that runs after a tool) and its mutation mode allow, in matrix order."""
+    row that runs after a tool) and its mutation mode allow, in matrix order; ``host`` decodes its forms."""
     if output is None:
         return []
-    if harness is Harness.OPENCODE:
-        found = _opencode_candidates(row, output) if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT else []
-    elif harness is Harness.GEMINI_CLI:
-        found = _gemini_candidates(row, output, inputs or {})
-    elif harness is Harness.COPILOT_CLI:
-        found = _copilot_candidates(row, output, inputs or {})
-    elif harness is Harness.PI:
-        found = _pi_candidates(row, output)
-    else:
-        found = _command_candidates(row, output, inputs or {})
+    found = host.answer_candidates(row, output, inputs or {})
     return sorted(found, key=lambda pair: CAPABILITIES.index(pair[0]))
 
 
@@ -269,15 +183,15 @@ def read_answer_captures(root: Path, contract_id: str) -> list[AnswerCapture]:
     return found
 
 
-def _same_version(capture: AnswerCapture, harness: Harness, version: HostVersion) -> bool:
+def _same_version(capture: AnswerCapture, harness: str, version: HostVersion) -> bool:
     try:
-        return capture.harness == harness.value and HostVersion.parse(capture.version) == version
+        return capture.harness == harness and HostVersion.parse(capture.version) == version
     except VersionError:
         return False
 
 
 def row_answers(
-    harness: Harness,
+    host: AnswerHost,
     version: HostVersion,
     row: Any,
     output: dict[str, Any] | None,
@@ -285,9 +199,9 @@ def row_answers(
     inputs: dict[str, Any] | None = None,
 ) -> tuple[AnswerForm, ...]:
     """Every form the schema allows for ``row``, each with the captures of this version that tried it."""
-    mine = [c for c in captures if c.event == row.name and _same_version(c, harness, version)]
+    mine = [c for c in captures if c.event == row.name and _same_version(c, host.name, version)]
     forms = []
-    for capability, wire in candidates(harness, row, output, inputs):
+    for capability, wire in candidates(host, row, output, inputs):
         tried = [c for c in mine if (c.capability, c.wire) == (capability, wire)]
         honoured = [c.path for c in tried if c.honoured is True]
         forms.append(
@@ -307,7 +221,7 @@ def offered(forms: Iterable[AnswerForm]) -> tuple[tuple[str, str], ...]:
 
 
 def derive(
-    root: Path, contract_id: str, harness: Harness, version: HostVersion, rows: tuple[Any, ...], catalog: Any
+    root: Path, contract_id: str, host: AnswerHost, version: HostVersion, rows: tuple[Any, ...], catalog: Any
 ) -> dict[str, tuple[AnswerForm, ...]]:
     """Row name -> its answer forms, for every row (no catalog: no forms)."""
     captures = read_answer_captures(root, contract_id)
@@ -315,7 +229,7 @@ def derive(
     for row in rows:
         schema = catalog.event(row.name) if catalog is not None else None
         out[row.name] = row_answers(
-            harness,
+            host,
             version,
             row,
             schema.output if schema is not None else None,

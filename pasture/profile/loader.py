@@ -11,14 +11,15 @@ import gc
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
-from pasture.catalog import CatalogError, find_catalog
-from pasture.catalog.closed import check as check_against_catalog
 from pasture.profile import rules
 from pasture.profile.answers import derive
+from pasture.profile.catalog import CatalogError, find_catalog
+from pasture.profile.closed import check as check_against_catalog
 from pasture.profile.contracts import Contract, RuntimeContract
 from pasture.profile.diagnostics import Problem, ProfileErrors
+from pasture.profile.hostview import ProfileHost
 from pasture.profile.models import LifecycleFile, RuntimeFile
 from pasture.profile.reading import read_yaml, relpath, validate_shape
 from pasture.profile.vocab import Harness
@@ -46,10 +47,17 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] | None = None) -> list[Contract]:
+def load_project(
+    root: Path,
+    only: Iterable[str] | None = None,
+    cited: set[str] | None = None,
+    *,
+    hosts: Mapping[str, ProfileHost],
+) -> list[Contract]:
     """Load and validate every contract under root/profiles; raise ProfileErrors with all problems.
 
-    ``cited``, when given, collects every repository path a citation resolved to.
+    ``cited``, when given, collects every repository path a citation resolved to. ``hosts``: harness id ->
+    its host (the registry, handed in by the caller: profile/ never imports it).
     """
     root = Path(root)
     profiles = root / "profiles"
@@ -94,7 +102,7 @@ def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] 
         for folder in folders:
             if wanted is not None and folder.name not in wanted:
                 continue
-            contract = _load_contract(root, folder, problems, cited)
+            contract = _load_contract(root, folder, problems, cited, hosts)
             if contract is not None:
                 contracts.append(contract)
     if wanted is not None:
@@ -116,7 +124,22 @@ def load_project(root: Path, only: Iterable[str] | None = None, cited: set[str] 
     return contracts
 
 
-def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None):
+def _host(f, harness: Harness | None, hosts: Mapping[str, ProfileHost]) -> ProfileHost | None:
+    """The host of ``harness`` among ``hosts``; a problem when the caller loads without it."""
+    if harness is None:
+        return None
+    host = hosts.get(harness.value)
+    if host is None:
+        f.add(
+            ("contract",),
+            f"a {harness.value} contract, and this command loads the contracts of {', '.join(hosts) or 'no host'} only",
+            f"load it with its host ({harness.value})",
+            field="contract",
+        )
+    return host
+
+
+def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None, hosts):
     f, data = read_yaml(root, folder / LIFECYCLE, folder.name, problems, cited)
     if data is None:
         return None
@@ -130,7 +153,7 @@ def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str
     admission = rules.resolve_admission(f, model.admission, recorded)
     for name, url in model.sources.items():
         rules.resolve_citation(f, root, {}, url, ("sources", name), f"source {name}", "sources")
-    rows = rules.resolve_rows(f, root, model, harness)
+    rows = rules.resolve_rows(f, root, model, harness, _host(f, harness, hosts))
     check_against_catalog(f, root, model, harness, recorded)
     if ident is None or admission is None or rows is None or f.has_problems():
         return None
@@ -138,7 +161,12 @@ def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str
 
 
 def _runtime(
-    root: Path, folder: Path, problems: list[Problem], contract_id: str | None, harness: Harness | None
+    root: Path,
+    folder: Path,
+    problems: list[Problem],
+    contract_id: str | None,
+    harness: Harness | None,
+    hosts: Mapping[str, ProfileHost],
 ) -> RuntimeContract | None:
     f, data = read_yaml(root, folder / RUNTIME, contract_id or folder.name, problems)
     if data is None:
@@ -146,25 +174,30 @@ def _runtime(
     model = validate_shape(f, RuntimeFile, data, "capabilities")
     if model is None:
         return None
-    return rules.runtime_contract(f, model, contract_id, harness)
+    host = hosts.get(harness.value) if harness is not None else None  # a missing one: the lifecycle file says so
+    return rules.runtime_contract(f, model, contract_id, harness, host)
 
 
-def _with_answers(root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None):
+def _with_answers(
+    root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None, host: ProfileHost
+):
     """Each row with its capability matrix: the host catalog's output schema and mutation mode, and
     the answer captures of this very version (profile/answers.py)."""
     try:
         catalog = find_catalog(root, harness.value, str(version))
     except CatalogError:
         catalog = None  # the closed-catalog check has already reported it
-    forms = derive(root, contract_id, harness, version, rows, catalog)
+    forms = derive(root, contract_id, host, version, rows, catalog)
     if cited is not None:
         cited.update(f.evidence for fs in forms.values() for f in fs if f.evidence)
     return tuple(replace(row, answers=forms[row.name]) for row in rows)
 
 
-def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None) -> Contract | None:
+def _load_contract(
+    root: Path, folder: Path, problems: list[Problem], cited: set[str] | None, hosts: Mapping[str, ProfileHost]
+) -> Contract | None:
     before = len(problems)
-    life = _lifecycle(root, folder, problems, cited)
+    life = _lifecycle(root, folder, problems, cited, hosts)
     contract_id = folder.name
     harness = None
     if life is not None:
@@ -173,11 +206,11 @@ def _load_contract(root: Path, folder: Path, problems: list[Problem], cited: set
         # Still check the runtime profile, against the id the folder claims, so every problem shows.
         text = folder.name.partition("@")[0]
         harness = Harness(text) if text in Harness._value2member_map_ else None
-    runtime = _runtime(root, folder, problems, contract_id, harness)
+    runtime = _runtime(root, folder, problems, contract_id, harness, hosts)
     if life is None or runtime is None or len(problems) != before:
         return None
     harness, version, admission, rows = life
-    rows = _with_answers(root, contract_id, harness, version, rows, cited)
+    rows = _with_answers(root, contract_id, harness, version, rows, cited, hosts[harness.value])
     return Contract(
         id=contract_id,
         harness=harness,

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pasture.hosts import HOSTS
 from pasture.profile.contracts import Binding, CapabilityBinding, EventRow, IdentityField, RuntimeContract
+from pasture.profile.hostview import ProfileHost
 from pasture.profile.models import AdmissionSpec, CapabilityContribution, LifecycleFile, OperationBinding, RuntimeFile
 from pasture.profile.reading import ProfileFile
 from pasture.profile.versions import Admission, HostVersion, VersionError
@@ -258,7 +258,7 @@ def resolve_citation(
 
 
 def resolve_rows(
-    f: ProfileFile, root: Path, model: LifecycleFile, harness: Harness | None
+    f: ProfileFile, root: Path, model: LifecycleFile, harness: Harness | None, host: ProfileHost | None
 ) -> tuple[EventRow, ...] | None:
     if not model.events:
         f.add(
@@ -299,8 +299,8 @@ def resolve_rows(
                 field="name",
             )
         seen.setdefault(row.name, i)
-        if harness is not None and row.surface not in HOSTS[harness.value].surfaces:
-            allowed = ", ".join(s.value for s in HOSTS[harness.value].surfaces)
+        if harness is not None and host is not None and row.surface not in host.surfaces:
+            allowed = ", ".join(s.value for s in host.surfaces)
             f.add(
                 loc + ("surface",),
                 f"surface {row.surface.value!r} is not a {harness.value} surface; allowed: {allowed}",
@@ -482,7 +482,13 @@ _CLASS_REQUIRED = {
 
 
 def resolve_binding(
-    f: ProfileFile, key: str, spec: OperationBinding, loc: tuple, label: str, harness: Harness | None
+    f: ProfileFile,
+    key: str,
+    spec: OperationBinding,
+    loc: tuple,
+    label: str,
+    harness: Harness | None,
+    host: ProfileHost | None,
 ) -> Binding:
     allowed = _CLASS_FIELDS[spec.klass]
     for name in ("call", "arguments", "result", "context", "mediator", "instruction", "reason"):
@@ -515,9 +521,9 @@ def resolve_binding(
             row=label,
             field="arguments",
         )
-    if spec.klass is RuntimeClass.NATIVE and spec.call and harness is not None:
-        if spec.call not in HOSTS[harness.value].native_calls:
-            allowed_calls = ", ".join(sorted(HOSTS[harness.value].native_calls))
+    if spec.klass is RuntimeClass.NATIVE and spec.call and harness is not None and host is not None:
+        if spec.call not in host.native_calls:
+            allowed_calls = ", ".join(sorted(host.native_calls))
             f.add(
                 loc + ("call",),
                 f"native call {spec.call!r} is not a documented {harness.value} tool; allowed: {allowed_calls}",
@@ -547,7 +553,7 @@ def _capability_version(f: ProfileFile, value: str, loc: tuple, label: str, fiel
 
 
 def runtime_contract(
-    f: ProfileFile, model: RuntimeFile, contract_id: str | None, harness: Harness | None
+    f: ProfileFile, model: RuntimeFile, contract_id: str | None, harness: Harness | None, host: ProfileHost | None
 ) -> RuntimeContract | None:
     """The resolved runtime of a shaped runtime.yaml, or None when any rule failed (problems in f)."""
     if contract_id is not None and model.contract != contract_id:
@@ -576,7 +582,9 @@ def runtime_contract(
                 field="class",
             )
     operations = tuple(
-        resolve_binding(f, op.value, model.operations[op], ("operations", op.value), f"operation {op.value}", harness)
+        resolve_binding(
+            f, op.value, model.operations[op], ("operations", op.value), f"operation {op.value}", harness, host
+        )
         for op in CoreOperation
         if op in model.operations
     )
@@ -587,14 +595,16 @@ def runtime_contract(
         if eff.id in seen_effects:
             f.add(("effects", i, "id"), f"duplicate effect {eff.id!r}", "bind each effect once", row=label, field="id")
         seen_effects.setdefault(eff.id, i)
-        effects.append(resolve_binding(f, eff.id, eff, ("effects", i), label, harness))
-    caps = resolve_capabilities(f, model, harness)
+        effects.append(resolve_binding(f, eff.id, eff, ("effects", i), label, harness, host))
+    caps = resolve_capabilities(f, model, harness, host)
     if f.has_problems():
         return None
     return RuntimeContract(operations=operations, effects=tuple(effects), capabilities=caps)
 
 
-def resolve_capabilities(f: ProfileFile, model: RuntimeFile, harness: Harness | None) -> tuple[CapabilityBinding, ...]:
+def resolve_capabilities(
+    f: ProfileFile, model: RuntimeFile, harness: Harness | None, host: ProfileHost | None
+) -> tuple[CapabilityBinding, ...]:
     requested: dict[str, tuple[str, int]] = {}
     for i, req in enumerate(model.requested_capabilities):
         label = f"capability {req.id}"
@@ -658,7 +668,7 @@ def resolve_capabilities(f: ProfileFile, model: RuntimeFile, harness: Harness | 
                     row=label,
                     field="supports",
                 )
-        binding = resolve_binding(f, cap.id, cap, loc, label, harness)
+        binding = resolve_binding(f, cap.id, cap, loc, label, harness, host)
         out.append(CapabilityBinding(binding, want_text, cap.supports.from_, cap.supports.through))
     for cap_id, (_, i) in requested.items():
         if cap_id not in contributed:

@@ -129,11 +129,23 @@ def on_failure_block(contract: Contract, row: EventRow) -> bool:
     )
 
 
+#: Claude Code hands the model ``<Event> hook blocking error from command: "<command>": <reason>`` with
+#: every JSON block (a Stop continuation, PostToolUse feedback, a refusal): ~590 bytes of our shell
+#: line. Where a command hook sets ``statusMessage``, the host names the hook by it instead (read in
+#: the binaries of 2.1.261, 2.1.328 and 2.1.332: the display name is ``statusMessage ?? command`` on
+#: the JSON-answer path; the exit-2 path still quotes the command; each one's settings schema has the
+#: key). From 2.1.261, the oldest version read.
+CLAUDE_STATUS_MESSAGE_SINCE = HostVersion.parse("2.1.261")
+STATUS_MESSAGE = "pasture guard"
+
+
 def handler(contract: Contract, row: EventRow) -> dict:
     """One command handler for a Claude settings / Codex hooks.json matcher group."""
     out: dict = {"type": "command", "command": shell_command(contract, row), "timeout": timeout(row)}
     if on_failure_block(contract, row):
         out["onFailure"] = "block"
+    if contract.harness is Harness.CLAUDE_CODE and contract.version >= CLAUDE_STATUS_MESSAGE_SINCE:
+        out["statusMessage"] = STATUS_MESSAGE
     return out
 
 
@@ -141,3 +153,16 @@ def timeout(row: EventRow) -> int:
     if row.timeout is not None:
         return row.timeout
     return OBSERVATION_TIMEOUT if row.semantic is EventSemantic.OBSERVATION else GATE_TIMEOUT
+
+
+def hooks_table(contract: Contract) -> dict:
+    """The ``hooks`` table of a JSON command-hooks settings file (Claude Code's settings.json, Codex's
+    hooks.json): event -> matcher groups, in catalog order; every row becomes one command hook."""
+    table: dict[str, list] = {}
+    for row in contract.events:
+        group: dict = {}
+        if row.matcher is not None:
+            group["matcher"] = row.matcher
+        group["hooks"] = [handler(contract, row)]
+        table[row.name] = [group]
+    return table

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pasture.hosts import HOSTS
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import RuntimeClass
 from pasture.render.artifact import Artifact, header
@@ -72,9 +71,9 @@ def _prose(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;").strip()
 
 
-def instructions_doc(contract: Contract) -> Artifact:
-    described = HOSTS[contract.harness.value]
-    host, target = described.display_name, described.instructions_file
+def instructions_doc(contract: Contract, host: str, target: str) -> Artifact:
+    """The instructions doc of ``contract``: ``host`` is the host's display name, ``target`` the file it
+    reads agent instructions from."""
     operations, native, unsupported = [], [], []
     for b in contract.runtime.operations:
         title = b.key.replace("_", " ")

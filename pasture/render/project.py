@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Mapping
 
 import jinja2
 
 from pasture import PastureError, __version__
-from pasture.hosts import HOSTS
 from pasture.profile.contracts import Contract
-from pasture.render.artifact import Artifact
+from pasture.render.artifact import Artifact, RenderedHost
 from pasture.render.docs import events_doc, instructions_doc
 from pasture.render.env import search_path, template_line, templates_of
 from pasture.render.schemas import schema_artifacts
@@ -23,22 +23,21 @@ class RenderError(PastureError):
     """A validated profile that still cannot be rendered (e.g. a key the host would ignore)."""
 
 
-def adapter_artifacts(contract: Contract, root: Path | None = None) -> list[Artifact]:
-    """The native adapter files of one contract (what `pasture install` puts in place), rendered
-    with project ``root``'s templates (its templates/ overrides, then the packaged ones)."""
+def adapter_artifacts(contract: Contract, host: RenderedHost, root: Path | None = None) -> list[Artifact]:
+    """The native adapter files of one contract (what `pasture install` puts in place) by its ``host``,
+    rendered with project ``root``'s templates (its templates/ overrides, then the packaged ones)."""
     with templates_of(root):
-        return _adapters(contract)
+        return host.artifacts(contract)
 
 
-def _adapters(contract: Contract) -> list[Artifact]:
-    return HOSTS[contract.harness.value].artifacts(contract)
-
-
-def render_project(contracts: list[Contract], root: Path | None = None) -> list[Artifact]:
-    """Every artifact of the project at ``root`` (None: packaged templates only), manifest last."""
+def render_project(
+    contracts: list[Contract], root: Path | None = None, *, hosts: Mapping[str, RenderedHost]
+) -> list[Artifact]:
+    """Every artifact of the project at ``root`` (None: packaged templates only), manifest last; ``hosts``:
+    harness id -> its host (the registry, handed in by the caller)."""
     try:
         with templates_of(root):
-            return _render_all(contracts)
+            return _render_all(contracts, hosts)
     except jinja2.TemplateSyntaxError as exc:
         raise RenderError(f"{exc.filename or exc.name}:{exc.lineno}: template syntax error: {exc.message}") from exc
     except jinja2.TemplateError as exc:
@@ -51,13 +50,14 @@ def render_project(contracts: list[Contract], root: Path | None = None) -> list[
         ) from exc
 
 
-def _render_all(contracts: list[Contract]) -> list[Artifact]:
+def _render_all(contracts: list[Contract], hosts: Mapping[str, RenderedHost]) -> list[Artifact]:
     artifacts: list[Artifact] = []
     try:
         for contract in contracts:
-            artifacts += _adapters(contract)
+            host = hosts[contract.harness.value]
+            artifacts += host.artifacts(contract)
             artifacts.append(events_doc(contract))
-            artifacts.append(instructions_doc(contract))
+            artifacts.append(instructions_doc(contract, host.display_name, host.instructions_file))
         artifacts += table_artifacts(contracts)
     except ValueError as exc:
         raise RenderError(str(exc)) from exc

@@ -149,7 +149,16 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     inside = os.path.realpath(root) + os.sep
     for name in ("pasture", "pasture_contracts"):
-        where = getattr(sys.modules.get(name), "__file__", None)
+        # imported here if it is not yet: the set must not depend on what this process happened to
+        # import (the hook has the contract tables loaded, doctor not), or doctor's compile of the
+        # same policy differs from the hook's and reads as a rewritten cache (issue 28)
+        module = sys.modules.get(name)
+        if module is None:
+            try:
+                module = __import__(name)
+            except ImportError:
+                module = None
+        where = getattr(module, "__file__", None)
         if isinstance(where, str):
             package = os.path.dirname(os.path.realpath(where))
             if not (package + os.sep).startswith(inside):

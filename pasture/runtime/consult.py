@@ -11,17 +11,9 @@ from __future__ import annotations
 
 import time
 
-from pasture import PastureError
+from pasture.gates.errors import GateFailure  # stdlib only: the gates raise it, the runtime catches it
 from pasture.runtime.fastjson import JSONError, dumps, loads
 from pasture.runtime.policy import DECISIONS
-
-
-class GateFailure(PastureError):
-    """The gate produced no decision: crashed, hung past its deadline, or answered garbage."""
-
-    def __init__(self, message: str, detail: dict | None = None):
-        super().__init__(message)
-        self.detail = detail
 
 
 def parse_decision(raw, source: str) -> tuple[str, str]:

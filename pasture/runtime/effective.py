@@ -24,6 +24,7 @@ import marshal
 import sys
 
 from pasture.runtime import fs, layers
+from pasture.runtime.hostwire import WIRES  # the hook has it already: its answers are encoded there
 
 FORMAT = 3
 MAGIC = b"PSTCACH3"
@@ -46,17 +47,8 @@ _ENV_KEYS = (
     "PASTURE_CACHE_DIR",
 )
 # what a compiled policy is made from: the compiler and the hosts' declared guard files (hostwire GUARDED_*)
-_COMPILER = (
-    "policy.py",
-    "builtin.py",
-    "effective.py",
-    "hostwire/guarded.py",
-    "hostwire/claude_code.py",
-    "hostwire/codex.py",
-    "hostwire/gemini_cli.py",
-    "hostwire/copilot_cli.py",
-    "hostwire/pi.py",
-    "hostwire/opencode.py",
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "hostwire/guarded.py") + tuple(
+    f"hostwire/{wire}.py" for wire in dict.fromkeys(WIRES.values())
 )
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
@@ -598,11 +590,23 @@ def search(frozen: tuple, text: str) -> bool:
     return thaw(frozen).search(text) is not None
 
 
+def _every_or_any(rule: dict, frozen: tuple, paths: list) -> bool:
+    """A tool that touches several files (a patch): a rule that refuses or asks matches if any path
+    does; one that approves or rewrites only if every path does (an allow for docs/ must not carry a
+    patch that also writes elsewhere)."""
+    hits = (search(frozen, _text(path)) for path in paths)
+    return any(hits) if rule.get("decision") in ("deny", "ask") else all(hits)
+
+
 def _matches(rule: dict, envelope: dict) -> bool:
     for key, allowed in rule["lists"].items():
         if envelope.get(key) not in allowed:
             return False
     for key, frozen in rule["regexes"].items():
+        if key == "file_path" and len(envelope.get("file_paths") or ()) > 1:
+            if not _every_or_any(rule, frozen, envelope["file_paths"]):
+                return False
+            continue
         value = envelope.get(key)
         if value is None or not search(frozen, _text(value)):
             return False

@@ -36,6 +36,9 @@ _TOOL_KINDS = {
 }
 
 
+_PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")  # pasture.runtime.patch.KEYS
+
+
 def _dig(payload: object, *path: str) -> object:
     for key in path:
         if not isinstance(payload, dict):
@@ -64,20 +67,40 @@ def tool_of(harness: str, payload: object) -> tuple[str | None, object]:
     return wire(harness).tool_of(payload)
 
 
-def _fields(tool_input: object) -> tuple:
-    """(command, file_path) of a tool's input, as the envelope carries them."""
+def _fields(tool_input: object, kind: str | None) -> tuple:
+    """(command, file_path, file_paths) of a tool's input, as the envelope carries them: every path a
+    file tool touches (a patch names several: Codex's apply_patch sends it as ``command``), file_path
+    the first of them."""
     command = file_path = None
+    paths: list = []
     if isinstance(tool_input, dict):
         command = tool_input.get("command", tool_input.get("cmd"))
         file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
-    return (command if isinstance(command, str) else None, file_path if isinstance(file_path, str) else None)
+        if isinstance(file_path, str) and file_path:
+            paths.append(file_path)
+        if kind in ("write", "edit") and any(
+            isinstance(v := tool_input.get(k), str) and ("*** " in v or "+++ " in v) for k in _PATCH_KEYS
+        ):  # only then the module that reads a patch's headers: a plain Write or Edit imports nothing more
+            from pasture.runtime import patch
+
+            text = patch.text_of(tool_input)
+            for _, path in patch.headers(text or ""):
+                if path not in paths:
+                    paths.append(path)
+    if not isinstance(file_path, str):
+        file_path = paths[0] if paths else None
+    return (command if isinstance(command, str) else None, file_path, paths)
+
+
+def _kind(tool_name: object) -> str | None:
+    return _TOOL_KINDS.get(tool_name.lower(), tool_name.lower()) if isinstance(tool_name, str) and tool_name else None
 
 
 def with_input(envelope: dict, tool_input: dict) -> dict:
     """The envelope as it would be for the same call with `tool_input` (a rewrite's result): what the
     rules and the built-in guard judge again before a rewritten call may run."""
-    command, file_path = _fields(tool_input)
-    return dict(envelope, tool_input=tool_input, command=command, file_path=file_path)
+    command, file_path, paths = _fields(tool_input, envelope.get("tool_kind"))
+    return dict(envelope, tool_input=tool_input, command=command, file_path=file_path, file_paths=paths)
 
 
 def build(harness: str, contract: str | None, host_version: str, event: str, row: "Any", payload: object) -> dict:
@@ -93,7 +116,8 @@ def build(harness: str, contract: str | None, host_version: str, event: str, row
                 identities[ident.kind] = value
         unresolved += [k for k in row.unresolved if k not in unresolved]
     tool_name, tool_input = tool_of(harness, payload)
-    command, file_path = _fields(tool_input)
+    kind = _kind(tool_name)
+    command, file_path, paths = _fields(tool_input, kind)
     cwd = _dig(payload, "cwd") if isinstance(payload, dict) else None
     return {
         "harness": harness,
@@ -105,9 +129,10 @@ def build(harness: str, contract: str | None, host_version: str, event: str, row
         "unresolved": unresolved,
         "cwd": cwd if isinstance(cwd, str) else None,
         "tool_name": tool_name,
-        "tool_kind": _TOOL_KINDS.get(tool_name.lower(), tool_name.lower()) if tool_name else None,
+        "tool_kind": kind,
         "tool_input": tool_input,
         "command": command,
         "file_path": file_path,
+        "file_paths": paths,
         "payload": payload,
     }

@@ -74,7 +74,7 @@ def _ai(gate: dict) -> dict:
     return {key: _text(gate, key) for key in ("model", "system_prompt", "base_url") if key in gate}
 
 
-# The coding-agent hosts an agent gate can run as its judge (pasture.gates.agents.HOSTS, kept in step
+# The coding-agent hosts an agent gate can run as its judge (pasture.gates.agents.JUDGES, kept in step
 # by tests/gates/test_agent_gate.py; named here so the policy parser imports nothing).
 AGENT_HOSTS = ("claude-code", "codex", "opencode")
 

@@ -287,6 +287,12 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
             for key in keys:
                 entries = effective.steer[key]
                 if key == "until":
+                    if "continue" not in offers:  # said, not run: a check nobody can act on costs time
+                        for _, entry in entries:
+                            refused = unsupported("continue", entry, f"[[until]] {entry['name']!r}")
+                            if refused is not None:
+                                return done(refused)
+                        continue
                     try:
                         reason = steer.until(entries, envelope, root, env, deadline, journal)
                     except steer.CounterLost as exc:  # uncounted is unbounded: the agent may stop
@@ -294,13 +300,7 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
                         continue
                     if reason is None:
                         continue
-                    if "continue" in offers:
-                        parts["continue"] = reason
-                        continue
-                    for _, entry in entries:
-                        refused = unsupported("continue", entry, f"[[until]] {entry['name']!r}")
-                        if refused is not None:
-                            return done(refused)
+                    parts["continue"] = reason
                     continue
                 if key == "after":
                     texts = steer.after(entries, envelope, root, deadline, journal)

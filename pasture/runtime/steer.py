@@ -57,8 +57,8 @@ def sanitize(data: bytes, limit: int = MAX_SENT) -> str:
     return text
 
 
-def _fill(argv: tuple, envelope: dict) -> list:
-    path = envelope.get("file_path") or ""
+def _fill(argv: tuple, envelope: dict, path: str | None = None) -> list:
+    path = (envelope.get("file_path") if path is None else path) or ""
     if path.startswith("-"):
         path = "./" + path
     return [item.replace("{file_path}", path) for item in argv]
@@ -167,24 +167,47 @@ def after(entries: list, envelope: dict, root: str, deadline: float, journal: li
     for layer, entry in entries:
         if not _kind_matches(entry, envelope):
             continue
-        if "file_path" in entry:
-            path = envelope.get("file_path")
-            if not isinstance(path, str) or not search(entry["file_path"], path):
+        for path in _edited(envelope, root):
+            if "file_path" in entry and (not isinstance(path, str) or not search(entry["file_path"], path)):
                 continue
-        argv = _fill(entry["command"], envelope)
-        if any("\x00" in item for item in argv):
-            journal.append(_record("after", layer, entry, None, None, "", skipped="a NUL in the file path"))
-            continue
-        code, out = run(argv, root, deadline)
-        text = ""
-        if code != 0:
-            text = sanitize(out).strip() or f"{argv[0]} exited {code}"
-            head = f"[{entry['name']}] {' '.join(argv)} exited {code}:"  # argv holds the agent's file path
-            text = f"{sanitize(head.encode('utf-8', 'replace'), MAX_SENT)}\n{text}"
-        journal.append(_record("after", layer, entry, argv, code, text))
-        if text:
-            texts.append(text)
+            argv = _fill(entry["command"], envelope, path)
+            if any("\x00" in item for item in argv):
+                journal.append(_record("after", layer, entry, None, None, "", skipped="a NUL in the file path"))
+                continue
+            code, out = run(argv, root, deadline)
+            text = ""
+            if code != 0:
+                text = sanitize(out).strip() or f"{argv[0]} exited {code}"
+                head = f"[{entry['name']}] {' '.join(argv)} exited {code}:"  # argv holds the agent's file path
+                text = f"{sanitize(head.encode('utf-8', 'replace'), MAX_SENT)}\n{text}"
+            journal.append(_record("after", layer, entry, argv, code, text))
+            if text:
+                texts.append(text)
     return texts
+
+
+def _edited(envelope: dict, root: str) -> list:
+    """The files an [[after]] entry runs for: each file a patch leaves behind (not a deleted one, nor
+    a move's source), else the tool's one path (None when it has none: an entry without file_path
+    still runs once). A patch names its files from the session's folder and the command runs in the
+    project root, so a session started below the root gets them relative to the root."""
+    if envelope.get("file_paths"):
+        from pasture.runtime import patch
+
+        text = patch.text_of(envelope.get("tool_input"))
+        if text is not None and patch.headers(text):
+            cwd = envelope.get("cwd")
+            kept = patch.left_behind(text)
+            if isinstance(cwd, str) and fs.isabs(cwd) and fs.normpath(cwd) != fs.normpath(root):
+                kept = [_from_root(fs.join(cwd, path), root) if not fs.isabs(path) else path for path in kept]
+            return kept
+    return [envelope.get("file_path")]
+
+
+def _from_root(path: str, root: str) -> str:
+    path, root = fs.normpath(path), fs.normpath(root)
+    inside = root.rstrip("/") + "/"
+    return path[len(inside) :] if path.startswith(inside) else path
 
 
 def after_context(entries: list, envelope: dict, root: str, deadline: float, journal: list) -> list:

@@ -144,8 +144,9 @@ def test_the_committed_first_profile_is_what_bump_derives_from_catalog_and_captu
     this very version makes a row block."""
     import shutil
 
+    from loading import load_project
+
     from pasture.evolve.profile_new import ProfileNewError, new_profile
-    from pasture.profile.loader import load_project
 
     contract = "copilot-cli@1.0.102"
     shutil.copytree(REPO / "captures" / contract, tmp_path / "captures" / contract)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pasture.catalog.gemini import extract
-from pasture.catalog.model import CatalogError
+from pasture.profile.catalog import CatalogError
 
 CODE = """
 var HookEventName = /* @__PURE__ */ ((HookEventName2) => {

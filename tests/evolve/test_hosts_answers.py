@@ -206,8 +206,9 @@ def test_real_host_shows_each_answer_again(pasture, npm_bin, tmp_path, harness):
 
 
 def test_the_bump_review_lists_answers_gained_and_lost():
+    from loading import load_project
+
     from pasture.evolve import review
-    from pasture.profile.loader import load_project
 
     contracts = {c.id: c for c in load_project(REPO)}
     old, new = contracts["codex@0.153.0"], contracts[PINNED["codex"]]
@@ -250,9 +251,10 @@ def _without_answers(tmp_path, contract_id):
 
 @pytest.mark.parametrize("harness", sorted(FIRST))
 def test_the_bump_report_lists_the_answers_gained_and_lost_on_the_new_hosts(tmp_path, harness):
+    from loading import load_project
+
     from pasture.catalog import find_catalog
     from pasture.evolve import review
-    from pasture.profile.loader import load_project
 
     contract_id = FIRST[harness]
     version = contract_id.partition("@")[2]
@@ -277,9 +279,9 @@ def test_the_first_profile_declares_an_input_mutation_only_where_a_rewrite_was_h
     """`pasture bump`'s first profile: BeforeTool is `mutation: input` because the rewrite capture holds;
     without that capture the same derivation writes `mutation: none` (and the matrix then offers no rewrite)."""
     import yaml
+    from loading import load_project
 
     from pasture.evolve.profile_new import new_profile
-    from pasture.profile.loader import load_project
 
     contract_id = FIRST["gemini-cli"]
     committed = yaml.safe_load((REPO / "profiles" / contract_id / "lifecycle.yaml").read_text())

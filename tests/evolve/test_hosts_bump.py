@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hosts_support import REPO
+from loading import load_project
 from profiles_found import contract_ids, newest, pinned  # noqa: F401
 
 from pasture.catalog import find_catalog
@@ -25,7 +26,6 @@ from pasture.evolve import review
 from pasture.evolve.bump import pin_test_hosts
 from pasture.evolve.captured import load_capture
 from pasture.hostenv.netns import Isolation
-from pasture.profile.loader import load_project
 
 
 def _cli(*args, env=None):

@@ -6,11 +6,11 @@ import json
 
 import pytest
 from hosts_support import REPO
+from loading import load_project
 
 from pasture.evolve.captured import load_capture
 from pasture.evolve.evidence import contract_evidence
 from pasture.hosts.codex import ACCEPTED_EVENTS
-from pasture.profile.loader import load_project
 from pasture.runtime.tables import resolve
 
 #: Every contract with a capture of its own version (found, never listed by hand).

@@ -6,9 +6,9 @@ import json
 
 from click.testing import CliRunner
 from hosts_support import write_capture, write_catalog
+from loading import load_project
 
 from pasture.cli import main
-from pasture.profile.loader import load_project
 
 PRE = {"session_id": "<uuid-1>", "tool_use_id": "<fake-id-1>"}
 

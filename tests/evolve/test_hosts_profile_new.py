@@ -9,8 +9,8 @@ import shutil
 import pytest
 import yaml
 from hosts_support import decision_output, field, write_capture, write_catalog
+from loading import load_project
 
-from pasture.profile.loader import load_project
 from pasture.profile.vocab import EventSemantic, FailureMode, ResponseCapability
 
 SESSION = {"session_id": "<uuid-1>", "hook_event_name": "X"}

@@ -7,9 +7,9 @@ import os
 
 import pytest
 from hosts_support import REPO, fake_host
+from loading import load_project
 
 from pasture.evolve import status as st
-from pasture.profile.loader import load_project
 from pasture.profile.versions import HostVersion
 from pasture.runtime.tables import resolve as runtime_resolve
 

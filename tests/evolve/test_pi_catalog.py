@@ -118,8 +118,9 @@ def test_the_committed_first_profile_is_what_bump_derives_from_catalog_and_captu
     capture alone; doing that again writes the committed bytes, and only the held throw makes a row block."""
     import shutil
 
+    from loading import load_project
+
     from pasture.evolve.profile_new import new_profile
-    from pasture.profile.loader import load_project
 
     contract = "pi@0.73.1"
     shutil.copytree(REPO / "captures" / contract, tmp_path / "captures" / contract)

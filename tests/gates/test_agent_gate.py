@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pasture.gates.agent import DEFAULT_INSTRUCTIONS, judge_task
-from pasture.gates.agents import HOSTS
+from pasture.gates.agents import JUDGES
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision
 from pasture.gates.prompts import build_schema_retry_prompt, harness_prompt
 from pasture.journal.db import query
@@ -123,7 +123,7 @@ def hook(tmp_path, monkeypatch):
 
 
 def test_the_table_names_the_hosts_the_harness_can_run():
-    assert AGENT_HOSTS == tuple(HOSTS)
+    assert AGENT_HOSTS == tuple(JUDGES)
     assert set(KINDS) == {"rules", "command", "ai", "agent"}
     assert all((entry.runner is None) == (not entry.runs) for entry in KINDS.values())
 

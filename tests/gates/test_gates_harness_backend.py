@@ -25,7 +25,7 @@ from pasture.gates import (
     build_schema_retry_prompt,
     harness_prompt,
 )
-from pasture.gates.agents import HOSTS, HostRequest, UnsupportedHostError, resolve_host
+from pasture.gates.agents import JUDGES, HostRequest, UnsupportedHostError, resolve_host
 from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
@@ -177,29 +177,33 @@ def request(**kw):
 
 
 def test_claude_command():
-    run = HOSTS["claude-code"].command(request(max_turns=50, max_budget_usd=2.5, project_dir="/repo"))
+    run = JUDGES["claude-code"].command(request(max_turns=50, max_budget_usd=2.5, project_dir="/repo"))
     assert run.argv == ["BIN", "-p", "--output-format", "json", "--model", "m/x", "--max-turns", "50",
                         "--max-budget-usd", "2.5", "--add-dir", "/repo",
                         "--permission-mode", "acceptEdits"]  # fmt: skip
     assert run.stdin == b"P" and run.env == {}
-    bypass = HOSTS["claude-code"].command(request(bypass_permissions=True))
+    bypass = JUDGES["claude-code"].command(request(bypass_permissions=True))
     assert bypass.argv[-1] == "--dangerously-skip-permissions"
     assert bypass.env == ({"IS_SANDBOX": "1"} if os.geteuid() == 0 else {})
 
 
 def test_codex_command():
-    run = HOSTS["codex"].command(
+    run = JUDGES["codex"].command(
         request(max_turns=50, max_budget_usd=1.0, project_dir="/repo", extra_args=("-c", "x=1"))
     )
     assert run.argv == ["BIN", "exec", "--json", "--skip-git-repo-check", "-C", "/w", "-o", "/s/codex-last-message.txt",
                         "-m", "m/x", "--add-dir", "/repo", "--sandbox", "workspace-write",
                         "-c", 'approval_policy="never"', "-c", "x=1"]  # fmt: skip
     assert run.last_message_path == "/s/codex-last-message.txt"
-    assert "--dangerously-bypass-approvals-and-sandbox" in HOSTS["codex"].command(request(bypass_permissions=True)).argv
+    assert (
+        "--dangerously-bypass-approvals-and-sandbox" in JUDGES["codex"].command(request(bypass_permissions=True)).argv
+    )
 
 
 def test_opencode_command():
-    run = HOSTS["opencode"].command(request(max_turns=50, opencode_server="http://127.0.0.1:4096", project_dir="/repo"))
+    run = JUDGES["opencode"].command(
+        request(max_turns=50, opencode_server="http://127.0.0.1:4096", project_dir="/repo")
+    )
     assert run.argv == [
         "BIN",
         "run",
@@ -212,7 +216,7 @@ def test_opencode_command():
         "--dir",
         "/w",
     ]
-    assert HOSTS["opencode"].command(request(bypass_permissions=True)).argv[-1] == "--auto"
+    assert JUDGES["opencode"].command(request(bypass_permissions=True)).argv[-1] == "--auto"
 
 
 @pytest.mark.parametrize(

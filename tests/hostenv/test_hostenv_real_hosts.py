@@ -17,12 +17,12 @@ from pasture.hostenv import (
     host_version,
     install_recorder,
     isolation_support,
-    opencode_recorder_plugin,
     prepare_run,
     read_records,
     recorder_command,
 )
 from pasture.hostenv.npm_tools import pinned_versions
+from pasture.hosts.opencode import opencode_recorder_plugin
 
 pytestmark = pytest.mark.real_host
 

@@ -13,8 +13,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from pasture.cli.install import install, uninstall
+from pasture.hosts import HOSTS
 from pasture.install.adapter import load_adapter
-from pasture.install.commands import install, uninstall
 from pasture.install.hooktable import render, with_binary
 from pasture.install.launcher import launcher_path, shell_word
 
@@ -91,7 +92,7 @@ _ADAPTERS: dict[str, str] = {}
 def generated_text(contract: str) -> str:
     """The adapter text `pasture generate` writes for ``contract`` (rendered from the profile)."""
     if contract not in _ADAPTERS:
-        _ADAPTERS[contract] = load_adapter(REPO, contract).artifact.text
+        _ADAPTERS[contract] = load_adapter(REPO, contract, HOSTS[contract.split("@")[0]]).artifact.text
     return _ADAPTERS[contract]
 
 

@@ -9,6 +9,7 @@ import pytest
 from profiles_found import admitting, contract_ids, newest
 from repo_paths import REPO
 
+from pasture.hosts import HOSTS
 from pasture.install.targets import TargetError, choose_contract
 
 
@@ -30,16 +31,16 @@ def _fake(tmp_path: Path, name: str, answer: str) -> dict:
     ],
 )
 def test_claude_version_picks_the_admitting_contract(tmp_path, answer, expected):
-    contract, why = choose_contract(REPO, "claude-code", None, _fake(tmp_path, "claude", answer))
+    contract, why = choose_contract(REPO, HOSTS["claude-code"], None, _fake(tmp_path, "claude", answer))
     assert contract == expected
     assert why.endswith("the contract that admits it with the highest floor")
 
 
 def test_codex_too_old_is_refused_with_what_to_do(tmp_path):
     with pytest.raises(TargetError, match=r"no codex contract admits it .*pasture capture codex"):
-        choose_contract(REPO, "codex", None, _fake(tmp_path, "codex", "codex-cli 0.150.0"))
+        choose_contract(REPO, HOSTS["codex"], None, _fake(tmp_path, "codex", "codex-cli 0.150.0"))
 
 
 def test_no_binary_falls_back_to_the_newest(tmp_path):
-    contract, why = choose_contract(REPO, "codex", None, {"PATH": str(tmp_path)})
+    contract, why = choose_contract(REPO, HOSTS["codex"], None, {"PATH": str(tmp_path)})
     assert contract == newest("codex") and why.startswith("codex is not on PATH: the newest codex contract")

@@ -92,3 +92,40 @@ def test_user_install_into_no_settings_and_uninstall_removes_what_it_made(privat
     assert set(json.loads(settings.read_text())) == {"hooks"}
     assert _cli("uninstall", "copilot-cli", "--user").exit_code == 0
     assert not settings.exists()
+
+
+FOREIGN_CONFIG = '{\n  "theme": "dark",\n  "trustedFolders": [\n    "/srv/other"\n  ]\n}\n'
+
+
+def test_uninstall_removes_the_folder_trust_install_added_and_only_that(project: Path, private_home: Path) -> None:
+    config = private_home / ".copilot" / "config.json"
+    config.parent.mkdir()
+    config.write_text(FOREIGN_CONFIG)
+    assert _cli("install", "copilot-cli", "--project", str(project), "--trust-project").exit_code == 0
+    assert json.loads(config.read_text())["trustedFolders"] == ["/srv/other", str(project.resolve())]
+    gone = _cli("uninstall", "copilot-cli", "--project", str(project))
+    assert gone.exit_code == 0, gone.output
+    assert config.read_text() == FOREIGN_CONFIG  # the repository's own hooks are no longer trusted
+    assert "trust" in gone.output
+
+
+def test_uninstall_keeps_a_trust_the_user_had_recorded_before(project: Path, private_home: Path) -> None:
+    config = private_home / ".copilot" / "config.json"
+    config.parent.mkdir()
+    mine = json.dumps({"trustedFolders": [str(project.resolve())]}) + "\n"
+    config.write_text(mine)
+    assert _cli("install", "copilot-cli", "--project", str(project), "--trust-project").exit_code == 0
+    assert _cli("uninstall", "copilot-cli", "--project", str(project)).exit_code == 0
+    assert config.read_text() == mine
+
+
+def test_uninstall_after_more_trust_was_added_removes_only_ours(project: Path, private_home: Path) -> None:
+    config = private_home / ".copilot" / "config.json"
+    config.parent.mkdir()
+    config.write_text(FOREIGN_CONFIG)
+    assert _cli("install", "copilot-cli", "--project", str(project), "--trust-project").exit_code == 0
+    doc = json.loads(config.read_text())
+    doc["trustedFolders"].append("/srv/later")
+    config.write_text(json.dumps(doc, indent=2) + "\n")
+    assert _cli("uninstall", "copilot-cli", "--project", str(project)).exit_code == 0
+    assert json.loads(config.read_text()) == {"theme": "dark", "trustedFolders": ["/srv/other", "/srv/later"]}

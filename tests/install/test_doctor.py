@@ -363,3 +363,16 @@ def test_gemini_is_live_in_a_trusted_folder_and_off_when_the_trust_is_gone(
     (off,) = _by(body, "gemini-trust", "gemini-cli")
     assert off["status"] == "off" and "exits 55" in off["message"] and "--skip-trust" in off["message"]
     assert off["fix"] == f"pasture install gemini-cli --project {repo.resolve()} --trust-project"
+
+
+def test_doctor_names_codex_tools_not_verified_to_fire_pre_tool_use(
+    doctor, pasture, repo: Path, private_home: Path
+) -> None:
+    (private_home / ".codex").mkdir()
+    (private_home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    _install(pasture, repo, "codex")
+    _code, body, _ = doctor("--project", str(repo))
+    (unhooked,) = _by(body, "codex-unhooked", "codex")
+    assert unhooked["status"] == "warn"
+    assert "write_stdin" in unhooked["message"] and "not verified on 0.171.0" in unhooked["message"]
+    assert "--sandbox" in unhooked["fix"]

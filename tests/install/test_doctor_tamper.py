@@ -199,3 +199,25 @@ def test_doctor_flags_an_install_whose_hooks_still_obey_pasture_bin(doctor, repo
     code, body, _ = doctor("--project", str(repo))
     old = [f for f in body["findings"] if f["check"] == "launcher" and "PASTURE_BIN" in f["message"]]
     assert code == 1 and old and old[0]["status"] == "off" and old[0]["fix"].startswith("pasture install claude-code")
+
+
+def test_after_a_real_hook_ran_doctor_finds_no_tampering(repo: Path, private_home: Path):
+    """Install, let a hook process compile and cache the policy, then ask doctor in a process of its
+    own: the hook and doctor compile the same protected set, so the cache is not called rewritten
+    (it was, whenever the hook had imported a package doctor had not: issue 28)."""
+    import os
+    import sys
+
+    _policy_layers(repo, private_home)
+    env = dict(os.environ)
+    payload = {"session_id": "s", "cwd": str(repo), "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    hook = [sys.executable, "-m", "pasture.entry", "hook", "lifecycle", "--harness", "claude-code"]
+    hook += ["--event", "PreToolUse", "--host-version", "2.1.332"]
+    ran = subprocess.run(hook, input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=repo)
+    assert ran.returncode == 0, ran.stderr
+    assert _cache(private_home).exists()
+    doctor = [sys.executable, "-m", "pasture.entry", "doctor", "--project", str(repo), "--json"]
+    done = subprocess.run(doctor + ["--root", str(REPO)], capture_output=True, env=env, cwd=repo, text=True)
+    body = json.loads(done.stdout)
+    tamper = _by(body, "tamper")
+    assert tamper and all(f["status"] == "ok" for f in tamper), tamper

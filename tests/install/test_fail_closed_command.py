@@ -14,9 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from loading import load_project
 from repo_paths import REPO
 
-from pasture.profile.loader import load_project
 from pasture.render import commands
 
 SHELLS = [s for s in ("dash", "bash") if shutil.which(s)]

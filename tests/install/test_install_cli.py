@@ -8,7 +8,7 @@ import click
 from click.testing import CliRunner
 
 from pasture.cli import main
-from pasture.install.commands import install, uninstall
+from pasture.cli.install import install, uninstall
 
 REPO = Path(__file__).resolve().parents[2]
 

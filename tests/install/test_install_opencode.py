@@ -119,7 +119,7 @@ def test_user_scope_follows_xdg_config_home(
 
 def test_codex_only_options_are_refused_for_other_hosts(pasture, project: Path) -> None:
     run = pasture("install", "opencode", "--project", str(project), "--trust-project")
-    assert run.code == 2 and "codex only" in run.output
+    assert run.code == 2 and "--trust-project applies to codex, gemini-cli and copilot-cli only" in run.output
     assert not (project / ".opencode").exists()
 
 
@@ -132,3 +132,12 @@ def test_double_installs_are_reported(pasture, project: Path) -> None:
     assert run.code == 0, run
     warnings = "\n".join(run.json()["warnings"])
     assert "also installed for the user" in warnings and f"OpenCode also loads {singular}" in warnings
+
+
+def test_a_flag_message_names_the_hosts_the_flag_applies_to(pasture, project: Path) -> None:
+    run = pasture("install", "pi", "--project", str(project), "--trust-project")
+    assert run.code == 2
+    assert "--trust-project applies to codex, gemini-cli and copilot-cli only" in run.output
+    assert "codex only" not in run.output
+    run = pasture("install", "gemini-cli", "--project", str(project), "--trust-only")
+    assert run.code == 2 and "--trust-only applies to codex only" in run.output

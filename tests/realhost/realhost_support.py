@@ -371,14 +371,13 @@ def install_argv() -> list[str] | None:
     if cli_main is not None and "install" in getattr(cli_main, "commands", {}):
         return [sys.executable, "-m", "pasture.entry", "install"]
     try:
-        import pasture.install.commands  # noqa: F401
+        import pasture.cli.install  # noqa: F401
     except ImportError:
         return None
     return [
         sys.executable,
         "-c",
-        "import sys; from pasture.install.commands import install; "
-        "install.main(sys.argv[1:], prog_name='pasture install')",
+        "import sys; from pasture.cli.install import install; install.main(sys.argv[1:], prog_name='pasture install')",
     ]
 
 
@@ -888,7 +887,7 @@ def opencode_hooks(spec: HostSpec) -> tuple[list[str], list[str]]:
 def write_opencode_recorder(spec: HostSpec, run: HostRun, log: Path) -> Path:
     """A recording plugin next to ours (loaded after it: plugins load in name order), registering the
     same named hooks and the catch-all event hook: what our plugin was handed, independently."""
-    from pasture.hostenv import opencode_recorder_plugin
+    from pasture.hosts.opencode import opencode_recorder_plugin
 
     named, _ = opencode_hooks(spec)
     path = run.project / ".opencode" / "plugins" / "zz-pasture-recorder.js"

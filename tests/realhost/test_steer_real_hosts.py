@@ -92,7 +92,9 @@ decision = "allow"
 
 
 def _allow_case(spec):
-    from pasture.evolve.scenario_sets import _CLAUDE_DEFAULT, _CODEX_APPROVALS, _ESCALATED, _PROBE
+    from pasture.hosts.claude_code import _CLAUDE_DEFAULT
+    from pasture.hosts.codex import _CODEX_APPROVALS, _ESCALATED
+    from pasture.hosts.scenario_sets import PROBE as _PROBE
 
     return (dict(_CLAUDE_DEFAULT), _PROBE) if spec is CLAUDE else (dict(_CODEX_APPROVALS), _ESCALATED)
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 import pytest
 from behaviour_contracts import played
 from injection_cases import TARGETS, constructed, loaded
+from loading import load_project
 from opencode_support import TscBatch, npm_bin
 from pi_support import misspelled_pi
 from repo_paths import REPO
 
 from pasture.hosts.opencode import opencode_artifacts
 from pasture.hosts.pi import pi_artifacts
-from pasture.profile.loader import load_project
 
 
 @pytest.fixture(scope="session")

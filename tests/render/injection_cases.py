@@ -7,9 +7,8 @@ import shutil
 from pathlib import Path
 
 import yaml
+from loading import load_project
 from repo_paths import REPO
-
-from pasture.profile.loader import load_project
 
 HOSTILE = "q\"uote 'single' back\\slash $HOME ${x} `tick` */ /* </script> <!-- \u2028 \u2029 é ✓ 𝄞 end"
 NOTE = HOSTILE + "\nsecond line\n\tindented third\n"

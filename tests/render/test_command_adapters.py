@@ -8,11 +8,11 @@ import json
 import host_schemas
 import jsonschema
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
 from pasture.hosts.claude_code import claude_artifacts
 from pasture.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
-from pasture.profile.loader import load_project
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +146,30 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     contract = contracts["claude-code@2.1.328"]
     assert blocking == [r.name for r in contract.events if on_failure_block(contract, r)]
     assert "PreToolUse" in blocking and "Stop" not in blocking
+
+
+def test_every_claude_hook_is_named_by_its_status_message_not_its_command_line(contracts):
+    """Claude Code quotes the hook's command in front of a Stop or PostToolUse block it hands the model
+    (`Stop hook blocking error from command: "<command>": <reason>`, captures/claude-code@2.1.332/
+    stop-block-continue): ~590 bytes of our shell line before an [[until]] continuation. Its binary names
+    the hook by `statusMessage` there when one is set (so do 2.1.261 and 2.1.328), so every handler of
+    every Claude contract carries one: a plain label, no command line."""
+    shape = _command_shape_with_on_failure()  # each handler is the host schema's command hook
+    for contract in ("claude-code@2.1.261", "claude-code@2.1.328", "claude-code@2.1.332"):
+        settings = json.loads(claude_artifacts(contracts[contract])[0].text)
+        handlers = [h for groups in settings["hooks"].values() for group in groups for h in group["hooks"]]
+        assert handlers and {h.get("statusMessage") for h in handlers} == {"pasture guard"}, contract
+        for handler in handlers:
+            jsonschema.validate(handler, shape)
+
+
+def _command_shape_with_on_failure() -> dict:
+    schema = claude_settings_schema()
+    command = next(
+        shape
+        for shape in schema["$defs"]["hookCommand"]["anyOf"]
+        if shape.get("properties", {}).get("type", {}).get("const") == "command"
+    )
+    assert "statusMessage" in command["properties"]  # the host's own schema has it
+    command["properties"]["onFailure"] = {"type": "string", "enum": ["continue", "block"]}
+    return command

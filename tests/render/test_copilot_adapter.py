@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
 from pasture.catalog import find_catalog
 from pasture.hosts.copilot_cli import CopilotEventError, copilot_artifacts, hooks_document
-from pasture.profile.loader import load_project
 from pasture.runtime.hostwire import copilot_cli as wire
 
 CONTRACT = "copilot-cli@1.0.102"

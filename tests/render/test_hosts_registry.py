@@ -156,15 +156,15 @@ def test_doctor_reads_the_generated_adapter_as_ours_and_as_generated(name, tmp_p
     text = (REPO / "generated" / contract / h.adapter_file).read_text(encoding="utf-8")
     inst = h.read_installation(target, text)
     assert isinstance(inst, Installation) and inst.contract == contract and inst.harness == name
-    findings = h.check_adapter(inst, load_adapter(REPO, contract))
+    findings = h.check_adapter(inst, load_adapter(REPO, contract, h))
     assert [(f.check, f.status) for f in findings] == [("adapter", "ok")], [f.message for f in findings]
     assert h.read_installation(target, '{"hooks": {}}\n' if text.startswith("{") else "// mine\n") is None
 
 
 @pytest.mark.parametrize("name", list(HOSTS))
 def test_capture_members_describe_this_host(name):
-    from pasture.evolve.recording import CaptureAdapter
-    from pasture.evolve.scenario_sets import ScenarioSet
+    from pasture.hosts.recording import CaptureAdapter
+    from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.profile.vocab import IdentityKind
 
     h = HOSTS[name]

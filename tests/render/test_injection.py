@@ -9,9 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from loading import load_project
 from profile_fixture import LIFECYCLE, RUNTIME, write_project
 
-from pasture.profile.loader import load_project
+from pasture.hosts import HOSTS
 from pasture.render.project import render_project
 
 HOSTILE = "a\"b'c\\d$(touch pwned)`id`${HOME}*/</script>ü\u2028|x"
@@ -32,7 +33,7 @@ def hostile(tmp_path):
     runtime = RUNTIME.replace("instruction: wait for the results", f"instruction: {_yaml(HOSTILE + chr(10) + HOSTILE)}")
     write_project(tmp_path, lifecycle, runtime)
     (contract,) = load_project(tmp_path)
-    return tmp_path, contract, {a.path: a.text for a in render_project([contract])}
+    return tmp_path, contract, {a.path: a.text for a in render_project([contract], hosts=HOSTS)}
 
 
 def test_json_keeps_the_matcher_as_data(hostile):

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 from behaviour_contracts import V1, V2, played  # noqa: E402 - the contracts these tests play
+from loading import load_project
 from opencode_support import PLUGIN, npm_bin, run_driver, write_stub
 from repo_paths import REPO
 
 from pasture.hosts.opencode import FIX, opencode_artifacts
-from pasture.profile.loader import load_project
 
 REASON = 'no: "quoted" \\ $HOME `tick` ${x} */ </script> \u2028 é ✓'
 TOOL_INPUT = {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"}

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from injection_cases import RAW_FRAGMENTS, TARGETS, constructed, loaded
+from loading import load_project
 from opencode_support import npm_bin, runtime_argv
 from repo_paths import REPO
 
 from pasture.hosts.opencode import _view, opencode_artifacts
-from pasture.profile.loader import load_project
 
 
 @pytest.mark.parametrize("contract_id", sorted(TARGETS))

@@ -6,11 +6,11 @@ import dataclasses
 import re
 
 import pytest
+from loading import load_project
 from profiles_found import contract_ids
 from repo_paths import REPO, committed
 
 from pasture.hosts.opencode import OpenCodeRenderError, opencode_artifacts
-from pasture.profile.loader import load_project
 from pasture.profile.versions import HostVersion
 from pasture.render.artifact import header
 

@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from loading import load_project
 from opencode_support import npm_bin, write_stub
 from repo_paths import REPO
 
 from pasture.hostenv import Script, prepare_run
 from pasture.hosts.opencode import opencode_artifacts
-from pasture.profile.loader import load_project
 
 pytestmark = pytest.mark.real_host
 

@@ -11,12 +11,12 @@ import json
 import re
 
 import pytest
+from loading import load_project
 from pi_support import misspelled_pi
 from repo_paths import REPO, committed
 
 from pasture.catalog import find_catalog
 from pasture.hosts.pi import EXTENSION_FILE, PiRenderError, pi_artifacts
-from pasture.profile.loader import load_project
 from pasture.profile.vocab import FailureMode
 from pasture.runtime.hostwire import pi as wire
 

@@ -7,9 +7,9 @@ import sys
 
 import black
 import pytest
+from loading import load_project
 from repo_paths import REPO, committed
 
-from pasture.profile.loader import load_project
 from pasture.render.tables import member_name, table_artifacts
 
 

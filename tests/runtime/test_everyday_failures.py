@@ -159,8 +159,9 @@ def test_the_deadline_is_the_host_timeout_minus_a_margin():
 
 def test_every_generated_row_carries_the_timeout_its_adapter_registers():
     sys.path.insert(0, str(REPO / "generated" / "python"))
+    from loading import load_project
+
     import pasture_contracts
-    from pasture.profile.loader import load_project
     from pasture.render.commands import timeout
 
     for contract in load_project(REPO):

@@ -29,26 +29,15 @@ from pasture.hostenv.fake_models.anthropic import AnthropicMessages
 from pasture.hostenv.fake_models.chat_replies import ChatReply, ChatReplyQueue, FakeChatServer
 from pasture.hostenv.fake_models.gemini import GeminiGenerateContent
 from pasture.hostenv.fake_models.openai import OpenAIChatCompletions, OpenAIResponses
-from pasture.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
 from pasture.hostenv.fake_models.server import FakeModelServer, Reply, WireProtocol, protocol_for, redact_headers
 from pasture.hostenv.fake_models.sse import SseEvent, parse_sse
+from pasture.hosts.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall, Turn
 
 #: every wire protocol by name (each registers itself on definition; the imports above define them all)
 PROTOCOLS: dict[str, type[WireProtocol]] = WireProtocol.registry
 
-#: which protocol each host speaks
-HOST_PROTOCOL: dict[str, str] = {
-    "claude-code": AnthropicMessages.name,
-    "codex": OpenAIResponses.name,
-    "opencode": OpenAIChatCompletions.name,
-    "gemini-cli": GeminiGenerateContent.name,
-    "copilot-cli": OpenAIChatCompletions.name,  # BYOK offline mode: COPILOT_PROVIDER_BASE_URL
-    "pi": OpenAIChatCompletions.name,  # ~/.pi/agent/models.json: "api": "openai-completions"
-}
-
 
 __all__ = [
-    "HOST_PROTOCOL",
     "PROTOCOLS",
     "SHELL",
     "TOOL_RESULT",

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pasture.hostenv.fake_models.script import ToolCall
 from pasture.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
 from pasture.hostenv.fake_models.sse import encode_event
+from pasture.hosts.script import ToolCall
 
 __all__ = ["AnthropicMessages"]
 

@@ -33,8 +33,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from pasture.hostenv.fake_models.script import Script
 from pasture.hostenv.fake_models.server import FakeModelServer, Reply, RequestContext, WireProtocol
+from pasture.hosts.script import Script
 
 __all__ = ["ChatReply", "ChatReplyQueue", "FakeChatServer"]
 

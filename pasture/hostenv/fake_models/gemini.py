@@ -22,9 +22,9 @@ import json
 import re
 from typing import Any
 
-from pasture.hostenv.fake_models.script import ToolCall
 from pasture.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
 from pasture.hostenv.fake_models.sse import encode_data
+from pasture.hosts.script import ToolCall
 
 __all__ = ["GeminiGenerateContent"]
 
@@ -58,6 +58,17 @@ def _tokens(obj: Any) -> int:
 
 class GeminiGenerateContent(WireProtocol):
     name = "gemini"
+
+    @classmethod
+    def turn_items(cls, body: dict[str, Any]) -> list[Any]:
+        """The content parts after the model's last turn, a function response as its text."""
+        contents = body.get("contents") or []
+        cut = 0
+        for i, content in enumerate(contents):
+            if isinstance(content, dict) and content.get("role") == "model":
+                cut = i + 1
+        return [_part(p) for c in contents[cut:] if isinstance(c, dict) for p in c.get("parts") or []]
+
     routes = {("GET", "/v1beta/models"): "handle_models", ("GET", "/v1/models"): "handle_models"}
 
     def dispatch(self, ctx: RequestContext) -> Reply:
@@ -162,3 +173,20 @@ class GeminiGenerateContent(WireProtocol):
     def usage(self, ctx: RequestContext, parts: list[dict[str, Any]]) -> dict[str, int]:
         prompt, out = _tokens((ctx.body or {}).get("contents") if isinstance(ctx.body, dict) else None), _tokens(parts)
         return {"promptTokenCount": prompt, "candidatesTokenCount": out, "totalTokenCount": prompt + out}
+
+
+def _part(part: Any) -> Any:
+    """One content part as ``{"text": ...}`` (a function response: its output, else its error)."""
+    if not isinstance(part, dict):
+        return part
+    response = part.get("functionResponse")
+    if isinstance(response, dict):
+        answer = response.get("response")
+        body: dict[str, Any] = answer if isinstance(answer, dict) else {}
+        value = body.get("output", body.get("error", ""))
+        return {
+            "type": "function_response",
+            "name": response.get("name"),
+            "text": value if isinstance(value, str) else json.dumps(value),
+        }
+    return part

@@ -23,9 +23,9 @@ import json
 import time
 from typing import Any
 
-from pasture.hostenv.fake_models.script import ToolCall
 from pasture.hostenv.fake_models.server import Decision, Reply, RequestContext, WireProtocol
 from pasture.hostenv.fake_models.sse import encode_data, encode_event
+from pasture.hosts.script import ToolCall
 
 __all__ = ["OpenAIChatCompletions", "OpenAIResponses"]
 
@@ -72,6 +72,19 @@ class _OpenAIBase(WireProtocol):
 
 class OpenAIResponses(_OpenAIBase):
     name = "openai-responses"
+
+    @classmethod
+    def turn_items(cls, body: dict[str, Any]) -> list[Any]:
+        """The Responses API's input items after the model's last call, reasoning or message."""
+        items = body.get("input") or []
+        cut = 0
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and (
+                item.get("type") in ("function_call", "reasoning") or item.get("role") == "assistant"
+            ):
+                cut = i + 1
+        return list(items[cut:])
+
     routes = {
         ("POST", "/v1/responses"): "handle_create_response",
         ("GET", "/v1/models"): "handle_models",

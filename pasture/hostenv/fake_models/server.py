@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from pasture.hostenv.fake_models.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
+from pasture.hosts.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
 
 __all__ = [
     "LOOPBACK",
@@ -109,6 +109,18 @@ class WireProtocol:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:  # a shared base class (no name of its own) is not a protocol
             WireProtocol.registry[cls.name] = cls
+
+    @classmethod
+    def turn_items(cls, body: dict[str, Any]) -> list[Any]:
+        """The input items a request body appended after the model's previous answer (what ``pasture
+        capture`` reads a turn's feedback from): here a chat ``messages`` list after the last assistant
+        message; an API that lists its turns otherwise says so."""
+        messages = body.get("messages") or []
+        cut = 0
+        for i, message in enumerate(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                cut = i + 1
+        return list(messages[cut:])
 
     # --- hooks for the shared turn logic -------------------------------------------------
     def offered_tools(self, body: Any) -> list[dict[str, Any]]:

@@ -114,7 +114,7 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
 
 def fail_json(event: str, row, text: str):
     """A failure that blocks, as the JSON refusal the event reads (the PreToolUse permission decision,
-    ``decision: block``), or None where only exit 2 blocks. Claude Code only: Codex keeps exit 2."""
+    ``decision: block``), or None where only exit 2 blocks."""
     if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
         return command_deny(event, row, text, BLOCK_JSON)[1]
     if event in BLOCK_JSON:
@@ -148,6 +148,7 @@ OFF_SWITCHES = tuple(
             "fix": f'remove "disableAllHooks" from {name}',
             "evidence": _EVIDENCE + ": settings key disableAllHooks, `Ke(e)` (disableAllHooks===!0)",
             "certain": True,
+            "also": "adapter",  # doctor's adapter check reads it in the file our hooks are in
         },
         {
             "file": name,
@@ -168,5 +169,5 @@ GUARDED_FOLDERS: tuple = ()
 USER_DIR = ("CLAUDE_CONFIG_DIR", "home", ".claude")
 GUARDED_USER_FILES = ("settings.json", "settings.local.json")
 GUARDED_USER_FOLDERS: tuple = ()
-# <dir>/.claude/settings.json is read only for the folder Claude Code starts in (doctor: claude-start).
-PROJECT_ADAPTER_ROOT_ONLY = True
+# <dir>/.claude/settings.json is read only for the folder Claude Code starts in: its own doctor check says so.
+PROJECT_ADAPTER_ROOT_ONLY = "claude-start"

@@ -29,6 +29,16 @@ def deny(event: str, row, reason: str) -> tuple:
     return (EXIT_BLOCK, "", reason + "\n", "deny")
 
 
+def fail_json(event: str, row, text: str):
+    """A failure that blocks (a broken policy, an unwritable journal, a gate past its deadline) as the
+    same JSON refusal a deny is: on exit 2 the model would read only "hook exited with code 2"."""
+    if event == "preToolUse" and row.response in ("deny", "deny+ask"):
+        return _json({"permissionDecision": "deny", "permissionDecisionReason": text})
+    if event in BLOCK_JSON:
+        return _json({"decision": "block", "reason": text})
+    return None
+
+
 def ask(event: str, reason: str) -> tuple:
     return (0, _json({"permissionDecision": "ask", "permissionDecisionReason": reason}), "", "ask")
 

@@ -6,9 +6,10 @@ pasture.runtime.shellwrites only for a command that names something like the gua
 """
 
 from pasture.runtime import fs, layers
+from pasture.runtime.hostwire import WIRES
 
-# the hostwire modules, in the order their files are listed (the hosts' registry: tests/render/test_hosts_registry.py)
-MODULES = ("claude_code", "codex", "gemini_cli", "copilot_cli", "pi", "opencode")
+# every host's wire module (the hook's registry WIRES, kept equal to the hosts' registry), each once
+MODULES = tuple(dict.fromkeys(WIRES.values()))
 
 
 def module(name: str):
@@ -80,7 +81,5 @@ def guard_names() -> tuple[str, ...]:
 
 def env_files(harness: str) -> tuple[str, ...]:
     """The dotenv files `harness` loads into its environment (relative to each folder it looks in)."""
-    from pasture.runtime.hostwire import WIRES
-
     name = WIRES.get(harness)
     return tuple(module(name).ENV_FILES) if name else ()

@@ -17,7 +17,12 @@ def ask(event: str, reason: str) -> tuple:
 
 # Steering (issue 17): tool.execute.after carries feedback after a tool; the system transform, in every
 # model request, carries the session-start and prompt context (OpenCode has no per-prompt context hook).
-MOMENTS = {"tool.execute.after": "after-tool", "experimental.chat.system.transform": "system"}
+MOMENTS = {
+    "tool.execute.after": "after-tool",
+    "experimental.chat.system.transform": "system",
+    # the agent went idle: where an [[until]] would continue it, which 1.x cannot (named, not dropped)
+    "session.idle": "stop",
+}
 STEERS = ("rewrite", "context", "feedback")  # what steer() and the generated plugin carry
 
 

@@ -31,7 +31,11 @@ def tool_of(payload: object) -> tuple:
 # Steering (issue 17). before_agent_start, before every prompt's agent run, carries the system prompt:
 # both the session-start and the prompt context go into it (as OpenCode's system transform); tool_result
 # carries feedback after a tool. Pi has no stop that can continue and asks no permission.
-MOMENTS = {"before_agent_start": "system", "tool_result": "after-tool"}
+MOMENTS = {
+    "before_agent_start": "system",
+    "tool_result": "after-tool",
+    "agent_end": "stop",  # where an [[until]] would continue, which Pi cannot (named, not dropped)
+}
 STEERS = ("context", "feedback")  # what steer() and the generated extension carry
 
 
@@ -74,6 +78,7 @@ OFF_SWITCHES = (
             "fix": f'remove the "!"/"-" patterns that match pasture-lifecycle.ts from "extensions" in {_SETTINGS}',
             "evidence": _PKG + "dist/core/package-manager.js isEnabledByOverrides",
             "certain": True,
+            "also": "pi-extensions",  # its doctor check names an exclusion that spells our file out
         },
         {
             "file": _SETTINGS,

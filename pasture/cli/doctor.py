@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from pasture.doctor.findings import EXIT_ERROR, DoctorError
+from pasture.hosts import HOSTS
 from pasture.hosts import NAMES as HARNESSES
 
 
@@ -56,8 +57,8 @@ def doctor(
     """
     if project is not None and user:
         raise click.UsageError("--project and --user exclude each other")
+    from pasture.cli.install import _root
     from pasture.doctor.run import Options, run
-    from pasture.install.commands import _root
 
     opts = Options(
         project=project,
@@ -68,7 +69,7 @@ def doctor(
         binaries={"--codex-bin": codex_bin} if codex_bin else {},
     )
     try:
-        report = run(opts)
+        report = run(opts, HOSTS)
     except DoctorError as exc:
         if as_json:
             click.echo(json.dumps({"ok": False, "exit_code": EXIT_ERROR, "error": str(exc)}, indent=2))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
+from pasture.hosts import HOSTS
+from pasture.hosts import NAMES as HARNESSES
 from pasture.install.report import EXIT_ERROR, InstallError, Report
-from pasture.install.targets import HARNESSES
 
 
 def _root(ctx: click.Context, root: Path | None) -> Path:
@@ -69,14 +70,15 @@ def _refuse(exc: InstallError, as_json: bool) -> None:
 
 def _host_only(harness: str, given: dict[str, object]) -> None:
     """Refuse the host-only flags this host does not take (``HOST.install_flags``), naming the hosts that do."""
-    from pasture.hosts import HOSTS
+    refused = [flag for flag, value in given.items() if value and flag not in HOSTS[harness].install_flags]
+    if refused:
+        raise click.UsageError("; ".join(f"{flag} applies to {_hosts_taking(flag)} only" for flag in refused))
 
-    if any(value for flag, value in given.items() if flag not in HOSTS[harness].install_flags):
-        flags = list(given)
-        owners = [name for name, h in HOSTS.items() if set(flags) <= h.install_flags]
-        raise click.UsageError(
-            f"{', '.join(flags[:-1])} and {flags[-1]} apply to {' and '.join(owners) or 'no host'} only"
-        )
+
+def _hosts_taking(flag: str) -> str:
+    """The hosts whose install takes ``flag``, as a list a sentence can carry ("a, b and c")."""
+    owners = [name for name, h in HOSTS.items() if flag in h.install_flags] or ["no host"]
+    return owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
 
 
 _common = [
@@ -131,13 +133,14 @@ def _with_common(func):
 @click.option(
     "--trust-project",
     is_flag=True,
-    help="codex: also record the project as trusted "
-    '([projects."DIR"] trust_level = "trusted"); without it an untrusted project is refused',
+    help="codex, gemini-cli, copilot-cli: also record the project folder as trusted by the host (Codex: "
+    '[projects."DIR"] trust_level = "trusted"; Gemini CLI: trustedFolders.json; Copilot CLI: config.json '
+    "trustedFolders), which uninstall takes out again",
 )
 @click.option(
     "--trust-only",
     is_flag=True,
-    help="codex: only record trust for the pasture hooks already "
+    help="codex only: only record trust for the pasture hooks already "
     "installed (after an install that could not reach codex)",
 )
 @click.option(
@@ -186,7 +189,7 @@ def install(
         force=force,
     )
     try:
-        report = run_install(opts)
+        report = run_install(opts, HOSTS[harness])
     except InstallError as exc:
         _refuse(exc, as_json)
         return
@@ -214,7 +217,7 @@ def uninstall(
         follow_symlinks=follow_symlinks,
     )
     try:
-        report = run_uninstall(opts)
+        report = run_uninstall(opts, HOSTS[harness])
     except InstallError as exc:
         _refuse(exc, as_json)
         return

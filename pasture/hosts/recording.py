@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pasture.evolve.scenario_sets import Scenario, ScenarioSet
+    from pasture.hosts.scenario_sets import Scenario, ScenarioSet
 
 
 class Run(Protocol):
@@ -120,7 +120,7 @@ class CommandHookCapture(CaptureAdapter):
     decision_word = "block"
 
     def _hooks(self, run: Run, events: list[str], scenario: Scenario | None) -> dict[str, Any]:
-        from pasture.hostenv.recorder import install_recorder, recorder_command
+        from pasture.hosts.recorder import install_recorder, recorder_command
 
         recorder = install_recorder(run.root)
         log = run.root / self.log_name
@@ -169,7 +169,7 @@ class CommandHookCapture(CaptureAdapter):
         self._write(run, self._hooks(run, events, scenario))
 
     def records(self, run: Run) -> Records:
-        from pasture.hostenv.recorder import read_records
+        from pasture.hosts.recorder import read_records
 
         out = Records()
         for record in read_records(run.root / self.log_name):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pasture.catalog.model import Catalog, CatalogError, catalog_path, find_catalog, project_keeps_catalogs
+from pasture.profile.catalog import Catalog, CatalogError, catalog_path, find_catalog, project_keeps_catalogs
 from pasture.profile.vocab import FailureMode, HookSurface
 
 _BUS = HookSurface.OPENCODE_CATCH_ALL_SSE

@@ -1,0 +1,304 @@
+"""A host is its own files (issue 30): everything that differs per host lives in its host module
+(``pasture/hosts/<host>.py``), its runtime half (``pasture/runtime/hostwire/<wire>.py``) and its catalog
+reader (``pasture/catalog/<reader>.py``), and every registered host has every per-host entry.
+
+* every registered host has every table a host must provide (:data:`PER_HOST`); a missing one fails naming
+  the table and where it goes, and CONTRIBUTING.md's "Add a host" names each of those places;
+* at most :data:`LIMIT` modules outside a host's own files name it in their code (:mod:`hostnames`);
+  :data:`NOT_YET_MOVED` lists the per-host knowledge still to move, which may only shrink.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+from typing import Any, Callable
+
+import pytest
+from hostnames import naming_modules
+from repo_paths import REPO
+
+from pasture.hosts import HOSTS
+from pasture.hosts.protocol import Host
+
+#: the most modules outside a host's own files that may name it (the registry counts)
+LIMIT = 6
+
+
+def own_files(name: str) -> set[str]:
+    host = HOSTS[name]
+    return {
+        f"pasture/hosts/{type(host).__module__.rsplit('.', 1)[1]}.py",
+        f"pasture/runtime/hostwire/{host.wire}.py",
+        f"pasture/catalog/{host.catalog_reader}.py",
+    }
+
+
+# --- every host has every per-host entry ------------------------------------------------------------
+
+
+def _members(host: Any) -> list[str]:
+    members = [n for n in Host.__annotations__] + [
+        n for n, v in vars(Host).items() if inspect.isfunction(v) and not n.startswith("_")
+    ]
+    return [m for m in members if not hasattr(host, m)]
+
+
+def _wire(host: Any) -> list[str]:
+    module = importlib.import_module(f"pasture.runtime.hostwire.{host.wire}")
+    return [n for n in ("PROCEED_STDOUT", "BLOCKING_FAILURES", "deny", "ask", "tool_of") if not hasattr(module, n)]
+
+
+def _wires(host: Any) -> list[str]:
+    from pasture.runtime.hostwire import WIRES
+
+    return [] if WIRES.get(host.name) == host.wire else [f"WIRES[{host.name!r}] is {WIRES.get(host.name)!r}"]
+
+
+def _catalog_reader(host: Any) -> list[str]:
+    try:
+        module = importlib.import_module(f"pasture.catalog.{host.catalog_reader}")
+    except ImportError as exc:
+        return [str(exc)]
+    return [n for n in ("files", "events") if not callable(getattr(module, n, None))]
+
+
+def _harness(host: Any) -> list[str]:
+    from pasture.profile.vocab import Harness
+
+    return [] if host.name in {h.value for h in Harness} else [f"no Harness member {host.name!r}"]
+
+
+def _surfaces(host: Any) -> list[str]:
+    from pasture.profile.vocab import SURFACE_FAILURE_MODES
+
+    missing = [s.value for s in host.surfaces if s not in SURFACE_FAILURE_MODES]
+    return (["no surfaces"] if not host.surfaces else []) + missing
+
+
+def _tool_kinds(host: Any) -> list[str]:
+    """Every tool its captures show the host calling has a kind: else a ``tool_kind`` rule never matches it."""
+    from pasture.runtime.envelope import _TOOL_KINDS
+
+    found = set()
+    pattern = re.compile(r'"(?:tool_name|toolName|tool)": *"([A-Za-z_]+)"')
+    for path in REPO.glob(f"captures/{host.name}@*/**/*.json"):
+        found |= set(pattern.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return sorted(n for n in found if n.lower() not in _TOOL_KINDS)
+
+
+def _answers(host: Any) -> list[str]:
+    return [] if callable(getattr(host, "answer_candidates", None)) else ["answer_candidates"]
+
+
+def _scenarios(host: Any) -> list[str]:
+    scenarios = host.capture.scenario_set()
+    return [] if scenarios.base else ["an empty scenario set"]
+
+
+def _npm_pins(host: Any) -> list[str]:
+    pinned = json.loads((REPO / "tests" / "npm" / "package.json").read_text())["dependencies"]
+    return ([] if host.npm_packages else ["no npm_packages"]) + [p for p in host.npm_packages if p not in pinned]
+
+
+def _fake_model(host: Any) -> list[str]:
+    from pasture.hostenv.fake_models import PROTOCOLS
+
+    protocol = host.launcher.wire_protocol
+    return [] if protocol in PROTOCOLS else [f"no fake model speaks {protocol!r}"]
+
+
+def _version_env(host: Any) -> list[str]:
+    env = host.version_env("/home")
+    return [] if isinstance(env, dict) else ["version_env must return a dict"]
+
+
+def _profiles(host: Any) -> list[str]:
+    folders = sorted(p.name for p in (REPO / "profiles").glob(f"{host.name}@*") if p.is_dir())
+    missing = [
+        f
+        for f in folders
+        if not (REPO / "captures" / f / "catalog.json").is_file()
+        and "catalog_unavailable:" not in (REPO / "profiles" / f / "lifecycle.yaml").read_text(encoding="utf-8")
+    ]
+    return (["no profiles/<host>@<version>/"] if not folders else []) + [f"captures/{f}/catalog.json" for f in missing]
+
+
+#: table -> (where it goes, the check: what is missing for a host). CONTRIBUTING.md's "Add a host" names
+#: every place (tested below).
+PER_HOST: dict[str, tuple[str, Callable[[Any], list[str]]]] = {
+    "every member of Host": ("pasture/hosts/protocol.py", _members),
+    "answer wire forms (answer_candidates)": ("pasture/hosts/<host>.py", _answers),
+    "capture scenarios (capture.scenario_set())": ("pasture/hosts/<host>.py", _scenarios),
+    "offline --version (version_env)": ("pasture/hosts/<host>.py", _version_env),
+    "the runtime half": ("pasture/runtime/hostwire/<wire>.py", _wire),
+    "the hook's registry (WIRES)": ("pasture/runtime/hostwire/__init__.py", _wires),
+    "tool kinds (_TOOL_KINDS)": ("pasture/runtime/envelope.py", _tool_kinds),
+    "catalog reader": ("pasture/catalog/<reader>.py", _catalog_reader),
+    "harness vocabulary (Harness)": ("pasture/profile/vocab.py", _harness),
+    "surfaces and their failure modes (SURFACE_FAILURE_MODES)": ("pasture/profile/vocab.py", _surfaces),
+    "npm pins": ("tests/npm/package.json", _npm_pins),
+    "fake model API (launcher.wire_protocol)": ("pasture/hostenv/fake_models/", _fake_model),
+    "profiles and their catalogs": ("profiles/<host>@<version>/", _profiles),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTS))
+def test_every_host_has_every_per_host_entry(name):
+    missing = {f"{table} ({where})": gaps for table, (where, check) in PER_HOST.items() if (gaps := check(HOSTS[name]))}
+    assert not missing, f"{name} lacks: {missing}"
+
+
+def test_the_table_check_names_what_is_missing():
+    class Bare:
+        name = "nobody"
+        wire = "nobody"
+        catalog_reader = "nobody"
+        surfaces = ()
+
+    assert "answer_candidates" in _answers(Bare())
+    assert _harness(Bare()) == ["no Harness member 'nobody'"]
+    assert _wires(Bare()) == ["WIRES['nobody'] is None"]
+    assert "surface_of" in _members(Bare())
+
+
+def _add_a_host() -> str:
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    return text.split("## Add a host (a new harness)", 1)[1].split("\n## ", 1)[0]
+
+
+def test_contributing_names_every_place_a_host_provides():
+    section = _add_a_host()
+    missing = sorted({where for where, _check in PER_HOST.values() if where not in section})
+    assert not missing, f'CONTRIBUTING.md\'s "Add a host" does not name {missing}'
+
+
+# --- a host's name stays in its own files -----------------------------------------------------------
+
+#: Modules outside a host's own files that still name it, host by host: the per-host knowledge not yet moved
+#: into the host's files (issue 30). An entry leaves when its move lands (a stale entry fails); none may join.
+#: The guarded-file names of the built-in guard live in the hostwire modules (issue 28: GUARDED_*, read by
+#: runtime/hostwire/guarded.py, and by install/denyrules.py's rules that mirror them); builtin.py's cheap
+#: screen still spells some host folders; the
+#: runtime's evaluation modules (effective.py, lifecycle.py) are left alone by this one.
+NOT_YET_MOVED: dict[str, set[str]] = {
+    "claude-code": {
+        "pasture/cli/examples.py",
+        "pasture/cli/journal.py",
+        "pasture/doctor/sandbox.py",
+        "pasture/doctor/tamper.py",
+        "pasture/gates/agent.py",
+        "pasture/gates/agents.py",
+        "pasture/hostenv/fake_models/anthropic.py",
+        "pasture/hostenv/runner.py",
+        "pasture/hosts/codex.py",
+        "pasture/hosts/launch.py",
+        "pasture/hosts/opencode.py",
+        "pasture/hosts/recorder.py",
+        "pasture/install/actions.py",
+        "pasture/install/denyrules.py",
+        "pasture/install/launcher.py",
+        "pasture/install/places.py",
+        "pasture/profile/models.py",
+        "pasture/profile/rules.py",
+        "pasture/render/commands.py",
+        "pasture/runtime/builtin.py",
+        "pasture/runtime/effective.py",
+        "pasture/runtime/gatekinds.py",
+        "pasture/runtime/hostwire/codex.py",
+        "pasture/runtime/injected.py",
+        "pasture/runtime/layers.py",
+        "pasture/runtime/lifecycle.py",
+        "pasture/runtime/project.py",
+    },
+    "codex": {
+        "pasture/cli/doctor.py",
+        "pasture/cli/examples.py",
+        "pasture/cli/install.py",
+        "pasture/cli/journal.py",
+        "pasture/doctor/codex.py",
+        "pasture/doctor/findings.py",
+        "pasture/doctor/sandbox.py",
+        "pasture/gates/agent.py",
+        "pasture/gates/agents.py",
+        "pasture/hostenv/runner.py",
+        "pasture/hosts/launch.py",
+        "pasture/hosts/recorder.py",
+        "pasture/install/codex_install.py",
+        "pasture/install/codex_server.py",
+        "pasture/install/launcher.py",
+        "pasture/install/places.py",
+        "pasture/profile/rules.py",
+        "pasture/runtime/builtin.py",
+        "pasture/runtime/effective.py",
+        "pasture/runtime/gatekinds.py",
+        "pasture/runtime/injected.py",
+    },
+    "opencode": {
+        "pasture/cli/examples.py",
+        "pasture/cli/install.py",
+        "pasture/cli/journal.py",
+        "pasture/evolve/scrub.py",
+        "pasture/gates/_env.py",
+        "pasture/gates/agent.py",
+        "pasture/gates/agents.py",
+        "pasture/gates/harness.py",
+        "pasture/gates/wrappers.py",
+        "pasture/hosts/pi.py",
+        "pasture/hosts/recorder.py",
+        "pasture/install/launcher.py",
+        "pasture/install/places.py",
+        "pasture/install/session.py",
+        "pasture/profile/catalog.py",
+        "pasture/profile/closed.py",
+        "pasture/profile/rules.py",
+        "pasture/runtime/builtin.py",
+        "pasture/runtime/gatekinds.py",
+        "pasture/runtime/injected.py",
+    },
+    "gemini-cli": {
+        "pasture/evolve/profile_new.py",
+        "pasture/evolve/scrub.py",
+        "pasture/hostenv/fake_models/__init__.py",
+        "pasture/hostenv/fake_models/gemini.py",
+        "pasture/hostenv/runner.py",
+        "pasture/hosts/recorder.py",
+        "pasture/profile/rules.py",
+        "pasture/runtime/builtin.py",
+    },
+    "copilot-cli": {
+        "pasture/hosts/recorder.py",
+        "pasture/runtime/builtin.py",
+        "pasture/runtime/effective.py",
+    },
+    "pi": {
+        "pasture/runtime/builtin.py",
+        "pasture/runtime/effective.py",
+    },
+}
+
+
+def test_naming_counts_strings_and_identifiers_not_docstrings(tmp_path):
+    from hostnames import code_words, names
+
+    module = tmp_path / "m.py"
+    module.write_text('"""Claude Code, Codex."""\n# opencode\nPI_DIR = ".claude"\n', encoding="utf-8")
+    words = code_words(module)
+    assert names("claude", words) and names("pi", words)
+    assert not names("codex", words) and not names("opencode", words)
+    assert not names("pi", {"pipe", "spike"})
+
+
+@pytest.mark.parametrize("name", list(HOSTS))
+def test_at_most_six_modules_outside_a_hosts_files_name_it(name):
+    found = naming_modules(name, own_files(name))
+    pending = NOT_YET_MOVED.get(name, set())
+    stale = sorted(pending - set(found))
+    assert not stale, f"{name}: {stale} no longer name it; take them out of NOT_YET_MOVED"
+    counted = [m for m in found if m not in pending]
+    assert len(counted) <= LIMIT, (
+        f"{len(counted)} modules outside {name}'s own files name it (at most {LIMIT}; {len(found)} with "
+        f"NOT_YET_MOVED): {counted}"
+    )
