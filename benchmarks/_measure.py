@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Callable, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,6 +33,19 @@ class Run:
     cpu: float  # seconds, user + sys of the child (and its own children, reaped by it)
     maxrss_kib: int  # peak RSS; negative: only an upper bound was available (see spawn)
     rc: int
+
+
+#: What a timed run must have answered: (exit code, stdout, stderr) -> None, or what is wrong.
+Expect = Callable[[int, bytes, bytes], "str | None"]
+
+
+class WrongAnswer(SystemExit):
+    """A timed run answered something else than the row claims: its time would measure the wrong
+    thing (a refusal is not a fast allow), so the benchmark stops instead of printing it."""
+
+
+def exit_0(rc: int, out: bytes, err: bytes) -> str | None:
+    return None if rc == 0 else f"exit {rc}"
 
 
 @dataclass
@@ -115,6 +128,7 @@ def spawn(
     stdout: IO | int = subprocess.DEVNULL,
     stderr: IO | int = subprocess.DEVNULL,
     rss: bool = False,
+    expect: Expect | None = None,
 ) -> Run:
     """Run argv to completion as one child; its own rusage via os.wait4 (not the RUSAGE_CHILDREN sum).
 
@@ -124,8 +138,15 @@ def spawn(
     parent whose report is the command's own peak; that adds ~1 ms of wall and CPU to the run, so
     scripts that compare small timings take memory from separate runs. Without GNU time, ru_maxrss is
     kept and flagged as an upper bound (Run.maxrss_kib is negative).
+
+    ``expect`` checks the run's answer (exit code, stdout, stderr, kept in temp files, so the pipes
+    cost nothing while it runs); a wrong answer raises WrongAnswer naming the command and what it said.
     """
     argv = list(argv)
+    captured = None
+    if expect is not None:
+        captured = (tempfile.TemporaryFile(), tempfile.TemporaryFile())
+        stdout, stderr = captured
     report = None
     if rss and GNU_TIME:
         fd, report = tempfile.mkstemp(prefix="bench-rss-")
@@ -159,7 +180,20 @@ def spawn(
             pass
         finally:
             os.unlink(report)
-    return Run(wall=wall, cpu=usage.ru_utime + usage.ru_stime, maxrss_kib=maxrss, rc=proc.returncode)
+    run = Run(wall=wall, cpu=usage.ru_utime + usage.ru_stime, maxrss_kib=maxrss, rc=proc.returncode)
+    if captured is not None and expect is not None:
+        texts = []
+        for fh in captured:
+            fh.seek(0)
+            texts.append(fh.read())
+            fh.close()
+        problem = expect(run.rc, texts[0], texts[1])
+        if problem is not None:
+            raise WrongAnswer(
+                f"wrong answer, not timed: {' '.join(map(str, argv))}: {problem}\n"
+                f"stdout: {texts[0][:400]!r}\nstderr: {texts[1][:400]!r}"
+            )
+    return run
 
 
 def run_checked(argv: Sequence[str], **kwargs) -> subprocess.CompletedProcess:

@@ -51,6 +51,7 @@ from _measure import (  # noqa: E402
     Series,
     console_script,
     environment,
+    exit_0,
     loadavg,
     ms,
     offline_prefix,
@@ -499,29 +500,39 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.runs + 1):  # round 0 is an untimed warm-up (page cache), then interleaved runs
             for name, s in series.items():
                 if name == "python -c pass":
-                    run = spawn(rss=True, argv=wrap + [py, "-c", "pass"], env=child_env)
+                    run = spawn(rss=True, expect=exit_0, argv=wrap + [py, "-c", "pass"], env=child_env)
                 elif name == "pasture check":
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "check"], env=child_env)
+                    run = spawn(
+                        rss=True, expect=exit_0, argv=wrap + pasture + ["--root", str(proj), "check"], env=child_env
+                    )
                 elif name == "pasture check (full)":
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "check"], env=full_env)
+                    run = spawn(
+                        rss=True, expect=exit_0, argv=wrap + pasture + ["--root", str(proj), "check"], env=full_env
+                    )
                 elif name == "pasture validate":
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "validate"], env=child_env)
+                    run = spawn(
+                        rss=True, expect=exit_0, argv=wrap + pasture + ["--root", str(proj), "validate"], env=child_env
+                    )
                 elif name.startswith("pasture generate (empty"):
                     clear(fresh / "generated")
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(fresh), "generate"], env=full_env)
+                    run = spawn(
+                        rss=True, expect=exit_0, argv=wrap + pasture + ["--root", str(fresh), "generate"], env=full_env
+                    )
                 elif name.startswith("pasture generate (up"):
-                    run = spawn(rss=True, argv=wrap + pasture + ["--root", str(proj), "generate"], env=full_env)
+                    run = spawn(
+                        rss=True, expect=exit_0, argv=wrap + pasture + ["--root", str(proj), "generate"], env=full_env
+                    )
                 elif name == "rulesync generate":
                     for out in peer["outputs"]:
                         clear(out)
-                    run = spawn(rss=True, argv=wrap + peer["argv"], cwd=peer["root"])
+                    run = spawn(rss=True, expect=exit_0, argv=wrap + peer["argv"], cwd=peer["root"])
                 else:
-                    run = spawn(rss=True, argv=wrap + peer["argv"] + ["--check"], cwd=peer["root"])
+                    run = spawn(rss=True, expect=exit_0, argv=wrap + peer["argv"] + ["--check"], cwd=peer["root"])
                 if i:  # run 0 is the warm-up
                     s.runs.append(run)
-        bad = {n: s.summary()["exit_codes"] for n, s in series.items() if s.summary()["exit_codes"] != [0]}
-        if bad:
-            print(f"WARNING: non-zero exit codes: {bad}")
+        # every run was checked to exit 0 (spawn's expect); the fast path must still be what answered
+        if not fast_path_answers(py, proj, child_env):
+            raise SystemExit("the fast path of `pasture check` no longer answers on the unchanged copy")
         bare = series["python -c pass"]
         rows = []
         for name, s in series.items():
@@ -606,10 +617,20 @@ def main(argv: list[str] | None = None) -> int:
                     clear(projects[n] / "generated")
                     # The full check (no fast path): this series measures how the work scales.
                     gen_s[n].runs.append(
-                        spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "generate"], env=full_env)
+                        spawn(
+                            rss=True,
+                            expect=exit_0,
+                            argv=wrap + pasture + ["--root", str(projects[n]), "generate"],
+                            env=full_env,
+                        )
                     )
                     chk_s[n].runs.append(
-                        spawn(rss=True, argv=wrap + pasture + ["--root", str(projects[n]), "check"], env=full_env)
+                        spawn(
+                            rss=True,
+                            expect=exit_0,
+                            argv=wrap + pasture + ["--root", str(projects[n]), "check"],
+                            env=full_env,
+                        )
                     )
             fails = {
                 n: (gen_s[n].summary()["exit_codes"], chk_s[n].summary()["exit_codes"])

@@ -50,6 +50,7 @@ from _measure import (  # noqa: E402
     Series,
     console_script,
     environment,
+    exit_0,
     loadavg,
     ms,
     scratch,
@@ -66,6 +67,30 @@ from pasture.install.hooktable import with_binary  # noqa: E402
 from pasture.journal.db import query  # noqa: E402
 
 RATIO_BARE_MAX, RATIO_BARE_AIM, RATIO_SITE_MAX, RSS_RATIO_MAX = 2.0, 1.5, 1.0, 1.5
+
+
+def _decision(out: bytes) -> object:
+    try:
+        return json.loads(out or b"{}").get("hookSpecificOutput", {}).get("permissionDecision")
+    except (ValueError, AttributeError):
+        return None
+
+
+# What every timed run of a row must answer (checked run by run: a refusal is not a fast allow).
+def allowed(rc: int, out: bytes, err: bytes) -> str | None:
+    return None if rc == 0 and not out.strip() else f"not the allow (exit 0, no output): exit {rc}"
+
+
+def denied(rc: int, out: bytes, err: bytes) -> str | None:
+    return None if rc == 0 and _decision(out) == "deny" else f"not the JSON deny: exit {rc}"
+
+
+def allowed_by_rule(rc: int, out: bytes, err: bytes) -> str | None:
+    return None if rc == 0 and _decision(out) == "allow" else f"not the rule's allow: exit {rc}"
+
+
+def rewritten(rc: int, out: bytes, err: bytes) -> str | None:
+    return None if rc == 0 and b'"updatedInput"' in out else f"not the rewrite (updatedInput): exit {rc}"
 
 
 def twenty_rules() -> str:
@@ -140,7 +165,13 @@ def gate_kinds(runs: int, command: str, env: dict, work: Path, python: str) -> t
     timed = {f"hook: {kind} gate, stand-in judge": Series(f"hook: {kind} gate") for kind in envs}
     for i in range(runs + 3):  # 3 untimed warm-up rounds
         for kind, name in zip(envs, timed, strict=True):
-            got = spawn(["/bin/sh", "-c", command], env=envs[kind], cwd=project, stdin=payload(project, "ls -la", i))
+            got = spawn(
+                ["/bin/sh", "-c", command],
+                env=envs[kind],
+                cwd=project,
+                stdin=payload(project, "ls -la", i),
+                expect=denied,
+            )
             if i >= 3:
                 timed[name].runs.append(got)
     base = timed["hook: command gate, stand-in judge"].median()
@@ -316,7 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     def cold(i: int):
         counter[0] += 1  # new bytes every run: the cache cannot hit
         (changing / ".pasture" / "policy.toml").write_text(twenty_rules() + f"\n# edit {counter[0]}\n")
-        return spawn(["/bin/sh", "-c", command], env=env, cwd=changing, stdin=payload(changing, allow, i))
+        return spawn(
+            ["/bin/sh", "-c", command], env=env, cwd=changing, stdin=payload(changing, allow, i), expect=allowed
+        )
 
     # Steering (issue 17): an allow rule and a rewrite rule of the user layer (a project layer's would
     # be ignored until trusted), beside the 20 rules, with [[after]]/[[until]] entries that PreToolUse
@@ -328,8 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     steer_policy = work / "steer-user.toml"
     steer_policy.write_text(STEER_RULES, encoding="utf-8")
     steer_env = {**env, "PASTURE_POLICY": str(steer_policy)}
-    allowed, rewritten = "git status", "git push --force origin main"
-    for body, want in ((allowed, '"permissionDecision": "allow"'), (rewritten, '"updatedInput"')):
+    allowed_command, rewritten_command = "git status", "git push --force origin main"
+    for body, want in ((allowed_command, '"permissionDecision": "allow"'), (rewritten_command, '"updatedInput"')):
         out = subprocess.run(
             ["/bin/sh", "-c", command],
             input=payload(steering, body, 0),
@@ -341,26 +374,29 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{body!r} answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
     print("answers: allow rule -> permissionDecision allow; rewrite rule -> updatedInput + allow")
 
+    sh = ["/bin/sh", "-c", command]
     series = {
-        "python -I -S -c pass": lambda i: spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project),
-        "python -c pass": lambda i: spawn([sys.executable, "-c", "pass"], env=env, cwd=project),
+        "python -I -S -c pass": lambda i: spawn(
+            [python, "-I", "-S", "-c", "pass"], env=env, cwd=project, expect=exit_0
+        ),
+        "python -c pass": lambda i: spawn([sys.executable, "-c", "pass"], env=env, cwd=project, expect=exit_0),
         "hook: installed command, allow": lambda i: spawn(
-            ["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, allow, i)
+            sh, env=env, cwd=project, stdin=payload(project, allow, i), expect=allowed
         ),
         "hook: installed command, deny": lambda i: spawn(
-            ["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, deny, i)
+            sh, env=env, cwd=project, stdin=payload(project, deny, i), expect=denied
         ),
         "hook: policy changed before each run": cold,
         "hook: installed command, allow rule": lambda i: spawn(
-            ["/bin/sh", "-c", command], env=steer_env, cwd=steering, stdin=payload(steering, allowed, i)
+            sh, env=steer_env, cwd=steering, stdin=payload(steering, allowed_command, i), expect=allowed_by_rule
         ),
         "hook: installed command, rewrite rule": lambda i: spawn(
-            ["/bin/sh", "-c", command], env=steer_env, cwd=steering, stdin=payload(steering, rewritten, i)
+            sh, env=steer_env, cwd=steering, stdin=payload(steering, rewritten_command, i), expect=rewritten
         ),
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
-            [str(script)] + hook_args, env=env, cwd=project, stdin=payload(project, allow, i)
+            [str(script)] + hook_args, env=env, cwd=project, stdin=payload(project, allow, i), expect=allowed
         )
     timed = {name: Series(name) for name in series}
     for i in range(args.runs + 5):  # 5 untimed warm-up rounds
@@ -381,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
             spawn([python, "-I", "-S", "-c", "pass"], env=env, cwd=project, rss=True)
         )
         mem["hook: installed command, allow"].runs.append(
-            spawn(["/bin/sh", "-c", command], env=env, cwd=project, stdin=payload(project, allow, i), rss=True)
+            spawn(sh, env=env, cwd=project, stdin=payload(project, allow, i), rss=True, expect=allowed)
         )
 
     def rss(name: str) -> float | None:

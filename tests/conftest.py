@@ -6,9 +6,16 @@ import tempfile
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 from repo_paths import REPO
 
 from pasture.cli import main
+
+# One Hypothesis profile for the whole suite: no per-example deadline and no "too slow" health check.
+# Both measure wall time, so a busy machine (CI, two cores shared) failed a correct test; an example
+# that truly hangs is still stopped by the test's own timeouts.
+settings.register_profile("pasture", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("pasture")
 
 
 def pytest_configure(config):
@@ -29,6 +36,16 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_unconfigure(config):
     shutil.rmtree(os.environ.pop("PASTURE_CACHE_DIR", ""), ignore_errors=True)
     shutil.rmtree(os.environ.pop("XDG_STATE_HOME", ""), ignore_errors=True)
+
+
+@pytest.fixture
+def golden(snapshot):
+    """``artifact.text == golden(artifact.path)``: the committed generated/<path> through syrupy
+    (tests/generated_snapshot.py): its diff on a difference, and --snapshot-update writes the bytes."""
+    from generated_snapshot import GeneratedFile
+
+    store = snapshot.use_extension(GeneratedFile)
+    return lambda path: store(name=path)
 
 
 @pytest.fixture

@@ -430,9 +430,9 @@ def test_the_claude_table_rows_are_these_bytes():
 
 
 @pytest.mark.parametrize("contract_id", PINNED)
-def test_the_event_matrix_doc_is_the_committed_one(contracts, contract_id):
+def test_the_event_matrix_doc_is_the_committed_one(contracts, contract_id, golden):
     doc = events_doc(contracts[contract_id])
-    assert doc.text == committed(doc.path)
+    assert doc.text == golden(doc.path)
 
 
 def test_the_event_matrix_names_each_form_and_what_showed_it(contracts):

@@ -22,6 +22,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Callable
 
 from pasture.hosts import HOSTS
 from pasture.profile.catalog import CatalogError
@@ -108,7 +110,7 @@ def bundled_binary(
     raise CatalogError(f"no {harness} binary found under {node_modules}")
 
 
-def reader(harness: str):
+def reader(harness: str) -> ModuleType:
     """The module of pasture.catalog that reads ``harness``'s catalog (its host's ``catalog_reader``)."""
     return importlib.import_module(f"pasture.catalog.{HOSTS[harness].catalog_reader}")
 
@@ -156,7 +158,9 @@ def npm_latest(package: str, timeout: float = 60.0) -> str:
     return version
 
 
-def install_host(root: Path, harness: str, version: str, *, timeout: float = 900.0, say=lambda _m: None) -> Path:
+def install_host(
+    root: Path, harness: str, version: str, *, timeout: float = 900.0, say: Callable[[str], object] = lambda _m: None
+) -> Path:
     """Install ``harness`` ``version`` into the project's host cache (once); return its node_modules."""
     from pasture.hostenv.npm_tools import POSTINSTALL_STEPS
 

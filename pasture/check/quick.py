@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import sys
+from typing import Any
 
 from pasture import PastureError, __version__, resources, statekey
 
@@ -75,7 +76,7 @@ def _files(folder: str, only_py: bool = False, skip: frozenset[str] = frozenset(
     return out
 
 
-def _feed(h, label: str, folder: str, **kw) -> None:
+def _feed(h: Any, label: str, folder: str, **kw: Any) -> None:
     h.update(f"\0folder {label}\0".encode())
     for rel, path in _files(folder, **kw):
         data = _read_regular(path, None)  # a FIFO among the inputs must not hang the check
@@ -100,7 +101,7 @@ def _distributions() -> list[str]:
     return [found.get(project, f"{project} (not found)") for project in _SHAPING]
 
 
-def stamp(root) -> str | None:
+def stamp(root: str | os.PathLike[str]) -> str | None:
     """The digest of the project-wide inputs, taken before a full check reads them (so an edit made
     while it runs cannot be recorded as verified); None when records are off or cannot be made."""
     root = os.fspath(root)
@@ -183,7 +184,7 @@ def _cache_file(root: str) -> str | None:
     return os.path.join(base, "check", f"{key}.json")
 
 
-def remember(root, cited: list[str], before: str | None, manifest: bytes) -> None:
+def remember(root: str | os.PathLike[str], cited: list[str], before: str | None, manifest: bytes) -> None:
     """After a full check (or generate) left generated/ clean: record what that verdict rests on.
 
     ``before`` is stamp() taken before the inputs were read; ``manifest`` the manifest's rendered

@@ -23,6 +23,11 @@ class _Pasture(click.Group):
             message = " ".join(str(exc).split("\n")[:1]) or type(exc).__name__
             click.echo(f"pasture: {message}", err=True)
             ctx.exit(EXIT_ERROR)
+        except IsADirectoryError as exc:
+            # A folder where a command reads or writes a file (a settings file, a config) is bad
+            # input like any other: one line and exit 2, wherever the read is.
+            click.echo(f"pasture: {exc.filename} is a folder, not a file: move it out of the way", err=True)
+            ctx.exit(EXIT_ERROR)
 
 
 @click.group(cls=_Pasture, context_settings={"help_option_names": ["-h", "--help"]})

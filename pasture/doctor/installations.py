@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from pasture.doctor.findings import Finding
+from pasture.doctor.findings import DoctorError, Finding
 from pasture.doctor.installed import DoctorHost, Installation, reinstall, scope_args
 from pasture.install.targets import choose_contract, detect_host_version
 
@@ -45,6 +45,12 @@ def find_installations(
     problems: list[Finding] = []
     targets = ([the_host.target(project, env)] if project is not None else []) + [the_host.target(None, env)]
     for target in targets:
+        if target.file.is_dir():
+            # Not a finding about the adapter: the doctor cannot read what the host would (exit 2).
+            raise DoctorError(
+                f"{target.file} is a folder, not a file: {harness} reads its hooks from a file there; "
+                "move it out of the way, then run the doctor again"
+            )
         try:
             data = target.file.read_bytes()
         except FileNotFoundError:

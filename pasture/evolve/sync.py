@@ -13,14 +13,19 @@ time), this rewrites the profile's rows the way `pasture bump` derives a new one
 * with a capture of this very version (``captures/<harness>@<version>/capture.json``): citations
   that are no evidence for this version (a capture of another version, a URL not pinned to it) are
   removed, and blocking claims and response channels cite the scenarios in which the refusal held,
-  exactly as `pasture profile new` does.
+  exactly as `pasture profile new` does. Only the paragraphs that derivation writes are derived
+  afresh; every other note (a scenario that never triggered the event, an identity seen in the
+  payloads, an honoured rewrite) is evidence sync cannot re-derive, and stays where it is.
 
 The head of the file (comments, contract, admission) is kept byte for byte; every change is
-noted in the row it touches. Nothing is written unless the result validates.
+noted in the row it touches, and the report lists only what changed (on unchanged inputs: no byte
+and nothing). Nothing is written unless the result validates.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +52,7 @@ class SyncReport:
     demoted: list[str] = field(default_factory=list)
     proven: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    written: str | None = None  # the file rewritten, or None when the profile already matched
 
     def render(self) -> str:
         lines = [f"{self.contract}:"]
@@ -60,6 +66,7 @@ class SyncReport:
         ):
             lines.append(f"  {title} ({len(items)})" + (":" if items else ""))
             lines += [f"    {i}" for i in items]
+        lines.append(f"  wrote {self.written}" if self.written else "  unchanged: nothing to write")
         return "\n".join(lines) + "\n"
 
 
@@ -92,41 +99,90 @@ def sync_rows(
     return rows
 
 
+#: What `_evidence` (pasture.evolve.profile_new) writes about a capture of this very version: only
+#: these paragraphs are derived afresh. Every other note (a scenario that never triggered the event,
+#: an identity seen in the payloads, an honoured rewrite) is evidence sync cannot re-derive, so it stays.
+_EVIDENCE_SENTENCE = (
+    r"(exit 2 refused |a throw from |a refusal of |a JSON |"
+    r"\S+ shows (an exit-2 refusal of |a throw from |a JSON deny of |a JSON ask of ))"
+)
+
+
+def _is_evidence_paragraph(paragraph: str, version: str) -> bool:
+    return re.match(r"Capture " + re.escape(version) + r": " + _EVIDENCE_SENTENCE, paragraph) is not None
+
+
+def _paragraphs(row: dict[str, Any]) -> list[str]:
+    note = row.get("note")
+    return note.split("\n") if note else []
+
+
+def _merge_note(row: dict[str, Any], before: list[str], version: str) -> None:
+    """The note after re-derivation: every paragraph of ``before`` in its place, less the evidence
+    paragraphs the re-derivation no longer writes; paragraphs it writes anew at the end."""
+    derived = [p for p in _paragraphs(row) if _is_evidence_paragraph(p, version)]
+    after = [p for p in before if not _is_evidence_paragraph(p, version) or p in derived]
+    after += [p for p in _paragraphs(row) if p not in after]
+    if after:
+        row["note"] = "\n".join(after)
+    else:
+        row.pop("note", None)
+
+
 def _capture_evidence(
     root: Path, contract_id: str, rows: list[dict[str, Any]], sources: dict[str, str], report: SyncReport
 ) -> dict[str, str]:
     """Prune and cite evidence from the capture of this very version (if there is one); return the
-    sources the rows still use."""
-    from pasture.evolve.captured import load_capture
-    from pasture.evolve.profile_new import NewProfileReport, _evidence, _prune, _rel, drop_paragraphs_of
+    sources the rows still use (a source no row used before is kept: sync did not orphan it)."""
+    from pasture.evolve.captured import ScenarioCapture, load_capture
+    from pasture.evolve.profile_new import NewProfileReport, _evidence, _prune, _rel
     from pasture.profile.loader import load_project
     from pasture.profile.vocab import FailureMode
 
+    def citations(rs: list[dict[str, Any]]) -> set[Any]:
+        return {r.get("evidence") for r in rs} | {v for r in rs for v in (r.get("response") or {}).values()}
+
+    used_before = citations(rows)
     version = contract_id.partition("@")[2]
     cap_dir = Path(root) / "captures" / contract_id
     cited: dict[str, str] = {}
     if (cap_dir / "capture.json").is_file():
         cap = load_capture(cap_dir)
         base = load_project(root, [contract_id], hosts=HOSTS)[0]
-        scratch = NewProfileReport(contract_id, contract_id, _rel(cap_dir, root), f"profiles/{contract_id}")
 
-        def cite(scenario):
+        def cite(scenario: ScenarioCapture) -> str:
             name = f"capture-{scenario.name}"
             cited[name] = _rel(scenario.scenario_file, root)
             return f"@{name}"
 
         for row in rows:
-            drop_paragraphs_of(row, version, ("Capture",))
+            before = copy.deepcopy(row)
+            paragraphs = _paragraphs(row)
+            row["note"] = "\n".join(p for p in paragraphs if not _is_evidence_paragraph(p, version))
+            scratch = NewProfileReport(contract_id, contract_id, _rel(cap_dir, root), f"profiles/{contract_id}")
             _evidence(root, row, FailureMode(row["failure"]), cap, cite, version, base, scratch)
             _prune(root, row, {**sources, **cited}, version, scratch)
-        report.proven += scratch.proven
-        report.removed += scratch.removed
-    used = {r.get("evidence") for r in rows} | {v for r in rows for v in (r.get("response") or {}).values()}
-    out = {name: value for name, value in sources.items() if f"@{name}" in used}
+            _merge_note(row, paragraphs, version)
+            # Only what changed is reported: a claim the capture proves again, unchanged, is no news.
+            if _resolved(row, {**sources, **cited}) != _resolved(before, sources) or row != before:
+                report.proven += scratch.proven
+            report.removed += scratch.removed
+    used = citations(rows)
+    out = {name: value for name, value in sources.items() if f"@{name}" in used or f"@{name}" not in used_before}
     for name, value in cited.items():
         if f"@{name}" in used:
             out[name] = value
     return out
+
+
+def _resolved(row: dict[str, Any], sources: dict[str, str]) -> tuple[Any, ...]:
+    """The row's citations as the paths or URLs they name (a re-citation under a new name is no change)."""
+
+    def value(v: Any) -> Any:
+        return sources.get(v[1:], v) if isinstance(v, str) and v.startswith("@") else v
+
+    response = row.get("response") or {}
+    return (value(row.get("evidence")), tuple(sorted((k, value(v)) for k, v in response.items())))
 
 
 def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None) -> SyncReport:
@@ -176,4 +232,5 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
         raise SyncError(
             "the synced profile does not validate; nothing was changed:\n" + "\n".join(p.render() for p in exc.problems)
         ) from None
+    report.written = path.relative_to(root).as_posix()
     return report

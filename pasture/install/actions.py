@@ -10,6 +10,7 @@ each file is replaced atomically (files.replace).
 
 from __future__ import annotations
 
+from pasture.install import files
 from pasture.install.adapter import Adapter, load_adapter
 from pasture.install.hostview import InstallHost
 from pasture.install.report import InstallError, Report
@@ -55,6 +56,7 @@ def _adapter(session: Session, the_host: InstallHost) -> Adapter:
 def run_install(opts: Options, the_host: InstallHost) -> Report:
     """Install ``opts.harness``'s adapter; ``the_host`` is that host (the command line reads the registry)."""
     session = _session(opts, the_host)
+    _refuse_folder(session)
     session.adapter = _adapter(session, the_host)
     _user_scope_warning(the_host, session)
     _injected_env_warning(session)
@@ -70,8 +72,17 @@ def run_install(opts: Options, the_host: InstallHost) -> Report:
 def run_uninstall(opts: Options, the_host: InstallHost) -> Report:
     session = _session(opts, the_host)
     session.report.action = "uninstall"
+    _refuse_folder(session)
     the_host.uninstall(session)
     return session.report
+
+
+def _refuse_folder(session: Session) -> None:
+    """A folder where the host's file goes: refused before anything (the launcher too) is written."""
+    try:
+        files.refuse_folder(session.target.file)
+    except files.NotAFile as exc:
+        raise InstallError(f"{exc} (nothing was written)") from None
 
 
 def _injected_env_warning(session: Session) -> None:

@@ -55,6 +55,7 @@ class Snapshot:
 def snapshot(path: Path) -> Snapshot:
     path = Path(path)
     real = path.resolve() if path.is_symlink() else path
+    refuse_folder(path)
     try:
         data = real.read_bytes()
     except FileNotFoundError:
@@ -64,6 +65,21 @@ def snapshot(path: Path) -> Snapshot:
 
 class NotWritable(PastureError, RuntimeError):
     """The target (or the folder it must be written in) cannot be written: nothing was written."""
+
+
+class NotAFile(NotWritable):
+    """A folder stands where pasture reads and writes a file: nothing was read or written."""
+
+
+def refuse_folder(path: Path) -> None:
+    """Raise NotAFile when ``path`` (or where its symlink leads) is a folder: the one-line refusal,
+    before any read fails on it."""
+    if Path(path).is_dir():
+        raise NotAFile(folder_message(path))
+
+
+def folder_message(path: Path) -> str:
+    return f"{path} is a folder, not a file: move it out of the way, then run the command again"
 
 
 def outside(path: Path, root: Path) -> Path | None:

@@ -88,7 +88,8 @@ class Session:
 
     def checked(self, path: Path) -> files.Snapshot:
         """The snapshot of a file we are about to change, after the checks that refuse up front:
-        a symlink leading out of the project (unless --follow-symlinks), a read-only file or folder."""
+        a symlink leading out of the project (unless --follow-symlinks), a folder where the file goes, a
+        read-only file or folder."""
         target = self.target
         if target.project is not None and not self.opts.follow_symlinks:
             real = files.outside(path, target.project)
@@ -100,8 +101,8 @@ class Session:
                     "add --follow-symlinks",
                     command=self.rerun("--follow-symlinks"),
                 )
-        snap = files.snapshot(path)
         try:
+            snap = files.snapshot(path)  # a folder where the file goes is refused here (NotAFile)
             files.check_writable(snap)
         except files.NotWritable as exc:
             raise InstallError(f"{exc} (nothing was written)") from None

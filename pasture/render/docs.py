@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pasture.profile.contracts import Contract
+from typing import Any
+
+from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import RuntimeClass
 from pasture.render.artifact import Artifact, header
 from pasture.render.env import render
 
 
-def _matrix_row(row) -> dict:
+def _matrix_row(row: EventRow) -> dict[str, Any]:
     failure = row.declared_failure.value
     if row.demoted:
         failure += f" → {row.failure.value}"

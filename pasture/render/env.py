@@ -20,10 +20,12 @@ import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jinja2
 import jinja2.compiler
+import jinja2.nodes
+import jinja2.runtime
 import jinja2.sandbox
 
 from pasture import PastureError
@@ -93,7 +95,7 @@ def _time_bound(seconds: float) -> Iterator[None]:
     alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if alarm:
 
-        def expired(signum, frame):
+        def expired(signum: int, frame: Any) -> None:
             raise _too_slow(seconds)
 
         previous = signal.signal(signal.SIGALRM, expired)
@@ -117,7 +119,7 @@ def _time_bound(seconds: float) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
-def _memory_bound():
+def _memory_bound() -> tuple[int, int] | None:
     """The backstop for whatever the explicit bounds miss (a builtin whose result grows as the
     product of bounded inputs): address space capped at what the process has now plus MAX_MEMORY,
     so a runaway allocation is a MemoryError. Returns the limits to restore; None where the platform
@@ -221,7 +223,7 @@ def _replace_bound(text: Any, old: Any, new: Any) -> None:
 class _BoundedCodeGenerator(jinja2.compiler.CodeGenerator):
     """`a ~ b` compiles to a join no sandbox hook sees: bound its result like `+`'s."""
 
-    def visit_Concat(self, node, frame) -> None:
+    def visit_Concat(self, node: jinja2.nodes.Concat, frame: jinja2.compiler.Frame) -> None:
         self.write("environment.bounded_value(")
         super().visit_Concat(node, frame)
         self.write(")")
@@ -255,7 +257,7 @@ class BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
         _check_deadline()
         return _bounded(value, "an output value")
 
-    def call_binop(self, context, op: str, left: Any, right: Any) -> Any:
+    def call_binop(self, context: jinja2.runtime.Context, op: str, left: Any, right: Any) -> Any:
         _check_deadline()
         if op == "*":
             _repeat_bound(left, right)
@@ -274,7 +276,9 @@ class BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
         _check_deadline()
         return super().getitem(obj, argument)
 
-    def call(__self, __context, __obj, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's signature)
+    def call(  # noqa: N805 (Jinja's signature)
+        __self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         _check_deadline()
         what = f"calling {getattr(__obj, '__name__', type(__obj).__name__)}"
         _check_args(args, kwargs, what)
@@ -287,7 +291,7 @@ class BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
         return _bounded(result, f"the result of {what}")
 
 
-def _bounded_filter(name: str, func):
+def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def run(*args: Any, **kwargs: Any) -> Any:
         _check_deadline()
@@ -307,7 +311,9 @@ class ConfinedLoader(jinja2.BaseLoader):
     def __init__(self, folder: str) -> None:
         self.folder = folder
 
-    def get_source(self, environment, template: str):
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str | None, Callable[[], bool] | None]:
         from jinja2.loaders import split_template_path
 
         path = os.path.join(self.folder, *split_template_path(template))
@@ -386,7 +392,7 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     return env
 
 
-def render_template(template: jinja2.Template, **context) -> str:
+def render_template(template: jinja2.Template, **context: Any) -> str:
     """A template's text; from an override, at most MAX_OUTPUT characters (TemplateLimit beyond)."""
     if not isinstance(template.environment, BoundedSandbox):
         return template.render(**context)
@@ -403,7 +409,7 @@ def render_template(template: jinja2.Template, **context) -> str:
     return "".join(out)
 
 
-def _yielding_line(gen) -> str | None:
+def _yielding_line(gen: Any) -> str | None:
     """file:line of the template statement a suspended render is at (innermost include first)."""
     where = None
     while gen is not None:
@@ -415,5 +421,5 @@ def _yielding_line(gen) -> str | None:
     return where
 
 
-def render(template: str, **context) -> str:
+def render(template: str, **context: Any) -> str:
     return render_template(environment().get_template(template), **context)

@@ -11,8 +11,10 @@ read on the words bash will see (pasture.runtime.shellwrites, pasture.runtime.sh
 patch's own file headers, as in an `apply_patch` heredoc Codex applies from its shell. What each
 host really sends for these tools: tests/runtime/file_tool_payloads/.
 
+A path part only known at run time (UNKNOWN from the reading: `cd $X && : > settings.json`) counts as
+possibly any protected path; past the reading's budget the line is judged on its own words (`_unread`).
 Not caught, and cannot be by a hook: a program the agent writes elsewhere and then runs (a script,
-`python -c`, a build step), values only known at run time (the environment, a substitution's
+`python -c`, a build step), whole values only known at run time (the environment, a substitution's
 output), or tools that write without naming the file. The hooks' job is to make the plain ways fail
 loudly; the user layer's policy and an OS sandbox are the defence in depth.
 """
@@ -67,7 +69,10 @@ _SCREEN = (
     "..",
     "/proc/",
     "pwd",
-    "~+",
+    "~",  # a home (`~`, `~user`, `~-`) that may be above ours
+    "cd",  # the folder cd/pushd/popd enter (`cd $X`, `cd -`, `cd ~user`) may be any of ours
+    "pushd",
+    "popd",
     "{",
     "*",
     "?",
@@ -80,6 +85,9 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     """False only when no reading of the command can name a protected path or a guard command."""
     if "$'" in command or ("$" in command and "=" in command):
         return True
+    if ("$" in command or "`" in command) and ("sh" in command or "xargs" in command):
+        return True  # `sh -c '...' _ "$X"`: a script's parameter only known at run time
+
     # lower case: on a case-insensitive file system (macOS) .PASTURE/ is .pasture/
     if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
         command += "\n" + _unexpanded(command)
@@ -110,6 +118,7 @@ def _unexpanded(flat: str) -> str:
     return "".join(out)
 
 
+_UNKNOWN = "\ue0ff"  # pasture.runtime.shellwrites.UNKNOWN: a part of a path the reading cannot know
 _FILE_KEYS = ("file_path", "filePath", "notebook_path", "notebookPath", "path")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")
 _PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- ")
@@ -127,6 +136,8 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     config = layers.config_home(env)
     files = [
         *host_files,
+        # the policies; both() below adds the file each resolves to (a symlinked policy's target)
+        layers.project_path(root),
         layers.user_path(env),
         layers.managed_path(env),
         env.get("PASTURE_TRUST_STORE") or os.path.join(layers.state_dir(env), "trust.json"),
@@ -243,6 +254,8 @@ def _is_protected(
     glob: bool = False,
     root: str | None = None,
 ) -> bool:
+    if _UNKNOWN in target or (_UNKNOWN in cwd and not target.startswith(("/", "~", "$"))):
+        return True  # a path the reading cannot know (`cd $X && : > f`): possibly any of ours
     if target.startswith("~/") or target == "~":
         target = home + target[1:]
     for variable in ("$HOME", "${HOME}"):
@@ -311,8 +324,33 @@ def file_targets(envelope: dict) -> list[str]:
     return targets
 
 
-def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home: str, root: str) -> str | None:
-    """The deny reason when the event's tool writes to a protected path, else None."""
+UNKNOWN_REASON = (
+    "pasture: this command writes {path}, where ? is only known when it runs (a variable, a command's "
+    "output, cd into one), and it may be one of the guard's files (its policy, journal, hook adapters or "
+    "trust store). Write to a literal path instead."
+)
+STOPPED = (
+    'pasture: the guard stopped reading this shell command at {why} (docs/policy.md, "The guard protects '
+    'itself"), and its word {word} {how}. Split it into shorter commands, or write it to a script file.'
+)
+CARRIED_ON = "the guard stopped reading the shell command at {why}; no word of it names the guard's files: let through"
+
+
+def check(
+    envelope: dict,
+    files: tuple[str, ...],
+    folders: tuple[str, ...],
+    home: str,
+    root: str,
+    *,
+    deadline: float | None = None,
+    clock=None,
+    notes: list | None = None,
+) -> str | None:
+    """The deny reason when the event's tool writes to a protected path, else None. `deadline` (a
+    time.perf_counter() instant, on `clock` when given) and the reader's step budget bound the reading
+    of a shell command; past them the line is judged on its own words, and `notes` says so when it is
+    let through."""
     kind = envelope.get("tool_kind")
     if kind is None:
         return None
@@ -332,36 +370,87 @@ def check(envelope: dict, files: tuple[str, ...], folders: tuple[str, ...], home
             return None
         # rare path: only commands that name something like ours
         from pasture.runtime.shellparse import MAX_TEXT
-        from pasture.runtime.shellwrites import guard_command, writes
+        from pasture.runtime.shellwrites import Budget, Exhausted
 
         if len(command) > MAX_TEXT:  # reading every word of megabytes would outlive the host's hook timeout
             return TOO_LONG.format(size=len(command), limit=MAX_TEXT)
+        reading = deadline
+        if deadline is not None:  # keep a quarter of what is left (at most 1 s) for judging the words
+            import time
 
-        ran = guard_command(command)
-        if ran is not None:
-            return GUARD_COMMAND.format(command=ran)
-        if "*** " in command or "+++ " in command:
-            # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
-            # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
-            # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
-            # reading below sees no file verb in it. Read the patch's own file headers instead.
-            for target in _patch_paths(command):
-                if _is_protected(target, cwd, home, files, folders):
-                    return REASON.format(path=target)
-        from pasture.runtime.shellwrites import emptied
+            clock = clock or time.perf_counter
+            reading = deadline - min(1.0, max(deadline - clock(), 0.0) / 4)
+        budget = Budget(deadline=reading, clock=clock)
+        try:
+            return _shell(command, cwd, home, files, folders, root, budget)
+        except (Exhausted, RecursionError):
+            why = budget.exhausted or "its nesting limit"
+            reason = _unread(command, cwd, home, files, folders, root, why, deadline, clock)
+            if reason is None and notes is not None:
+                notes.append(CARRIED_ON.format(why=why))
+            return reason
+    return None
 
-        for target, deletes, glob in writes(command, cwd, home):
-            directory, name = target
-            if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
-                return REASON.format(path=name)
-            # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
-            bare = emptied(name) if "$" in name or "`" in name else name
-            relative = name.startswith("/") or not bare.startswith("/")
-            if (
-                bare != name
-                and bare
-                and relative
-                and _is_protected(bare, directory, home, files, folders, ancestors=deletes, glob=glob, root=root)
-            ):
-                return REASON.format(path=name)
+
+def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget) -> str | None:
+    from pasture.runtime.shellwrites import emptied, guard_command, writes
+
+    ran = guard_command(command, budget=budget)
+    if ran is not None:
+        return GUARD_COMMAND.format(command=ran)
+    if "*** " in command or "+++ " in command:
+        # The real run wins: Codex 0.171.0 runs `apply_patch <<'EOF' ... EOF` sent through its
+        # shell tool as a patch, and its PreToolUse says tool_name "Bash" with the whole heredoc
+        # as the command (tests/realhost/file_tools/, codex shell-apply-patch); the shell
+        # reading below sees no file verb in it. Read the patch's own file headers instead.
+        for target in _patch_paths(command):
+            if _is_protected(target, cwd, home, files, folders):
+                return REASON.format(path=target)
+    for target, deletes, glob in writes(command, cwd, home, budget=budget):
+        budget.spend(1)  # judging the paths counts too: the deadline stops it (then the words decide)
+        directory, name = target
+        if _is_protected(name, directory, home, files, folders, ancestors=deletes, glob=glob, root=root):
+            if _UNKNOWN in name or _UNKNOWN in directory:
+                where = name if name.startswith("/") or _UNKNOWN in name else directory + "/" + name
+                return UNKNOWN_REASON.format(path=where[where.rindex(_UNKNOWN) :].replace(_UNKNOWN, "?"))
+            return REASON.format(path=name)
+        # .pas${u}ture with u unset; not `$OUT/x` (an unset prefix would make it absolute)
+        bare = emptied(name) if "$" in name or "`" in name else name
+        relative = name.startswith("/") or not bare.startswith("/")
+        if (
+            bare != name
+            and bare
+            and relative
+            and _is_protected(bare, directory, home, files, folders, ancestors=deletes, glob=glob, root=root)
+        ):
+            return REASON.format(path=name)
+    return None
+
+
+_SEPARATORS = " \t\n;&|()<>="
+
+
+def _unread(
+    command: str, cwd: str, home: str, files, folders, root: str, why: str, deadline=None, clock=None
+) -> str | None:
+    """Past the reading's budget: the line on its own words. Refused when one names a guard path (as a
+    delete would: a folder above ours too), could match one as a glob, holds a value the reading did not
+    finish (any `$` or backquote part: it could be any path), the line names a guard command, or the
+    row's deadline comes before every word is judged."""
+    from pasture.runtime.shellwrites import _flat, _mentions
+
+    flat = _flat(command)
+    found = _mentions(flat)
+    if found is not None:
+        return STOPPED.format(why=why, word=repr("pasture " + found), how="runs a guard command")
+    for ch in _SEPARATORS:
+        flat = flat.replace(ch, " ")
+    for count, word in enumerate(dict.fromkeys(flat.split())):
+        if deadline is not None and count & 63 == 0 and clock() >= deadline:
+            return STOPPED.format(why=why, word=repr(word[:80]), how="was not judged by the row's deadline")
+        if "$" in word or "`" in word:
+            return STOPPED.format(why=why, word=repr(word[:80]), how="holds a value the reading did not finish")
+        glob = any(c in word for c in "*?[")
+        if _is_protected(word, cwd, home, files, folders, ancestors=True, glob=glob, root=root):
+            return STOPPED.format(why=why, word=repr(word[:80]), how="names the guard's files")
     return None

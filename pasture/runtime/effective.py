@@ -626,12 +626,25 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
     failures: list[str] = []
     failed_gate = (None, "none")  # (layer, gate) of the first gate that produced no decision
     pending: list[dict] = []
+    read: list[str] = []  # what the built-in guard's reading notes (it stopped at its budget)
     if effective.protect:
         from pasture.runtime.builtin import RULE, check
 
-        reason = check(envelope, effective.files, effective.folders, effective.home, effective.root)
+        reason = check(
+            envelope, effective.files, effective.folders, effective.home, effective.root,
+            deadline=deadline, clock=clock, notes=read,
+        )  # fmt: skip
         if reason is not None:
             return Verdict("deny", reason, "builtin", RULE, f"builtin:{RULE}", notes=effective.notes)
+    if read:
+        verdict = _layers(effective, envelope, deadline, clock, decisions, failures, failed_gate, pending)
+        verdict.notes = list(verdict.notes) + read
+        return verdict
+    return _layers(effective, envelope, deadline, clock, decisions, failures, failed_gate, pending)
+
+
+def _layers(effective: Effective, envelope: dict, deadline, clock, decisions, failures, failed_gate, pending):
+    """The policy layers' decision (evaluate, past the built-in guard)."""
     event = envelope.get("event")
     armed = _arm(deadline)
     layer = current = None

@@ -706,6 +706,11 @@ def parse(text: str) -> tuple:
                     )
                     commands.append(current)
                     current = None
+                elif len(loop) == 1:  # `for f; do` / `for f do`: $f is any of the positional parameters
+                    current = Command(False)
+                    current.assigns.append((loop[0].text, Word("$@", False, True, False, [], 0)))
+                    commands.append(current)
+                    current = None
             else:
                 loop.append(word)
             continue

@@ -17,13 +17,19 @@ the program's own options (`pasture --root X policy trust`).
 
 Writes (`writes`) are redirections, the usual file verbs after a wrapper in _WRAPPERS (rm, mv, cp, tee,
 sed -i, truncate, mkdir, ln, dd of=, find -delete, find -exec, curl -o, tar -C, ...). A command the reader
-cannot follow counts as touching every word it names. Out of reach, and said so in docs/policy.md:
-values only known at run time (variables the line does not set other than $HOME and $PWD, the output
-of a substitution), a script file a shell runs, and a program that writes without naming the file.
+cannot follow counts as touching every word it names. The paths the shell will use are put in (`place`):
+`~`, $HOME, $PWD, $OLDPWD with every parameter operation, the folder cd/pushd/popd (and a CDPATH the line
+sets) move to, a `-c` script's $0 $1 ... $@, xargs -I; a part that cannot be known is UNKNOWN, which the
+guard reads as possibly any of its paths. Out of reach, and said so in docs/policy.md: whole values only
+known at run time (variables the line does not set other than those, the output of a substitution), a
+script file a shell runs, and a program that writes without naming the file.
+
+The reading is bounded (issue 27): MAX_VALUE, MAX_ELEMENTS, MAX_WORDS, MAX_COMMANDS, STEPS and a deadline
+(Budget); past them it raises Exhausted and the guard judges the line on its own words.
 """
 
 from pasture.runtime import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
-from pasture.runtime.shellparse import Unparsable, Word, parse
+from pasture.runtime.shellparse import Command, Unparsable, Word, parse
 
 # verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
 _VERBS = {
@@ -134,7 +140,60 @@ _OUTPUT_OPTIONS = {
 }
 _KNOWN = set(_VERBS) | _IN_PLACE | set(_OUTPUT_OPTIONS) | {"cd", "pushd", "popd", "dd", "git"}
 _DEPTH = 6  # scripts inside scripts: deep enough for `sudo bash -c "sh -c '...'"`, bounded against bombs
-_MAX_COMMANDS = 2000
+
+# The reading's caps (docs/policy.md, "The guard protects itself"). Past any of them, or past the
+# step budget or the row's deadline, the reading stops with Exhausted and the guard decides on the
+# line's own words (pasture.runtime.builtin).
+MAX_VALUE = 65_536  # characters one variable's value (or one word after substitution) may hold
+MAX_ELEMENTS = 4_096  # elements of one array, fields of one word
+MAX_WORDS = 50_000  # words across every command read
+MAX_COMMANDS = 2_000  # simple commands, nested scripts included
+STEPS = 2_000_000  # characters read and produced: what bounds the time and memory of one reading
+_MAX_COMMANDS = MAX_COMMANDS  # the old name
+UNKNOWN = "\ue0ff"  # stands for a value the reader cannot know (a path that may be any of the guard's)
+
+
+class Exhausted(Unparsable):
+    """The reading went past a cap, its step budget or its deadline (an Unparsable: a caller that reads
+    an unreadable line conservatively does the same here)."""
+
+
+class Budget:
+    """What one line's reading may spend: `steps` (characters read and produced), and a `deadline` on
+    `clock` (a time.perf_counter() instant by default; tests inject a clock). Shared by every reading
+    of the same line, so guard_command and writes together stay within it."""
+
+    __slots__ = ("steps", "deadline", "clock", "words", "exhausted", "_tick")
+
+    def __init__(self, steps: int = STEPS, deadline: float | None = None, clock=None) -> None:
+        self.steps, self.deadline, self.clock = steps, deadline, clock
+        self.words = 0
+        self.exhausted: str | None = None  # why the reading stopped, once it has
+        self._tick = 0
+
+    def spend(self, amount: int = 1) -> None:
+        self.steps -= amount
+        if self.steps < 0:
+            self.stop("its step budget")
+        self._tick += 1
+        if self.deadline is not None and (self._tick & 15 == 0 or amount > 4096):
+            if self.clock is None:
+                import time
+
+                self.clock = time.perf_counter
+            if self.clock() >= self.deadline:
+                self.stop("the row's deadline")
+
+    def count_words(self, amount: int) -> None:
+        self.words += amount
+        if self.words > MAX_WORDS:
+            self.stop(f"{MAX_WORDS} words")
+
+    def stop(self, why: str):
+        self.exhausted = self.exhausted or why
+        raise Exhausted(f"the reading reached {why}")
+
+
 # options whose value is the next word, so that value is not a path the verb writes
 _VALUED = {
     "truncate": {"-s", "--size", "-r", "--reference"},
@@ -171,8 +230,8 @@ def _shell_script(words: list, start: int):
             index += 1  # --norc, --login, ...
             continue
         if arg.startswith(("-", "+")) and len(arg) > 1:
-            if "c" in arg[1:]:
-                return ("c", words[index + 1]) if index + 1 < len(words) else None
+            if "c" in arg[1:]:  # the script, then what becomes its $0 $1 ...
+                return ("c", words[index + 1], words[index + 2 :]) if index + 1 < len(words) else None
             if arg[1:2] == "o" or arg in ("-O", "+O"):
                 index += 1  # -o errexit: the option's value
             index += 1
@@ -192,9 +251,10 @@ def _runner_script(words: list, start: int):
 
 
 def _scripts(cmd, previous) -> list:
-    """Scripts this simple command hands to a shell, wherever the shell sits among its words."""
+    """Scripts this simple command hands to a shell, wherever the shell sits among its words: each a
+    script, or (script, [words]) for `sh -c SCRIPT $0 $1 ...`, whose positional parameters are known."""
     words = cmd.argv()
-    out = []
+    out: list = []
     upstream = []  # what the previous command of a pipeline writes: its words and here-documents
     if cmd.piped and previous is not None:
         upstream = previous.argv()[1:] + previous.stdin
@@ -205,7 +265,7 @@ def _scripts(cmd, previous) -> list:
             if found is None:
                 continue
             if found[0] == "c":
-                out.append(found[1])
+                out.append((found[1], cmd.words[len(words) - len(found[2]) :]))
             else:
                 out += cmd.stdin + upstream
         elif name == "eval":
@@ -240,9 +300,24 @@ def _scripts(cmd, previous) -> list:
 _DECLARE = {"export", "declare", "local", "readonly", "typeset"}
 
 
+_BUDGET = "\0budget"  # the reading's Budget rides in the values every helper is handed
+
+
+def _spend(values: dict, text: str) -> None:
+    budget = values.get(_BUDGET)
+    if budget is None:
+        return
+    if len(text) > MAX_VALUE:
+        budget.stop(f"a value longer than {MAX_VALUE} characters")
+    if text.count(" ") >= MAX_ELEMENTS:
+        budget.stop(f"a value of more than {MAX_ELEMENTS} elements")
+    budget.spend(len(text) + 1)
+
+
 def _substitute(text: str, values: dict) -> str | None:
     """`$a$b`, `${p}ture`: the text with every variable the line set replaced; None when one is unknown
-    or something else runs at run time."""
+    or something else runs at run time. $HOME, $PWD and $OLDPWD (with any parameter operation) are kept
+    as written: the reading of writes knows them (pasture.runtime.shellwrites.place)."""
     if "$(" in text or "`" in text:
         return None
     out, i, n = [], 0, len(text)
@@ -252,7 +327,7 @@ def _substitute(text: str, values: dict) -> str | None:
             i += 1
             continue
         if text.startswith("${", i):
-            end = text.find("}", i)
+            end = _brace_end(text, i)  # `${f:=${HOME}/x}`: the braces nest
             name = text[i + 2 : end] if end > 0 else ""
             i = end + 1 if end > 0 else n
             value = _expansion(name, values)
@@ -260,6 +335,8 @@ def _substitute(text: str, values: dict) -> str | None:
                 return None
             out.append(value)
             continue
+        elif i + 1 < n and (text[i + 1] in "@*#" or text[i + 1].isdigit()):
+            name, i = text[i + 1], i + 2  # $@ $* $# and $0..$9: one character (`$10` is `$1` then 0)
         else:
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
@@ -274,22 +351,42 @@ def _substitute(text: str, values: dict) -> str | None:
             out.append("${" + name + "}")
             continue
         out.append(values[name])
-    return "".join(out)
+    result = "".join(out)
+    _spend(values, result)
+    return result
 
 
-_KEPT = ("HOME", "PWD")  # kept as written: the guard reads them where a path starts (pasture.runtime.builtin)
+_KEPT = ("HOME", "PWD", "OLDPWD")  # kept as written: the reading of writes knows them where they are used
+_OPERATORS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
 
 
 def _expansion(body: str, values: dict) -> str | None:
     """`${name}`, `${a[1]}` and the default forms `${X:-word}` `${X-word}` `${X:=word}` `${X:+word}`: the
-    value the line set, else the default the line names (what an unset variable gives), else None."""
-    for op in (":-", ":=", ":+", "-", "=", "+"):
+    value the line set, else the default the line names (what an unset variable gives; `:=` also sets
+    it), else None. ${HOME...}, ${PWD...}, ${OLDPWD...} with any operation stay as written."""
+    head = body.lstrip("!#")
+    stem = ""
+    for ch in head:
+        if not (ch.isalnum() or ch == "_"):
+            break
+        stem += ch
+    if stem in _KEPT and stem not in values:
+        return "${" + body + "}"
+    if stem in values and body.startswith("#") and body[1:] == stem:
+        return str(len(values[stem]))  # ${#x}: its length
+    rest = body[len(stem) :]
+    if stem in values and not body.startswith("!") and rest[:1] in ("%", "#", "/", "^", ",", "@", ":"):
+        if rest[:2] not in (":-", ":=", ":+", ":?"):  # those below: the value or the default
+            return _parameter(body, {stem: values[stem]}, "", UNKNOWN, "", values.get(_BUDGET))  # ${x%.txt}, ${x:1}
+    for op in _OPERATORS:
         at = body.find(op)
         if at > 0 and all(c.isalnum() or c in "_[]@*" for c in body[:at]):
             name, word = body[:at], body[at + len(op) :]
             break
     else:
-        name, word = body, None
+        name, word, op = body, None, ""
+    if word is not None and ('"' in word or "'" in word):
+        word = word.replace('"', "").replace("'", "")  # `${f:="$HOME"/x}`: the word after quote removal
     if word is None and name[-1:] in ("^", ",") and name.rstrip("^,") in values:  # ${x,,} ${x^^}: its case
         value = values[name.rstrip("^,")]
         return value.upper() if name.endswith("^") else value.lower()
@@ -300,8 +397,15 @@ def _expansion(body: str, values: dict) -> str | None:
     if word is None:
         if name == "IFS":
             return " "  # unset: bash splits on blanks (`rm${IFS}-rf${IFS}.pasture`)
-        return "${" + name + "}" if name in _KEPT else None
-    return _substitute(word, values) if "$" in word else word
+        return None
+    if "+" in op:  # set: the word; unset: empty. Either may be the one that runs: the word (the write)
+        return _substitute(word, values) if "$" in word else word
+    if "?" in op:
+        return None
+    value = _substitute(word, values) if "$" in word else word
+    if value is not None and "=" in op:
+        values[name] = value  # `: ${f:=.claude/settings.json}`: f holds it from here on
+    return value
 
 
 def emptied(text: str) -> str:
@@ -336,21 +440,34 @@ def emptied(text: str) -> str:
 
 
 def _resolve(cmd, values: dict) -> None:
-    """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold."""
-    if not values and not any("${" in w.text or "IFS" in w.text for w in cmd.words if not w.static):
-        return
+    """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold, and so
+    do redirection targets (`: > "$1"` in a `-c` script, read where its positional parameters are known)."""
+    budget = values.get(_BUDGET)
+    if budget is not None:
+        budget.count_words(len(cmd.words) + len(cmd.redirs))
+    if len(values) <= (_BUDGET in values) and not any(
+        "${" in w.text or "IFS" in w.text for w in cmd.words if not w.static
+    ):
+        return  # nothing the line set, and no ${...} (defaults) or $IFS to read
     words = []
     for word in cmd.words:
         text = None if word.static else _substitute(word.text, values)
         if text is None:
             words.append(word)
-        elif word.quoted and "[@]" not in word.text and "${IFS}" not in word.text:  # "${a[@]}": one per element
-            words.append(Word(text, True, True, word.glob, word.subs, 0))
+        elif word.quoted and not any(s in word.text for s in ("[@]", "${IFS}", "$@", "${@}")):
+            words.append(Word(text, UNKNOWN not in text, True, word.glob, word.subs, 0))  # "${a[@]}", "$@": apart
         else:  # unquoted: split into fields as the shell does (on the IFS the line set, too)
             for sep in values.get("IFS", ""):
                 text = text.replace(sep, " ")
-            words += [Word(field, True, False, word.glob, [], 0) for field in text.split()]
+            words += [Word(field, UNKNOWN not in field, False, word.glob, [], 0) for field in text.split()]
+    if budget is not None:
+        budget.count_words(len(words) - len(cmd.words))
     cmd.words = words
+    for at, (op, target) in enumerate(cmd.redirs):
+        if not target.static and op in _OUTPUT:
+            text = _substitute(target.text, values)
+            if text is not None:  # several fields (an array): kept apart by writes, one target each
+                cmd.redirs[at] = (op, Word(text, " " not in text, target.quoted, target.glob, target.subs, 0))
 
 
 def _remember(cmd, values: dict) -> None:
@@ -361,6 +478,15 @@ def _remember(cmd, values: dict) -> None:
                 name, _, value = word.text.partition("=")
                 pairs.append((name, Word(value, word.static, word.quoted, word.glob, word.subs, 0)))
     texts = cmd.argv()
+    if texts[:1] == ["shift"] and "@" in values:  # shift [N]: $2 becomes $1 ...
+        count = int(texts[1]) if len(texts) > 1 and texts[1].isdigit() else 1
+        rest = values["@"].split()[count:]
+        for number in range(1, 10):
+            values.pop(str(number), None)
+        for number, text in enumerate(rest[:9], 1):
+            values[str(number)] = text
+        values["@"] = values["*"] = " ".join(rest)
+        values["#"] = str(len(rest))
     if texts[:2] == ["set", "--"]:  # set -- a b: $1 $2, and "$@"
         pairs += [(str(n), w) for n, w in enumerate(cmd.words[2:], 1)]
         pairs.append(("@", Word(" ".join(texts[2:]), all(w.static for w in cmd.words[2:]), True, False, [], 0)))
@@ -379,21 +505,114 @@ def _remember(cmd, values: dict) -> None:
             values[name] = text
 
 
-def simple_commands(command: str, depth: int = 0, out: list | None = None, values: dict | None = None) -> list:
+def _positional(values: dict, words: list) -> dict:
+    """The variables a `-c` script starts with: the line's (an over-reading: a child shell inherits only
+    the exported ones), and $0 $1 ... $@ $* $# bound to the words after the script. A word only known at
+    run time binds UNKNOWN (so does `{}`, a path `find -exec` puts there): that parameter may be any path."""
+    budget = values.get(_BUDGET)
+    if budget is not None:
+        budget.spend(len(values) + len(words))  # a copy per script: counted, so copies stay bounded
+    inner = {k: v for k, v in values.items() if not (len(k) == 1 and (k.isdigit() or k in "@*#"))}
+    texts = [w.text if w.static and w.text != "{}" else UNKNOWN for w in words]  # {}: what find -exec finds
+    for number, text in enumerate(texts[:10]):
+        inner[str(number)] = text
+    inner["@"] = inner["*"] = " ".join(texts[1:])
+    inner["#"] = str(max(len(texts) - 1, 0))
+    return inner
+
+
+_XARGS_VALUED = ("-d", "-E", "-L", "-n", "-P", "-s", "-a", "-e", "-l")
+
+
+def _xargs_replace(words: list) -> str | None:
+    """The replace string of `xargs -I R` / `-iR` / `--replace[=R]` (each input line put in its place)."""
+    skip = False
+    for at, word in enumerate(words):
+        text = word.text
+        if skip:
+            skip = False
+            continue
+        if text in _XARGS_VALUED or text in ("--delimiter", "--max-args", "--max-procs", "--arg-file"):
+            skip = True
+            continue
+        if text == "-I" and at + 1 < len(words):
+            return words[at + 1].text
+        if text.startswith("-I") and len(text) > 2:
+            return text[2:]
+        if text in ("-i", "--replace"):
+            return "{}"
+        if text.startswith("--replace="):
+            return text.split("=", 1)[1] or "{}"
+        if text.startswith("-i") and len(text) > 2:
+            return text[2:]
+        if not text.startswith("-"):
+            return None
+    return None
+
+
+_LITERAL_FEEDS = {"echo", "printf"}  # their words are what the next command of the pipeline reads
+
+
+def _xargs_copies(cmd, previous) -> list:
+    """`... | xargs -I{} CMD {}`: CMD once per input word, the replace string put in its place. The input
+    is known when echo or printf writes it; otherwise one copy reads UNKNOWN (any path)."""
+    texts = cmd.argv()
+    at = next((i for i, t in enumerate(texts) if fs.basename(t) == "xargs"), None)
+    if at is None:
+        return [cmd]
+    replace = _xargs_replace(cmd.words[at + 1 :])
+    if not replace:
+        return [cmd]
+    feed = previous.argv() if previous is not None and cmd.piped else []
+    known = bool(feed) and fs.basename(feed[0]) in _LITERAL_FEEDS and all(w.static for w in previous.words)
+    inputs = [t for t in feed[1:] if not t.startswith("-")][:64] if known else []
+    inputs = inputs or [UNKNOWN]
+    copies = []
+    for value in inputs:
+        copy = Command(cmd.piped)
+        copy.assigns, copy.redirs, copy.stdin = cmd.assigns, cmd.redirs, cmd.stdin
+        copy.words = cmd.words[: at + 1] + [
+            Word(w.text.replace(replace, value), w.static, w.quoted, w.glob, w.subs, 0) if replace in w.text else w
+            for w in cmd.words[at + 1 :]
+        ]
+        copies.append(copy)
+    return copies
+
+
+def simple_commands(
+    command: str,
+    depth: int = 0,
+    out: list | None = None,
+    values: dict | None = None,
+    *,
+    budget: Budget | None = None,
+) -> list:
     """Every simple command the shell may run for `command`, nested scripts included, in order, with
-    the variables the line itself sets read into the words that use them."""
+    the variables the line itself sets read into the words that use them.
+
+    `budget`: what the reading may spend (steps, a deadline on a clock); a fresh Budget() (STEPS, no
+    deadline) when None. Past it, or past a cap (MAX_VALUE, MAX_ELEMENTS, MAX_WORDS, MAX_COMMANDS),
+    raises Exhausted (an Unparsable) and `budget.exhausted` says why. Nested calls share `values`'s
+    budget."""
     if out is None:
         out = []
     if values is None:
         values = {}
+    if budget is not None:
+        values[_BUDGET] = budget
+    elif _BUDGET not in values:
+        values[_BUDGET] = Budget()
+    budget = values[_BUDGET]
     if depth > _DEPTH:
         raise Unparsable("scripts nested too deep")
+    budget.spend(len(command) + 1)
     commands, others = parse(command)
     for word in others:
         for sub in word.subs:
             simple_commands(sub, depth + 1, out, values)
     previous = None
     for cmd in commands:
+        budget.spend(1)
         for word in cmd.words + [w for _, w in cmd.assigns] + [w for _, w in cmd.redirs]:
             for sub in word.subs:  # a substitution runs before the command it is part of
                 simple_commands(sub, depth + 1, out, values)
@@ -408,14 +627,21 @@ def simple_commands(command: str, depth: int = 0, out: list | None = None, value
             # alias expansion: the shell reads what the alias stands for, then the rest of the words
             rest = " ".join("'" + t.replace("'", "'\\''") + "'" for t in texts[1:])
             simple_commands(values["alias " + texts[0]] + " " + rest, depth + 1, out, values)
-        if cmd.piped and previous is not None and any(fs.basename(w) == "xargs" for w in cmd.argv()):
-            # `... | xargs rm`: the upstream words become arguments (as a reviewer reads it, not split again)
-            cmd.words = cmd.words + previous.words[1:]
-        out.append(cmd)
-        if len(out) > _MAX_COMMANDS:
-            raise Unparsable("too many commands to read")
-        for script in _scripts(cmd, previous):
-            simple_commands(script, depth + 1, out, values)
+        copies = [cmd]
+        if cmd.piped and previous is not None and any(fs.basename(w) == "xargs" for w in texts):
+            copies = _xargs_copies(cmd, previous)
+            if copies == [cmd]:
+                # `... | xargs rm`: the upstream words become arguments (as a reviewer reads it, not split again)
+                cmd.words = cmd.words + previous.words[1:]
+        for copy in copies:
+            out.append(copy)
+            if len(out) > MAX_COMMANDS:
+                budget.stop(f"{MAX_COMMANDS} commands")
+            for script in _scripts(copy, previous):
+                if isinstance(script, tuple):
+                    simple_commands(script[0], depth + 1, out, _positional(values, script[1]))
+                else:
+                    simple_commands(script, depth + 1, out, values)
         previous = cmd
     return out
 
@@ -557,18 +783,29 @@ def _git_writes(args: list, here: str) -> list:
     return [((here, a.text), _GIT_WRITES[sub], a.glob) for a in paths]
 
 
-def writes(command: str, cwd: str, home: str = "/") -> list:
-    """[((folder, path as written), deletes?, glob?)] for every path the command plainly writes."""
+def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = None) -> list:
+    """[((folder, path as written), deletes?, glob?)] for every path the command plainly writes, with
+    $HOME, $PWD, $OLDPWD (any parameter operation) and `~` put in as the shell would; UNKNOWN where a
+    part cannot be known (the folder after `cd $X`, `${HOME:$n}`). Exhausted (past `budget` or a cap)
+    is raised to the caller, which decides on the line's own words (pasture.runtime.builtin)."""
     values: dict = {}
     try:
-        commands = simple_commands(command, values=values)
+        commands = simple_commands(command, values=values, budget=budget)
+    except Exhausted:
+        raise
     except (Unparsable, RecursionError):  # cannot be read: it touches everything it names, as a delete would
         return [((cwd, word), True, False) for word in dict.fromkeys(_loose_words(command))]
-    out = []
-    here = before = cwd
+    out: list = []
+    if any(_sets(cmd, "HOME") for cmd in commands):
+        home = UNKNOWN  # `HOME=$PWD/.claude; : > ~/settings.json`: `~` and a bare `cd` go where it says
+    here = cwd
+    before = UNKNOWN  # $OLDPWD, `cd -`: the folder before this line is not known
     stack: list = []  # pushd's folders
     restore = None
+    others: list = []  # where else the working folder may be (`cd` through a CDPATH the line sets)
+    mark = 0
     for cmd in commands:
+        mark = _settle(out, mark, before, home, others, budget)
         if restore is not None:  # `env -C DIR` moved only the command it ran
             here, restore = restore, None
         for op, target in cmd.redirs:
@@ -597,23 +834,8 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         verb = fs.basename(texts[0])
         args = words[1:]
-        if verb == "popd":  # back to the folder the last pushd left
-            here = stack.pop() if stack else here
-            continue
-        if verb in ("cd", "pushd"):
-            plain = [w.text for w in args if not w.text.startswith("-") or w.text == "-"]
-            target = plain[0] if plain else home
-            if target == "-":  # cd -: the folder before
-                here, before = before, here
-                continue
-            if target.startswith("~"):
-                target = home + target[1:]
-            if verb == "pushd":
-                stack.append(here)
-            before = here
-            # `..` after a link is the kernel's to resolve: kept as written so the guard reads it as such
-            joined = fs.join(here, target)
-            here = joined if "/../" in joined + "/" else fs.normpath(joined)
+        if verb in ("cd", "pushd", "popd"):
+            before, here, others = _chdir(verb, cmd, args, here, before, home, stack, values)
             continue
         if verb == "git":
             out += _git_writes(args, here)
@@ -678,7 +900,317 @@ def writes(command: str, cwd: str, home: str = "/") -> list:
             continue
         chosen = positional if mode == "all" else positional[-1:]
         out += [((here, a.text), verb in _DELETES, a.glob) for a in chosen]
+    _settle(out, mark, before, home, others, budget)
     return out
+
+
+# --- the paths the shell will use ----------------------------------------------------------------------
+
+_GLOBS = ("*", "?", "[")
+
+
+def _sets(cmd, name: str) -> bool:
+    """The command assigns `name` (`NAME=...`, `export NAME=...`, `read NAME`, ...: any word naming it)."""
+    if any(n == name for n, _ in cmd.assigns):
+        return True
+    return bool(cmd.words) and any(w.text == name or w.text.startswith(name + "=") for w in cmd.words[1:])
+
+
+def _settle(out: list, mark: int, before: str, home: str, others: list, budget=None) -> int:
+    """Put $HOME/$PWD/$OLDPWD/`~` into the writes added since `mark`, as the shell will (the folder each
+    was written from is its $PWD), and repeat each relative one under every other folder the working
+    folder may be. A glob in the folder (`cd .cl*`) makes the write a glob too. Returns the new mark."""
+    end = len(out)
+    for at in range(mark, end):
+        (folder, text), deletes, glob = out[at]
+        placed = place(text, folder, before, home, budget)
+        glob = glob or any(c in folder for c in _GLOBS)
+        out[at] = ((folder, placed), deletes, glob)
+        if " " in placed:  # "$d" of `for d in a .pasture`, "${a[*]}": each field may be the one it is
+            out += [((folder, field), deletes, glob) for field in placed.split()]
+        if not placed.startswith("/"):
+            for other in others:
+                again = place(text, other, before, home, budget)
+                out.append(((other, again), deletes, glob or any(c in other for c in _GLOBS)))
+    return len(out)
+
+
+def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack: list, values: dict) -> tuple:
+    """(before, here, others) after cd / pushd / popd: the folder the shell moves to, UNKNOWN (with what
+    follows it, `cd $X/.claude`) where the line cannot tell."""
+    plain = [w for w in args if not w.text.startswith("-") or w.text == "-" or w.text[1:].isdigit()]
+    # The folder stack starts empty (each tool call is a new shell): popd, or pushd with no folder or
+    # +N/-N, fails there and stays put. On what the line pushed: popd goes back to the last one; a
+    # rotation (+N/-N) or a bare pushd may land on any of them.
+    if not plain and verb == "cd":
+        return here, home, []
+    if verb == "popd" or not plain or (plain[0].text[:1] in "+-" and plain[0].text[1:].isdigit()):
+        if not stack:
+            return before, here, []
+        if verb == "popd" and not plain:
+            return here, stack.pop(), []
+        if verb == "popd":  # popd +N drops an entry: the folder stays unless it was the top
+            return here, here, []
+        stack.append(here)
+        return here, stack[-2], list(dict.fromkeys(stack[:-2] + [here]))
+    word = plain[0]
+    text = word.text if word.static else marked(word.text)
+    if text == "-":  # cd -: the folder before
+        return here, before, []
+    budget = values.get(_BUDGET)
+    target = place(text, here, before, home, budget)
+    if verb == "pushd":
+        stack.append(here)
+    folders = [_into(here, target)]
+    if not (target.startswith(("/", "./", "../", UNKNOWN)) or target in (".", "..")):
+        # CDPATH (`.config` uses it; `./x` does not): the first of its folders holding the target, else
+        # the working folder (bash's fallback)
+        cdpath = next((w for n, w in cmd.assigns if n == "CDPATH"), None)
+        spelled = (cdpath.text if cdpath.static else marked(cdpath.text)) if cdpath else values.get("CDPATH")
+        if spelled is not None:
+            found = [
+                _into(here, fs.join(place(entry or ".", here, before, home, budget), target))
+                for entry in _path_list(spelled)
+            ]
+            folders = found + folders
+    return here, folders[0], list(dict.fromkeys(folders[1:]))
+
+
+def _path_list(text: str) -> list:
+    """A colon-separated list of folders (CDPATH), the colons inside `${HOME:-x}` kept."""
+    out, depth, start = [], 0, 0
+    for at, ch in enumerate(text):
+        if text.startswith("${", at):
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif ch == ":" and not depth:
+            out.append(text[start:at])
+            start = at + 1
+    return out + [text[start:]]
+
+
+def _into(here: str, target: str) -> str:
+    if UNKNOWN in target:
+        return UNKNOWN + target[target.rindex(UNKNOWN) + 1 :]
+    joined = fs.join(here, target) if UNKNOWN not in here or target.startswith("/") else here + "/" + target
+    # `..` after a link is the kernel's to resolve: kept as written so the guard reads it as such
+    return joined if "/../" in joined + "/" or UNKNOWN in joined else fs.normpath(joined)
+
+
+def marked(text: str) -> str:
+    """The word with every run-time part that is not $HOME/$PWD/$OLDPWD replaced by UNKNOWN."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        ch = text[i]
+        stop = i + 1
+        if ch == "`":
+            close = text.find("`", i + 1)
+            stop = n if close < 0 else close + 1
+        elif ch == "$" and text.startswith("${", i):
+            close = _brace_end(text, i)
+            stop = n if close < 0 else close + 1
+        elif ch == "$" and text.startswith("$(", i):
+            depth, stop = 0, i + 1
+            while stop < n:
+                depth += (text[stop] == "(") - (text[stop] == ")")
+                stop += 1
+                if depth == 0:
+                    break
+        elif ch == "$" and i + 1 < n and (text[i + 1] in "@*#?!$-" or text[i + 1].isdigit()):
+            stop = i + 2
+        elif ch == "$" and i + 1 < n and (text[i + 1].isalpha() or text[i + 1] == "_"):
+            while stop < n and (text[stop].isalnum() or text[stop] == "_"):
+                stop += 1
+        else:
+            out.append(ch)
+            i += 1
+            continue
+        part = text[i:stop]
+        out.append(part if _stem(part) in _KEPT and not part.startswith("$(") else UNKNOWN)
+        i = stop
+    return "".join(out)
+
+
+def _stem(part: str) -> str:
+    body = part[2:] if part.startswith("${") else part[1:]
+    stem = ""
+    for ch in body:
+        if not (ch.isalnum() or ch == "_"):
+            break
+        stem += ch
+    return stem
+
+
+def _brace_end(text: str, i: int) -> int:
+    """Where the `${` at i closes (nested `${...}` counted), or -1."""
+    depth, j = 0, i
+    while j < len(text):
+        if text.startswith("${", j):
+            depth, j = depth + 1, j + 2
+            continue
+        if text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def place(text: str, here: str, before: str, home: str, budget=None) -> str:
+    """`text` with `~`, `~+`, `~-`, $HOME, $PWD, $OLDPWD and ${HOME...}/${PWD...}/${OLDPWD...} (every
+    parameter operation) put in; UNKNOWN for a part that cannot be worked out. Other run-time parts stay."""
+    if text.startswith("~"):
+        end = text.find("/")
+        head = text[: end if end > 0 else len(text)]
+        tail = text[len(head) :]
+        if head == "~":
+            text = home + tail
+        elif head == "~+":
+            text = here + tail
+        elif head == "~-":
+            text = before + tail
+        else:  # ~user: that user's home, which may be this one
+            text = UNKNOWN + tail
+    if "$" not in text:
+        return text
+    known = {"HOME": home, "PWD": here, "OLDPWD": before}
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i] != "$":
+            out.append(text[i])
+            i += 1
+            continue
+        if text.startswith("${", i):
+            end = _brace_end(text, i)
+            if end < 0:
+                out.append(text[i:])
+                break
+            body = text[i + 2 : end]
+            stem = _stem("${" + body.lstrip("!#"))
+            if stem in known:
+                out.append(_parameter(body, known, here, before, home, budget))
+            else:
+                out.append(text[i : end + 1])
+            i = end + 1
+            continue
+        j = i + 1
+        while j < n and (text[j].isalnum() or text[j] == "_"):
+            j += 1
+        name = text[i + 1 : j]
+        out.append(known[name] if name in known else text[i:j] or "$")
+        i = max(j, i + 1)
+    return "".join(out)
+
+
+def _parameter(body: str, known: dict, here: str, before: str, home: str, budget=None) -> str:
+    """${NAME<operation>} for a variable whose value the reader knows (HOME, PWD, OLDPWD)."""
+    if body.startswith("!"):
+        return UNKNOWN  # indirection: whatever variable it names
+    if body.startswith("#"):
+        name = body[1:]
+        return str(len(known[name])) if name in known and UNKNOWN not in known[name] else UNKNOWN
+    name = _stem("${" + body)
+    value, rest = known[name], body[len(name) :]
+    if not rest:
+        return value
+    if rest[:2] in (":-", ":=", ":?") or rest[:1] in ("-", "=", "?"):
+        return value if value else UNKNOWN  # set (and not empty): the value
+    if rest[:2] == ":+" or rest[:1] == "+":
+        word = rest[2:] if rest[:2] == ":+" else rest[1:]
+        return place(word, here, before, home, budget) if "$" in word or word.startswith("~") else word
+    if UNKNOWN in value:
+        return UNKNOWN
+    for op in ("^^", ",,", "^", ","):
+        if rest == op:
+            return value.upper() if "^" in op else value.lower()
+    if "$" in rest or "`" in rest:
+        return UNKNOWN  # a pattern or offset only known at run time
+    for op in ("##", "%%", "#", "%"):
+        if rest.startswith(op):
+            return _trim(value, rest[len(op) :], op, budget)
+    if rest.startswith("/"):
+        return _replace(value, rest[1:], budget)
+    if rest.startswith(":"):
+        parts = rest[1:].split(":")
+        try:
+            numbers = [int(p.strip() or "0") for p in parts]
+        except ValueError:
+            return UNKNOWN
+        start = numbers[0] if numbers[0] >= 0 else max(len(value) + numbers[0], 0)
+        if len(numbers) == 1:
+            return value[start:]
+        stop = start + numbers[1] if numbers[1] >= 0 else len(value) + numbers[1]
+        return value[start:stop]
+    return UNKNOWN  # @Q, @A and the rest: not followed
+
+
+_GLOB_VALUE = 256  # longest value a glob pattern operation is worked out on (else UNKNOWN): bounds its time
+
+
+def _trim(value: str, pattern: str, op: str, budget=None) -> str:
+    """${X#p} ${X##p} ${X%p} ${X%%p}: the shortest / longest match of the glob removed from the front / end."""
+    if not pattern:
+        return value
+    if not any(c in pattern for c in _GLOBS):
+        if op.startswith("#"):
+            return value[len(pattern) :] if value.startswith(pattern) else value
+        return value[: len(value) - len(pattern)] if value.endswith(pattern) else value
+    if len(value) > _GLOB_VALUE:
+        return UNKNOWN
+    if budget is not None:  # every cut tried against the glob: its worst case, counted up front
+        budget.spend((len(value) + 1) * (len(value) + 1) * len(pattern))
+    cuts = range(len(value) + 1)
+    if op.startswith("#"):
+        hits = [k for k in cuts if glob_match(pattern, value[:k], dots=True)]
+        return value if not hits else value[(max(hits) if op == "##" else min(hits)) :]
+    hits = [k for k in cuts if glob_match(pattern, value[k:], dots=True)]
+    return value if not hits else value[: (min(hits) if op == "%%" else max(hits))]
+
+
+def _replace(value: str, spec: str, budget=None) -> str:
+    """${X/p/r} ${X//p/r} ${X/#p/r} ${X/%p/r}: the longest match of the glob replaced."""
+    every = spec.startswith("/")
+    anchor = spec[:1] if spec[:1] in ("#", "%") else ""
+    spec = spec[1:] if every or anchor else spec
+    pattern, _, replacement = spec.partition("/")
+    if "\\" in spec:
+        return UNKNOWN  # an escaped `/` in the pattern: not followed
+    if not pattern:
+        return value
+    if not any(c in pattern for c in _GLOBS):
+        if anchor == "#":
+            return replacement + value[len(pattern) :] if value.startswith(pattern) else value
+        if anchor == "%":
+            return value[: len(value) - len(pattern)] + replacement if value.endswith(pattern) else value
+        return value.replace(pattern, replacement, -1 if every else 1)
+    if len(value) > _GLOB_VALUE:
+        return UNKNOWN
+    if budget is not None:  # every span tried against the glob: its worst case, counted up front
+        spans = len(value) + 1 if anchor else (len(value) + 1) * (len(value) + 2) // 2
+        budget.spend(spans * (len(value) + 1) * len(pattern))
+    out, i, n = [], 0, len(value)
+    while i <= n:
+        starts = [0] if anchor == "#" else range(i, n + 1)
+        found = None
+        for start in starts:
+            for stop in range(n, start - 1, -1):
+                if anchor == "%" and stop != n:
+                    continue
+                if stop > start and glob_match(pattern, value[start:stop], dots=True):
+                    found = (start, stop)
+                    break
+            if found or anchor == "#":
+                break
+        if found is None:
+            out.append(value[i:])
+            break
+        out.append(value[i : found[0]] + replacement)
+        i = found[1]
+        if not every or anchor:
+            out.append(value[i:])
+            break
+    return "".join(out)
 
 
 # --- guard commands --------------------------------------------------------------------------------
@@ -778,12 +1310,15 @@ def _guard_in(texts: list, statics: list, flat: str) -> str | None:
     return None
 
 
-def guard_command(command: str) -> str | None:
+def guard_command(command: str, *, budget: Budget | None = None) -> str | None:
     """`pasture policy trust`, `pasture install`, ...: the commands that change what the guard enforces,
-    which the agent must not run on the user's behalf. Returns the command as the user would type it."""
+    which the agent must not run on the user's behalf. Returns the command as the user would type it.
+    Exhausted (past `budget` or a cap) is raised to the caller."""
     flat = _flat(command)
     try:
-        commands = simple_commands(command)
+        commands = simple_commands(command, budget=budget)
+    except Exhausted:
+        raise
     except (Unparsable, RecursionError):  # cannot be read: it runs what it names
         found = _mentions(flat)
         return None if found is None else "pasture " + found

@@ -209,10 +209,9 @@ def test_connection_refused_is_transient():
 def test_slow_server_times_out_transiently():
     with FakeChatServer([Reply.json(SEVERITY, delay=1.0)]) as fake:
         client = OpenAIChatClient(fake.base_url, timeout=0.2)
-        started = time.monotonic()
+        # the reply comes after 1 s: "request timed out" is the 0.2 s timeout (no wall-clock bound asserted)
         with pytest.raises(ChatConnectionError, match="^request timed out$"):
             client.create(messages=[{"role": "user", "content": "x"}], model="m")
-        assert time.monotonic() - started < 0.9
 
 
 def test_error_messages_never_carry_the_port():
@@ -259,9 +258,8 @@ def test_fake_server_runs_as_a_process(tmp_path):
          "--script", str(script), "--port-file", str(port_file), "--log", str(log), "--deadline", "30"],
     )  # fmt: skip
     try:
-        for _ in range(100):
-            if port_file.exists():
-                break
+        # until the server says where it listens (or ends): however long a busy machine takes
+        while not (port_file.exists() and port_file.read_text().strip()) and proc.poll() is None:
             time.sleep(0.05)
         client = OpenAIChatClient(f"http://127.0.0.1:{port_file.read_text().strip()}/v1")
         with pytest.raises(ChatHTTPError):

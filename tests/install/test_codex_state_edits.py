@@ -131,7 +131,7 @@ def test_invalid_toml_is_an_error() -> None:
         tomledit.set_value("a = \n", ("x",), "y", "z")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     key=st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40),
     value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),

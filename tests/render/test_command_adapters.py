@@ -9,7 +9,7 @@ import host_schemas
 import jsonschema
 import pytest
 from loading import load_project
-from repo_paths import REPO, committed
+from repo_paths import REPO
 
 from pasture.hosts.claude_code import claude_artifacts
 from pasture.hosts.codex import ACCEPTED_EVENTS, CodexEventError, codex_artifacts
@@ -25,15 +25,15 @@ from profiles_found import contract_ids  # noqa: E402  (every contract in profil
 
 @pytest.mark.parametrize("contract_id", contract_ids("claude-code"))
 @pytest.mark.parametrize("index", [0, 1, 2])
-def test_claude_adapter_bytes(contracts, contract_id, index):
+def test_claude_adapter_bytes(contracts, contract_id, index, golden):
     artifact = claude_artifacts(contracts[contract_id])[index]
-    assert artifact.text == committed(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 @pytest.mark.parametrize("contract_id", contract_ids("codex"))
-def test_codex_adapter_bytes(contracts, contract_id):
+def test_codex_adapter_bytes(contracts, contract_id, golden):
     (artifact,) = codex_artifacts(contracts[contract_id])
-    assert artifact.text == committed(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 def claude_settings_schema() -> dict:

@@ -40,9 +40,9 @@ def contract():
     return next(c for c in load_project(REPO) if c.id == CONTRACT)
 
 
-def test_copilot_hooks_file_bytes_and_shape(contract):
+def test_copilot_hooks_file_bytes_and_shape(contract, golden):
     (artifact,) = copilot_artifacts(contract)
-    assert artifact.path == f"{CONTRACT}/pasture.json" and artifact.text == committed(artifact.path)
+    assert artifact.path == f"{CONTRACT}/pasture.json" and artifact.text == golden(artifact.path)
     doc = json.loads(artifact.text)
     assert set(doc) == {"version", "hooks"} and doc["version"] == 1
     catalog = find_catalog(REPO, "copilot-cli", "1.0.102")

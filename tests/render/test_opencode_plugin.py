@@ -8,7 +8,7 @@ import re
 import pytest
 from loading import load_project
 from profiles_found import contract_ids
-from repo_paths import REPO, committed
+from repo_paths import REPO
 
 from pasture.hosts.opencode import OpenCodeRenderError, opencode_artifacts
 from pasture.profile.versions import HostVersion
@@ -28,11 +28,11 @@ def _plugin(contracts, contract_id: str):
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)
-def test_plugin_bytes(contracts, contract_id):
+def test_plugin_bytes(contracts, contract_id, golden):
     artifact = _plugin(contracts, contract_id)
     assert artifact.path == f"{contract_id}/pasture-lifecycle.ts"
     assert artifact.contract == contract_id
-    assert artifact.text == committed(artifact.path)
+    assert artifact.text == golden(artifact.path)
 
 
 @pytest.mark.parametrize("contract_id", CONTRACTS)

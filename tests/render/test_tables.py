@@ -8,7 +8,7 @@ import sys
 import black
 import pytest
 from loading import load_project
-from repo_paths import REPO, committed
+from repo_paths import REPO
 
 from pasture.render.tables import member_name, table_artifacts
 
@@ -32,10 +32,10 @@ def _table_names() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _table_names())
-def test_table_bytes_and_black_stability(tables, name):
+def test_table_bytes_and_black_stability(tables, name, golden):
     text = tables[name].text
     assert black.format_str(text, mode=black.Mode()) == text
-    assert text == committed(tables[name].path)
+    assert text == golden(tables[name].path)
 
 
 def _import_package(tmp_path, tables):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -110,7 +109,6 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
         f'[gate]\nkind = "command"\ntimeout = 90\ncommand = {_sleeping_gate(tmp_path, 30)}\n'
     )
     monkeypatch.setattr(deadline, "deadline_seconds", lambda row: 1.5)  # the row's host timeout, scaled down
-    started = time.monotonic()
     code, out, err = call(
         "claude-code",
         "PreToolUse",
@@ -118,7 +116,8 @@ def test_a_gate_asking_for_more_than_the_row_allows_is_clamped_and_fails_closed_
         {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
         env,
     )
-    assert time.monotonic() - started < 10
+    # "timed out" comes only from the clamp's timeout (the gate sleeps 30 s): the cut is shown by the
+    # answer, not by a wall-clock bound a busy machine could break
     # Claude Code: a blocking failure is its JSON refusal (exit 2 would show the model the hook's command line)
     assert code == 0 and refusal(out).startswith("pasture: gate failed on PreToolUse")
     assert "gate command timed out" in err and "clamped" in err

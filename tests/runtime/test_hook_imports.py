@@ -1,5 +1,5 @@
-"""The hook path imports only the standard library, pasture.runtime.*, pasture.profile.versions and the
-generated tables (pasture_contracts.*): every tool call of every agent pays for what it imports.
+"""The hook path imports only the standard library, pasture.runtime.* and the generated tables
+(pasture_contracts.*): every tool call of every agent pays for what it imports.
 
 Checked in a fresh interpreter that runs the runtime's entry (pasture.runtime.main) on a payload the policy
 denies (so the gate, the journal and the answer all run), then lists what the run added to
@@ -32,7 +32,6 @@ ALLOWED_EXACT = {
     "pasture",
     "pasture.entry",
     "pasture.runtime",
-    "pasture.profile.versions",
     "pasture_contracts",
     "_pasture_re",
 }

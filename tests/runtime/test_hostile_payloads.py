@@ -69,7 +69,7 @@ payloads = st.one_of(shaped, raw_bytes, weird_text, json_values.map(lambda v: js
 
 
 @pytest.mark.slow  # 10,800 journaled hook calls: minutes; left out of the fast tier (CONTRIBUTING.md)
-@settings(max_examples=900, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=900, suppress_health_check=list(HealthCheck))
 @given(payload=payloads)
 def test_hostile_payloads(env, payload):
     for harness, event, version, codes, may_refuse in COORDINATES:
@@ -80,3 +80,37 @@ def test_hostile_payloads(env, payload):
             assert "deny" not in out and "block" not in out
         if out:
             json.loads(out)  # whatever we print is one valid JSON document
+
+
+# Issue 27: reading bombs and the paths the shell will use, as shell commands of every host that sends
+# one. Each is refused (a guarded place), with no traceback, by the reader's step budget (no wall time).
+from shell_lines import BOMB, guarded_lines  # noqa: E402
+
+SHELL_HOSTS = [
+    ("claude-code", "PreToolUse", "2.1.332", lambda c: {"tool_name": "Bash", "tool_input": {"command": c}}),
+    ("codex", "PreToolUse", "0.171.0", lambda c: {"tool_name": "Bash", "tool_input": {"command": c}}),
+]
+BOMBS = [
+    "a=(x .pasture); " + "a=(${a[@]} ${a[@]}); " * 18 + "rm -f ${a[@]}",
+    "v0=.pasture; " + "".join(f"v{i}=$v{i - 1}$v{i - 1}; " for i in range(1, 28)) + "rm -rf $v27",
+    BOMB + "rm -rf .pasture",
+]
+
+
+@pytest.mark.slow  # journaled hook calls for two hosts per line: left out of the fast tier
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line=st.one_of(guarded_lines(), st.sampled_from(BOMBS)))
+def test_hostile_shell_lines(env, tmp_path, line):
+    root = tmp_path / "project"
+    for folder in (root / ".pasture", root / ".claude", root / "src", tmp_path / "home" / ".config" / "pasture"):
+        folder.mkdir(parents=True, exist_ok=True)
+    env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
+    for moved in ("CODEX_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR"):
+        env.pop(moved, None)  # the guarded places the lines name are the defaults below $HOME
+    env["PASTURE_POLICY"] = str(tmp_path / "home" / ".config" / "pasture" / "policy.toml")
+    for harness, event, version, shape in SHELL_HOSTS:
+        payload = dict(shape(line), session_id="s", cwd=str(root), tool_use_id="t", turn_id="u")
+        code, out, err = call(harness, event, version, payload, env)
+        assert "Traceback" not in err
+        assert code in (0, 2), (harness, code, err)
+        assert "deny" in out or "block" in out or code == 2, (harness, line, out)

@@ -574,7 +574,12 @@ def test_an_unawaited_gate_row_behind_a_slow_gate_does_not_hold_the_bus_events(e
         proc.stdin.write(b"".join(req(i, "session.idle", IDLE, wait=False) for i in range(2, 6)))
         proc.stdin.flush()
         early = [lines.next(30) for _ in range(4)]
-        held = os.listdir(marks) == ["slow1"]  # its gate is running, and holds until release exists
+        # its gate is running (it may start after the bus events were answered: wait for it, however
+        # long a busy machine takes) and holds until release exists
+        until = time.monotonic() + 90
+        while os.listdir(marks) != ["slow1"] and time.monotonic() < until:
+            time.sleep(0.05)
+        held = os.listdir(marks) == ["slow1"]
         release.touch()
         late = lines.next(120)
     finally:

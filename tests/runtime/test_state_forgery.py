@@ -62,10 +62,10 @@ def _decision(stdout: str) -> str | None:
     return json.loads(stdout)["hookSpecificOutput"]["permissionDecision"] if stdout.strip() else None
 
 
-def _spawn_quickly(env: dict, project: Path, command: str, limit: float = 20.0):
-    started = time.monotonic()
-    result = spawn("claude-code", "PreToolUse", VERSION, _bash(project, command), env, timeout=limit)
-    return result, time.monotonic() - started
+def _spawn(env: dict, project: Path, command: str):
+    """The hook, run to its answer. A read that blocks (a FIFO) would never answer: spawn's timeout
+    fails the test then; no wall-clock bound is asserted (a busy machine is slow, not wrong)."""
+    return spawn("claude-code", "PreToolUse", VERSION, _bash(project, command), env, timeout=300)
 
 
 # --- every read is bounded: no FIFO, device or socket holds the hook --------------------------------
@@ -74,8 +74,7 @@ def _spawn_quickly(env: dict, project: Path, command: str, limit: float = 20.0):
 def test_a_fifo_as_the_project_policy_does_not_hang_the_hook(state):
     env, _tmp, project = state
     os.mkfifo(project / ".pasture" / "policy.toml")
-    (code, out, err), took = _spawn_quickly(env, project, "ls")
-    assert took < 15
+    code, out, err = _spawn(env, project, "ls")
     # the layer is unreadable: the fail-closed PreToolUse row refuses, naming the file and why
     assert code == 0 and refusal(out) and "not a regular file" in err and "policy.toml" in err, (code, out, err)
 
@@ -85,14 +84,14 @@ def test_a_fifo_as_the_trust_store_or_the_cache_does_not_hang_the_hook(state):
     store = Path(env["PASTURE_TRUST_STORE"])
     store.parent.mkdir(parents=True)
     os.mkfifo(store)
-    (code, out, _err), took = _spawn_quickly(env, project, "rm -rf build")
-    assert took < 15 and code == 0 and _decision(out) == "deny"
+    code, out, _err = _spawn(env, project, "rm -rf build")
+    assert code == 0 and _decision(out) == "deny"
     store.unlink()
     for cached in Path(env["PASTURE_CACHE_DIR"]).rglob("*.cache"):
         cached.unlink()
         os.mkfifo(cached)
-    (code, out, _err), took = _spawn_quickly(env, project, "rm -rf build")
-    assert took < 15 and code == 0 and _decision(out) == "deny"
+    code, out, _err = _spawn(env, project, "rm -rf build")
+    assert code == 0 and _decision(out) == "deny"
 
 
 def test_a_policy_larger_than_the_cap_is_unreadable_not_read(state, monkeypatch):
@@ -114,8 +113,7 @@ def test_a_catastrophic_pattern_is_rejected_at_compile_time_with_file_and_line(s
     policy.write_text(
         f'[gate]\nkind = "rules"\n\n[[rules]]\nname = "slow"\ndecision = "proceed"\ncommand = "{pattern}"\n'
     )
-    (code, out, err), took = _spawn_quickly(env, project, "echo " + "a" * 44)
-    assert took < 15
+    code, out, err = _spawn(env, project, "echo " + "a" * 44)
     assert code == 0 and refusal(out) and f"{policy}:4" in err and "exponential" in err, err
 
 
@@ -129,24 +127,32 @@ def test_the_row_deadline_stops_a_slow_pattern_and_the_failure_names_it(state):
     verdict = effective.evaluate(
         loaded, {"event": "PreToolUse", "tool_kind": "shell", "command": "a" * 3000 + "bc"}, deadline=started + 0.5
     )
-    assert time.perf_counter() - started < 3
+    # the message comes only from the deadline's interrupt (no wall time asserted: load must not
+    # decide the outcome); the pattern on 3,000 characters would otherwise run for hours
     # the user layer said proceed, the project layer failed: the failure stands (a fail-closed row blocks)
     assert verdict.failure and "still matching at the row's deadline" in verdict.failure
     assert "policy.toml:1" in verdict.failure and "'polynomial'" in verdict.failure
 
 
-def test_evaluation_stops_at_the_first_deny(state):
+def test_evaluation_stops_at_the_first_deny(state, monkeypatch):
     """A user-layer deny decides: the project's (slow) patterns never run."""
     env, _tmp, project = state
     (project / ".pasture" / "policy.toml").write_text(
         '[[rules]]\nname = "polynomial"\ndecision = "ask"\ncommand = "a*a*a*a*a*a*a*c"\n'
     )
     loaded = effective.load(str(project), env)
-    started = time.perf_counter()
+    tried: list[str] = []
+    matches = effective._matches
+
+    def spy(rule: dict, envelope: dict) -> bool:
+        tried.append(rule["name"])
+        return matches(rule, envelope)
+
+    monkeypatch.setattr(effective, "_matches", spy)
     verdict = effective.evaluate(
         loaded, {"event": "PreToolUse", "tool_kind": "shell", "command": "rm -rf " + "a" * 5000}
     )
-    assert time.perf_counter() - started < 2
+    assert "no-rm" in tried and "polynomial" not in tried
     assert (verdict.decision, verdict.layer, verdict.rule) == ("deny", "user", "no-rm")
 
 

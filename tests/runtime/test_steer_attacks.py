@@ -121,7 +121,6 @@ def test_a_slow_rewrite_pattern_is_cut_at_the_rows_deadline(steer):
         'rewrite = { field = "command", pattern = "a*a*a*a*c", replace = "d" }\n'
     )
     row = resolve("claude-code", CLAUDE[1], "PreToolUse").row
-    began = time.perf_counter()
     reply = respond(
         "claude-code",
         "PreToolUse",
@@ -131,11 +130,12 @@ def test_a_slow_rewrite_pattern_is_cut_at_the_rows_deadline(steer):
         env,
         time.perf_counter() - deadline_seconds(row) + 2,
     )
-    assert time.perf_counter() - began < 6
     decision = _decision(reply.stdout)
     # the command meant to be rewritten is refused (on_unsupported = deny), never let through unchanged
     assert decision["permissionDecision"] == "deny" and "updatedInput" not in decision
-    assert "deadline" in decision["permissionDecisionReason"]
+    # only the deadline's interrupt says so (the pattern on 5,000 characters would run for ages):
+    # the cut is shown by the answer, not by a wall-clock bound a busy machine could break
+    assert "still rewriting at the row's deadline" in decision["permissionDecisionReason"]
 
 
 # --- until's counter, the cache key: beside a trust store the user placed elsewhere ---------------

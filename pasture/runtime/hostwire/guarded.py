@@ -73,10 +73,8 @@ def guard_names() -> tuple[str, ...]:
     names = list(_OWN_NAMES)
     for wire in modules():
         rels = wire.GUARDED_FILES + wire.GUARDED_FOLDERS + wire.GUARDED_USER_FILES + wire.GUARDED_USER_FOLDERS
-        parts = [p for rel in rels for p in rel.split("/")]
-        parts += [p for p in wire.USER_DIR[2].split("/")]
-        names += [p for p in parts if p and p not in names]
-    return tuple(names)
+        names += [p for rel in rels + (wire.USER_DIR[2],) for p in rel.split("/") if p]
+    return tuple(dict.fromkeys(names))
 
 
 def env_files(harness: str) -> tuple[str, ...]:
