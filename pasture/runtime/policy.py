@@ -21,7 +21,7 @@ import `tomllib` and `re`. Every layer has the same format:
     max_mb = 500              # user and managed layers only: readers delete the oldest beyond this
     [builtin]                 # user and managed layers only (ignored in a project layer)
     protect_guard_files = true          # the built-in rules that keep the agent off pasture's files
-    [[rules]]                 # first match wins within the layer
+    [[rules]]                 # every rule weighed: deny > ask > rewrite > allow > proceed
     name = "no-rm"
     decision = "deny"         # proceed | deny | ask
     reason = "rm -rf is not allowed here"
@@ -31,11 +31,17 @@ import `tomllib` and `re`. Every layer has the same format:
     tool_kind = "shell"       # shell | write | edit | read | fetch | agent, or a lowercased tool name
     tool = "^(Bash|bash)$"    # regexes (re.search): tool (the tool's name), command, file_path,
     command = "rm\\s+-rf"     # and input.<field> (a field of the tool's input)
+    instead = "..."           # the safer thing to do: the model reads "<reason> Instead: <instead>"
+    except = ["x"]            # managed/user, allow|rewrite|proceed: the rules or pack rule ids it lifts
     [rules.input]
     url = "^http://"
+    [rules.run]               # a structured shell rule (pasture.runtime.runrule, .invocation)
+    program = "rm"
 
-A layer evaluates to its first matching rule, else (a trusted command, AI or agent gate) the gate, else its
-default; every layer is evaluated and the most restrictive decision wins (pasture.runtime.effective).
+Top-level `packs = ["recommended"]` and `disable = ["git.push-force"]` select the protection packs
+(pasture.runtime.packs). A layer evaluates to its strongest matching rule, else (a trusted command,
+AI or agent gate) the gate, else its default; every layer is evaluated and the most restrictive
+decision wins (pasture.runtime.effective).
 A project layer the user has not trusted keeps its rules and default (they can only protect the
 user) but loses everything that runs, connects or writes elsewhere: its command gate, its AI gate
 (model, endpoint, prompt), its agent gate, and a journal path outside the project.
@@ -63,7 +69,23 @@ STEER_TABLES = ("context", "after", "until")
 LIST_MATCHERS = ("harness", "event", "semantic", "tool_kind")
 # Rule key -> the envelope field it matches: `tool` is the tool's name (envelope `tool_name`).
 REGEX_MATCHERS = {"tool": "tool_name", "command": "command", "file_path": "file_path"}
-_RULE_KEYS = {"name", "decision", "reason", "input", "rewrite", "on_unsupported", *LIST_MATCHERS, *REGEX_MATCHERS}
+_RULE_KEYS = {
+    "name",
+    "decision",
+    "reason",
+    "instead",
+    "input",
+    "rewrite",
+    "on_unsupported",
+    "run",
+    "except",
+    *LIST_MATCHERS,
+    *REGEX_MATCHERS,
+}
+# A pack rule (pasture/packs/*.toml): an id instead of a name; it refuses or asks, nothing else.
+PACK_RULE_KEYS = (_RULE_KEYS - {"name", "except", "rewrite", "on_unsupported"}) | {"id"}
+PACK_DECISIONS = ("deny", "ask")
+TOP_KEYS = ("packs", "disable")  # top-level keys that are not tables: pack selection (pasture.runtime.packs)
 _BUILTIN_KEYS = {"protect_guard_files"}
 _JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
 _TABLES = ("gate", "journal", "builtin", "rules", *STEER_TABLES)
@@ -180,6 +202,10 @@ def catastrophic(pattern) -> str | None:
 
 class PolicyError(PastureError):
     """An invalid layer: the message names the file, the line where it can, and what to change."""
+
+
+class PackError(PolicyError):
+    """A shipped pack file (pasture/packs/*.toml) that does not load: a broken install or a bad pack edit."""
 
 
 class PolicyTimeout(PolicyError):
@@ -322,11 +348,11 @@ def compile_layer(
         raise PolicyError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     doc = parse_text(path, text)
     lines = _Lines(text)
-    unknown = sorted(set(doc) - set(_TABLES))
+    unknown = sorted(set(doc) - set(_TABLES) - set(TOP_KEYS))
     if unknown:
         raise PolicyError(
             f"{_at(path, lines.table(unknown[0]) or lines.key(unknown[0], None))}: unknown table(s) "
-            f"{', '.join(unknown)}; allowed: {', '.join(_TABLES)}"
+            f"{', '.join(unknown)}; allowed: {', '.join(_TABLES + TOP_KEYS)}"
         )
     layer: dict = {
         "name": name,
@@ -421,6 +447,7 @@ def compile_layer(
         else:
             layer["protect"] = value
 
+    _selection(layer, doc, lines, path)
     rules = doc.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
@@ -444,44 +471,22 @@ def compile_layer(
             if isinstance(rule_name, str)
             else f"{_at(path, line)}: rules[{index}]"
         )
-        if not isinstance(raw, dict):
-            raise PolicyError(f"{where}: must be a table")
-        extra = sorted(set(raw) - _RULE_KEYS)
-        if extra:
-            raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(_RULE_KEYS))}")
-        if not isinstance(rule_name, str) or not rule_name:
-            raise PolicyError(f"{where}: needs a non-empty 'name'")
-        decision = raw.get("decision")
-        if decision not in RULE_DECISIONS:
-            raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(RULE_DECISIONS)}")
-        rewrite = _rewrite(where, decision, raw.get("rewrite"), reuse)
-        on_unsupported = _on_unsupported(where, raw, "deny" if decision == "rewrite" else "proceed")
-        reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
-        if not isinstance(reason, str) or not reason.strip():
-            raise PolicyError(f"{where}: 'reason' must be a non-empty string")
-        lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
-        regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key], reuse) for key in REGEX_MATCHERS if key in raw}
-        inputs = raw.get("input", {})
-        if not isinstance(inputs, dict):
-            raise PolicyError(f"{where}: 'input' must be a table of field = regex")
-        frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
+        run_line = _run_line(lines, line)
+        run_where = f"{_at(path, run_line)}: rule {rule_name!r} [rules.run]" if run_line else None
+        compiled_rule = compile_rule(raw, where, reuse, run_where)
+        decision = compiled_rule["decision"]
         if decision in ("allow", "rewrite") and not trusted:
             # an untrusted repository may only protect the user: its approvals and rewrites never count
             layer["ignored"].append(f"rule {rule_name!r} ({decision}, {_at(path, line)})")
             continue
-        compiled_rule = {
-            "name": rule_name,
-            "decision": decision,
-            "reason": reason,
-            "lists": lists,
-            "regexes": regexes,
-            "inputs": frozen_inputs,
-            "line": line,
-        }
-        if decision in ("allow", "rewrite"):
-            compiled_rule["on_unsupported"] = on_unsupported
-        if rewrite is not None:
-            compiled_rule["rewrite"] = rewrite
+        if compiled_rule.get("except") and name == "project":
+            # an exception lifts a deny: only the user or an administrator may make one
+            layer["ignored"].append(
+                f"rule {rule_name!r} except = [...] ({_at(path, line)}): only the user or managed policy "
+                "makes exceptions"
+            )
+            del compiled_rule["except"]
+        compiled_rule["line"] = line
         layer["rules"].append(compiled_rule)
     for array in STEER_TABLES:
         entries = _steer_entries(array, doc.get(array, []), lines, path, reuse)
@@ -490,6 +495,129 @@ def compile_layer(
             entries = []
         layer[array] = entries
     return layer
+
+
+def _run_line(lines: _Lines, rule_line: int | None) -> int | None:
+    """The line of a rule's [rules.run] header (the next one after the rule's [[rules]])."""
+    if rule_line is None:
+        return None
+    for number in range(rule_line, len(lines.lines)):
+        head = lines.lines[number].strip().replace(" ", "")
+        if head.startswith("[[rules]]"):
+            return None
+        if head.startswith("[rules.run]"):
+            return number + 1
+    return None
+
+
+def compile_rule(raw, where: str, reuse: dict | None, run_where: str | None = None, pack: str | None = None) -> dict:
+    """One [[rules]] table (of a layer, or of pack `pack`) as plain data; PolicyError names `where`."""
+    from pasture.runtime.runrule import RunError, compile_run
+
+    if not isinstance(raw, dict):
+        raise PolicyError(f"{where}: must be a table")
+    allowed = PACK_RULE_KEYS if pack else _RULE_KEYS
+    extra = sorted(set(raw) - allowed)
+    if extra:
+        raise PolicyError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+    name_key = "id" if pack else "name"
+    rule_name = raw.get(name_key)
+    if not isinstance(rule_name, str) or not rule_name:
+        raise PolicyError(f"{where}: needs a non-empty '{name_key}'")
+    if pack and not rule_name.startswith(pack + "."):
+        raise PolicyError(f"{where}: id {rule_name!r} must start with the pack's name ({pack!r}.)")
+    decision = raw.get("decision")
+    decisions = PACK_DECISIONS if pack else RULE_DECISIONS
+    if decision not in decisions:
+        raise PolicyError(f"{where}: decision {decision!r} is not one of {', '.join(decisions)}")
+    rewrite = _rewrite(where, decision, raw.get("rewrite"), reuse)
+    on_unsupported = _on_unsupported(where, raw, "deny" if decision == "rewrite" else "proceed")
+    reason = raw.get("reason", f"pasture policy rule {rule_name!r}")
+    if not isinstance(reason, str) or not reason.strip():
+        raise PolicyError(f"{where}: 'reason' must be a non-empty string")
+    instead = raw.get("instead")
+    if instead is not None and (not isinstance(instead, str) or not instead.strip()):
+        raise PolicyError(f"{where}: 'instead' must be a non-empty string (the safer thing to do)")
+    if instead:
+        reason = f"{reason} Instead: {instead}"
+    if pack:
+        reason = f"pasture pack rule {rule_name}: {reason}"
+    lists = {key: _strings(where, key, raw[key]) for key in LIST_MATCHERS if key in raw}
+    regexes = {REGEX_MATCHERS[key]: _regex(where, key, raw[key], reuse) for key in REGEX_MATCHERS if key in raw}
+    inputs = raw.get("input", {})
+    if not isinstance(inputs, dict):
+        raise PolicyError(f"{where}: 'input' must be a table of field = regex")
+    frozen_inputs = {field: _regex(where, f"input.{field}", value, reuse) for field, value in inputs.items()}
+    compiled_rule: dict = {
+        "name": rule_name,
+        "decision": decision,
+        "reason": reason,
+        "lists": lists,
+        "regexes": regexes,
+        "inputs": frozen_inputs,
+    }
+    if "run" in raw:
+        run_where = run_where or where
+        try:
+            compiled_rule["run"] = compile_run(
+                raw["run"], lambda key, value: _regex(run_where, f"run.{key}", value, reuse)
+            )
+        except RunError as exc:
+            raise PolicyError(f"{run_where}: {exc}") from None
+        kinds = lists.get("tool_kind")
+        if kinds is not None and kinds != ("shell",):
+            raise PolicyError(f'{where}: a [rules.run] rule reads shell commands: tool_kind is "shell" or left out')
+        lists["tool_kind"] = ("shell",)
+    if instead:
+        compiled_rule["instead"] = instead
+    if pack:
+        compiled_rule["id"] = rule_name
+        compiled_rule["pack"] = pack
+    if "except" in raw:
+        if decision not in ("allow", "proceed", "rewrite"):
+            raise PolicyError(
+                f"{where}: 'except' makes an exception to other rules: its decision must be allow, rewrite "
+                f"or proceed (this rule's is {decision!r})"
+            )
+        names = raw["except"]
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+            raise PolicyError(f"{where}: 'except' must be a non-empty list of rule names or pack rule ids")
+        compiled_rule["except"] = tuple(names)
+    if decision in ("allow", "rewrite"):
+        compiled_rule["on_unsupported"] = on_unsupported
+    if rewrite is not None:
+        compiled_rule["rewrite"] = rewrite
+    return compiled_rule
+
+
+def _selection(layer: dict, doc: dict, lines: _Lines, path: str) -> None:
+    """The layer's `packs = [...]` and `disable = [...]`, checked against the packs pasture ships."""
+    if "packs" not in doc and "disable" not in doc:
+        return
+    from pasture.runtime.packs import catalog
+
+    try:
+        packs = catalog()
+    except PackError as exc:
+        raise PolicyError(str(exc)) from None
+    for key in TOP_KEYS:
+        if key not in doc:
+            continue
+        where = _at(path, lines.key(key, None))
+        value = doc[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise PolicyError(f"{where}: '{key}' must be a list of strings")
+        ids = sorted(i for p in packs.values() for i in p["ids"])
+        known = ["recommended", *sorted(packs)] if key == "packs" else ids
+        wrong = [v for v in value if v not in known]
+        if wrong:
+            what = "pack(s)" if key == "packs" else "pack rule id(s)"
+            raise PolicyError(f"{where}: unknown {what} {', '.join(map(repr, wrong))}; known: {', '.join(known)}")
+        layer[key] = tuple(value)
+        layer[key + "_line"] = lines.key(key, None)
+    if layer["name"] == "project" and "disable" in layer:
+        layer["ignored"].append("disable = [...] (a project policy can add packs, never turn their rules off)")
+        del layer["disable"]
 
 
 def _on_unsupported(where: str, raw: dict, default: str) -> str:

@@ -84,7 +84,7 @@ def test_install_warns_about_a_settings_env_that_injects_a_root(pasture, project
 
 def _policy_layers(repo: Path, private_home: Path) -> None:
     user = private_home / ".config" / "pasture"
-    user.mkdir(parents=True)
+    user.mkdir(parents=True, exist_ok=True)  # install wrote the starter policy here
     (user / "policy.toml").write_text(DENY_RM)
 
 

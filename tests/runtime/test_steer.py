@@ -36,6 +36,7 @@ tool_kind = "shell"
 command = "git\\s+push\\b.*--force\\b(?!-)"
 decision = "rewrite"
 rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]  # the git pack (on by default) refuses a force push
 """
 
 

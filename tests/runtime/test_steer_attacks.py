@@ -285,6 +285,7 @@ tool_kind = "shell"
 command = "git\\s+push\\b.*--force\\b(?!-)"
 decision = "rewrite"
 rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]  # the git pack (on by default) refuses a force push
 """
 
 CHAINS = [
@@ -446,6 +447,7 @@ def test_a_rewritten_call_that_cannot_be_judged_is_refused_not_run_unchanged(ste
     policy.write_text(
         '[[rules]]\nname = "lease"\ntool_kind = "shell"\ncommand = "--force\\\\b(?!-)"\ndecision = "rewrite"\n'
         'rewrite = { field = "command", pattern = "--force\\\\b(?!-)", replace = "--force-with-lease" }\n'
+        'except = ["git.push-force"]\n'
     )
     code, out, _ = call("claude-code", "PreToolUse", CLAUDE[1], _shell(project, "git push --force"), env)
     decision = _decision(out)

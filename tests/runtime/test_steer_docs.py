@@ -60,6 +60,6 @@ def test_policy_show_lists_the_steering_entries_with_their_lines(tmp_path, monke
     result = CliRunner().invoke(main, ["policy", "show", "--project", str(tmp_path / "project")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "context  [user:14] status on session-start: git status --short" in lines
-    assert "after    [user:19] ruff: ruff check {file_path}" in lines
-    assert "until    [user:25] tests: pytest -q (max 3)" in lines
+    assert "context  [user:18] status on session-start: git status --short" in lines
+    assert "after    [user:23] ruff: ruff check {file_path}" in lines
+    assert "until    [user:29] tests: pytest -q (max 3)" in lines

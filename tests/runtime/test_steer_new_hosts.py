@@ -33,6 +33,7 @@ tool_kind = "shell"
 command = "git\\s+push\\b.*--force\\b(?!-)"
 decision = "rewrite"
 rewrite = { field = "command", pattern = "--force\\b(?!-)", replace = "--force-with-lease" }
+except = ["git.push-force"]  # the git pack (on by default) refuses a force push
 """
 TOLD = (
     "pasture rewrote this call (rule 'lease'): command 'git push --force origin main' -> "
