@@ -96,7 +96,8 @@ OFF_SWITCHES = (
             "why": "Pi runs every bash command the guard approved with the repository's choice of shell program",
             "fix": f'remove "shellPath" from {_SETTINGS}',
             "evidence": _PKG + "dist/core/agent-session.js _buildRuntime shellPath",
-            "certain": True,
+            # a warning, not a refusal: /bin/bash there is harmless; a program of the repository's is not
+            "certain": False,
         },
         {
             "file": ".pi/extensions/package.json",
