@@ -1,10 +1,11 @@
 """``pasture install`` against a repository that already switches the host's hooks off (issue 28).
 
-The host's declared off-switches (pasture/runtime/hostwire/<host>.py ``OFF_SWITCHES``, read by
-pasture.doctor.offswitch) in the folder the host starts in: a project install refuses (exit 2, nothing
-written) naming each file and key, unless ``--force``, which installs and says the guard is off there; a
-user install warns about the current folder (the repository's switch turns the user's hooks off too). A
-switch read in the host's code whose effect is not established only warns.
+The host's declared off-switches (pasture/runtime/hostwire/<host>.py ``OFF_SWITCHES``), read here
+(``hits``, which pasture.doctor.offswitch reports as findings) in the folder the host starts in: a
+project install refuses (exit 2, nothing written) naming each file and key, unless ``--force``, which
+installs and says the guard is off there; a user install warns about the current folder (the
+repository's switch turns the user's hooks off too). A switch read in the host's code whose effect is
+not established only warns.
 """
 
 from __future__ import annotations
