@@ -226,6 +226,7 @@ _INTERNAL_SIGNALS = {
     "pasture.runtime.fs.NotRegular": "an OSError: the runtime's readers treat it like any unreadable file",
     "pasture.runtime.gatekinds.BadKey": "the policy parser turns it into a PolicyError with file:line",
     "pasture.runtime.shellparse.Unparsable": "the guard then treats the command as touching what it names",
+    "pasture.runtime.shellwrites.Exhausted": "an Unparsable past the reading's caps or deadline: read as touching what it names",
     "pasture.runtime.steer.SteerFailure": "the lifecycle answers it with the row's failure mode, journaled",
     "pasture.runtime.steer.CounterLost": "the lifecycle lets the agent stop on it, said on stderr and journaled",
 }

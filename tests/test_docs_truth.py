@@ -40,7 +40,10 @@ def code_texts(path: Path) -> list[tuple[int, str]]:
 
 
 #: Inline code that quotes what pasture prints, not a command line (file -> the quoted text's start).
-QUOTED_OUTPUT = {"docs/failures.md": ("pasture runtime cannot run",)}
+QUOTED_OUTPUT = {
+    "docs/failures.md": ("pasture runtime cannot run",),
+    "docs/policy.md": ("pasture pack rule ",),  # the reason a pack rule gives
+}
 
 
 def invocations(path: Path) -> list[tuple[str, list[str]]]:
@@ -86,6 +89,8 @@ def resolve(words: list[str]) -> tuple[list[str], list[str]]:
         if skip:  # an option's value
             skip = False
             continue
+        if word == "--":  # the rest are the command's arguments (`policy test -- COMMAND...`)
+            break
         if word.startswith("-") and len(word) > 1:
             flag, has_value = word.split("=", 1)[0], "=" in word
             options = _options(command, path)

@@ -34,7 +34,7 @@ from typing import Any
 
 from pasture.gates.errors import AIIntegrationError, GateFailure
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision, gate_user_prompt
-from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, HostHarnessBackend
+from pasture.gates.harness import HarnessLaunchError, HarnessOutputTooLarge, HarnessTimeoutError, HostHarnessBackend
 from pasture.gates.wrappers import MAX_SCHEMA_RETRIES, HarnessWrapper
 
 NESTED = "PASTURE_AGENT_GATE"
@@ -163,6 +163,8 @@ def agent_gate(
             f"agent gate ({host}) gave no decision within {timeout:.1f}s; give [gate] a faster model "
             "or a longer timeout (it is clamped to the row's deadline)",
         )
+    except HarnessOutputTooLarge as exc:
+        failure = ("too-large", f"agent gate ({host}): {exc}; the judge must answer with one short JSON decision")
     except HarnessLaunchError as exc:
         failure = ("launch", f"agent gate ({host}): {exc}; fix [gate] binary or reinstall it ({INSTALL[host]})")
     except AIIntegrationError as exc:

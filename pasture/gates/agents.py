@@ -28,6 +28,23 @@ from typing import Any, Protocol
 
 from pasture import PastureError
 
+# What is read of a judge's output (stdout, or the file it writes its answer to): a decision is short.
+MAX_OUTPUT = 4 << 20
+
+
+class HostOutputTooLarge(PastureError, RuntimeError):
+    """A judge printed (or wrote) more than MAX_OUTPUT: the rest is never read, the run is ended."""
+
+
+def read_file_capped(path: str, what: str) -> str:
+    """The text of `path`, at most MAX_OUTPUT bytes of it; HostOutputTooLarge past that."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_OUTPUT + 1)
+    if len(data) > MAX_OUTPUT:
+        raise HostOutputTooLarge(f"{what} is larger than {MAX_OUTPUT >> 20} MiB; pasture reads at most that much")
+    return data.decode("utf-8", "replace")
+
+
 __all__ = [
     "JUDGES",
     "ClaudeCodeHost",
@@ -218,8 +235,7 @@ class CodexHost:
             elif kind == "error":  # top-level stream error (item-level "error" items are warnings)
                 fatal = str(event.get("message") or "stream error")
         if run.last_message_path and os.path.exists(run.last_message_path):
-            with open(run.last_message_path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read() or text
+            text = read_file_capped(run.last_message_path, "the judge's last message") or text
         is_error = failure is not None or returncode != 0
         message = None
         if is_error:

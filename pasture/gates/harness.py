@@ -33,13 +33,25 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pasture import PastureError
-from pasture.gates.agents import JUDGES, HostOutput, HostRequest, HostRun, UnsupportedHostError, resolve_host
+from pasture.gates.agents import (
+    JUDGES,
+    MAX_OUTPUT,
+    HostOutput,
+    HostOutputTooLarge,
+    HostRequest,
+    HostRun,
+    UnsupportedHostError,
+    read_file_capped,
+    resolve_host,
+)
 from pasture.gates.openai_chat import decode_json_content
 from pasture.gates.prompts import OUTPUT_FILENAME
 
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",
+    "MAX_OUTPUT",
     "HarnessLaunchError",
+    "HarnessOutputTooLarge",
     "HarnessResult",
     "HarnessTimeoutError",
     "HostHarnessBackend",
@@ -57,6 +69,65 @@ class HarnessLaunchError(PastureError, RuntimeError):
 
 class HarnessTimeoutError(PastureError, RuntimeError):
     """The host run exceeded the backend's timeout and was killed."""
+
+
+HarnessOutputTooLarge = HostOutputTooLarge  # the judge's output past MAX_OUTPUT; its run is killed
+_CHUNK = 64 << 10
+STDERR_TAIL = 64 << 10  # of the judge's stderr, only the end is kept (for the failure line)
+
+
+async def read_capped(stream: Any, limit: int) -> bytes:
+    """All of `stream`, read in chunks; HarnessOutputTooLarge once it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await stream.read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise HarnessOutputTooLarge(
+                f"the judge printed more than {limit >> 20} MiB; pasture reads at most that much"
+            )
+        chunks.append(chunk)
+
+
+async def read_tail(stream: Any, keep: int) -> bytes:
+    """`stream` drained to its end (so the judge never blocks on it), keeping its last `keep` bytes."""
+    tail = bytearray()
+    while True:
+        chunk = await stream.read(_CHUNK)
+        if not chunk:
+            return bytes(tail)
+        tail += chunk
+        del tail[:-keep]
+
+
+async def _communicate(process: asyncio.subprocess.Process, data: bytes | None) -> tuple[bytes, bytes]:
+    """communicate() with bounded reading: stdout up to MAX_OUTPUT, the tail of stderr."""
+
+    async def feed() -> None:
+        assert process.stdin is not None
+        try:
+            if data:
+                process.stdin.write(data)
+                await process.stdin.drain()
+            process.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    feeding = asyncio.ensure_future(feed())
+    tail = asyncio.ensure_future(read_tail(process.stderr, STDERR_TAIL))
+    try:
+        out = await read_capped(process.stdout, MAX_OUTPUT)
+        err = await tail
+        await feeding
+    except BaseException:
+        tail.cancel()
+        feeding.cancel()
+        raise
+    await process.wait()
+    return out, err
 
 
 @dataclass
@@ -230,7 +301,11 @@ class HostHarnessBackend:
         except PermissionError:
             raise HarnessLaunchError(f"harness binary not executable: {run.argv[0]}") from None
         try:
-            out, err = await asyncio.wait_for(process.communicate(run.stdin), self.timeout)
+            out, err = await asyncio.wait_for(_communicate(process, run.stdin), self.timeout)
+        except HarnessOutputTooLarge:
+            _kill_group(process)
+            await process.wait()
+            raise
         except asyncio.TimeoutError:
             _kill_group(process)
             await process.wait()
@@ -255,7 +330,7 @@ class HostHarnessBackend:
         source: str | None = None
         after = _stat_key(output_file)
         if after is not None and after != before:  # written (or rewritten) by this run
-            text = output_file.read_text(encoding="utf-8", errors="replace")
+            text = read_file_capped(str(output_file), "the judge's output file")
             value = decode_json_content(text)
             if value is not None:
                 source = "file"

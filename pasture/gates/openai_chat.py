@@ -35,6 +35,10 @@ T = TypeVar("T")
 USER_AGENT = "pasture-gates/0.1"
 DEFAULT_TIMEOUT_SECONDS = 60.0
 _MESSAGE_LIMIT = 300
+# A judge's answer is one short JSON decision: read at most this much of a response, in chunks.
+MAX_BODY = 1 << 20
+MAX_ERROR_BODY = 64 << 10  # of an error response, only for its message
+_CHUNK = 64 << 10
 
 
 class ChatCompletionError(PastureError):
@@ -59,6 +63,45 @@ class ChatConnectionError(ChatCompletionError):
 
 class ChatProtocolError(ChatCompletionError):
     """A 2xx answer that is not a chat completion (not JSON, no choices, no message)."""
+
+
+class ChatResponseTooLarge(ChatProtocolError):
+    """A response body over MAX_BODY: the rest is never read (not transient: asking again gets the same)."""
+
+
+def read_capped(response: Any, limit: int) -> bytes:
+    """The body of `response`, read in chunks; ChatResponseTooLarge past `limit` bytes (a declared
+    Content-Length over it is refused before reading), so a judge cannot make the hook hold its flood."""
+    declared = response.headers.get("Content-Length") if response.headers is not None else None
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise ChatResponseTooLarge(
+            f"the judge's answer is larger than {limit >> 20} MiB; pasture reads at most that much of it"
+        )
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = response.read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise ChatResponseTooLarge(
+                f"the judge's answer is larger than {limit >> 20} MiB; pasture reads at most that much of it"
+            )
+        chunks.append(chunk)
+
+
+def read_error_body(response: Any) -> bytes:
+    """At most MAX_ERROR_BODY bytes of an error response: enough for its message."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_ERROR_BODY:
+        chunk = response.read(min(_CHUNK, MAX_ERROR_BODY - size))
+        if not chunk:
+            break
+        size += len(chunk)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 @dataclass
@@ -293,11 +336,11 @@ class OpenAIChatClient:
             self.request_count += 1
         try:
             with self._opener.open(request, timeout=timeout or self.timeout) as response:
-                raw = response.read()
+                raw = read_capped(response, MAX_BODY)
                 response_headers = response.headers
         except urllib.error.HTTPError as exc:
             try:
-                detail = _error_detail(exc.read())
+                detail = _error_detail(read_error_body(exc))
             except Exception:  # the error body itself failed to arrive
                 detail = ""
             reason = exc.reason if isinstance(exc.reason, str) and exc.reason else _phrase(exc.code)

@@ -9,7 +9,9 @@ OTEL_RESOURCE_ATTRIBUTES name the resource (service.name defaults to "pasture").
 Each record is sent once: a cursor per endpoint (table `cursors`, keyed "otlp <endpoint>") holds the
 highest id the receiver accepted, and advances only after a batch's export succeeded; a failed
 batch is kept for the next export. (A receiver that accepted a batch whose answer was lost gets it
-again: at least once, never silently skipped.)
+again: at least once, never silently skipped.) The SDK counts any 3xx answer as success without
+following it, so the session here follows a redirect itself, POSTing the batch again, only to the
+same host (http to https allowed, at most MAX_HOPS); any other 3xx is a batch not delivered.
 
 Attribute names follow the OpenTelemetry semantic conventions where one exists (session.id,
 gen_ai.tool.name, gen_ai.tool.call.id, log.record.uid) and are `pasture.*` otherwise; see ATTRIBUTES.
@@ -52,6 +54,7 @@ TOOL_CALL = "gen_ai.tool.call.id"  # from the envelope's identities
 # envelope cannot make every later export fail on a receiver's (or the exporter's) request limit.
 MAX_VALUE = 1 << 20
 BATCH_BYTES = 4 << 20  # a request holds at most this much text, whatever --batch says
+MAX_HOPS = 5  # redirects followed for one request
 
 
 def cursor(conn, name: str) -> int:
@@ -77,6 +80,54 @@ def advance(path, name: str, last_id: int) -> None:
 
 class ExportError(PastureError):
     """The export could not run or a batch was refused; the message says which and what was kept."""
+
+
+def redirect_problem(current: str, target: str) -> str | None:
+    """None when a redirect from `current` to `target` may be followed: the same host name, over
+    http(s), never from https down to http (the port may change: http to https moves it)."""
+    from urllib.parse import urlsplit
+
+    here, there = urlsplit(current), urlsplit(target)
+    if there.scheme not in ("http", "https") or (here.hostname or "") != (there.hostname or "~"):
+        return f"{target} is not the same host over http(s); pasture follows a redirect only to {here.hostname}"
+    if here.scheme == "https" and there.scheme == "http":
+        return f"{target} would go from https to http"
+    return None
+
+
+def _redirecting_session():
+    """A requests session that follows a 3xx to the same host itself (the SDK asks for none and
+    counts a 3xx as delivered); `problem` says why the last request's 3xx was not followed."""
+    import requests
+
+    class Session(requests.Session):
+        problem: str | None = None
+
+        def request(self, method, url, *args, **kwargs):  # the same call; the redirects are ours
+            from urllib.parse import urljoin
+
+            self.problem = None
+            kwargs["allow_redirects"] = False
+            current = url
+            for _hop in range(MAX_HOPS + 1):
+                response = super().request(method, current, *args, **kwargs)
+                code = response.status_code
+                if not 300 <= code < 400:
+                    return response
+                location = response.headers.get("Location")
+                if not location:
+                    self.problem = f"the receiver answered {code} with no Location"
+                    return response
+                target = urljoin(current, location)
+                why = redirect_problem(current, target)
+                if why is not None:
+                    self.problem = f"the receiver answered {code}, a redirect to {why}"
+                    return response
+                current = target
+            self.problem = f"the receiver answered with more than {MAX_HOPS} redirects (the last to {current})"
+            return response
+
+    return Session()
 
 
 def endpoint_for(url: str, env: dict) -> str:
@@ -245,7 +296,8 @@ def export_otlp(
     collect = Collect()
     provider.add_log_record_processor(collect)
     logger = provider.get_logger(SCOPE, __version__)
-    exporter = OTLPLogExporter(endpoint=endpoint)
+    session = _redirecting_session()
+    exporter = OTLPLogExporter(endpoint=endpoint, session=session)
     name = f"otlp {endpoint}"
     from pasture.journal.retention import after_ingest
 
@@ -274,6 +326,8 @@ def export_otlp(
                     ok = getattr(result, "name", str(result)) == "SUCCESS"
                 except Exception as exc:  # noqa: BLE001 - the SDK's exporters may raise on transport errors
                     ok, failures.messages[:] = False, [*failures.messages, f"{type(exc).__name__}: {exc}"]
+                if session.problem is not None:  # a 3xx the SDK took for delivered
+                    ok, failures.messages[:] = False, [*failures.messages, session.problem]
                 if not ok:
                     left = journaldb.count(conn, after_id=after)
                     why = failures.messages[-1] if failures.messages else "the receiver refused the batch"

@@ -162,12 +162,25 @@ def _steer_text(detail) -> str:
     return ("  steer: " + printable("; ".join(said))) if said else ""
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA = ("=", "+", "-", "@")
+
+
+def _blank(char: str) -> bool:
+    import unicodedata
+
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf")  # controls, zero-width and bidi marks
 
 
 def csv_cell(value):
-    """A CSV cell: a text that a spreadsheet would run as a formula gets a leading apostrophe (OWASP)."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
+    """A CSV cell: a text that a spreadsheet would run as a formula gets a leading apostrophe (OWASP):
+    one that starts with a tab or CR, or whose first character after any whitespace, control or
+    format characters is = + - @ (a spreadsheet may skip those)."""
+    if not isinstance(value, str) or not value:
+        return value
+    index = 0
+    while index < len(value) and _blank(value[index]):
+        index += 1
+    if value.startswith(("\t", "\r")) or value[index : index + 1] in _FORMULA:
         return "'" + value
     return value
 
@@ -189,7 +202,8 @@ def write_rows(rows, fmt: str, out) -> int:
     if fmt == "csv":
         import csv
 
-        writer = csv.writer(out, lineterminator="\n")
+        # every field quoted: unquoted, a CR inside a value starts a new row in a reader
+        writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(COLUMNS)
         for row in rows:
             writer.writerow([csv_cell(row.get(c)) for c in COLUMNS])

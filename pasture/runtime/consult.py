@@ -15,6 +15,16 @@ from pasture.gates.errors import GateFailure  # stdlib only: the gates raise it,
 from pasture.runtime.fastjson import JSONError, dumps, loads
 from pasture.runtime.policy import DECISIONS
 
+MAX_REASON = 2000  # characters of a gate's reason passed on to the host (and the model)
+
+
+def cap_reason(reason: str, detail: dict | None) -> tuple[str, dict | None]:
+    """A reason over MAX_REASON is cut, with a marker, and the journal detail keeps its length."""
+    if len(reason) <= MAX_REASON:
+        return reason, detail
+    cut = f"{reason[:MAX_REASON]} [pasture: reason cut at {MAX_REASON} of {len(reason)} characters]"
+    return cut, dict(detail or {}, reason_cut=len(reason))
+
 
 def parse_decision(raw, source: str) -> tuple[str, str]:
     if not isinstance(raw, dict) or raw.get("decision") not in DECISIONS:
@@ -103,4 +113,5 @@ def run_gate(layer: dict, envelope: dict, root: str, deadline: float | None, clo
         raise
     if clamped:
         detail = dict(detail or {}, clamped=clamped)
+    reason, detail = cap_reason(reason, detail)
     return decision, reason, detail

@@ -31,8 +31,10 @@ from pasture.runtime.hostwire import WIRES  # the hook has it already: its answe
 
 FORMAT = 3
 MAGIC = b"PSTCACH3"
-MAX_LAYER_BYTES = 1 << 20  # a policy layer, the trust store
-MAX_CACHE_BYTES = 16 << 20
+MAX_LAYER_BYTES = 4 << 20  # a policy layer (about 37,000 short rules); the packs ship inside pasture
+MAX_TRUST_BYTES = 1 << 20  # the trust store
+# the cache key holds each layer's bytes and the compiled form is about 1.6 times the source
+MAX_CACHE_BYTES = 12 * MAX_LAYER_BYTES
 _TAG = 32
 _ENV_KEYS = (
     "HOME",
@@ -50,8 +52,8 @@ _ENV_KEYS = (
     "PASTURE_CACHE_DIR",
 )
 # what a compiled policy is made from: the compiler and the hosts' declared guard files (hostwire GUARDED_*)
-_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "hostwire/guarded.py") + tuple(
-    f"hostwire/{wire}.py" for wire in dict.fromkeys(WIRES.values())
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "argvcode.py") + tuple(
+    f"hostwire/{wire}.py" for wire in ("guarded", *dict.fromkeys(WIRES.values()))
 )
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
@@ -114,14 +116,31 @@ class Effective:
         return next(layer for layer in self.layers if layer["name"] == name)
 
 
-def _read(path: str, follow: bool = True):
-    """bytes, None when absent, or ("unreadable", why): a regular file of at most MAX_LAYER_BYTES only."""
+def _read(path: str, follow: bool = True, limit: int = 0):
+    """bytes, None when absent, ("unreadable", why), or ("too large", size): a regular file of at most
+    `limit` bytes (MAX_LAYER_BYTES unless given) only."""
+    limit = limit or MAX_LAYER_BYTES
     try:
-        return fs.read_file(path, MAX_LAYER_BYTES, follow)[0]
+        return fs.read_file(path, limit, follow)[0]
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
+        if isinstance(exc, fs.NotRegular) and exc.errno == 27:  # EFBIG: said apart, with the size
+            try:
+                return ("too large", fs.stat(path).st_size)
+            except OSError:
+                pass
         return ("unreadable", exc.strerror or type(exc).__name__)
+
+
+def too_large(path: str, size: int, limit: int = 0) -> str:
+    """The line a layer over the cap gets (the hook and `pasture policy check` both say it)."""
+    limit = limit or MAX_LAYER_BYTES
+    mib = f" ({limit >> 20} MiB)" if limit % (1 << 20) == 0 else ""
+    return (
+        f"{path}: {size} bytes, over the {limit}-byte{mib} cap of a policy layer; make it smaller "
+        "(drop or merge rules, or move them to another layer), then run: pasture policy check"
+    )
 
 
 def _fnv(text: str) -> str:
@@ -158,7 +177,7 @@ def sources_of(root: str, env: dict) -> tuple:
     """(key, layer sources, trust store bytes): what a compiled policy is valid for."""
     env_key = tuple(env.get(k) for k in _ENV_KEYS)
     sources = [(name, path, _read(path)) for name, path in layers.paths(root, env)]
-    trust_bytes = _read(layers.trust_store_path(env), follow=False)
+    trust_bytes = _read(layers.trust_store_path(env), follow=False, limit=MAX_TRUST_BYTES)
     key = (
         FORMAT,
         sys.hexversion,
@@ -386,7 +405,8 @@ def build(
     try:
         trusted_entries = parse_trust(trust_bytes, store_path(env)) if not isinstance(trust_bytes, tuple) else {}
         if isinstance(trust_bytes, tuple):
-            notes.append(f"trust store {store_path(env)} unreadable ({trust_bytes[1]}): no project policy is trusted")
+            why = trust_bytes[1] if trust_bytes[0] != "too large" else f"{trust_bytes[1]} bytes, over its cap"
+            notes.append(f"trust store {store_path(env)} unreadable ({why}): no project policy is trusted")
     except TrustStoreError as exc:
         trusted_entries = {}
         notes.append(f"{exc}: no project policy is trusted")
@@ -414,6 +434,10 @@ def build(
             "until": [],
         }
         if raw is None:
+            compiled.append(layer)
+            continue
+        if isinstance(raw, tuple) and raw[0] == "too large":
+            layer.update(status="unreadable", error=too_large(path, raw[1]))
             compiled.append(layer)
             continue
         if isinstance(raw, tuple):
@@ -506,8 +530,8 @@ def build(
 def _packs_layer(compiled: list, notes: list) -> tuple:
     """(the `packs` pseudo-layer: the pack rules the layers select (pasture.runtime.packs.select), every
     compiled pack or None)."""
-    from pasture.runtime.packs import catalog, folder, select
-    from pasture.runtime.policy import PackError
+    from pasture.runtime.packs import folder, select
+    from pasture.runtime.policy import PackError, pack_catalog
 
     layer: dict = {
         "name": "packs",
@@ -523,7 +547,7 @@ def _packs_layer(compiled: list, notes: list) -> tuple:
         "versions": {},
     }
     try:
-        packs = catalog()
+        packs = pack_catalog()
     except PackError as exc:
         layer.update(status="invalid", error=f"{exc} (reinstall pasture)")
         return layer, None
@@ -536,10 +560,10 @@ def _packs_layer(compiled: list, notes: list) -> tuple:
 def _check_exceptions(compiled: list, packs_layer: dict) -> None:
     """Every name in a rule's `except` is a rule of its own or a lower layer, or a pack rule id; else
     the layer is invalid (file:line, the known names)."""
-    from pasture.runtime.packs import catalog
+    from pasture.runtime.policy import pack_catalog
 
     try:
-        ids = [i for pack in catalog().values() for i in pack["ids"]]
+        ids = [i for pack in pack_catalog().values() for i in pack["ids"]]
     except Exception:  # noqa: BLE001 - a broken pack is reported by the packs layer
         ids = []
     for index, layer in enumerate(compiled):

@@ -26,7 +26,6 @@ ignored (pasture.runtime.policy reports it).
 
 from pasture.runtime import fs
 
-PACK_KEYS = ("name", "version", "recommended", "description")
 _CATALOG: dict = {}
 SELECTORS = ("managed", "user", "project")  # who selected a pack, most authoritative first
 
@@ -64,97 +63,19 @@ def seed(packs: dict) -> None:
         _CATALOG.update(packs=packs, stamp=stamp())
 
 
-def catalog() -> dict:
-    """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled
-    (memoized per process while the pack files are unchanged: `pasture hook serve` lives through upgrades)."""
-    from pasture.runtime.policy import PackError
-
+def catalog(load) -> dict:
+    """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled by
+    `load` (pasture.runtime.policy.load_pack: packs sit below the policy compiler, which hands itself in)
+    and memoized per process while the pack files are unchanged (`pasture hook serve` lives through upgrades)."""
     now = stamp()
     if _CATALOG.get("stamp") == now:
         return _CATALOG["packs"]
     packs: dict = {}
-    owner: dict = {}
     for path in files():
         pack = load(path)
-        for rule_id in pack["ids"]:
-            if rule_id in owner:
-                raise PackError(f"{path}: rule id {rule_id!r} is also in pack {owner[rule_id]!r}; ids are unique")
-            owner[rule_id] = pack["name"]
         packs[pack["name"]] = pack
     _CATALOG.update(packs=packs, stamp=now)
     return packs
-
-
-def load(path: str) -> dict:
-    from pasture.runtime.policy import PackError, PolicyError, _at, _Lines, _run_line, compile_rule, parse_text
-
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(f"{path}: the pack cannot be read ({exc}); reinstall pasture") from None
-    doc = parse_text(path, text)
-    lines = _Lines(text)
-    extra = sorted(set(doc) - {"pack", "rules"})
-    if extra:
-        at = _at(path, lines.table(extra[0]))
-        raise PackError(f"{at}: unknown table(s) {', '.join(extra)}; allowed: pack, rules")
-    head = doc.get("pack")
-    where = _at(path, lines.table("pack"))
-    if not isinstance(head, dict):
-        raise PackError(f"{path}: needs a [pack] table ({', '.join(PACK_KEYS)})")
-    wrong = sorted(set(head) - set(PACK_KEYS))
-    if wrong:
-        raise PackError(f"{where}: [pack] has unknown key(s) {', '.join(wrong)}; allowed: {', '.join(PACK_KEYS)}")
-    name = head.get("name")
-    if name != fs.basename(path)[: -len(".toml")]:
-        raise PackError(f"{where}: [pack] name {name!r} must be the file's name")
-    version = head.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise PackError(f"{where}: [pack] version must be a whole number from 1")
-    recommended = head.get("recommended", False)
-    if not isinstance(recommended, bool):
-        raise PackError(f"{where}: [pack] recommended must be true or false")
-    description = head.get("description", "")
-    if not isinstance(description, str):
-        raise PackError(f"{where}: [pack] description must be a string")
-    raw_rules = doc.get("rules", [])
-    if not isinstance(raw_rules, list):
-        raise PackError(f"{path}: 'rules' must be an array of tables ([[rules]])")
-    rules, ids = [], []
-    for index, raw in enumerate(raw_rules):
-        line = lines.rule(index)
-        rule_id = raw.get("id") if isinstance(raw, dict) else None
-        label = f"rule {rule_id!r}" if isinstance(rule_id, str) else f"rules[{index}]"
-        run_line = _run_line(lines, line)
-        try:
-            rule = compile_rule(
-                raw,
-                f"{_at(path, line)}: {label}",
-                {},
-                f"{_at(path, run_line)}: {label} [rules.run]" if run_line else None,
-                pack=name,
-            )
-        except PackError:
-            raise
-        except PolicyError as exc:
-            raise PackError(str(exc)) from None
-        if "run" not in rule:
-            raise PackError(f"{_at(path, line)}: {label}: a pack rule needs a [rules.run] table")
-        if rule["name"] in ids:
-            raise PackError(f"{_at(path, line)}: {label}: the id is used twice")
-        rule["line"] = line
-        rules.append(rule)
-        ids.append(rule["name"])
-    return {
-        "name": name,
-        "version": version,
-        "recommended": recommended,
-        "description": description,
-        "path": path,
-        "rules": rules,
-        "ids": tuple(ids),
-    }
 
 
 def select(layers: list, packs: dict) -> tuple[dict, list, list]:

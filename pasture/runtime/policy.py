@@ -59,7 +59,7 @@ DECISIONS = ("proceed", "deny", "ask")  # a gate's answer and a layer's default
 RULE_DECISIONS = ("proceed", "deny", "ask", "allow", "rewrite")
 ON_UNSUPPORTED = ("deny", "proceed")
 CONTEXT_ON = ("session-start", "prompt", "after-tool")
-PLACEHOLDERS = ("file_path",)  # {file_path} in an [[after]] command: one argv item, never a shell string
+PLACEHOLDERS = ("file_path",)  # {file_path} in an [[after]] command: one argv item, never code (argvcode.py)
 MAX_UNTIL = 100
 _REWRITE_KEYS = {"field", "pattern", "replace"}
 _CONTEXT_KEYS = {"name", "on", "command", "text", "tool_kind", "on_unsupported"}
@@ -85,6 +85,7 @@ _RULE_KEYS = {
 # A pack rule (pasture/packs/*.toml): an id instead of a name; it refuses or asks, nothing else.
 PACK_RULE_KEYS = (_RULE_KEYS - {"name", "except", "rewrite", "on_unsupported"}) | {"id"}
 PACK_DECISIONS = ("deny", "ask")
+PACK_KEYS = ("name", "version", "recommended", "description")  # a pack file's [pack] table
 TOP_KEYS = ("packs", "disable")  # top-level keys that are not tables: pack selection (pasture.runtime.packs)
 _BUILTIN_KEYS = {"protect_guard_files"}
 _JOURNAL_KEYS = {"path", "keep_days", "max_mb"}
@@ -336,12 +337,18 @@ def compile_layer(
     trusted: bool,
     reuse: dict | None = None,
     deadline: float | None = None,
+    clock=None,
 ) -> dict:
     """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
 
-    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant;
-    a layer whose rules are still compiling then is a PolicyError (the event fails closed where its
-    row says so) rather than an answer after the host gave up."""
+    `reuse`: frozen patterns of an earlier compile (see freeze). `deadline`: a time.monotonic() instant
+    (`clock`, time.monotonic unless given, reads it); a layer whose rules are still compiling then, or
+    whose text took until then to parse, is a PolicyTimeout (the event fails closed where its row says
+    so) rather than an answer after the host gave up."""
+    if deadline is not None and clock is None:
+        import time
+
+        clock = time.monotonic
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -451,14 +458,10 @@ def compile_layer(
     rules = doc.get("rules", [])
     if not isinstance(rules, list):
         raise PolicyError(f"{_at(path, lines.key('rules', None))}: 'rules' must be an array of tables ([[rules]])")
-    clock = None
-    if deadline is not None:
-        import time
-
-        clock = time.monotonic
     reuse = {} if reuse is None else reuse
     for index, raw in enumerate(rules):
-        if clock is not None and deadline is not None and index % 256 == 255 and clock() > deadline:
+        # once after parsing (a 4 MiB layer's text takes a while), then every 256 rules
+        if clock is not None and deadline is not None and index % 256 in (0, 255) and clock() > deadline:
             raise PolicyTimeout(
                 f"{path}: compiling its {len(rules)} rules did not finish within the hook's "
                 f"deadline (stopped at rule {index + 1}); split the policy or drop rules, then "
@@ -594,10 +597,8 @@ def _selection(layer: dict, doc: dict, lines: _Lines, path: str) -> None:
     """The layer's `packs = [...]` and `disable = [...]`, checked against the packs pasture ships."""
     if "packs" not in doc and "disable" not in doc:
         return
-    from pasture.runtime.packs import catalog
-
     try:
-        packs = catalog()
+        packs = pack_catalog()
     except PackError as exc:
         raise PolicyError(str(exc)) from None
     for key in TOP_KEYS:
@@ -651,31 +652,38 @@ def _rewrite(where: str, decision, raw, reuse: dict | None) -> dict | None:
     return {"field": field, "pattern": _regex(where, "rewrite.pattern", raw["pattern"], reuse), "replace": replace}
 
 
-_CODE_FLAGS = ("-c", "-e", "--eval", "--command", "-Command")  # what takes code (sh, bash, python, node, perl, pwsh)
+_PLACEHOLDER = "{file_path}"
+_SAFE_FORM = '["sh", "-c", "ruff check \\"$1\\"", "sh", "{file_path}"]'
 
 
 def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
+    """An argv list. Only `{file_path}` is a placeholder (every other brace is literal: `{ ...; }`,
+    `{print $1}`, find's `{}`), and only as an item of its own that nothing reads as code or as the
+    program: the agent names the file, and `a;touch PWNED;b.py` is a valid name."""
     if not (isinstance(value, list) and value and all(isinstance(c, str) and c for c in value)):
         raise PolicyError(f'{where}: command must be an argv list, e.g. ["program", "arg"] (it never runs a shell)')
-    if placeholders and "{" in value[0]:
-        # the agent chooses what fills a placeholder: it may name an argument, never the program that runs
-        raise PolicyError(f"{where}: the program (the first item, {value[0]!r}) cannot hold a placeholder")
-    for index, item in enumerate(value[1:], 1):
-        # nor be spliced into code: `sh -c "ruff {file_path}"` would run a path like `x.py; curl ... | sh`
-        if placeholders and "{" in item and (any(c.isspace() for c in item) or value[index - 1] in _CODE_FLAGS):
+    for index, item in enumerate(value):
+        if _PLACEHOLDER not in item:
+            continue
+        if not placeholders:
             raise PolicyError(
-                f"{where}: command item {item!r} splices a placeholder into a command string or code; "
-                'pass it as an argument of its own, e.g. ["sh", "-c", "ruff check "$1"", "sh", "{file_path}"]'
+                f"{where}: command item {item!r}: {_PLACEHOLDER} is filled only in [[after]] commands; "
+                'here nothing fills it (drop it, e.g. ["pytest", "-q"])'
             )
-    for item in value:
-        start = item.find("{")
-        while start != -1:
-            end = item.find("}", start)
-            name = item[start + 1 : end] if end != -1 else ""
-            if name not in placeholders:
-                allowed = ", ".join("{" + p + "}" for p in placeholders) or "none here"
-                raise PolicyError(f"{where}: command item {item!r} has an unknown placeholder; allowed: {allowed}")
-            start = item.find("{", end)
+        if item != _PLACEHOLDER:
+            raise PolicyError(
+                f"{where}: command item {item!r} splices {_PLACEHOLDER} into other text; it is filled only as an "
+                f'item of its own, e.g. ["ruff", "check", "{_PLACEHOLDER}"] or, for an option\'s value, '
+                f'["tool", "--config", "{_PLACEHOLDER}"]; in a shell script, e.g. {_SAFE_FORM}'
+            )
+        from pasture.runtime.argvcode import code_use  # only a policy with a placeholder pays for it
+
+        why = code_use(value, index)
+        if why:
+            raise PolicyError(
+                f"{where}: command item {index + 1} ({item!r}) would be {why}, so the agent's file name would run "
+                f"as code; pass it as an argument the program only reads, e.g. {_SAFE_FORM}"
+            )
     return tuple(value)
 
 
@@ -772,3 +780,92 @@ def never_matching(rule: dict) -> list[tuple[str, str, str]]:
                 near = [a for a in allowed if a == value.strip().lower()]
                 found.append((key, value, f"{near[0]!r}" if near else f"one of {', '.join(allowed)}"))
     return found
+
+
+def pack_catalog() -> dict:
+    """Every shipped pack, compiled (pasture.runtime.packs.catalog with this module's loader)."""
+    from pasture.runtime.packs import catalog
+
+    packs = catalog(load_pack)
+    owner: dict = {}
+    for pack in packs.values():
+        for rule_id in pack["ids"]:
+            if rule_id in owner:
+                raise PackError(
+                    f"{pack['path']}: rule id {rule_id!r} is also in pack {owner[rule_id]!r}; ids are unique"
+                )
+            owner[rule_id] = pack["name"]
+    return packs
+
+
+def load_pack(path: str) -> dict:
+    """One shipped pack file (pasture/packs/<name>.toml), validated and compiled; PackError at file:line."""
+    from pasture.runtime import fs
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path}: the pack cannot be read ({exc}); reinstall pasture") from None
+    doc = parse_text(path, text)
+    lines = _Lines(text)
+    extra = sorted(set(doc) - {"pack", "rules"})
+    if extra:
+        at = _at(path, lines.table(extra[0]))
+        raise PackError(f"{at}: unknown table(s) {', '.join(extra)}; allowed: pack, rules")
+    head = doc.get("pack")
+    where = _at(path, lines.table("pack"))
+    if not isinstance(head, dict):
+        raise PackError(f"{path}: needs a [pack] table ({', '.join(PACK_KEYS)})")
+    wrong = sorted(set(head) - set(PACK_KEYS))
+    if wrong:
+        raise PackError(f"{where}: [pack] has unknown key(s) {', '.join(wrong)}; allowed: {', '.join(PACK_KEYS)}")
+    name = head.get("name")
+    if name != fs.basename(path)[: -len(".toml")]:
+        raise PackError(f"{where}: [pack] name {name!r} must be the file's name")
+    version = head.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise PackError(f"{where}: [pack] version must be a whole number from 1")
+    recommended = head.get("recommended", False)
+    if not isinstance(recommended, bool):
+        raise PackError(f"{where}: [pack] recommended must be true or false")
+    description = head.get("description", "")
+    if not isinstance(description, str):
+        raise PackError(f"{where}: [pack] description must be a string")
+    raw_rules = doc.get("rules", [])
+    if not isinstance(raw_rules, list):
+        raise PackError(f"{path}: 'rules' must be an array of tables ([[rules]])")
+    rules, ids = [], []
+    for index, raw in enumerate(raw_rules):
+        line = lines.rule(index)
+        rule_id = raw.get("id") if isinstance(raw, dict) else None
+        label = f"rule {rule_id!r}" if isinstance(rule_id, str) else f"rules[{index}]"
+        run_line = _run_line(lines, line)
+        try:
+            rule = compile_rule(
+                raw,
+                f"{_at(path, line)}: {label}",
+                {},
+                f"{_at(path, run_line)}: {label} [rules.run]" if run_line else None,
+                pack=name,
+            )
+        except PackError:
+            raise
+        except PolicyError as exc:
+            raise PackError(str(exc)) from None
+        if "run" not in rule:
+            raise PackError(f"{_at(path, line)}: {label}: a pack rule needs a [rules.run] table")
+        if rule["name"] in ids:
+            raise PackError(f"{_at(path, line)}: {label}: the id is used twice")
+        rule["line"] = line
+        rules.append(rule)
+        ids.append(rule["name"])
+    return {
+        "name": name,
+        "version": version,
+        "recommended": recommended,
+        "description": description,
+        "path": path,
+        "rules": rules,
+        "ids": tuple(ids),
+    }

@@ -22,8 +22,9 @@ plugin -> server, one line per hook call or bus event::
 
     {"id": N, "event": E, "wait": true | false, "payload": {...}}
 
-  ``payload`` is the last member, so a line too long to parse can still be attributed from its
-  head. Instead of ``payload`` the plugin may send ``"payload_error": "<why there is none>"``.
+  ``payload`` is the last member, so a line too long or too deep to parse can still be attributed
+  from its head (the first HEAD bytes, walked member by member without recursion). Instead of
+  ``payload`` the plugin may send ``"payload_error": "<why there is none>"``.
 
 server -> plugin, one line per request, in completion order (match them by id)::
 
@@ -32,7 +33,7 @@ server -> plugin, one line per request, in completion order (match them by id)::
   ``exit``, ``stdout`` and ``stderr`` are exactly what ``pasture hook lifecycle`` would exit with
   and print for the same event; ``answer`` is what the journal records the host was told. A line
   that names no event gets ``{"id": N | null, "error": "..."}`` and is not journaled (our own
-  plugin never sends one).
+  plugin never sends one); ``id`` is null only when no integer id can be read from the line's head.
 
 server -> plugin, unsolicited: ``{"await": [...]}`` when a policy change alters the set (polled).
 
@@ -194,18 +195,98 @@ def _kind(value) -> str:
     return "object" if isinstance(value, dict) else _KINDS.get(type(value), "number")
 
 
-def _head(data: bytes) -> dict | None:
-    """id, event and wait from the head of a line that cannot be parsed whole (payload comes last)."""
+_BLANK = b" \t\r\n"
+_HEAD_KEYS = ("id", "event", "wait")
+
+
+def _string_end(head: bytes, at: int) -> int:
+    """The index after the JSON string that opens at `at`, or -1 when it runs past the head."""
+    i = at + 1
+    while i < len(head):
+        c = head[i]
+        if c == 0x5C:  # a backslash: the next byte is escaped
+            i += 2
+        elif c == 0x22:
+            return i + 1
+        else:
+            i += 1
+    return -1
+
+
+def _value_end(head: bytes, at: int) -> int:
+    """The index after the JSON value at `at` (nesting counted, strings skipped: no recursion), or -1."""
+    c = head[at]
+    if c == 0x22:
+        return _string_end(head, at)
+    if c in b"[{":
+        depth, i = 0, at
+        while i < len(head):
+            c = head[i]
+            if c == 0x22:
+                i = _string_end(head, i)
+                if i < 0:
+                    return -1
+                continue
+            if c in b"[{":
+                depth += 1
+            elif c in b"]}":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return -1
+    i = at
+    while i < len(head) and head[i] not in b",}] \t\r\n":
+        i += 1
+    return i if i < len(head) else -1  # a number cut at the head's end may go on
+
+
+def _scan_head(data: bytes) -> dict | None:
+    """id, event and wait from the first HEAD bytes of a line that cannot be parsed whole (too long,
+    nested too deep, a bad member anywhere): the top-level members are walked in order, each value
+    skipped by counting brackets, and only those three decoded. None unless one of them is read."""
     head = data[:HEAD]
-    for marker in (b',"payload":', b',"payload_error":'):
-        at = head.find(marker)
-        if at > 0:
+
+    def blank(i: int) -> int:
+        while i < len(head) and head[i] in _BLANK:
+            i += 1
+        return i
+
+    i = blank(0)
+    if head[i : i + 1] != b"{":
+        return None
+    found: dict = {}
+    i += 1
+    while True:
+        i = blank(i)
+        if head[i : i + 1] != b'"':
+            break
+        end = _string_end(head, i)
+        if end < 0:
+            break
+        try:
+            key = loads(head[i:end].decode("utf-8"))
+        except (UnicodeDecodeError, JSONError, ValueError, RecursionError):
+            break
+        i = blank(end)
+        if head[i : i + 1] != b":":
+            break
+        i = blank(i + 1)
+        if i >= len(head):
+            break
+        end = _value_end(head, i)
+        if end < 0:
+            break
+        if key in _HEAD_KEYS:
             try:
-                value = loads((head[:at] + b"}").decode("utf-8"))
-            except (UnicodeDecodeError, JSONError):
-                return None
-            return value if isinstance(value, dict) else None
-    return None
+                found[key] = loads(head[i:end].decode("utf-8"))  # the last one wins, as in JSON
+            except (UnicodeDecodeError, JSONError, ValueError, RecursionError):
+                found.pop(key, None)
+        i = blank(end)
+        if head[i : i + 1] != b",":
+            break
+        i += 1
+    return found or None
 
 
 def _valid_id(value) -> TypeGuard[int]:
@@ -305,9 +386,13 @@ class Server:
             except JSONError as exc:
                 problem = f"payload is not JSON ({exc})"
         if obj is None and problem is not None:  # (None with no problem: the line parsed, as JSON null)
-            obj = _head(line)
-            if obj is None:
-                return {"id": None, "error": f"malformed request line ({problem.replace('payload', 'line', 1)})"}
+            # every line whose id can be read is answered with it, however the rest of it fails
+            obj = _scan_head(line)
+            line_problem = f"malformed request line ({problem.replace('payload', 'line', 1)})"
+            if obj is None or not _valid_id(obj.get("id")):
+                return {"id": None, "error": line_problem}
+            if not isinstance(obj.get("event"), str) or not obj["event"]:
+                return {"id": obj["id"], "error": line_problem}
         if not isinstance(obj, dict):
             return {"id": None, "error": f"malformed request line (a JSON {_kind(obj)}, not an object)"}
         rid = obj.get("id")

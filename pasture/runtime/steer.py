@@ -61,7 +61,8 @@ def _fill(argv: tuple, envelope: dict, path: str | None = None) -> list:
     path = (envelope.get("file_path") if path is None else path) or ""
     if path.startswith("-"):
         path = "./" + path
-    return [item.replace("{file_path}", path) for item in argv]
+    # the policy compile let {file_path} in only as an item of its own; every other brace is literal
+    return [path if item == "{file_path}" else item for item in argv]
 
 
 def run(argv: list, root: str, deadline: float) -> tuple:

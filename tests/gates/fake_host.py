@@ -4,7 +4,8 @@ Usage: ``python fake_host.py <claude|codex|opencode> <host argv...>`` with the p
 Each run appends ``{"argv", "cwd", "prompt", "env"}`` to ``$FAKE_HOST_LOG`` and plays step N of
 the JSON list in ``$FAKE_HOST_PLAN`` (N = runs so far; the last step repeats). A step may hold
 ``write`` (content for ./.agentfield_output.json), ``final`` (final message text), ``error``
-(host-level failure message), ``exit`` (status), ``stderr``, ``sleep`` (seconds), ``cost``.
+(host-level failure message), ``exit`` (status), ``stderr``, ``sleep`` (seconds), ``cost``,
+``flood`` (that many bytes on stdout first, in lines of 64 KiB).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main() -> int:
 
     if step.get("sleep"):
         time.sleep(step["sleep"])
+    if step.get("flood"):
+        line = "x" * ((64 << 10) - 1) + "\n"
+        for _ in range(step["flood"] // len(line)):
+            sys.stdout.write(line)
+        sys.stdout.flush()
     if "write" in step:
         with open(".agentfield_output.json", "w", encoding="utf-8") as fh:
             fh.write(step["write"])

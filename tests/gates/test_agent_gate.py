@@ -406,3 +406,59 @@ def test_a_crash_inside_the_gate_is_a_failure_not_a_traceback(hook, monkeypatch)
     assert failed_closed(code, out, err) and "Traceback" not in err
     assert "agent gate (claude-code) crashed: RuntimeError: simulated bug; this is pasture's fault" in err
     assert hook.last()["detail"]["outcome"] == "crash"
+
+
+# --- what is read from a judge is bounded (issue 27) --------------------------------------------------
+
+
+@pytest.mark.parametrize("judge", sorted(HOST_KIND))
+def test_a_judge_that_floods_its_output_fails_closed_with_a_line_saying_so(hook, judge):
+    hook.policy(judge)
+    hook.plan({"flood": 8 << 20, "final": json.dumps(DENY)})
+    code, out, err = hook.call()
+    assert failed_closed(code, out, err), (code, out, err[:300])
+    assert f"agent gate ({judge}): the judge printed more than 4 MiB; pasture reads at most that much" in err
+    assert hook.last()["detail"]["outcome"] == "too-large" and len(hook.runs()) == 1
+
+
+def test_an_output_file_over_the_cap_fails_closed_too(hook):
+    hook.policy("claude-code")
+    hook.plan({"write": json.dumps({**DENY, "pad": "x" * (8 << 20)})})
+    code, out, err = hook.call()
+    assert failed_closed(code, out, err)
+    assert "the judge's output file is larger than 4 MiB; pasture reads at most that much" in err
+    assert hook.last()["detail"]["outcome"] == "too-large"
+
+
+def test_the_judges_stdout_is_read_in_chunks_and_never_past_the_cap():
+    import asyncio
+
+    from pasture.gates import harness
+
+    class Counting:
+        def __init__(self, size: int):
+            self.left, self.read_bytes = size, 0
+
+        async def read(self, n: int = -1) -> bytes:
+            assert n > 0, "an unbounded read"
+            chunk = min(n, self.left)
+            self.left -= chunk
+            self.read_bytes += chunk
+            return b"x" * chunk
+
+    flood = Counting(64 << 20)
+    with pytest.raises(harness.HarnessOutputTooLarge):
+        asyncio.run(harness.read_capped(flood, harness.MAX_OUTPUT))
+    assert flood.read_bytes <= harness.MAX_OUTPUT + 1
+    tail = Counting(3 << 20)  # stderr: drained to its end, only the last part kept
+    assert len(asyncio.run(harness.read_tail(tail, 1000))) == 1000 and tail.read_bytes == 3 << 20
+
+
+def test_a_long_judge_reason_reaches_the_host_cut_with_a_marker(hook):
+    reason = "no: " + "r" * 50_000
+    hook.policy("codex")
+    hook.plan({"final": json.dumps({"decision": "deny", "reason": reason})})
+    code, out, err = hook.call("codex")
+    cut = reason[:2000] + f" [pasture: reason cut at 2000 of {len(reason)} characters]"
+    assert denied("codex", code, out, err, cut), (code, out[:300], err[:300])
+    assert hook.last()["detail"]["reason_cut"] == len(reason)

@@ -76,7 +76,7 @@ def test_doctor_says_off_for_an_ai_gate_whose_endpoint_is_down(private_home: Pat
     url, _handler = endpoint
     assert pasture("install", "claude-code", "--user").code in (0, 3)
     policy = private_home / ".config" / "pasture" / "policy.toml"
-    policy.parent.mkdir(parents=True)
+    policy.parent.mkdir(parents=True, exist_ok=True)
     project = private_home / "project"
     project.mkdir()
 

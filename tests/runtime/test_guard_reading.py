@@ -341,7 +341,7 @@ from hypothesis import strategies as st  # noqa: E402
 from shell_lines import guarded_lines  # noqa: E402
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=200, suppress_health_check=list(HealthCheck))
 @given(line=guarded_lines())
 def test_every_built_line_is_refused(env, project, line):
     # the reading is bounded by its step budget (and the row's deadline), never by this machine's speed
@@ -389,7 +389,7 @@ def test_evaluate_hands_its_deadline_to_the_reading(env, project):
 
 
 @pytest.mark.slow  # hundreds of journaled requests through one `hook serve`
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, suppress_health_check=list(HealthCheck))
 @given(
     lines=st.lists(st.one_of(guarded_lines(), st.sampled_from([p.values[0] for p in BOMBS])), min_size=1, max_size=8)
 )

@@ -98,7 +98,7 @@ BOMBS = [
 
 
 @pytest.mark.slow  # journaled hook calls for two hosts per line: left out of the fast tier
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=600, suppress_health_check=list(HealthCheck))
 @given(line=st.one_of(guarded_lines(), st.sampled_from(BOMBS)))
 def test_hostile_shell_lines(env, tmp_path, line):
     root = tmp_path / "project"

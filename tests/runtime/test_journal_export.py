@@ -23,16 +23,25 @@ from pasture.runtime.journal import record
 class Receiver:
     """OTLP/HTTP logs on 127.0.0.1: decodes every request; answers `status`."""
 
-    def __init__(self, status: int = 200):
+    def __init__(self, status: int = 200, redirect: tuple | None = None):
         self.requests: list = []
         self.headers: list = []
         self.status = status
+        self.redirect = redirect  # (status, Location or None) for a POST to /v1/logs
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.headers.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                if receiver.redirect is not None and self.path == "/v1/logs":
+                    code, location = receiver.redirect
+                    self.send_response(code)
+                    if location is not None:
+                        self.send_header("Location", location)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if receiver.status == 200:
                     request = logs_service.ExportLogsServiceRequest()
                     request.ParseFromString(body)
@@ -330,3 +339,83 @@ def test_a_huge_record_is_cut_in_the_exported_copy_and_never_blocks_the_export(t
     stored = sqlite3.connect(journal).execute("SELECT envelope, reason FROM events WHERE id = 1").fetchone()
     assert attrs["pasture.envelope.length"] == len(stored[0]) and stored[1] == huge  # the journal keeps it whole
     assert len(receiver.records()) == 7
+
+
+# --- a redirect is followed only to the same host, else nothing counts as sent ----------------------
+
+
+def _cursors(journal) -> dict:
+    conn = sqlite3.connect(journal)
+    try:
+        return dict(conn.execute("SELECT name, last_id FROM cursors"))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_a_redirect_to_another_host_is_not_delivered_and_the_cursor_stays(tmp_path, code):
+    journal = _journal(tmp_path)
+    elsewhere = Receiver()
+    port = elsewhere.server.server_address[1]
+    target = f"http://localhost:{port}/v1/logs"  # another host name, though the same machine
+    server = Receiver(redirect=(code, target))
+    try:
+        moved = export(journal, server.url)
+        assert moved.returncode == 2, moved.stdout
+        assert "sent" not in moved.stdout
+        assert f"the receiver answered {code}, a redirect to {target}" in moved.stderr, moved.stderr
+        assert "the 3 record(s) not sent are kept and go with the next export" in moved.stderr
+        assert elsewhere.requests == [] and server.requests == []
+        assert _cursors(journal) == {}
+    finally:
+        server.close()
+        elsewhere.close()
+
+
+@pytest.mark.parametrize("code", [301, 302, 307, 308])
+def test_a_redirect_on_the_same_host_is_followed_with_the_body(tmp_path, code):
+    journal = _journal(tmp_path)
+    server = Receiver(redirect=(code, "/v2/logs"))
+    try:
+        done = export(journal, server.url)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"sent 3 record(s) to {server.url}"
+        assert [path for path, _ in server.headers] == ["/v1/logs", "/v2/logs"]
+        assert len(server.records()) == 3  # the body was POSTed again, whole
+        assert _cursors(journal) == {f"otlp {server.url}": 3}
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    ("redirect", "says"),
+    [
+        ((307, "/v1/logs"), "more than 5 redirects"),
+        ((302, None), "the receiver answered 302 with no Location"),
+        ((300, "/v2/logs"), None),  # 300 Multiple Choices: followed like the others
+    ],
+)
+def test_a_redirect_loop_or_one_without_a_target_is_not_delivered(tmp_path, redirect, says):
+    journal = _journal(tmp_path)
+    server = Receiver(redirect=redirect)
+    try:
+        done = export(journal, server.url)
+        if says is None:
+            assert done.returncode == 0 and len(server.records()) == 3
+            return
+        assert done.returncode == 2 and says in done.stderr, done.stderr
+        assert server.requests == [] and _cursors(journal) == {}
+        if redirect[1] is not None:
+            assert len(server.headers) == 6  # the first request and five hops, then it stops
+    finally:
+        server.close()
+
+
+def test_which_redirect_targets_are_the_same_host():
+    from pasture.journal.export import redirect_problem
+
+    assert redirect_problem("http://c.example:4318/v1/logs", "https://c.example/v1/logs") is None
+    assert redirect_problem("https://c.example/v1/logs", "https://C.example:8443/x") is None
+    assert "not the same host" in redirect_problem("http://c.example/v1/logs", "http://d.example/v1/logs")
+    assert "https to http" in redirect_problem("https://c.example/v1/logs", "http://c.example/v1/logs")
+    assert "not the same host" in redirect_problem("http://c.example/v1/logs", "ftp://c.example/x")

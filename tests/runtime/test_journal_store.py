@@ -644,6 +644,68 @@ def test_csv_quotes_everything_and_defuses_formulas(hostile_journal):
     assert json.loads(rows[0][header.index("envelope")])["tool_input"]["surrogate"] == HOSTILE["surrogate"]
 
 
+FORMULAS = [
+    "\r=1+1",  # a CR: unquoted, a reader starts a new row whose first cell is =1+1
+    "x\r=1+1",
+    "x\n@SUM(A1)",
+    " =1+1",
+    "\x00=1+1",
+    "\x1b+2",
+    "\u200b\u202e-3+4",  # zero-width and bidi marks before it
+    "\t=1",
+    "\r",
+    '",=cmd|"/c calc"!A1',
+    "@",
+]
+
+
+def _first_visible(cell: str) -> str:
+    import unicodedata
+
+    rest = cell.lstrip("".join(c for c in set(cell) if c.isspace() or unicodedata.category(c) in ("Cc", "Cf")))
+    return rest[:1]
+
+
+def test_csv_quotes_every_field_and_no_cell_starts_a_formula_after_blanks_or_controls(tmp_path):
+    journal = str(tmp_path / "j.sqlite3")
+    envelope = {"harness": "claude-code", "event": "PreToolUse", "tool_name": "Bash", "tool_input": {}}
+    for value in FORMULAS:
+        record(
+            journal,
+            envelope,
+            decision="deny",
+            answer="deny",
+            gate=None,
+            reason=value,
+            failure=None,
+            runtime_ms=1.0,
+            rule=value,
+            layer="user",
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "pasture", "journal", "export", "--journal", journal, "--format", "csv"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("utf-8")
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    header, rows = table[0], table[1:]
+    assert len(rows) == len(FORMULAS)  # no value started a row of its own
+    assert all(row and len(row) == len(header) for row in rows)
+    for row in rows:
+        for cell in row:
+            assert _first_visible(cell) not in ("=", "+", "-", "@"), repr(cell)
+            assert not cell.startswith(("\t", "\r")), repr(cell)
+    by_rule = {row[header.index("rule")]: row[header.index("reason")] for row in rows}
+    assert by_rule["'\r=1+1"] == "'\r=1+1" and by_rule["x\r=1+1"] == "x\r=1+1"  # quoted: the CR stays inside
+    assert by_rule['",=cmd|"/c calc"!A1'] == '",=cmd|"/c calc"!A1'  # its first visible character is a quote
+    # every field is quoted, the header's too: quoting all of what was read gives the same bytes
+    again = io.StringIO()
+    csv.writer(again, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows(table)
+    assert again.getvalue() == text
+
+
 def test_a_stored_value_that_is_not_json_still_reads(tmp_path):
     """A database edited by hand (an envelope that is not JSON): every format still answers."""
     journal = str(tmp_path / "j.sqlite3")

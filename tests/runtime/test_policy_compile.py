@@ -125,7 +125,7 @@ def test_a_compile_past_the_deadline_fails_closed_and_is_not_cached(tmp_path):
     assert user["status"] == "invalid"
     assert user["error"].startswith(
         f"{tmp_path / 'user.toml'}: compiling its 600 rules did not finish within the "
-        "hook's deadline (stopped at rule 256); split the policy or drop rules"
+        "hook's deadline (stopped at rule 1); split the policy or drop rules"
     )
     verdict = effective.evaluate(late, {"event": "PreToolUse", "tool_kind": "shell", "command": "ls"})
     assert verdict.decision is None and "did not finish within the hook's deadline" in verdict.failure

@@ -238,7 +238,7 @@ def test_unawaited_requests_are_answered_and_journaled_in_arrival_order(env, tmp
         (b'{"id": 3, "wait": true, "payload": {}}\n', {"id": 3, "error": "malformed request (no event name)"}),
         (
             b'{"id": 4, "event": "\xff"}\n',
-            {"id": None, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"},
+            {"id": 4, "error": "malformed request line (line is not JSON (UnicodeDecodeError))"},
         ),
     ],
 )
@@ -280,6 +280,61 @@ def test_a_bad_payload_gets_the_rows_failure_mode_and_is_journaled(env, tmp_path
     assert reply["stderr"] == f"pasture: tool.execute.before: {failure}\n"
     (row,) = journal(tmp_path)
     assert (row["event"], row["decision"], row["failure"]) == ("tool.execute.before", "none", failure)
+
+
+DEEP = b"[" * 100000 + b"]" * 100000
+DEEP_FAILURE = "payload is not JSON (nested too deeply)"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # spaced as json.dumps writes it: no compact ',"payload":' marker to cut at
+        b'{"id": 20, "event": "tool.execute.before", "wait": true, "payload": ' + DEEP + b"}\n",
+        # the nesting before the event, inside the head
+        b'{"id": 20, "x": [[[["a]", {"b": "}"}]]]], "event": "tool.execute.before", "wait": true, "payload": '
+        + DEEP
+        + b"}\n",
+        # members in another order, escapes in the keys' strings
+        b'{"wait": true, "event": "tool.execute.before", "note": "a \\" quote", "id": 20, "payload": ' + DEEP + b"}\n",
+        # not waited for: answered all the same
+        b'{"id": 20, "event": "tool.execute.before", "payload": ' + DEEP + b"}\n",
+        # a bad member after the payload
+        b'{"id": 20, "event": "tool.execute.before", "wait": true, "payload": {"a": 1}, "oops"\n',
+        # a number too long to convert
+        b'{"id": 20, "event": "tool.execute.before", "wait": true, "payload": {"n": ' + b"1" * 5000 + b"}}\n",
+    ],
+)
+def test_a_line_that_fails_to_parse_is_answered_with_its_id_in_the_rows_failure_mode(env, tmp_path, line):
+    _, (_, reply) = run([line], env)
+    assert reply["id"] == 20
+    assert (reply["exit"], reply["answer"]) == (3, "fail-block")  # throw-fail-fast, never the plugin's 60 s wait
+    (row,) = journal(tmp_path)
+    assert row["event"] == "tool.execute.before" and row["failure"].startswith("payload is not JSON")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": 26, "x": ' + DEEP + b', "event": "tool.execute.before", "payload": {}}\n',  # event past the nesting
+        b'  {"id":26,"event":' + DEEP + b"}\n",
+        b'{"id": 26, "wait": true, "oops"\n',
+    ],
+)
+def test_a_line_whose_id_alone_is_readable_gets_an_error_with_that_id(env, tmp_path, line):
+    _, (_, reply, after) = run([line, req(9, "session.idle", IDLE, wait=False)], env)
+    assert reply["id"] == 26 and reply["error"].startswith("malformed request") and "exit" not in reply
+    assert after["id"] == 9
+
+
+def test_the_head_scanner_reads_only_the_head_and_never_recurses():
+    head = serve._scan_head
+    assert head(b'{"id": 7, "event": "e", "wait": false, "payload": ' + DEEP) == {"id": 7, "event": "e", "wait": False}
+    assert head(b'{"pad": "' + b"x" * serve.HEAD + b'", "id": 7}') is None  # past the head: not read
+    assert head(b"[1, 2]") is None and head(b"not json") is None and head(b"") is None
+    assert head(b'{"id": 7, "id": 8, "event": "e"}') == {"id": 8, "event": "e"}  # the last wins, as in JSON
+    assert head(b'{"id": 7') is None  # a number cut at the end may go on
+    assert head(b'{"event": "e", "id": 1e999999}')["event"] == "e"
 
 
 def test_a_line_over_the_limit_is_attributed_from_its_head_and_the_next_line_still_works(env, tmp_path):

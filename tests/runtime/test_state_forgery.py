@@ -100,7 +100,7 @@ def test_a_policy_larger_than_the_cap_is_unreadable_not_read(state, monkeypatch)
     (project / ".pasture" / "policy.toml").write_text(DENY_RM + "#" * 100)
     loaded = effective.load(str(project), env)
     assert loaded.layer("project")["status"] == "unreadable"
-    assert "larger than 64 bytes" in loaded.layer("project")["error"]
+    assert ": 211 bytes, over the 64-byte cap of a policy layer" in loaded.layer("project")["error"]
 
 
 # --- every match is inside the deadline -------------------------------------------------------------

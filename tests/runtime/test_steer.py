@@ -527,8 +527,8 @@ def test_an_untrusted_project_layer_keeps_deny_and_ask_and_loses_every_steer(ste
             "p.toml:1: [[after]] 'a': command must be an argv list",
         ),
         (
-            '[[after]]\nname = "a"\ncommand = ["ruff", "{path}"]\n',
-            "p.toml:1: [[after]] 'a': command item '{path}' has an unknown placeholder; allowed: {file_path}",
+            '[[after]]\nname = "a"\ncommand = ["ruff", "--config={file_path}"]\n',
+            "p.toml:1: [[after]] 'a': command item '--config={file_path}' splices {file_path} into other text",
         ),
         (
             '[[until]]\nname = "u"\ncommand = ["pytest"]\n\n[[until]]\nname = "v"\ncommand = ["x"]\nmax = 0\n',
@@ -536,7 +536,7 @@ def test_an_untrusted_project_layer_keeps_deny_and_ask_and_loses_every_steer(ste
         ),
         (
             '[[until]]\nname = "u"\ncommand = ["pytest", "{file_path}"]\n',
-            "p.toml:1: [[until]] 'u': command item '{file_path}' has an unknown placeholder; allowed: none here",
+            "p.toml:1: [[until]] 'u': command item '{file_path}': {file_path} is filled only in [[after]] commands",
         ),
         (
             '[[after]]\nname = "a"\ncommand = ["x"]\nwhen = 1\n',

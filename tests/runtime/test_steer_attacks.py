@@ -242,11 +242,12 @@ def test_a_hostile_file_path_in_after_feedback_is_sanitized_too(steer, tmp_path)
     ("command", "message"),
     [
         ('["{file_path}"]', "the program"),
-        ('["./{file_path}", "x"]', "the program"),
-        ('["sh", "-c", "ruff check {file_path}"]', "splices a placeholder"),
-        ('["bash", "-c", "ruff;{file_path}"]', "splices a placeholder"),
-        ('["python3", "-c", "print({file_path})"]', "splices a placeholder"),
-        ('["node", "-e", "run(1,{file_path})"]', "splices a placeholder"),
+        ('["./{file_path}", "x"]', "splices"),
+        ('["sh", "-c", "ruff check {file_path}"]', "splices"),
+        ('["bash", "-c", "ruff;{file_path}"]', "splices"),
+        ('["python3", "-c", "print({file_path})"]', "splices"),
+        ('["node", "-e", "run(1,{file_path})"]', "splices"),
+        ('["bash", "-lc", "{file_path}"]', "the script of -c"),
     ],
 )
 def test_a_placeholder_fills_an_argument_never_the_program_or_code(tmp_path, command, message):
@@ -259,7 +260,7 @@ def test_a_placeholder_fills_an_argument_never_the_program_or_code(tmp_path, com
     for fine in (
         '["ruff", "check", "{file_path}"]',
         '["sh", "-c", "ruff \\"$1\\"", "sh", "{file_path}"]',
-        '["tool", "--config={file_path}"]',
+        '["tool", "--config", "{file_path}"]',
     ):
         compile_layer(
             "user",

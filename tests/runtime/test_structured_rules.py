@@ -196,10 +196,13 @@ def test_an_unknown_target_is_asked_about_and_refused_where_the_host_cannot_ask(
         "rm -rf src/*",
         "xargs rm -rf < list",
         "find /srv -name x -exec rm -rf {} +",
-        "ls | xargs -I{} sh -c 'rm -rf {}'",
     ):
         verdict = judge(command, user=NO_RM)
         assert verdict.decision == "ask" and "only known when it runs" in verdict.reason, command
+    # a `-c` script fed by `xargs -I` from anything but echo/printf: the built-in guard reads its
+    # parameter as possibly any guarded path (issue 27), so it refuses before the rule can ask
+    verdict = judge("ls | xargs -I{} sh -c 'rm -rf {}'", user=NO_RM)
+    assert (verdict.decision, verdict.layer) == ("deny", "builtin"), verdict.reason
     project = judge.project
     out = call(*CLAUDE[:1], "PreToolUse", CLAUDE[1], _shell(project, 'rm -rf "$DIR"'), env)[1]
     assert _decision(out)["permissionDecision"] == "ask"
@@ -505,7 +508,7 @@ def test_the_reader_is_shared_by_every_rule_of_an_event(judge, monkeypatch):
 
     calls = []
     real = invocation.read
-    monkeypatch.setattr(invocation, "read", lambda line, depth=0: calls.append(line) or real(line, depth))
+    monkeypatch.setattr(invocation, "read", lambda line, depth=0, **kw: calls.append(line) or real(line, depth, **kw))
     judge("git status && rm -rf /srv/x", user=NO_RM + READ_ONLY.replace("packs = []", ""))
     assert calls == ["git status && rm -rf /srv/x"]
 
@@ -528,12 +531,12 @@ def test_a_shell_call_given_as_an_argv_list_is_read_too(env, judge):
 
 
 def test_a_policy_edit_reuses_the_compiled_packs_of_the_verified_cache(judge, env, monkeypatch):
-    from pasture.runtime import packs
+    from pasture.runtime import packs, policy
 
     judge("ls", user="packs = []\n")  # compiled and cached, packs included
     loaded = []
-    real = packs.load
-    monkeypatch.setattr(packs, "load", lambda path: loaded.append(path) or real(path))
+    real = policy.load_pack
+    monkeypatch.setattr(policy, "load_pack", lambda path: loaded.append(path) or real(path))
     monkeypatch.setattr(packs, "_CATALOG", {})  # a new process: nothing compiled in memory
     E._MEMO.clear()
     verdict = judge("git push --force", user='packs = ["git"]\n')  # an edit: the layers compile again
@@ -590,7 +593,10 @@ def test_an_exception_or_allow_vouches_for_every_argument_a_deny_for_any(judge, 
 def test_after_a_cd_out_of_the_project_relative_targets_are_not_known(judge):
     assert judge("cd ~ && rm -rf work", user=NO_RM).decision == "ask"
     assert judge("cd /srv; rm -rf data", user=NO_RM).decision == "ask"
-    assert judge('cd "$D" && rm -rf build', user=NO_RM).decision == "ask"
+    # a folder only known at run time: the built-in guard reads a write there as one that may land in
+    # a guarded folder (issue 27) and refuses it before any rule is asked
+    unknown = judge('cd "$D" && rm -rf build', user=NO_RM)
+    assert (unknown.decision, unknown.layer) == ("deny", "builtin"), unknown.reason
     assert judge("cd frontend && rm -rf node_modules", user=NO_RM).decision == "proceed"
     assert judge("cd /srv && rm -rf /tmp/x", user=NO_RM).decision == "proceed"  # absolute: known wherever
     assert judge("rm -rf build && cd /srv", user=NO_RM).decision == "proceed"

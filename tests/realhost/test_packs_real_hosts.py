@@ -1,0 +1,66 @@
+"""Issue 26 on every real host: with a user policy of only ``packs = ["recommended"]``, one destructive
+command per pack category is refused, the pack's reason reaches the model as the host shows a refused
+tool call, the journal names the pack rule, and a safe command beside them runs.
+
+Each destructive command is chosen to do no harm even if a pack failed to refuse it in the run's
+sandbox (HOME, TMPDIR and the project are the run's own folders; no remote, no database, no cluster,
+no cloud CLI and no such device exist there), so a broken pack fails the test, never the machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from realhost_support import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, PI, HostSpec, run_host
+
+from pasture.hostenv.fake_models import Script, Turn
+
+pytestmark = pytest.mark.real_host
+
+POLICY = 'packs = ["recommended"]\n'
+SAFE = "echo pasture-probe > probe.txt"
+#: category -> (a destructive command harmless in the sandbox, the pack rule id that refuses it)
+DESTRUCTIVE = {
+    "git": ("git push --force origin main", "git.push-force"),
+    "files": ("rm -rf ~/pasture-probe-keep", None),
+    "system": ("mkfs.ext4 /dev/pasture-probe-missing", None),
+    "databases": ("psql -c 'DROP DATABASE pasture_probe'", None),
+    "containers": ("kubectl delete namespace pasture-probe", None),
+    "cloud": ("terraform destroy -auto-approve", None),
+}
+HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI)
+
+
+def _script() -> Script:
+    turns = [Turn.shell(command) for command, _ in DESTRUCTIVE.values()]
+    return Script.of(*turns, Turn.shell(SAFE), Turn.reply("Done. Last tool result: {tool_result}"))
+
+
+def _keep(run) -> None:  # noqa: ANN001 - hostenv's HostRun
+    keep = run.layout.home / "pasture-probe-keep"
+    keep.mkdir(parents=True, exist_ok=True)
+    (keep / "kept.txt").write_text("kept\n")
+
+
+@pytest.mark.parametrize("spec", HOSTS, ids=[s.host for s in HOSTS])
+def test_the_recommended_packs_refuse_one_command_per_category_and_let_a_safe_one_run(
+    spec: HostSpec, npm_bin: Path, tmp_path: Path
+) -> None:
+    out = run_host(spec, npm_bin, tmp_path / "run", POLICY, script=_script(), prepare=_keep, timeout=180.0)
+    # the safe command ran; the folder the files pack protects is still there
+    assert out.probe_exists, out.describe()
+    assert (out.run.layout.home / "pasture-probe-keep" / "kept.txt").is_file(), out.describe()
+    rows = {row["command"]: row for row in out.journal(event=spec.pre_event) if row.get("command")}
+    told = " ".join(result["text"] or "" for result in out.tool_results())
+    for category, (command, rule_id) in DESTRUCTIVE.items():
+        row = rows.get(command)
+        assert row is not None, (category, command, sorted(rows), out.describe())
+        assert row["decision"] == "deny" and row["gate"].startswith("rules:"), (category, row)
+        assert row["layer"] == "packs", (category, row)
+        if rule_id is not None:
+            assert row["rule"] == rule_id, (category, row)
+        # the pack's reason, as the model reads it ("pasture pack rule <id>: <reason> Instead: ...")
+        assert f"pasture pack rule {row['rule']}:" in told, (category, told)
+    safe = rows.get(SAFE)
+    assert safe is not None and safe["decision"] in ("proceed", None), (safe, out.describe())
