@@ -143,6 +143,11 @@ def _with_common(func):
     help="codex only: only record trust for the pasture hooks already "
     "installed (after an install that could not reach codex)",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="install although the repository already switches the host's hooks off (the report says the guard is off)",
+)
 @click.pass_context
 def install(
     ctx: click.Context,
@@ -157,6 +162,7 @@ def install(
     opencode_bin: str | None,
     trust_project: bool,
     trust_only: bool,
+    force: bool,
 ) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
@@ -180,6 +186,7 @@ def install(
         trust_only=trust_only,
         root_given=root is not None,
         follow_symlinks=follow_symlinks,
+        force=force,
     )
     try:
         report = run_install(opts, HOSTS[harness])

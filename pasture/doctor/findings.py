@@ -27,7 +27,8 @@ class DoctorError(PastureError):
 @dataclass
 class Finding:
     check: str  # adapter | launcher | host-version | codex-trust | codex-project | claude-start | codex-shell |
-    # codex-unhooked | installed | project-root | policy | policy-trust | journal | gate | sandbox | host-deny
+    # codex-unhooked | installed | project-root | policy | policy-trust | journal | gate | sandbox | host-deny |
+    # off-switch | start-folder | host-env
     status: str  # ok | warn | off
     message: str
     host: str | None = None  # the harness, or None for project-wide checks

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from pasture.doctor import installations, runtime_view, tamper
+from pasture.doctor import installations, offswitch, runtime_view, tamper
 from pasture.doctor.findings import DoctorError, Finding, Report
 from pasture.doctor.installed import DoctorContext, DoctorHost
 
@@ -66,6 +66,9 @@ def run(opts: Options, hosts: Mapping[str, DoctorHost]) -> Report:
             report.add(*_check_installation(the_host, inst, opts, start, covered))
         if installs:
             report.add(*the_host.check_environment(project, opts.env, installs))
+            report.add(
+                *offswitch.all_findings(harness, the_host.binary, start, project, installs, opts.env, report.findings)
+            )
     if not found_any:
         where = f"--project {project}" if project else "--user"
         report.add(

@@ -61,6 +61,9 @@ def run_install(opts: Options, the_host: InstallHost) -> Report:
     _user_scope_warning(the_host, session)
     _injected_env_warning(session)
     if not opts.trust_only:
+        from pasture.install import offswitch
+
+        offswitch.check(session, opts.force)  # a repository that switches the host's hooks off: refuse
         the_host.install(session)
         _starter_policy(session)
     the_host.trust(session)

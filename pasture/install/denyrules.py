@@ -37,15 +37,19 @@ TOOLS = ("Edit",)
 # What a path inside a rule may not contain: ")" ends the rule (the schema's pattern), and a glob or
 # escape character would change what it matches.
 _UNSAFE = set("()*?[]\\!#\n\r")
-_PROJECT_RELATIVE_FILES = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".pi/settings.json",
-)
-_PROJECT_RELATIVE_FOLDERS = (".pasture", ".opencode/plugins", ".opencode/plugin", ".github/hooks", ".pi/extensions")
+
+
+def _project_relative() -> tuple[list[str], list[str]]:
+    """(files, folders) the guard keeps the agent off in any project: each host's declared settings and
+    adapter folders (pasture/runtime/hostwire/<host>.py GUARDED_*) and pasture's own `.pasture/`."""
+    from pasture.runtime.hostwire.guarded import modules
+
+    files: list[str] = []
+    folders = [".pasture"]
+    for wire in modules():
+        files += [f for f in wire.GUARDED_FILES if f not in files]
+        folders += [f for f in wire.GUARDED_FOLDERS if f not in folders]
+    return files, folders
 
 
 def _rule_path(path: str, folder: bool) -> str | None:
@@ -75,7 +79,8 @@ def rules_for(project: Path | None, env: Mapping[str, str]) -> tuple[list[str], 
             elif pattern not in patterns:
                 patterns.append(pattern)
     if project is None:
-        patterns += [f"**/{p}" for p in _PROJECT_RELATIVE_FILES] + [f"**/{p}/**" for p in _PROJECT_RELATIVE_FOLDERS]
+        relative_files, relative_folders = _project_relative()
+        patterns += [f"**/{p}" for p in relative_files] + [f"**/{p}/**" for p in relative_folders]
     return [f"{tool}({pattern})" for pattern in patterns for tool in TOOLS], skipped
 
 

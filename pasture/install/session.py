@@ -34,6 +34,7 @@ class Options:
     trust_timeout: float = 60.0  # a host's own trust query (codex app-server)
     root_given: bool = False  # --root was passed: repeat it in the commands we suggest
     follow_symlinks: bool = False  # project scope: write through a symlink that leads out of the project
+    force: bool = False  # install although the repository switches the host's hooks off (pasture.install.offswitch)
 
 
 @dataclass(frozen=True)

@@ -128,33 +128,14 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(files, folders) the agent may not write, each as written and resolved through symlinks."""
     import os  # compiled with the policy, off the hook path
 
-    home = layers.home(env)
-    claude_user = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
-    codex_home = env.get("CODEX_HOME") or os.path.join(home, ".codex")
-    copilot_home = env.get("COPILOT_HOME") or os.path.join(home, ".copilot")
-    pi_agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
-    if pi_agent == "~" or pi_agent.startswith("~/"):  # Pi expands a leading ~ itself (config.js getAgentDir)
-        pi_agent = home + pi_agent[1:]
+    from pasture.runtime.hostwire.guarded import host_paths
+
+    # Each host's settings that hold hooks or off-switches, and its adapter folders: declared by the host
+    # (pasture/runtime/hostwire/<host>.py GUARDED_*), project and user scope.
+    host_files, host_folders = host_paths(root, env)
     config = layers.config_home(env)
     files = [
-        os.path.join(root, ".claude", "settings.json"),
-        os.path.join(root, ".claude", "settings.local.json"),
-        os.path.join(root, ".codex", "hooks.json"),
-        os.path.join(root, ".codex", "config.toml"),
-        os.path.join(claude_user, "settings.json"),
-        os.path.join(claude_user, "settings.local.json"),
-        os.path.join(codex_home, "hooks.json"),
-        os.path.join(codex_home, "config.toml"),
-        # Gemini CLI: its project and user hooks, and the folder trust that lets project hooks load
-        os.path.join(root, ".gemini", "settings.json"),
-        os.path.join(home, ".gemini", "settings.json"),
-        os.path.join(home, ".gemini", "trustedFolders.json"),
-        # Copilot CLI: its inline user hooks, and the folder trust without which no project hook runs
-        os.path.join(copilot_home, "settings.json"),
-        os.path.join(copilot_home, "config.json"),
-        # Pi: its settings, whose extensions list can exclude an auto-discovered extension (-path)
-        os.path.join(root, ".pi", "settings.json"),
-        os.path.join(pi_agent, "settings.json"),
+        *host_files,
         # the policies; both() below adds the file each resolves to (a symlinked policy's target)
         layers.project_path(root),
         layers.user_path(env),
@@ -165,13 +146,7 @@ def protected(root: str, env: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     ]
     folders = [
         os.path.join(root, ".pasture"),
-        os.path.join(root, ".opencode", "plugins"),
-        os.path.join(root, ".opencode", "plugin"),
-        os.path.join(root, ".github", "hooks"),  # Copilot CLI's project hooks files (pasture.json among them)
-        os.path.join(root, ".pi", "extensions"),  # Pi's project extensions (pasture-lifecycle.ts among them)
-        os.path.join(pi_agent, "extensions"),
-        os.path.join(config, "opencode", "plugins"),
-        os.path.join(config, "opencode", "plugin"),
+        *host_folders,
         os.path.join(config, "pasture"),
         layers.state_dir(env),
         layers.data_dir(env),

@@ -27,6 +27,7 @@ import marshal
 import sys
 
 from pasture.runtime import fs, layers
+from pasture.runtime.hostwire import WIRES  # the hook has it already: its answers are encoded there
 
 FORMAT = 3
 MAGIC = b"PSTCACH3"
@@ -50,7 +51,10 @@ _ENV_KEYS = (
     "PASTURE_TRUST_STORE",
     "PASTURE_CACHE_DIR",
 )
-_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "argvcode.py")
+# what a compiled policy is made from: the compiler and the hosts' declared guard files (hostwire GUARDED_*)
+_COMPILER = ("policy.py", "builtin.py", "effective.py", "runrule.py", "packs.py", "argvcode.py") + tuple(
+    f"hostwire/{wire}.py" for wire in ("guarded", *dict.fromkeys(WIRES.values()))
+)
 # deny > ask > rewrite > allow > proceed: a rewrite is an allow of the rewritten input, so it answers both
 RANK = {"proceed": 0, "allow": 1, "rewrite": 2, "ask": 3, "deny": 4}
 _MEMO: dict = {}

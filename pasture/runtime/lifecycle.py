@@ -510,11 +510,22 @@ def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
         here = None
     starts = (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here)
     files = project_host_settings(starts)
-    if not files:
-        return env, []
-    from pasture.runtime.injected import screen
+    notes: list[str] = []
+    if files:
+        from pasture.runtime.injected import screen
 
-    env, notes = screen(env, starts, files)
+        env, notes = screen(env, starts, files)
+    # the dotenv files the host itself loads (its hostwire ENV_FILES: Gemini CLI's .env, OpenCode's)
+    from pasture.runtime import hostwire
+
+    names = getattr(hostwire.wire(envelope.get("harness") or ""), "ENV_FILES", ())
+    if names:
+        from pasture.runtime import envfiles
+
+        dotenv = envfiles.find(starts, names)
+        if dotenv:
+            env, more = envfiles.screen(env, dotenv)
+            notes = list(notes) + more
     return env, list(notes)
 
 

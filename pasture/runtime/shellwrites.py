@@ -656,36 +656,11 @@ def simple_commands(
 
 # --- writes ------------------------------------------------------------------------------------------
 
-# What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them.
-_GUARD_NAMES = (
-    ".pasture",
-    "policy.toml",
-    "journal.sqlite3",
-    "settings.json",
-    "settings.local.json",
-    "hooks.json",
-    "config.toml",
-    "trust.json",
-    "trustedFolders.json",
-    "pasture",
-    ".claude",
-    ".codex",
-    ".gemini",
-    ".opencode",
-    ".copilot",
-    ".github",
-    ".pi",
-    "extensions",
-    "hooks",
-    "config.json",
-    "plugins",
-    "plugin",
-    ".config",
-    ".local",
-    ".cache",
-    "state",
-    "share",
-)
+# What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them
+# (pasture's own, and each host's declared guard files: pasture.runtime.hostwire.guarded).
+from pasture.runtime.hostwire.guarded import guard_names as _guard_names  # noqa: E402
+
+_GUARD_NAMES = _guard_names()
 
 
 def glob_match(pattern: str, name: str, dots: bool = False) -> bool:

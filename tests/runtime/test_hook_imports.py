@@ -115,10 +115,21 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
     added = result["added"]
     assert _third_party(added) == [], f"the hook path imported {_third_party(added)}"
     assert not any(m.startswith(("click", "pydantic", "jinja2", "yaml", "black")) for m in added)
-    # the hook imports its own host's wire and no other (Codex's wire builds on Claude Code's)
+    # the hook imports its own host's wire and no other (Codex's wire builds on Claude Code's); compiling
+    # the policy (this cold run) reads every host's declared guard files (pasture.runtime.hostwire.guarded)
     wires = sorted(m.rpartition(".")[2] for m in added if m.startswith("pasture.runtime.hostwire."))
     own = hostwire.WIRES.get(harness, hostwire.DEFAULT)
-    assert wires == sorted({own, "claude_code"} if own == "codex" else {own}), wires
+    mine = sorted({own, "claude_code"} if own == "codex" else {own})
+    compiled = "pasture.runtime.builtin" in added and "pasture.runtime.hostwire.guarded" in added
+    assert wires == (sorted({*hostwire.WIRES.values(), "guarded"}) if compiled else mine), wires
+    assert compiled or not case.endswith("deny")  # a deny case starts cold: its first run compiles
+    if compiled:  # the next call loads the compiled policy from its cache: its own wire only again
+        done = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr.decode()
+        again = json.loads(out.read_text())["added"]
+        warm = sorted(m.rpartition(".")[2] for m in again if m.startswith("pasture.runtime.hostwire."))
+        assert warm == mine, warm
+        assert "pasture.runtime.hostwire.guarded" not in again
     if case.endswith("deny"):
         # The run really went through the gate: the policy's deny came back, the tables were imported.
         assert "deny" in done.stdout.decode() or result["code"] == 2, done.stdout.decode()

@@ -8,6 +8,28 @@ import. Each module defines
 * ``BLOCKING_FAILURES``: the failure modes through which a deny can leave without a response capability;
 * ``deny(event, row, reason)`` / ``ask(event, reason)``: ``(exit code, stdout, stderr, answer)``;
 * ``tool_of(payload)``: ``(tool name or None, tool input)``.
+
+and, as plain data (issue 28: the host's off-switches, found in its own shipped code; each entry cites the
+file of the pinned npm package and the identifier it was read from), read by pasture.runtime.hostwire.guarded
+(the built-in guard's file lists, the env-file screen) and by ``pasture install`` / ``pasture doctor``
+(pasture.doctor.offswitch):
+
+* ``OFF_SWITCHES``: dicts ``{file, key, off_when, why, fix, evidence, certain}``: a project file (relative
+  to the folder the host is started in; ``*`` in its last part), the dotted key in it (``""``: the file
+  itself) and when it switches our adapter off: ``true`` / ``false`` (the value), ``set`` (any non-empty
+  value), ``exists`` (the file is there), ``names-ours`` (a list entry names a hook of ours),
+  ``excludes-ours`` (Pi's ``!``/``-`` patterns match our extension), ``ignores-ours`` (an ignore file's
+  pattern matches it), ``env-true`` (a dotenv file sets the variable ``key`` to ``1`` or ``true``).
+  ``certain: False``: read in the code, its effect not established (warn, not refuse); optional ``also``:
+  the host's own doctor check that reports the same file (doctor then says it once);
+* ``ENV_FILES``: the dotenv files the host loads into its own environment (hooks inherit it), looked up
+  from the start folder up to ``/`` (the user's own home is skipped); ``()`` when it loads none;
+* ``GUARDED_FILES`` / ``GUARDED_FOLDERS``: project-relative files and folders the agent may not write
+  (settings holding switches or hooks, the adapter's folder); ``USER_DIR`` ``(variable, base, relative)``
+  and ``GUARDED_USER_FILES`` / ``GUARDED_USER_FOLDERS`` the same below the host's user folder;
+* ``PROJECT_ADAPTER_ROOT_ONLY``: the host reads the project adapter only in the folder it is started in
+  (a session started in a subfolder runs none of it); a string names the host's own doctor check that
+  reports it (doctor's generic ``start-folder`` then stays silent).
 """
 
 import sys

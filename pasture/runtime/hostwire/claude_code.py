@@ -127,3 +127,47 @@ def tool_of(payload: object) -> tuple:
         return None, None
     name = payload.get("tool_name")
     return (name if isinstance(name, str) else None), payload.get("tool_input")
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# Read in @anthropic-ai/claude-code 2.1.332, bin/claude.exe (the Bun-compiled CLI; its embedded JS,
+# minified): `function Ke(e){return e.disableAllHooks===!0||e.allowManagedHooksOnly===!0}` over every
+# settings source, and the settings schema's `disableAllHooks`; `CLAUDE_CODE_SHELL_PREFIX` is in its
+# environment table (`CLAUDE_CODE_SHELL_PREFIX:()=>OI`) and wraps every Bash command ("it would run
+# through your CLAUDE_CODE_SHELL_PREFIX"); a project's settings `env` block sets it like any variable.
+_EVIDENCE = "@anthropic-ai/claude-code bin/claude.exe (embedded cli JS)"
+OFF_SWITCHES = tuple(
+    entry
+    for name in (".claude/settings.json", ".claude/settings.local.json")
+    for entry in (
+        {
+            "file": name,
+            "key": "disableAllHooks",
+            "off_when": "true",
+            "why": "Claude Code runs no hook (user or project) while any settings file sets it",
+            "fix": f'remove "disableAllHooks" from {name}',
+            "evidence": _EVIDENCE + ": settings key disableAllHooks, `Ke(e)` (disableAllHooks===!0)",
+            "certain": True,
+            "also": "adapter",  # doctor's adapter check reads it in the file our hooks are in
+        },
+        {
+            "file": name,
+            "key": "env.CLAUDE_CODE_SHELL_PREFIX",
+            "off_when": "set",
+            "why": "Claude Code runs that program in front of every Bash command the guard approved",
+            "fix": f'remove CLAUDE_CODE_SHELL_PREFIX from the "env" block of {name}',
+            "evidence": _EVIDENCE + ": environment table CLAUDE_CODE_SHELL_PREFIX",
+            "certain": True,
+        },
+    )
+)
+# Claude Code's env channel is the settings files' "env" block (pasture.runtime.injected), not a dotenv file.
+ENV_FILES: tuple = ()
+ENV_BLOCK_FILES = (".claude/settings.json", ".claude/settings.local.json")
+GUARDED_FILES = ENV_BLOCK_FILES
+GUARDED_FOLDERS: tuple = ()
+USER_DIR = ("CLAUDE_CONFIG_DIR", "home", ".claude")
+GUARDED_USER_FILES = ("settings.json", "settings.local.json")
+GUARDED_USER_FOLDERS: tuple = ()
+# <dir>/.claude/settings.json is read only for the folder Claude Code starts in: its own doctor check says so.
+PROJECT_ADAPTER_ROOT_ONLY = "claude-start"

@@ -89,3 +89,59 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
         out.update(decision="block", reason=parts["continue"])
         answers.append("continue")
     return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# Read in @github/copilot-linux-x64 1.0.102: the binary unpacks its package (pasture.catalog.copilot);
+# prebuilds/linux-x64/runtime.node (the native runtime) embeds the settings schema
+# `{"path":"disableAllHooks","leafKind":"boolean","description":"Disable all hooks, both user-level and
+# repo-level."}` and `disabledHooks` ("Hooks discovered but not executed (content-hash keys)"); the
+# hook-file reader's "disableAllHooks must be a boolean" next to "hooks must be an object" (a hooks
+# file in .github/hooks/ may carry the flag too); cli-main.js names `.github/copilot/settings.json`
+# (checked in) and settings.local.json (git-ignored) as the repository's settings. Whether a repository
+# may set disabledHooks (its governance list) and what a hooks file's flag does are not established.
+OFF_SWITCHES = tuple(
+    entry
+    for name in (".github/copilot/settings.json", ".github/copilot/settings.local.json")
+    for entry in (
+        {
+            "file": name,
+            "key": "disableAllHooks",
+            "off_when": "true",
+            "why": "Copilot CLI runs no hook, user-level or repo-level",
+            "fix": f'remove "disableAllHooks" from {name}',
+            "evidence": "@github/copilot runtime.node settings schema disableAllHooks",
+            "certain": True,
+        },
+        {
+            "file": name,
+            "key": "disabledHooks",
+            "off_when": "set",
+            "why": "Copilot CLI skips the hooks whose content hashes it lists (ours may be among them)",
+            "fix": f'remove "disabledHooks" from {name}',
+            "evidence": "@github/copilot runtime.node settings schema disabledHooks",
+            "certain": False,
+        },
+    )
+) + (
+    {
+        "file": ".github/hooks/*.json",
+        "key": "disableAllHooks",
+        "off_when": "true",
+        "why": "a hooks file that switches every hook off",
+        "fix": 'remove "disableAllHooks" from that hooks file',
+        "evidence": "@github/copilot runtime.node hook file reader: 'disableAllHooks must be a boolean'",
+        "certain": False,
+    },
+)
+ENV_FILES: tuple = ()  # no dotenv loading in cli-main.js or runtime.node
+GUARDED_FILES = (".github/copilot/settings.json", ".github/copilot/settings.local.json")
+GUARDED_FOLDERS = (".github/hooks",)  # its project hooks files (pasture.json among them)
+USER_DIR = ("COPILOT_HOME", "home", ".copilot")
+# its inline user hooks, and the folder trust without which no project hook runs
+GUARDED_USER_FILES = ("settings.json", "config.json")
+# cli-main.js hookSessionCreate `userHooksDir: <config>/hooks`: user-level hooks files (a disableAllHooks there)
+GUARDED_USER_FOLDERS = ("hooks",)
+# cli-main.js getHooksDir: `.github/hooks` of the git root (gitFindRootWithOptionalWorktreeResolutionAsync),
+# so a session started in a subfolder runs the repository's hooks.
+PROJECT_ADAPTER_ROOT_ONLY = False

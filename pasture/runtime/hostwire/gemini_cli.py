@@ -79,3 +79,44 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
     if len(specific) > 1:
         out["hookSpecificOutput"] = specific
     return (0, dumps(out) + "\n" if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# Read in @google/gemini-cli 0.61.0 (bundle/, esbuild chunks):
+# * bundle/gemini-3HFX2LNT.js loadCliConfig: `enableHooks: settings.hooksConfig.enabled`,
+#   `disabledHooks: settings.hooksConfig?.disabled || []`; bundle/chunk-JDPZ4CE3.js
+#   HookRegistry.processHookDefinition: `enabled: !disabledHooks.includes(hookName)`, getHookName:
+#   `config.name || config.command` (ours are named pasture-<Event>);
+# * bundle/chunk-2YTYPKEZ.js findEnvFile / loadEnvironment: from the workspace folder up to `/`, the first
+#   `.gemini/.env` (trusted folders) or `.env`, parsed with dotenv.parse into process.env where a variable is
+#   not set yet (untrusted: only its auth whitelist); hooks inherit process.env;
+# * bundle/chunk-2YTYPKEZ.js loadSettings(workspaceDir = process.cwd()): the workspace settings are
+#   <cwd>/.gemini/settings.json only (Storage.getWorkspaceSettingsPath), so a subfolder loads none.
+_SETTINGS = ".gemini/settings.json"
+OFF_SWITCHES = (
+    {
+        "file": _SETTINGS,
+        "key": "hooksConfig.enabled",
+        "off_when": "false",
+        "why": "Gemini CLI loads no hook at all",
+        "fix": f'remove "enabled": false from "hooksConfig" in {_SETTINGS}',
+        "evidence": "@google/gemini-cli bundle/gemini-3HFX2LNT.js loadCliConfig enableHooks: hooksConfig.enabled",
+        "certain": True,
+    },
+    {
+        "file": _SETTINGS,
+        "key": "hooksConfig.disabled",
+        "off_when": "names-ours",
+        "why": "Gemini CLI skips the hooks that list names",
+        "fix": f'remove the pasture-* entries from "hooksConfig.disabled" in {_SETTINGS}',
+        "evidence": "@google/gemini-cli bundle/chunk-JDPZ4CE3.js HookRegistry.processHookDefinition disabledHooks",
+        "certain": True,
+    },
+)
+ENV_FILES = (".gemini/.env", ".env")
+GUARDED_FILES = (_SETTINGS,)
+GUARDED_FOLDERS: tuple = ()
+USER_DIR = ("", "home", ".gemini")
+GUARDED_USER_FILES = ("settings.json", "trustedFolders.json")  # its user hooks; the trust project hooks need
+GUARDED_USER_FOLDERS: tuple = ()
+PROJECT_ADAPTER_ROOT_ONLY = True

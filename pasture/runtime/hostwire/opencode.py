@@ -65,3 +65,35 @@ def tool_of(payload: object) -> tuple:
     if args is None:
         args = _dig(payload, "input", "args")
     return (name if isinstance(name, str) else None), args
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# opencode-linux-x64 1.18.33 is a Bun-compiled binary. No settings key in a project file that disables or
+# filters its .opencode/plugins files was found in it. Bun's standalone executables load
+# .env files from the working folder unless built with autoloadDotenv false (Bun's own bundler test
+# compile/AutoloadDotenvDefault), and whether OpenCode's build turns that off is not established; the
+# generated plugin hands its process.env to the runtime, so the env-file screen reads the files Bun loads.
+# Its flags read OPENCODE_DISABLE_PROJECT_CONFIG (`get OPENCODE_DISABLE_PROJECT_CONFIG(){return
+# j("OPENCODE_DISABLE_PROJECT_CONFIG")}`), and the config folders are `[Path.config,
+# ...!OPENCODE_DISABLE_PROJECT_CONFIG ? up({targets:[".opencode"]}) : []]`: set, no project
+# .opencode/plugins loads. A repository can set it only through a .env Bun loads: certain False.
+ENV_FILES = (".env", ".env.local", ".env.development", ".env.production", ".env.test")
+OFF_SWITCHES = tuple(
+    {
+        "file": name,
+        "key": "OPENCODE_DISABLE_PROJECT_CONFIG",
+        "off_when": "env-true",
+        "why": "OpenCode loads no project .opencode/ folder, pasture's plugin included, if Bun loads this file",
+        "fix": f"remove OPENCODE_DISABLE_PROJECT_CONFIG from {name}",
+        "evidence": "opencode-linux-x64 bin/opencode (embedded JS): flag OPENCODE_DISABLE_PROJECT_CONFIG, "
+        'config folders up({targets:[".opencode"]})',
+        "certain": False,
+    }
+    for name in ENV_FILES
+)
+GUARDED_FILES: tuple = ()
+GUARDED_FOLDERS = (".opencode/plugins", ".opencode/plugin")
+USER_DIR = ("", "config", "opencode")
+GUARDED_USER_FILES: tuple = ()
+GUARDED_USER_FOLDERS = ("plugins", "plugin")
+PROJECT_ADAPTER_ROOT_ONLY = False  # OpenCode finds .opencode/ from the folder up to the worktree

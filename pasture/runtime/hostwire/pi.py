@@ -53,3 +53,91 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
         out["append_output"] = "\n\n".join(parts["feedback"])
         answers.append("feedback")
     return (0, dumps(out) + "\n", "", "+".join(answers) or "proceed")
+
+
+# --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
+# Read in @mariozechner/pi-coding-agent 0.73.1 (dist/):
+# * dist/core/package-manager.js: project extensions are collectAutoExtensionEntries(<cwd>/.pi/extensions)
+#   filtered by isEnabledByOverrides(path, projectSettings.extensions): `!pattern` excludes, `+path`
+#   force-includes, `-path` force-excludes; resolveExtensionEntries: a package.json with `pi.extensions`,
+#   or an index.ts / index.js, in that folder replaces discovery (only those load); addIgnoreRules: its
+#   .gitignore / .ignore / .fdignore patterns hide files from discovery;
+# * dist/core/agent-session.js _buildRuntime: `bash: { commandPrefix: shellCommandPrefix, shellPath }`
+#   from the merged settings (project over user): a prefix run before every bash command, the shell run;
+# * dist/core/settings-manager.js: `projectSettingsPath = join(cwd, CONFIG_DIR_NAME, "settings.json")`,
+#   and package-manager's `projectBaseDir = join(this.cwd, CONFIG_DIR_NAME)`: the folder started in only.
+_PKG = "@mariozechner/pi-coding-agent "
+_SETTINGS = ".pi/settings.json"
+OFF_SWITCHES = (
+    (
+        {
+            "file": _SETTINGS,
+            "key": "extensions",
+            "off_when": "excludes-ours",
+            "why": "Pi does not load the project extensions those patterns exclude",
+            "fix": f'remove the "!"/"-" patterns that match pasture-lifecycle.ts from "extensions" in {_SETTINGS}',
+            "evidence": _PKG + "dist/core/package-manager.js isEnabledByOverrides",
+            "certain": True,
+            "also": "pi-extensions",  # its doctor check names an exclusion that spells our file out
+        },
+        {
+            "file": _SETTINGS,
+            "key": "shellCommandPrefix",
+            "off_when": "set",
+            "why": "Pi runs that text in front of every bash command the guard approved",
+            "fix": f'remove "shellCommandPrefix" from {_SETTINGS}',
+            "evidence": _PKG + "dist/core/agent-session.js _buildRuntime commandPrefix",
+            "certain": True,
+        },
+        {
+            "file": _SETTINGS,
+            "key": "shellPath",
+            "off_when": "set",
+            "why": "Pi runs every bash command the guard approved with the repository's choice of shell program",
+            "fix": f'remove "shellPath" from {_SETTINGS}',
+            "evidence": _PKG + "dist/core/agent-session.js _buildRuntime shellPath",
+            # a warning, not a refusal: /bin/bash there is harmless; a program of the repository's is not
+            "certain": False,
+        },
+        {
+            "file": ".pi/extensions/package.json",
+            "key": "pi.extensions",
+            "off_when": "set",
+            "why": "Pi loads only the extensions that manifest lists, not pasture-lifecycle.ts",
+            "fix": 'remove "pi.extensions" from .pi/extensions/package.json (or list pasture-lifecycle.ts in it)',
+            "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (readPiManifestFile)",
+            "certain": True,
+        },
+    )
+    + tuple(
+        {
+            "file": ".pi/extensions/" + name,
+            "key": "",
+            "off_when": "exists",
+            "why": "Pi loads only that file from .pi/extensions, not pasture-lifecycle.ts",
+            "fix": f"move .pi/extensions/{name} into a folder of its own",
+            "evidence": _PKG + "dist/core/package-manager.js resolveExtensionEntries (index.ts, index.js)",
+            "certain": True,
+        }
+        for name in ("index.ts", "index.js")
+    )
+    + tuple(
+        {
+            "file": ".pi/extensions/" + name,
+            "key": "",
+            "off_when": "ignores-ours",
+            "why": "Pi's extension discovery skips the files it ignores",
+            "fix": f"remove the patterns matching pasture-lifecycle.ts from .pi/extensions/{name}",
+            "evidence": _PKG + "dist/core/package-manager.js collectAutoExtensionEntries addIgnoreRules",
+            "certain": True,
+        }
+        for name in (".gitignore", ".ignore", ".fdignore")
+    )
+)
+ENV_FILES: tuple = ()  # no dotenv loading in dist/
+GUARDED_FILES = (_SETTINGS,)
+GUARDED_FOLDERS = (".pi/extensions",)  # its project extensions (pasture-lifecycle.ts among them)
+USER_DIR = ("PI_CODING_AGENT_DIR", "home", ".pi/agent")  # config.js getAgentDir expands a leading ~
+GUARDED_USER_FILES = ("settings.json",)
+GUARDED_USER_FOLDERS = ("extensions",)
+PROJECT_ADAPTER_ROOT_ONLY = True
