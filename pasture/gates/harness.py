@@ -304,6 +304,12 @@ class HostHarnessBackend:
             out, err = await asyncio.wait_for(_communicate(process, run.stdin), self.timeout)
         except HarnessOutputTooLarge:
             _kill_group(process)
+            # Python 3.11's Process.wait() returns only once every pipe has reached its end, and the
+            # stdout left unread is paused: drop what is left (the judge is dead, so it is at most
+            # what the pipes hold) or the wait never ends
+            for stream in (process.stdout, process.stderr):
+                while stream is not None and await stream.read(_CHUNK):
+                    pass
             await process.wait()
             raise
         except asyncio.TimeoutError:
