@@ -8,7 +8,7 @@ import re
 import pytest
 from packcases import PACKS_ALONE, REPO, cases, decide, environment
 
-from pasture.runtime import packs
+from pasture.runtime import policy
 
 NOT_CAUGHT = [
     "bash cleanup.sh",
@@ -52,10 +52,10 @@ def test_what_the_docs_say_is_not_caught_passes_the_packs(command, hook):
 
 
 def test_the_docs_name_every_pack_rule_and_every_pack():
-    ids = {rule_id for pack in packs.catalog().values() for rule_id in pack["ids"]}
+    ids = {rule_id for pack in policy.pack_catalog().values() for rule_id in pack["ids"]}
     named = set(re.findall(r"`((?:git|files|system|databases|containers|cloud|interpreters)\.[a-z0-9-]+)`", SECTION))
     assert sorted(ids - named) == [] and sorted(named - ids) == []
-    for name in packs.catalog():
+    for name in policy.pack_catalog():
         assert f"| `{name}` |" in SECTION, name
 
 

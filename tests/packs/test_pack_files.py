@@ -9,21 +9,21 @@ import tomllib
 import pytest
 from packcases import CORPUS, PACKS, PACKS_ALONE, cases, decide, environment
 
-from pasture.runtime import packs
+from pasture.runtime import policy
 
 PACK_FILES = sorted(PACKS.glob("*.toml"))
 EXPECTED = ("cloud", "containers", "databases", "files", "git", "interpreters", "system")
 
 
 def test_the_packs_the_issue_names_ship_and_are_recommended():
-    catalog = packs.catalog()
+    catalog = policy.pack_catalog()
     assert sorted(catalog) == list(EXPECTED)
     assert all(pack["recommended"] for pack in catalog.values())
 
 
 @pytest.mark.parametrize("path", PACK_FILES, ids=[p.stem for p in PACK_FILES])
 def test_pack_file_loads_with_reasons_and_instead(path):
-    pack = packs.load(str(path))
+    pack = policy.load_pack(str(path))
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
     assert pack["name"] == path.stem and pack["version"] >= 1 and pack["description"]
     ids = [rule["id"] for rule in raw["rules"]]
@@ -41,7 +41,7 @@ def test_pack_file_loads_with_reasons_and_instead(path):
 
 def test_ids_are_unique_across_packs():
     seen: dict = {}
-    for pack in packs.catalog().values():
+    for pack in policy.pack_catalog().values():
         for rule_id in pack["ids"]:
             assert rule_id not in seen, (rule_id, seen.get(rule_id), pack["name"])
             seen[rule_id] = pack["name"]
@@ -62,5 +62,5 @@ def test_every_rule_refuses_some_corpus_command(tmp_path):
             decision, reason = decide(case.command, env, tmp_path)
             if reason.startswith("pasture pack rule "):
                 deciding.add(reason.split()[3].rstrip(":"))
-    every = {rule_id for pack in packs.catalog().values() for rule_id in pack["ids"]}
+    every = {rule_id for pack in policy.pack_catalog().values() for rule_id in pack["ids"]}
     assert sorted(every - deciding) == []
