@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -249,6 +250,8 @@ STEER_SERIES = ("hook: installed command, allow rule", "hook: installed command,
 # Packs (issue 26): a user policy of only `packs = ["recommended"]`, a safe command every pack rule reads
 # and a destructive one a pack refuses; judged on CPU p50 <= 2.0x the bare interpreter's.
 PACK_SERIES = ("hook: packs recommended, safe command", "hook: packs recommended, pack deny")
+UPGRADE_SERIES = "hook: packs recommended, first event after an upgrade"
+UPGRADE_MAX = 5.0  # issue 26: the first event after a new pack version, against a steady one
 PACKS_ONLY = 'packs = ["recommended"]\n'
 
 STEER_RULES = r"""
@@ -387,6 +390,26 @@ def main(argv: list[str] | None = None) -> int:
     if out.returncode != 0 or "pasture pack rule" not in out.stdout.decode():
         raise SystemExit(f"{destructive!r} answered rc={out.returncode} stdout={out.stdout!r} stderr={out.stderr!r}")
     print(f"answers: packs -> {destructive!r} refused by a pack rule")
+    # An upgrade of pasture or of a pack changes the compiler's stamp (the pack files' sizes and mtimes):
+    # the first event after it recompiles every layer and every pack once. Simulated by moving one
+    # shipped pack file's mtime forward before each run (its bytes stay as they are).
+    pack_file = Path(
+        subprocess.run(
+            [python, "-I", "-c", "from pasture.runtime.packs import files; print(files()[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    upgrades = [pack_file.stat().st_mtime_ns]
+
+    def upgraded(i: int):
+        upgrades[0] += 1_000_000_000
+        posix_time = upgrades[0]
+        os.utime(pack_file, ns=(posix_time, posix_time))
+        return spawn(
+            ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, safe, i), expect=allowed
+        )
 
     sh = ["/bin/sh", "-c", command]
     series = {
@@ -413,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         "hook: packs recommended, pack deny": lambda i: spawn(
             ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, destructive, i)
         ),
+        UPGRADE_SERIES: upgraded,
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
@@ -431,8 +455,9 @@ def main(argv: list[str] | None = None) -> int:
             if (n.startswith("hook: installed") or n.startswith("hook: console"))
             and n not in STEER_SERIES
             or n in PACK_SERIES
+            or n == UPGRADE_SERIES
         )
-        + 5 * (len(PACK_SERIES) + (3 if script is not None else 2))
+        + 5 * (len(PACK_SERIES) + 1 + (3 if script is not None else 2))
         + 1
     )  # + the packs answer check above
     journaled = len(query(journal)) - before
@@ -508,6 +533,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             for name in STEER_SERIES + PACK_SERIES
         },
+        f"{UPGRADE_SERIES} CPU p50 <= {UPGRADE_MAX}x the steady packs event": (
+            timed[UPGRADE_SERIES].median("cpu") / timed[PACK_SERIES[0]].median("cpu") <= UPGRADE_MAX,
+            f"{timed[UPGRADE_SERIES].median('cpu') / timed[PACK_SERIES[0]].median('cpu'):.2f}x CPU "
+            f"(wall {timed[UPGRADE_SERIES].median() / timed[PACK_SERIES[0]].median():.2f}x)",
+        ),
         "no fsync/fdatasync per event on the hook path": (
             fsyncs == 0,
             "not measured (strace missing)" if fsyncs is None else f"{fsyncs} call(s)",

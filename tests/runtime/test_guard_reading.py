@@ -32,6 +32,8 @@ def project(env, tmp_path):
         XDG_CONFIG_HOME=str(home / ".config"),
         PASTURE_POLICY=str(home / ".config" / "pasture" / "policy.toml"),
     )
+    # the built-in guard alone: the protection packs (on by default) would ask about `rm -rf $X`
+    (home / ".config" / "pasture" / "policy.toml").write_text("packs = []\n")
     env.pop("PASTURE_JOURNAL")
     for moved in ("CODEX_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR"):
         env.pop(moved, None)  # the guarded places these tests name are the defaults below $HOME
