@@ -42,7 +42,8 @@ def code_texts(path: Path) -> list[tuple[int, str]]:
 #: Inline code that quotes what pasture prints, not a command line (file -> the quoted text's start).
 QUOTED_OUTPUT = {
     "docs/failures.md": ("pasture runtime cannot run",),
-    "docs/policy.md": ("pasture pack rule ", "pasture reads at most"),  # a pack rule's reason, a gate's line
+    "docs/policy.md": ("pasture pack rule ", "pasture reads at most"),
+    "README.md": ("pasture pack rule ",),  # a pack rule's reason, a gate's line
 }
 
 

@@ -1,4 +1,5 @@
-"""The README's steering example: its policy is the issue's, and its matrix is what `pasture policy check` prints."""
+"""docs/policy.md's steering example (moved from the README, issue 30): its policy is the issue's, and its
+matrix is what `pasture policy check` prints."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ USER = "~/.config/pasture/policy.toml"
 
 
 def _blocks() -> tuple[str, str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "policy.md").read_text(encoding="utf-8")
     at = text.index("**A policy that steers, not only refuses.**")
     policy = re.search(r"```toml\n(.*?)```", text[at:], re.S)
     matrix = re.search(r"<!-- steer-matrix:[^\n]*-->\n```text\n(.*?)```", text[at:], re.S)
-    assert policy and matrix, "README lost its steering example"
+    assert policy and matrix, "docs/policy.md lost its steering example"
     return policy.group(1), matrix.group(1)
 
 
