@@ -34,7 +34,10 @@ def _env(tmp_path: Path, user: str, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_readme_stays_short_and_starts_with_the_two_commands() -> None:
     assert len(README.splitlines()) <= 250
     commands = re.findall(r"```sh\n(.*?)\n```", README, re.S)[:2]
-    assert commands == ["pip install -e . && pasture generate", "pip install -e '.[test]' && python -m pytest -q -m \"\""]
+    assert commands == [
+        "pip install -e . && pasture generate",
+        "pip install -e '.[test]' && python -m pytest -q -m \"\"",
+    ]
 
 
 def test_the_readme_shows_policies() -> None:

@@ -11,11 +11,11 @@ a `.env`: the screen is what holds. Cost: two stats per folder; a file is read (
 """
 
 from pasture.runtime import fs
+from pasture.runtime.injected import UNREAD  # a file that exists but could not be read: it may set any of them
 
 MAX_BYTES = 1 << 20
 NAMES = ("HOME",)
 PREFIXES = ("PASTURE_", "XDG_")
-UNREAD = "*"  # a file that exists but could not be read within MAX_BYTES: it may set any of them
 
 
 def screened(name: str) -> bool:
@@ -106,28 +106,13 @@ def screen(env: dict, paths) -> tuple[dict, list[str]]:
     found = injected(paths)
     if not found:
         return env, []
-    dropped: dict[str, str] = {}
-    for _value, path in found.get(UNREAD, ())[:1]:
-        dropped.update((name, path) for name in env if screened(name))
-    for name, pairs in found.items():
-        current = env.get(name)
-        for value, path in pairs:
-            if current is not None and current == value:
-                dropped[name] = path
-                break
-    if not dropped:
-        return env, []
-    clean = {k: v for k, v in env.items() if k not in dropped}
-    by_file: dict[str, list[str]] = {}
-    for name, path in sorted(dropped.items()):
-        by_file.setdefault(path, []).append(name)
-    notes = [
-        f"ignored {', '.join(names)} set by the project's env file {path}, which the host loads into its "
-        "environment: a repository cannot move the guard's policy, trust store or cache; remove them from "
-        "that file (pasture doctor lists them)"
-        for path, names in sorted(by_file.items())
-    ]
-    from pasture.runtime.injected import _scrub_process
+    from pasture.runtime.injected import drop
 
-    _scrub_process(dropped)
-    return clean, notes
+    return drop(
+        env,
+        found,
+        screened,
+        "set by the project's env file {path}, which the host loads into its environment: a repository "
+        "cannot move the guard's policy, trust store or cache; remove them from that file (pasture doctor "
+        "lists them)",
+    )

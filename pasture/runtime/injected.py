@@ -148,9 +148,22 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     found = injected(starts, files)
     if not found:
         return env, []
+    return drop(
+        env,
+        found,
+        screened,
+        "set by the project's host settings {path} (env): a repository cannot move the guard's policy, "
+        'trust store, cache or runtime; remove them from that file\'s "env" block (pasture doctor lists them)',
+    )
+
+
+def drop(env: dict, found: dict, screened_name, why: str) -> tuple[dict, list[str]]:
+    """`env` without every variable whose value is exactly what a project file supplied (`found`: name ->
+    [(value, file)], UNREAD -> a file that could not be read: then every `screened_name` goes), one note
+    per file ("ignored NAMES " + `why` with its {path}), and the same names gone from this process."""
     dropped: dict[str, str] = {}
     for _value, path in found.get(UNREAD, ())[:1]:
-        dropped.update((name, path) for name in env if screened(name))
+        dropped.update((name, path) for name in env if screened_name(name))
     for name, values in found.items():
         current = env.get(name)
         for value, path in values:
@@ -163,12 +176,7 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     by_file: dict[str, list[str]] = {}
     for name, path in sorted(dropped.items()):
         by_file.setdefault(path, []).append(name)
-    notes = [
-        f"ignored {', '.join(names)} set by the project's host settings {path} (env): a repository cannot "
-        f"move the guard's policy, trust store, cache or runtime; remove them from that file's \"env\" block "
-        f"(pasture doctor lists them)"
-        for path, names in sorted(by_file.items())
-    ]
+    notes = [f"ignored {', '.join(names)} " + why.format(path=path) for path, names in sorted(by_file.items())]
     _scrub_process(dropped)
     return clean, notes
 
