@@ -251,6 +251,7 @@ STEER_SERIES = ("hook: installed command, allow rule", "hook: installed command,
 # and a destructive one a pack refuses; judged on CPU p50 <= 2.0x the bare interpreter's.
 PACK_SERIES = ("hook: packs recommended, safe command", "hook: packs recommended, pack deny")
 UPGRADE_SERIES = "hook: packs recommended, first event after an upgrade"
+STEADY_SERIES = "hook: packs recommended, the event after it"
 UPGRADE_MAX = 5.0  # issue 26: the first event after a new pack version, against a steady one
 PACKS_ONLY = 'packs = ["recommended"]\n'
 
@@ -436,7 +437,6 @@ def main(argv: list[str] | None = None) -> int:
         "hook: packs recommended, pack deny": lambda i: spawn(
             ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, destructive, i)
         ),
-        UPGRADE_SERIES: upgraded,
     }
     if script is not None:
         series["hook: console script (before the launcher)"] = lambda i: spawn(
@@ -448,6 +448,23 @@ def main(argv: list[str] | None = None) -> int:
             got = fn(i)
             if i >= 5:
                 timed[name].runs.append(got)
+    # The upgrade runs on their own, after the others: a new stamp makes every cached policy stale, so
+    # interleaved with them it would slow whichever series came next. Each round: an upgrade, then the
+    # steady event right after it.
+    timed[UPGRADE_SERIES], timed[STEADY_SERIES] = Series(UPGRADE_SERIES), Series(STEADY_SERIES)
+    upgrade_rounds = max(args.runs // 4, 5)
+    original = pack_file.stat()
+    try:
+        for i in range(upgrade_rounds + 5):
+            first = upgraded(i)
+            steady = spawn(
+                ["/bin/sh", "-c", command], env=packs_env, cwd=project, stdin=payload(project, safe, i), expect=allowed
+            )
+            if i >= 5:
+                timed[UPGRADE_SERIES].runs.append(first)
+                timed[STEADY_SERIES].runs.append(steady)
+    finally:
+        os.utime(pack_file, ns=(original.st_atime_ns, original.st_mtime_ns))
     hook_runs_project = (
         sum(
             len(s.runs)
@@ -455,9 +472,9 @@ def main(argv: list[str] | None = None) -> int:
             if (n.startswith("hook: installed") or n.startswith("hook: console"))
             and n not in STEER_SERIES
             or n in PACK_SERIES
-            or n == UPGRADE_SERIES
+            or n in (UPGRADE_SERIES, STEADY_SERIES)
         )
-        + 5 * (len(PACK_SERIES) + 1 + (3 if script is not None else 2))
+        + 5 * (len(PACK_SERIES) + 2 + (3 if script is not None else 2))
         + 1
     )  # + the packs answer check above
     journaled = len(query(journal)) - before
@@ -534,9 +551,9 @@ def main(argv: list[str] | None = None) -> int:
             for name in STEER_SERIES + PACK_SERIES
         },
         f"{UPGRADE_SERIES} CPU p50 <= {UPGRADE_MAX}x the steady packs event": (
-            timed[UPGRADE_SERIES].median("cpu") / timed[PACK_SERIES[0]].median("cpu") <= UPGRADE_MAX,
-            f"{timed[UPGRADE_SERIES].median('cpu') / timed[PACK_SERIES[0]].median('cpu'):.2f}x CPU "
-            f"(wall {timed[UPGRADE_SERIES].median() / timed[PACK_SERIES[0]].median():.2f}x)",
+            timed[UPGRADE_SERIES].median("cpu") / timed[STEADY_SERIES].median("cpu") <= UPGRADE_MAX,
+            f"{timed[UPGRADE_SERIES].median('cpu') / timed[STEADY_SERIES].median('cpu'):.2f}x CPU "
+            f"(wall {timed[UPGRADE_SERIES].median() / timed[STEADY_SERIES].median():.2f}x)",
         ),
         "no fsync/fdatasync per event on the hook path": (
             fsyncs == 0,

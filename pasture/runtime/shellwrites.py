@@ -657,10 +657,18 @@ def simple_commands(
 # --- writes ------------------------------------------------------------------------------------------
 
 # What `find -name PATTERN -delete` must not match: the guard's own names and the folders above them
-# (pasture's own, and each host's declared guard files: pasture.runtime.hostwire.guarded).
-from pasture.runtime.hostwire.guarded import guard_names as _guard_names  # noqa: E402
+# (pasture's own, and each host's declared guard files: pasture.runtime.hostwire.guarded). Read on first
+# use: the structured rules read every shell line through this module, and importing every host's
+# declarations on each event would cost every tool call of every agent.
+_NAMES_MEMO: list = []
 
-_GUARD_NAMES = _guard_names()
+
+def _guard_names() -> tuple:
+    if not _NAMES_MEMO:
+        from pasture.runtime.hostwire.guarded import guard_names
+
+        _NAMES_MEMO.append(tuple(guard_names()))
+    return _NAMES_MEMO[0]
 
 
 def glob_match(pattern: str, name: str, dots: bool = False) -> bool:
@@ -715,7 +723,8 @@ def _find_deletes(words: list) -> list:
                 return roots  # a regular expression: assume it can
             tail = fs.basename(pattern) or pattern
             if not any(
-                glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True) for name in _GUARD_NAMES
+                glob_match(tail, name, dots=True) or glob_match(tail.lower(), name, dots=True)
+                for name in _guard_names()
             ):
                 return []
     return roots or [words[0]]
