@@ -12,7 +12,7 @@ STARTER = """\
 # `pasture policy check` validates it, `pasture policy show` lists what is in force, and
 # `pasture policy test -- 'some command'` shows what a command would get.
 #
-# The protection packs pasture ships (git, files, system, databases, containers, cloud): "recommended"
+# The protection packs pasture ships (git, files, system, databases, containers, cloud, interpreters): "recommended"
 # names the ones on by default. `packs = []` turns them all off; `disable = ["git.push-force"]` turns
 # one rule off. docs/policy.md ("The format") has rules, exceptions and examples.
 packs = ["recommended"]
