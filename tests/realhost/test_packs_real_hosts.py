@@ -21,13 +21,13 @@ pytestmark = pytest.mark.real_host
 POLICY = 'packs = ["recommended"]\n'
 SAFE = "echo pasture-probe > probe.txt"
 #: category -> (a destructive command harmless in the sandbox, the pack rule id that refuses it)
-DESTRUCTIVE = {
+DESTRUCTIVE: dict[str, tuple[str, str]] = {
     "git": ("git push --force origin main", "git.push-force"),
-    "files": ("rm -rf ~/pasture-probe-keep", None),
-    "system": ("mkfs.ext4 /dev/pasture-probe-missing", None),
-    "databases": ("psql -c 'DROP DATABASE pasture_probe'", None),
-    "containers": ("kubectl delete namespace pasture-probe", None),
-    "cloud": ("terraform destroy -auto-approve", None),
+    "files": ("rm -rf ~/pasture-probe-keep", "files.recursive-delete"),
+    "system": ("mkfs.ext4 /dev/sdz9", "system.mkfs-device"),  # no such device here: harmless if it ran
+    "databases": ("psql -c 'DROP DATABASE pasture_probe'", "databases.sql-destroy"),
+    "containers": ("kubectl delete namespace pasture-probe", "containers.kubectl-delete-namespace"),
+    "cloud": ("terraform destroy -auto-approve", "cloud.terraform-destroy"),
 }
 HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI)
 
@@ -51,15 +51,18 @@ def test_the_recommended_packs_refuse_one_command_per_category_and_let_a_safe_on
     # the safe command ran; the folder the files pack protects is still there
     assert out.probe_exists, out.describe()
     assert (out.run.layout.home / "pasture-probe-keep" / "kept.txt").is_file(), out.describe()
-    rows = {row["command"]: row for row in out.journal(event=spec.pre_event) if row.get("command")}
+    rows = {}
+    for row in out.journal(event=spec.pre_event):
+        envelope = row.get("envelope") or {}
+        if isinstance(envelope, dict) and envelope.get("command"):
+            rows[envelope["command"]] = row
     told = " ".join(result["text"] or "" for result in out.tool_results())
     for category, (command, rule_id) in DESTRUCTIVE.items():
         row = rows.get(command)
         assert row is not None, (category, command, sorted(rows), out.describe())
         assert row["decision"] == "deny" and row["gate"].startswith("rules:"), (category, row)
         assert row["layer"] == "packs", (category, row)
-        if rule_id is not None:
-            assert row["rule"] == rule_id, (category, row)
+        assert row["rule"] == rule_id, (category, row)
         # the pack's reason, as the model reads it ("pasture pack rule <id>: <reason> Instead: ...")
         assert f"pasture pack rule {row['rule']}:" in told, (category, told)
     safe = rows.get(SAFE)
