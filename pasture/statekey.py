@@ -16,6 +16,10 @@ Standard library only, and nothing heavy at import time: the hook path may use i
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (stdlib-light, like the hook)
+if TYPE_CHECKING:
+    import os
+
 KEY_NAME = "key"
 _KEY_BYTES = 32
 
@@ -28,7 +32,7 @@ def key_path(env: dict | None = None) -> str:
     return os.path.join(layers.state_dir(dict(os.environ) if env is None else env), KEY_NAME)
 
 
-def _ours(st) -> bool:
+def _ours(st: os.stat_result) -> bool:
     import os
 
     return not hasattr(os, "getuid") or st.st_uid == os.getuid()

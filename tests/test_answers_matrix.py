@@ -43,6 +43,7 @@ PINNED = (
     "gemini-cli@0.61.0",
     "copilot-cli@1.0.102",
     "pi@0.73.1",
+    "qwen-code@0.24.4",
 )
 
 
@@ -364,6 +365,16 @@ HONOURED = {
     "pi@0.73.1": {
         ("before_agent_start", "context"): True,
         ("tool_result", "feedback"): True,
+    },
+    # Qwen Code: PreToolUse's updatedInput was ignored (the asked command ran), so the row mutates nothing and
+    # offers no rewrite; its allow was never read (a headless run in the default approval mode offers no shell
+    # tool); PostToolUse's decision block never reached the model, and the row is a pre-action gate (no
+    # feedback form)
+    "qwen-code@0.24.4": {
+        ("PreToolUse", "allow"): False,
+        ("SessionStart", "context"): True,
+        ("UserPromptSubmit", "context"): True,
+        ("Stop", "continue"): True,
     },
 }
 

@@ -154,6 +154,7 @@ def test_newest_captured_contract_of_each_harness_blocks_the_tool_call_gate(cont
         "gemini-cli": "BeforeTool",
         "copilot-cli": "preToolUse",
         "pi": "tool_call",
+        "qwen-code": "PreToolUse",
     }
     assert set(newest) == set(gate)
     for harness, contract in newest.items():

@@ -28,9 +28,16 @@ LIMIT = 6
 
 
 def own_files(name: str) -> set[str]:
+    """The host module (or, for a host that needs more than one, every module of its package
+    ``pasture/hosts/<host>/``), its runtime half and its catalog reader."""
     host = HOSTS[name]
-    return {
-        f"pasture/hosts/{type(host).__module__.rsplit('.', 1)[1]}.py",
+    module = type(host).__module__.rsplit(".", 1)[1]
+    package = REPO / "pasture" / "hosts" / module
+    if package.is_dir():
+        mine = {p.relative_to(REPO).as_posix() for p in package.rglob("*.py") if "__pycache__" not in p.parts}
+    else:
+        mine = {f"pasture/hosts/{module}.py"}
+    return mine | {
         f"pasture/runtime/hostwire/{host.wire}.py",
         f"pasture/catalog/{host.catalog_reader}.py",
     }
@@ -48,7 +55,8 @@ def _members(host: Any) -> list[str]:
 
 def _wire(host: Any) -> list[str]:
     module = importlib.import_module(f"pasture.runtime.hostwire.{host.wire}")
-    return [n for n in ("PROCEED_STDOUT", "BLOCKING_FAILURES", "deny", "ask", "tool_of") if not hasattr(module, n)]
+    wanted = ("PROCEED_STDOUT", "BLOCKING_FAILURES", "deny", "ask", "tool_of", "TOOL_EVENT")
+    return [n for n in wanted if not hasattr(module, n)]
 
 
 def _wires(host: Any) -> list[str]:
@@ -79,14 +87,17 @@ def _surfaces(host: Any) -> list[str]:
 
 
 def _tool_kinds(host: Any) -> list[str]:
-    """Every tool its captures show the host calling has a kind: else a ``tool_kind`` rule never matches it."""
-    from pasture.runtime.envelope import _TOOL_KINDS
+    """Every tool its captures show the host calling has a kind in its own table: else a ``tool_kind`` rule
+    never matches it."""
+    kinds = getattr(importlib.import_module(f"pasture.runtime.hostwire.{host.wire}"), "TOOL_KINDS", None)
+    if not isinstance(kinds, dict) or not kinds:
+        return ["no TOOL_KINDS"]
 
     found = set()
     pattern = re.compile(r'"(?:tool_name|toolName|tool)": *"([A-Za-z_]+)"')
     for path in REPO.glob(f"captures/{host.name}@*/**/*.json"):
         found |= set(pattern.findall(path.read_text(encoding="utf-8", errors="replace")))
-    return sorted(n for n in found if n.lower() not in _TOOL_KINDS)
+    return sorted(n for n in found if n.lower() not in kinds)
 
 
 def _answers(host: Any) -> list[str]:
@@ -135,7 +146,7 @@ PER_HOST: dict[str, tuple[str, Callable[[Any], list[str]]]] = {
     "offline --version (version_env)": ("pasture/hosts/<host>.py", _version_env),
     "the runtime half": ("pasture/runtime/hostwire/<wire>.py", _wire),
     "the hook's registry (WIRES)": ("pasture/runtime/hostwire/__init__.py", _wires),
-    "tool kinds (_TOOL_KINDS)": ("pasture/runtime/envelope.py", _tool_kinds),
+    "tool kinds (TOOL_KINDS)": ("pasture/runtime/hostwire/<wire>.py", _tool_kinds),
     "catalog reader": ("pasture/catalog/<reader>.py", _catalog_reader),
     "harness vocabulary (Harness)": ("pasture/profile/vocab.py", _harness),
     "surfaces and their failure modes (SURFACE_FAILURE_MODES)": ("pasture/profile/vocab.py", _surfaces),
@@ -162,6 +173,7 @@ def test_the_table_check_names_what_is_missing():
     assert _harness(Bare()) == ["no Harness member 'nobody'"]
     assert _wires(Bare()) == ["WIRES['nobody'] is None"]
     assert "surface_of" in _members(Bare())
+    assert _tool_kinds(type("NoKinds", (), {"name": "nobody", "wire": "guarded"})()) == ["no TOOL_KINDS"]
 
 
 def _add_a_host() -> str:
@@ -179,103 +191,40 @@ def test_contributing_names_every_place_a_host_provides():
 
 #: Modules outside a host's own files that still name it, host by host: the per-host knowledge not yet moved
 #: into the host's files (issue 30). An entry leaves when its move lands (a stale entry fails); none may join.
-#: The guarded-file names of the built-in guard live in the hostwire modules (issue 28: GUARDED_*, read by
-#: runtime/hostwire/guarded.py, and by install/denyrules.py's rules that mirror them); builtin.py's cheap
-#: screen still spells some host folders; the
-#: runtime's evaluation modules (effective.py, lifecycle.py) are left alone by this one.
+#: The runtime's per-host data lives in the hostwire modules (guarded files, screen words, tool kinds and the
+#: tool event, agent judges and their headless command lines, the variables a capture records), and what every
+#: hook event reads whatever its harness is copied into the hook's registry (runtime/hostwire/__init__.py,
+#: held equal by tests/runtime/test_host_runtime_data.py). Within the six: the registries (hosts/__init__.py,
+#: runtime/hostwire/__init__.py, profile/vocab.py's closed vocabulary), the CLI help's examples
+#: (cli/examples.py, cli/journal.py) and the fake models' API names (Anthropic's and Gemini's model ids).
+#: What stays, and why:
+#: - hosts/launch.py: RunLayout's per-host config folders (every run creates ~/.claude and ~/.codex; the
+#:   real-host tests read them), a shape change of every run folder;
+#: - hosts/codex/__init__.py: Codex's catalog probe registers every event Claude Code's profiles know (Codex
+#:   took Claude Code's event names) and its recorded method says so; hosts/opencode.py: OpenCode's own
+#:   variable OPENCODE_DISABLE_CLAUDE_CODE holds the word;
+#: - install/places.py: version_of quiets every host's --version with OpenCode's (and Claude Code's)
+#:   update switch; handing each host only its own changes the others' environment;
+#: - gates/_env.py, harness.py, wrappers.py: the seed harness wrapper's public ``opencode_server`` option
+#:   (its config field, SEC_AF_OPENCODE_SERVER/OPENCODE_SERVER and the ``app.harness`` keyword);
+#: - profile/catalog.py, closed.py: OpenCode's catalog rules (identity fields nested in bus events and hook
+#:   input/output, throw evidence, named hook vs bus surface), which CONTRIBUTING's "Add a host" names.
 NOT_YET_MOVED: dict[str, set[str]] = {
     "claude-code": {
-        "pasture/cli/examples.py",
-        "pasture/cli/journal.py",
-        "pasture/doctor/sandbox.py",
-        "pasture/doctor/tamper.py",
-        "pasture/gates/agent.py",
-        "pasture/gates/agents.py",
-        "pasture/hostenv/fake_models/anthropic.py",
-        "pasture/hostenv/runner.py",
-        "pasture/hosts/codex.py",
+        "pasture/hosts/codex/__init__.py",
         "pasture/hosts/launch.py",
         "pasture/hosts/opencode.py",
-        "pasture/hosts/recorder.py",
-        "pasture/install/actions.py",
-        "pasture/install/denyrules.py",
-        "pasture/install/launcher.py",
-        "pasture/install/places.py",
-        "pasture/profile/models.py",
-        "pasture/profile/rules.py",
-        "pasture/render/commands.py",
-        "pasture/runtime/builtin.py",
-        "pasture/runtime/effective.py",
-        "pasture/runtime/gatekinds.py",
-        "pasture/runtime/hostwire/codex.py",
-        "pasture/runtime/injected.py",
-        "pasture/runtime/layers.py",
-        "pasture/runtime/lifecycle.py",
-        "pasture/runtime/project.py",
     },
     "codex": {
-        "pasture/cli/doctor.py",
-        "pasture/cli/examples.py",
-        "pasture/cli/install.py",
-        "pasture/cli/journal.py",
-        "pasture/doctor/codex.py",
-        "pasture/doctor/findings.py",
-        "pasture/doctor/sandbox.py",
-        "pasture/gates/agent.py",
-        "pasture/gates/agents.py",
-        "pasture/hostenv/runner.py",
         "pasture/hosts/launch.py",
-        "pasture/hosts/recorder.py",
-        "pasture/install/codex_install.py",
-        "pasture/install/codex_server.py",
-        "pasture/install/launcher.py",
-        "pasture/install/places.py",
-        "pasture/profile/rules.py",
-        "pasture/runtime/builtin.py",
-        "pasture/runtime/effective.py",
-        "pasture/runtime/gatekinds.py",
-        "pasture/runtime/injected.py",
     },
     "opencode": {
-        "pasture/cli/examples.py",
-        "pasture/cli/install.py",
-        "pasture/cli/journal.py",
-        "pasture/evolve/scrub.py",
         "pasture/gates/_env.py",
-        "pasture/gates/agent.py",
-        "pasture/gates/agents.py",
         "pasture/gates/harness.py",
         "pasture/gates/wrappers.py",
-        "pasture/hosts/pi.py",
-        "pasture/hosts/recorder.py",
-        "pasture/install/launcher.py",
         "pasture/install/places.py",
-        "pasture/install/session.py",
         "pasture/profile/catalog.py",
         "pasture/profile/closed.py",
-        "pasture/profile/rules.py",
-        "pasture/runtime/builtin.py",
-        "pasture/runtime/gatekinds.py",
-        "pasture/runtime/injected.py",
-    },
-    "gemini-cli": {
-        "pasture/evolve/profile_new.py",
-        "pasture/evolve/scrub.py",
-        "pasture/hostenv/fake_models/__init__.py",
-        "pasture/hostenv/fake_models/gemini.py",
-        "pasture/hostenv/runner.py",
-        "pasture/hosts/recorder.py",
-        "pasture/profile/rules.py",
-        "pasture/runtime/builtin.py",
-    },
-    "copilot-cli": {
-        "pasture/hosts/recorder.py",
-        "pasture/runtime/builtin.py",
-        "pasture/runtime/effective.py",
-    },
-    "pi": {
-        "pasture/runtime/builtin.py",
-        "pasture/runtime/effective.py",
     },
 }
 

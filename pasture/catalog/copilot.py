@@ -9,7 +9,10 @@ The npm package ``@github/copilot`` holds only ``npm-loader.js``; the platform p
 * ``prebuilds/<platform>/runtime.node`` (the native hook runtime): the settings schema it embeds,
   one ``{"path":"hooks.<event>","leafKind":"json",...}`` entry per hook event a hooks file may name;
 * ``copilot-sdk/types.d.ts``: the ``SessionHooks`` interface (``on<Event>`` handlers), each handler's
-  input and output types resolved by the TypeScript checker (:mod:`.tscheck`);
+  input and output types resolved by the TypeScript checker (:mod:`.tscheck`). An output that is a
+  union of objects (subagentStop's block | allow) is one object whose keys are all optional and whose
+  string-literal keys take every variant's values; where the hook runtime states the decisions it
+  accepts (``<event> decision must be "allow" or "block"``), the typed ones must be exactly those;
 * ``package.json``: the version the binary unpacked (it must be the version read).
 
 An event is in the catalog when the settings schema names it and the SDK types it. A typed handler
@@ -40,6 +43,8 @@ SDK_TYPES = "copilot-sdk/types.d.ts"
 INTERFACE = "SessionHooks"
 _SETTING = re.compile(rb'\{"path":"hooks\.([A-Za-z]+)","leafKind":"json"')
 _DEPTH = 3
+#: the hook runtime's own check of a decision: ``subagentStop decision must be "allow" or "block"``
+_DECISION_CHECK = re.compile(rb'([a-z][A-Za-z]+) decision must be ((?:"\w+"(?:, | or |, or )?)+)')
 UNPACK_TIMEOUT = 120.0
 
 
@@ -106,6 +111,24 @@ def _event_name(handler: str) -> str:
     return handler[2].lower() + handler[3:]
 
 
+def _merged_variants(variants: list[dict[str, Any]]) -> dict[str, Any]:
+    """One field spec per key of a union of objects, each optional (no single variant is required). A key
+    every variant types as string literals or enums takes every variant's values, first variant first:
+    subagentStop's ``{decision: "block", reason} | {decision?: "allow"}`` is ``decision: "block" | "allow"``
+    (the hook runtime's own check says the same: 'subagentStop decision must be "allow" or "block"')."""
+    output: dict[str, Any] = {}
+    for variant in variants:
+        for key, sub in variant.get("fields", {}).items():
+            have = output.get(key)
+            if have is None:
+                output[key] = {**sub, "required": False}
+            elif have.get("type") in ("enum", "literal") and sub.get("type") in ("enum", "literal"):
+                values = list(have.get("values", []))
+                values += [v for v in sub.get("values", []) if v not in values]
+                output[key] = {**have, "type": "enum" if len(values) > 1 else have["type"], "values": values}
+    return output
+
+
 def read_package(pkg: Path, root: Path | None) -> tuple[list[str], dict[str, dict[str, Any]], list[str], Path]:
     """(event names, entries, settings events without typings, the runtime file) of an unpacked package."""
     from pasture.catalog import tscheck
@@ -121,6 +144,10 @@ def read_package(pkg: Path, root: Path | None) -> tuple[list[str], dict[str, dic
     runtime = runtimes[0]
     settings = _settings_events(runtime)
     answer = tscheck.resolve_handlers(pkg, types, INTERFACE, depth=_DEPTH, root=root)
+    checks = {
+        m.group(1).decode(): set(re.findall(r'"(\w+)"', m.group(2).decode()))
+        for m in _DECISION_CHECK.finditer(runtime.read_bytes())
+    }
     events: dict[str, dict[str, Any]] = {}
     for handler in answer:
         name = _event_name(handler["name"])
@@ -134,12 +161,16 @@ def read_package(pkg: Path, root: Path | None) -> tuple[list[str], dict[str, dic
             raise CatalogError(f"{types}: {INTERFACE}[{handler['name']!r}] takes an input that is not an object")
         output = spec_out.get("fields")
         if output is None and spec_out.get("type") == "object-union":  # subagentStop: block | allow
-            output = {}
-            for variant in spec_out.get("variants", []):
-                for key, sub in variant.get("fields", {}).items():
-                    output.setdefault(key, {**sub, "required": False})
+            output = _merged_variants(spec_out.get("variants", []))
         if not output:
             raise CatalogError(f"{types}: {INTERFACE}[{handler['name']!r}] returns no object fields")
+        checked = checks.get(name)
+        typed = set(output.get("decision", {}).get("values", []))
+        if checked is not None and checked != typed:
+            raise CatalogError(
+                f"{name}: {types.name} types decision as {sorted(typed)}, the hook runtime ({runtime.name}) "
+                f"accepts {sorted(checked)}"
+            )
         events[name] = {"kind": "hook", "input": spec_in["fields"], "output": output, "sources": [PACKAGE]}
     names = [n for n in settings if n in events]
     untyped = [n for n in settings if n not in events]

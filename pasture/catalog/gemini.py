@@ -1,23 +1,43 @@
 """Gemini CLI's catalog, read from what ``@google/gemini-cli`` ships: its bundled hook reference and the
 code that reads hook output. The package ships no typings and no settings schema (only ``bundle/``).
 
-* **Events**: the ``HookEventName`` enum of the bundle (``var HookEventName = ...``, in a
-  content-hashed ``bundle/chunk-*.js``: found by pattern, never by file name). Every member must have
-  its section in ``bundle/docs/hooks/reference.md`` and every section a member: a difference is a
-  :class:`CatalogError` naming it, never an empty entry.
+* **The code the CLI loads**: the package's ``bin`` entry (``bundle/gemini.js``) and every bundle file it
+  imports, statically or with ``import("./...")``, followed in import order; the first of them that
+  defines the ``HookEventName`` enum and ``DefaultHookOutput`` and blocks tools is read. The bundle also
+  ships content-hashed chunks with the same definitions that nothing imports (0.61.0: two of three);
+  they are never read, and file names are never guessed.
+* **Events**: that file's ``HookEventName`` enum (an arrow IIFE ``var HookEventName = /* @__PURE__ */
+  ((HookEventName2) => {...})`` or TypeScript's ``var HookEventName; (function(HookEventName2) {...})``).
+  Every member must have its section in ``bundle/docs/hooks/reference.md`` and every section a member: a
+  difference is a :class:`CatalogError` naming it, never an empty entry.
 * **Input**: the reference's "Base input schema" (every event, required) plus the section's "Input
   Fields" bullets (`` `name`: (`type`) ...``; ``("a" | "b")`` is an enum; "Optional" or "if ..." in the
-  text makes a field optional).
+  text makes a field optional). The code that builds the input overrides that word where it is plain:
+  a field spread in only when set (``...mcpContext && { mcp_context: mcpContext }``) is optional, one
+  whose value is a literal or a parameter with a default (``stop_hook_active: stopHookActive``,
+  ``stopHookActive = false``) is always sent, so required. (0.61.0: AfterTool's ``mcp_context``, which
+  the reference types without "Optional", and AfterAgent's ``stop_hook_active``, whose text says "if";
+  every capture agrees.)
 * **Output**: the reference's "Common output fields" that every event reads (``systemMessage``,
   ``suppressOutput``) plus the section's "Relevant Output Fields" bullets; ``decision`` takes the
   decision words the bullet quotes that the code's ``DefaultHookOutput`` also reads
   (``this.decision === "deny"``). ``hookSpecificOutput.<name>`` bullets become its fields.
+  **Plus what the code reads**: the functions that call ``.fire<Event>Event(`` (and, where one
+  returns that output, its callers) call ``DefaultHookOutput`` methods on it; each method reads the
+  fields its body names (``shouldStopExecution``: ``continue``; ``getEffectiveReason``: ``stopReason``,
+  ``reason``) and compares decision words (``isAskDecision``: ``"ask"``), through the methods it calls.
+  Those fields join the event's output, typed by the common output table (a field it does not type is
+  a :class:`CatalogError`), and those words its ``decision`` (after the reference's). 0.61.0: BeforeTool
+  gains ``decision: "ask"`` (``evaluateBeforeToolHook``) and ``stopReason``; the model events
+  ``continue``, ``reason`` and ``stopReason`` (``HookSystem.fireBeforeModelEvent`` /
+  ``fireAfterModelEvent``); AfterTool, BeforeAgent and AfterAgent ``stopReason``. Code that only logs
+  an output (``processCommonHookOutputFields``, which fires nothing) adds nothing.
 
 **Types, never guessed.** A field's type comes from the reference's own type note
 (`` (`string`) ``, `` (`"a" | "b"`) ``, `` (`string[]`) ``, the base-input block, the common-output
 table). The reference's prose ("Summary of the alert", "An object that ...") is never read for a
 type. Where a bullet has no usable note, the type comes from the host's code that handles the field,
-in the same bundle chunk:
+in the same file:
 
 * an *output* ``hookSpecificOutput.<name>``: the output class ``createHookOutput`` builds for the
   event (``DefaultHookOutput`` when its ``switch`` names no other), searched up its ``extends`` chain.
@@ -29,12 +49,13 @@ in the same bundle chunk:
   Model API" gives that structure (``**LLMRequest**:`` / ``**LLMResponse**:`` followed by an object
   literal ``{ ... }`` is ``object``). When the reference also has a type note, the two must agree.
 * an *input* field: the code that builds the event's input (``const input = { ...this.createBaseInput(
-  "<Event>"), ... }`` in the method that fires it). The field's value is a parameter of that method;
-  every call of the method must pass, at that position, a value whose type the code states: a string
-  or template literal (``string``), an object literal (``object``), or a ``const`` bound just before the
-  call to one of those or to a call of a ``function`` every ``return`` of which is one of those (or a
-  ``const`` of the function bound to one). Notification's ``message`` (``getNotificationMessage``:
-  template literals) and ``details`` (``toSerializableDetails``: object literals) are read this way.
+  "<Event>"), ... }``, or ``(HookEventName.<Event>)``, in the method that fires it). The field's value
+  is a parameter of that method; every call of the method must pass, at that position, a value whose
+  type the code states: a string or template literal (``string``), an object literal (``object``), or a
+  ``const`` bound just before the call to one of those or to a call of a ``function`` every ``return``
+  of which is one of those (or a ``const`` of the function bound to one). Notification's ``message``
+  (``getNotificationMessage``: template literals) and ``details`` (``toSerializableDetails``: object
+  literals) are read this way.
 
 A field whose type neither source gives is a :class:`CatalogError` naming the event and the field,
 never an ``unknown`` entry.
@@ -44,18 +65,24 @@ Nothing is run; descriptions are never copied.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pasture.catalog.hookdocs import reference_and_code, same_events
 from pasture.catalog.jsexpr import JsSyntaxError, Node, parse_expression, skip_balanced
 from pasture.catalog.packages import HostFile
 from pasture.profile.catalog import CatalogError
 
 PACKAGE = "@google/gemini-cli"
 REFERENCE = "bundle/docs/hooks/reference.md"
-_ENUM = re.compile(r"var HookEventName = /\* @__PURE__ \*/ \(\(HookEventName2\) => \{(.*?)\}\)", re.S)
+_ENUM = re.compile(
+    r"var HookEventName(?: = /\* @__PURE__ \*/ \(\(HookEventName2\) => \{(.*?)\}\)"
+    r"|;\s*\(function\(HookEventName2\) \{(.*?)\}\)\(HookEventName \|\| \(HookEventName = \{\}\)\))",
+    re.S,
+)
 _MEMBER = re.compile(r'HookEventName2\["(\w+)"\] = "(\w+)"')
 _DECISION = re.compile(r'this\.decision === "(\w+)"')
 _DEFAULT_OUTPUT = re.compile(r"var DefaultHookOutput = class \{(.*?)\n\};", re.S)
@@ -70,12 +97,46 @@ _COMMON_OUTPUT = ("systemMessage", "suppressOutput")
 _SIMPLE_TYPES = {"string", "boolean", "number", "object"}
 
 
-def _code_chunk(bundle: Path) -> Path | None:
-    """The bundle chunk that defines the event enum and the hook output classes and blocks tools."""
-    for path in sorted(bundle.glob("chunk-*.js")):
+#: a bundle file's imports of its siblings: ``import {...} from "./x.js"``, ``import "./x.js"``, ``import("./x.js")``
+_IMPORT = re.compile(r'^import\s+(?:[^;"]*?\s+from\s+)?"\./([\w.-]+\.js)"|\bimport\(\s*"\./([\w.-]+\.js)"\s*\)', re.M)
+
+
+def _bin_entry(folder: Path) -> Path | None:
+    """The file the package's ``gemini`` command runs (package.json ``bin``), inside the package."""
+    try:
+        doc = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = doc.get("bin") if isinstance(doc, dict) else None
+    if isinstance(entry, dict):
+        entry = entry.get("gemini")
+    if not isinstance(entry, str):
+        return None
+    path = (folder / entry).resolve()
+    return path if path.is_file() and path.is_relative_to(folder.resolve()) else None
+
+
+def _defines_hooks(text: str) -> bool:
+    return "var DefaultHookOutput = class" in text and _BLOCKED in text and _ENUM.search(text) is not None
+
+
+def _code_file(folder: Path) -> Path | None:
+    """The first file, in import order from the bin entry, that defines the hook event enum and output
+    classes: the code the CLI runs (every import of a file the CLI loads is loaded, or may be)."""
+    entry = _bin_entry(folder)
+    if entry is None:
+        return None
+    queue, seen = [entry], {entry}
+    while queue:
+        path = queue.pop(0)
         text = path.read_text(encoding="utf-8", errors="replace")
-        if "var HookEventName = " in text and "var DefaultHookOutput = class" in text and _BLOCKED in text:
+        if _defines_hooks(text):
             return path
+        for m in _IMPORT.finditer(text):
+            near = path.parent / (m.group(1) or m.group(2))
+            if near not in seen and near.is_file():
+                seen.add(near)
+                queue.append(near)
     return None
 
 
@@ -83,13 +144,14 @@ def files(node_modules: Path, add: Callable[[Path, str, str], None]) -> None:
     folder = Path(node_modules) / PACKAGE
     if (folder / REFERENCE).is_file():
         add(folder, REFERENCE, "the hook reference bundled with the CLI: events, input fields, output fields")
-    chunk = _code_chunk(folder / "bundle") if (folder / "bundle").is_dir() else None
-    if chunk is not None:
+    code = _code_file(folder) if folder.is_dir() else None
+    if code is not None:
         add(
             folder,
-            chunk.relative_to(folder).as_posix(),
-            "the HookEventName enum, the decisions DefaultHookOutput reads, the type checks of the hook output"
-            " classes createHookOutput builds, and the code that builds each event's input",
+            code.resolve().relative_to(folder.resolve()).as_posix(),
+            "the code the CLI loads (package.json bin and its imports): the HookEventName enum, the decisions"
+            " and output fields DefaultHookOutput reads, the type checks of the hook output classes"
+            " createHookOutput builds, and the code that builds each event's input",
         )
 
 
@@ -113,8 +175,59 @@ _DEFAULT_CLASS = re.compile(r"default:\s*return new (\w+)\(")
 _TRANSLATOR = re.compile(r"defaultHookTranslator\.fromHook(\w+)\(")
 
 
+_METHOD = re.compile(r"^  (?:async )?(\w+)\(([^()]*)\) \{$", re.M)
+#: a function or method header alone on its line (``async function f(a, b) {``, ``  async *m(x = 1) {``)
+_HEADER = re.compile(
+    r"^[ \t]*(?:static\s+)?(?:async\s+)?(?:function\s*\*?\s*|\*\s*)?([\w$]+)\s*\(([^()]*)\)\s*\{[ \t]*$", re.M
+)
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "with", "function", "return"})
+#: how far back from a call the header of the function holding it is looked for
+_WINDOW = 400_000
+
+
+def _output_methods(code: str) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """DefaultHookOutput's methods -> (the output fields they read, the decision words they compare), each
+    with what the methods it calls read. The fields are those its constructor copies from ``data``."""
+    m = _DEFAULT_OUTPUT.search(code)
+    if m is None:
+        return {}
+    body = m.group(1)
+    fields = set(re.findall(r"this\.(\w+) = data\.\1;", body))
+    raw: dict[str, str] = {}
+    for head in _METHOD.finditer(body):
+        end = body.find("\n  }", head.end())
+        raw[head.group(1)] = body[head.end() : end if end != -1 else len(body)]
+
+    def reads(name: str, seen: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        text = raw[name]
+        found = {f for f in re.findall(r"this\.(\w+)\b(?!\()", text) if f in fields}
+        words = set(_DECISION.findall(text))
+        for callee in re.findall(r"this\.(\w+)\(", text):
+            if callee in raw and callee not in seen:
+                more, more_words = reads(callee, seen | {callee})
+                found |= more
+                words |= more_words
+        return frozenset(found), frozenset(words)
+
+    return {name: reads(name, frozenset({name})) for name in raw if name != "constructor"}
+
+
+def _enclosing(code: str, pos: int) -> tuple[str, int, int] | None:
+    """The innermost function or method (name, body start, body end) whose body holds ``pos``."""
+    heads = [h for h in _HEADER.finditer(code, max(0, pos - _WINDOW), pos) if h.group(1) not in _NOT_FUNCTIONS]
+    for head in reversed(heads):
+        brace = code.rfind("{", head.start(), head.end())
+        try:
+            end = skip_balanced(code, brace)
+        except JsSyntaxError:
+            continue
+        if end > pos:
+            return head.group(1), brace, end
+    return None
+
+
 class _Code:
-    """What the bundle chunk's code says about the types of hook input and output fields."""
+    """What the loaded code says about the types of hook input and output fields."""
 
     def __init__(self, code: str, reference: str):
         self.code = code
@@ -128,6 +241,37 @@ class _Code:
         self.output_class: dict[str, str] = dict(_CASE.findall(create.group(1))) if create else {}
         default = _DEFAULT_CLASS.search(create.group(1)) if create else None
         self.default_class = default.group(1) if default else None
+        self._builders: dict[str, tuple[str, list[str], Node] | None] = {}
+        self.methods = _output_methods(code)
+
+    def consulted(self, event: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The output fields, and the decision words, that the code consulting the event's output reads: the
+        functions that call ``.fire<Event>Event(`` (and, where one returns that output, its callers) call
+        DefaultHookOutput methods on it (``shouldStopExecution``: ``continue``; ``getEffectiveReason``:
+        ``stopReason`` and ``reason``; ``isAskDecision``: ``decision === "ask"``; ...)."""
+        fields: set[str] = set()
+        words: set[str] = set()
+        followed: set[str] = set()
+        calls = [f"fire{event}Event"]
+        while calls:
+            name = calls.pop()
+            for call in re.finditer(r"\." + re.escape(name) + r"\(", self.code):
+                held = _enclosing(self.code, call.start())
+                if held is None:
+                    continue
+                function, start, end = held
+                body = self.code[start:end]
+                for called in re.findall(r"\.(\w+)\(", body):
+                    if called in self.methods:
+                        fields |= self.methods[called][0]
+                        words |= self.methods[called][1]
+                line = self.code[self.code.rfind("\n", 0, call.start()) + 1 : call.start()]
+                bound = re.search(r"const (\w+) = await [\w.?()]*$", line)
+                returned = bound is not None and re.search(rf"\breturn {bound.group(1)};", body) is not None
+                if returned and function not in followed and len(followed) < 8:
+                    followed.add(function)
+                    calls.append(function)
+        return frozenset(fields), frozenset(words)
 
     def _structure(self, name: str) -> dict[str, Any] | None:
         """The type the reference's "Stable Model API" gives ``**<name>**:`` (an object literal: object)."""
@@ -169,22 +313,56 @@ class _Code:
                 return self._structure(translated.group(1))
         return None
 
-    def input_type(self, event: str, field: str) -> dict[str, Any] | None:
-        """The type of what every caller passes for ``field`` to the method that builds the event's input."""
+    def _builder(self, event: str) -> tuple[str, list[str], Node] | None:
+        """The method that builds the event's input: its name, its parameters (``p = default`` kept whole)
+        and the object literal it builds (``createBaseInput("<Event>")`` or ``(HookEventName.<Event>)``)."""
+        if event in self._builders:
+            return self._builders[event]
         pattern = (
-            r"async (\w+)\(([\w, =]*)\) \{\s*const input = (?=\{\s*\.\.\.this\.createBaseInput\(\""
-            + re.escape(event)
-            + r'")'
+            r"async (\w+)\(([\w, =]*)\) \{\s*const input = (?=\{\s*\.\.\.this\.createBaseInput\("
+            + rf'(?:"{re.escape(event)}"|HookEventName\.{re.escape(event)}\b))'
         )
         m = re.search(pattern, self.code)
-        if m is None:
+        found = None
+        if m is not None:
+            try:
+                built, _ = parse_expression(self.code, m.end())
+                found = (m.group(1), [p.strip() for p in m.group(2).split(",")], built)
+            except JsSyntaxError:
+                found = None
+        self._builders[event] = found
+        return found
+
+    def input_presence(self, event: str, field: str) -> bool | None:
+        """Whether the code that builds the event's input always sends ``field`` (True: a property whose value
+        is a parameter with a default, or a literal), sends it only sometimes (False: inside a spread
+        ``...value && { field: value }``), or says neither (None: the reference's word stands)."""
+        builder = self._builder(event)
+        if builder is None:
             return None
-        method = m.group(1)
-        params = [p.split("=")[0].strip() for p in m.group(2).split(",")]
-        try:
-            built, _ = parse_expression(self.code, m.end())
-        except JsSyntaxError:
+        _method, params, built = builder
+        for member in built.children:
+            if member.kind == "prop" and member.value == field:
+                value = member.children[0]
+                if value.kind in ("str", "template", "num", "object", "array"):
+                    return True
+                defaults = {p.split("=")[0].strip() for p in params if "=" in p}
+                return True if value.kind == "ident" and value.value in defaults else None
+            if member.kind == "spread" and member.children:
+                inner = member.children[0]
+                if inner.kind == "binary" and inner.value == "&&" and len(inner.children) == 2:
+                    obj = inner.children[1]
+                    if obj.kind == "object" and any(c.kind == "prop" and c.value == field for c in obj.children):
+                        return False
+        return None
+
+    def input_type(self, event: str, field: str) -> dict[str, Any] | None:
+        """The type of what every caller passes for ``field`` to the method that builds the event's input."""
+        builder = self._builder(event)
+        if builder is None:
             return None
+        method, params, built = builder
+        params = [p.split("=")[0].strip() for p in params]
         value = next((p.children[0] for p in built.children if p.kind == "prop" and p.value == field), None)
         if value is None or value.kind != "ident" or value.value not in params:
             return None
@@ -330,7 +508,8 @@ def _event(
         if typed is None:
             searched = f'the literal its callers pass to the method building createBaseInput("{name}")'
             raise _untyped(name, "input", field, searched)
-        spec_in[field] = {"required": not optional, **typed}
+        present = code.input_presence(name, field)
+        spec_in[field] = {"required": (not optional) if present is None else present, **typed}
     spec_out: dict[str, Any] = {f: dict(common[f]) for f in _COMMON_OUTPUT if f in common}
     specific: dict[str, Any] = {}
     for field, text in _bullets(outputs).items():
@@ -364,6 +543,14 @@ def _event(
             if typed is None and field not in common:
                 raise _untyped(name, "output", field, "the common output fields table")
             spec_out[field] = {"required": False, **typed} if typed else dict(common[field])
+    consulted, read_words = code.consulted(name)
+    for extra in sorted(consulted - {"decision", "hookSpecificOutput"} - set(spec_out)):
+        if extra not in common:
+            raise _untyped(name, "output", extra, f"the common output fields table (the code reads {extra})")
+        spec_out[extra] = dict(common[extra])
+    if read_words - {"block", "deny"} or ("decision" not in spec_out and read_words):
+        listed = spec_out.get("decision", {}).get("values", [])
+        spec_out["decision"] = {"required": False, "type": "enum", "values": listed + sorted(read_words - set(listed))}
     if specific:
         spec_out["hookSpecificOutput"] = {"required": False, "type": "object", "fields": specific}
     return {
@@ -380,7 +567,7 @@ def extract(reference: str, code: str) -> list[dict[str, Any]]:
     enum = _ENUM.search(code)
     if enum is None:
         raise CatalogError("no HookEventName enum in the bundle's code (has the bundle changed?)")
-    names = [value for _key, value in _MEMBER.findall(enum.group(1))]
+    names = [value for _key, value in _MEMBER.findall(enum.group(1) or enum.group(2))]
     if not names:
         raise CatalogError("the bundle's HookEventName enum has no members")
     output = _DEFAULT_OUTPUT.search(code)
@@ -390,14 +577,7 @@ def extract(reference: str, code: str) -> list[dict[str, Any]]:
     sections = _sections(reference)
     base = _base_input(reference)
     common = _common_output(reference)
-    undocumented = [n for n in names if n not in sections]
-    if undocumented:
-        raise CatalogError(
-            f"{REFERENCE} documents no section for {', '.join(undocumented)} (in the code's HookEventName)"
-        )
-    extra = [s for s in sections if s not in names]
-    if extra:
-        raise CatalogError(f"{REFERENCE} documents {', '.join(extra)}, which the code's HookEventName lacks")
+    same_events(names, list(sections), REFERENCE)
     # the enum's order is arbitrary (BeforeTool first); the catalog lists events in the reference's order
     typed = _Code(code, reference)
     return [_event(n, sections[n], base, common, decisions, typed) for n in sections]
@@ -406,13 +586,7 @@ def extract(reference: str, code: str) -> list[dict[str, Any]]:
 def events(
     version: str, found: list[HostFile], node_modules: Path | None, binary: Path | None, root: Path | None
 ) -> tuple[list[HostFile], list[dict[str, Any]]]:
-    have = {f.rel for f in found}
-    if REFERENCE not in have:
-        raise CatalogError(f"no {PACKAGE}/{REFERENCE} under {node_modules} (the bundled hook reference)")
-    code = [f for f in found if f.rel != REFERENCE]
-    if not code:
-        raise CatalogError(
-            f"no bundle/chunk-*.js of {PACKAGE} under {node_modules} defines HookEventName and DefaultHookOutput"
-        )
-    reference = next(f for f in found if f.rel == REFERENCE).path.read_text(encoding="utf-8")
-    return found, extract(reference, code[0].path.read_text(encoding="utf-8", errors="replace"))
+    reference, code = reference_and_code(
+        found, PACKAGE, REFERENCE, node_modules, "its bin entry loads defines HookEventName and DefaultHookOutput"
+    )
+    return found, extract(reference, code)

@@ -5,6 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pasture.check.drift import Drift
+    from pasture.profile.contracts import Contract
+    from pasture.render.artifact import Artifact
 
 import click
 
@@ -116,7 +122,7 @@ def _render_or_exit(
     as_json: bool = False,
     cited: set[str] | None = None,
     loaded: list | None = None,
-):
+) -> list[Artifact]:
     """Every artifact of every contract; `loaded` (a list) receives the contracts the render used."""
     from pasture.hosts import HOSTS
     from pasture.render.project import RenderError, render_project
@@ -145,7 +151,7 @@ def _templates_note(root: Path) -> dict:
     return {"templates": list(search_path(root)), "overridden_templates": overridden(root)}
 
 
-def _drift_json(drift, **extra) -> str:
+def _drift_json(drift: Drift, **extra: Any) -> str:
     return json.dumps(
         {
             "ok": True,
@@ -289,7 +295,9 @@ def check(ctx: click.Context, root: Path | None, contract_ids: tuple[str, ...], 
     sys.exit(EXIT_DIFF)
 
 
-def _remember_if_evidence_holds(project: Path, cited: set[str], before: str | None, artifacts, contracts) -> None:
+def _remember_if_evidence_holds(
+    project: Path, cited: set[str], before: str | None, artifacts: list[Artifact], contracts: list[Contract]
+) -> None:
     """generate leaves a verdict for check only after everything check checks: generated/ is clean
     (it just wrote it) and every cited evidence holds; otherwise no record, so check runs in full."""
     if before is None:
@@ -300,7 +308,7 @@ def _remember_if_evidence_holds(project: Path, cited: set[str], before: str | No
         _remember_clean(project, cited, before, artifacts)
 
 
-def _remember_clean(project: Path, cited: set[str], before: str | None, artifacts) -> None:
+def _remember_clean(project: Path, cited: set[str], before: str | None, artifacts: list[Artifact]) -> None:
     """Record that generated/ is verified against these exact inputs (the fast path of check);
     ``before`` is None for a --contract run (it verified only part of the project)."""
     from pasture.check import quick

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -22,7 +23,7 @@ def catalog() -> None:
 
 
 def resolve_install(
-    project: Path, harness: str, version: str | None, host_bin: Path | None, say
+    project: Path, harness: str, version: str | None, host_bin: Path | None, say: Callable[[str], Any]
 ) -> tuple[str, Path | None, Path | None]:
     """(version, node_modules, binary) for the host to read, installing ``version`` from npm if asked."""
     from pasture.catalog import CatalogError, installed_version

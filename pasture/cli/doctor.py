@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from pasture.cli.install import binaries_given, binary_options
 from pasture.doctor.findings import EXIT_ERROR, DoctorError
 from pasture.hosts import HOSTS
 from pasture.hosts import NAMES as HARNESSES
@@ -30,15 +31,26 @@ from pasture.hosts import NAMES as HARNESSES
     type=click.Choice(HARNESSES),
     help="a host that must be installed (repeatable; default: check whichever are installed)",
 )
-@click.option(
-    "--codex-bin", default=None, metavar="PATH", help="codex binary asked about hook trust (default: codex on PATH)"
-)
+@binary_options("doctor_binary_use")
 @click.option(
     "--root",
     "root",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="the pasture project holding profiles/ (default: current folder, else this checkout)",
+)
+@click.option(
+    "--managed",
+    is_flag=True,
+    help="also say which hosts have no managed install here, or no managed channel (managed installs found are "
+    "always checked)",
+)
+@click.option(
+    "--managed-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="look for managed installs below DIR instead of / (what pasture install --managed --managed-root wrote)",
 )
 @click.option("--json", "as_json", is_flag=True, help="machine-readable report")
 @click.pass_context
@@ -47,9 +59,11 @@ def doctor(
     project: Path | None,
     user: bool,
     hosts: tuple[str, ...],
-    codex_bin: str | None,
     root: Path | None,
+    managed: bool,
+    managed_root: Path | None,
     as_json: bool,
+    **binaries: str | None,
 ) -> None:
     """Check that pasture really enforces here, host by host; every finding names its fix.
 
@@ -66,7 +80,9 @@ def doctor(
         root=_root(ctx, root),
         env=dict(os.environ),
         hosts=hosts,
-        binaries={"--codex-bin": codex_bin} if codex_bin else {},
+        binaries={flag: path for flag, path in binaries_given(binaries).items() if path},
+        managed=managed,
+        managed_root=(managed_root or Path("/")).resolve(),
     )
     try:
         report = run(opts, HOSTS)

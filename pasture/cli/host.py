@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -31,7 +32,7 @@ def _dest(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def _binary_options(func):
+def _binary_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """One ``--<binary>-bin PATH`` per host (its ``binary_flag``, ``binary_env``), in registry order."""
     for h in reversed(list(HOSTS.values())):
         article = "an" if h.display_name[:1] in "AEIOU" else "a"

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -31,6 +32,30 @@ def _bundled() -> Path:
     from pasture.resources import bundled_project
 
     return Path(bundled_project())
+
+
+def _managed(project: Path | None, user: bool, managed: bool, root: Path | None, follow: bool) -> bool:
+    """Whether this run is a managed one (``--managed``); the flags it excludes are usage errors."""
+    if root is not None and not managed:
+        raise click.UsageError("--managed-root applies to --managed")
+    if not managed:
+        return False
+    if project is not None or user:
+        raise click.UsageError("--managed excludes --project and --user")
+    if follow:
+        raise click.UsageError("--follow-symlinks applies to --project")
+    return True
+
+
+def _run_managed(opts: Any, harness: str, root: Path | None, action: str, as_json: bool) -> None:
+    from pasture.install.managed_run import run_managed
+
+    try:
+        report = run_managed(opts, HOSTS[harness], root or Path("/"), action)
+    except InstallError as exc:
+        _refuse(exc, as_json)
+        return
+    _emit(report, as_json)
 
 
 def _scope(project: Path | None, user: bool) -> Path | None:
@@ -97,13 +122,71 @@ _common = [
         is_flag=True,
         help="project scope: write through a symlink that leads out of the project (refused without it)",
     ),
+    click.option(
+        "--managed",
+        is_flag=True,
+        help="the host's administrator (managed) channel with its lock-out flag, for every user of this machine "
+        '(as root; docs/hosts.md, "Managed installs")',
+    ),
+    click.option(
+        "--managed-root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        metavar="DIR",
+        help="with --managed: write below DIR what would go below / (tests, an MDM payload)",
+    ),
 ]
 
 
-def _with_common(func):
+def _with_common(func: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(_common):
         func = decorator(func)
     return func
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def binary_options(use: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """One ``--<binary>-bin PATH`` per host that says what the command runs it for (``install_binary_use`` or
+    ``doctor_binary_use``), in registry order."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for h in reversed(list(HOSTS.values())):
+            said = getattr(h, use)
+            if said is not None:
+                func = click.option(
+                    h.binary_flag,
+                    _dest(h.binary_flag),
+                    default=None,
+                    metavar="PATH",
+                    help=f"{h.binary} binary {said} (default: {h.binary} on PATH)",
+                )(func)
+        return func
+
+    return decorate
+
+
+def binaries_given(binaries: dict[str, Any]) -> dict[str, Any]:
+    """``binary_flag`` -> its value, for each host option :func:`binary_options` added (click's keywords)."""
+    return {h.binary_flag: binaries[_dest(h.binary_flag)] for h in HOSTS.values() if _dest(h.binary_flag) in binaries}
+
+
+def _trust_project_help() -> str:
+    takers = [h for h in HOSTS.values() if "--trust-project" in h.install_flags]
+    return (
+        f"{', '.join(h.name for h in takers)}: also record the project folder as trusted by the host "
+        f"({'; '.join(h.trust_project_help or h.name for h in takers)}), which uninstall takes out again"
+    )
+
+
+def _trust_only_help() -> str:
+    takers = [h for h in HOSTS.values() if "--trust-only" in h.install_flags]
+    return (
+        f"{_hosts_taking('--trust-only')} only: only record trust for the pasture hooks already "
+        f"installed (after an install that could not reach {' or '.join(h.binary for h in takers)})"
+    )
 
 
 @click.command()
@@ -121,28 +204,9 @@ def _with_common(func):
     default=None,
     help="the pasture project holding profiles/ (default: current folder, else this checkout)",
 )
-@click.option(
-    "--codex-bin", default=None, metavar="PATH", help="codex binary used to record hook trust (default: codex on PATH)"
-)
-@click.option(
-    "--opencode-bin",
-    default=None,
-    metavar="PATH",
-    help="opencode binary asked for its version (default: opencode on PATH)",
-)
-@click.option(
-    "--trust-project",
-    is_flag=True,
-    help="codex, gemini-cli, copilot-cli: also record the project folder as trusted by the host (Codex: "
-    '[projects."DIR"] trust_level = "trusted"; Gemini CLI: trustedFolders.json; Copilot CLI: config.json '
-    "trustedFolders), which uninstall takes out again",
-)
-@click.option(
-    "--trust-only",
-    is_flag=True,
-    help="codex only: only record trust for the pasture hooks already "
-    "installed (after an install that could not reach codex)",
-)
+@binary_options("install_binary_use")
+@click.option("--trust-project", is_flag=True, help=_trust_project_help())
+@click.option("--trust-only", is_flag=True, help=_trust_only_help())
 @click.option(
     "--force",
     is_flag=True,
@@ -158,22 +222,47 @@ def install(
     follow_symlinks: bool,
     contract: str | None,
     root: Path | None,
-    codex_bin: str | None,
-    opencode_bin: str | None,
     trust_project: bool,
     trust_only: bool,
     force: bool,
+    managed: bool,
+    managed_root: Path | None,
+    **binaries: str | None,
 ) -> None:
     """Install the HARNESS adapter where the host reads it, merged with what is there.
 
     Exit 0 installed; 2 refused (nothing written); 3 written, but Codex will not run the hooks
     until their trust is recorded (the report gives the command).
     """
-    _host_only(harness, {"--trust-project": trust_project, "--trust-only": trust_only, "--codex-bin": codex_bin})
+    given = binaries_given(binaries)
+    host_only = {flag for h in HOSTS.values() for flag in h.install_flags}
+    _host_only(
+        harness,
+        {
+            "--trust-project": trust_project,
+            "--trust-only": trust_only,
+            **{flag: value for flag, value in given.items() if flag in host_only},
+        },
+    )
     if trust_project and user:
         raise click.UsageError("--trust-project applies to --project installs")
     # the CLI imports this module; keep `pasture --help` light
     from pasture.install.actions import Options, run_install
+
+    if _managed(project, user, managed, managed_root, follow_symlinks):
+        if trust_project or trust_only or force:
+            raise click.UsageError("--trust-project, --trust-only and --force apply to --project and --user installs")
+        opts = Options(
+            harness=harness,
+            project=None,
+            root=_root(ctx, root),
+            env=dict(os.environ),
+            contract=contract,
+            binaries={flag: path for flag, path in given.items() if path},
+            root_given=root is not None,
+        )
+        _run_managed(opts, harness, managed_root, "install", as_json)
+        return
 
     opts = Options(
         harness=harness,
@@ -181,7 +270,7 @@ def install(
         root=_root(ctx, root),
         env=dict(os.environ),
         contract=contract,
-        binaries={flag: path for flag, path in (("--codex-bin", codex_bin), ("--opencode-bin", opencode_bin)) if path},
+        binaries={flag: path for flag, path in given.items() if path},
         trust_project=trust_project,
         trust_only=trust_only,
         root_given=root is not None,
@@ -189,7 +278,7 @@ def install(
         force=force,
     )
     try:
-        report = run_install(opts, HOSTS[harness])
+        report = run_install(opts, HOSTS[harness], HOSTS.values())
     except InstallError as exc:
         _refuse(exc, as_json)
         return
@@ -200,7 +289,14 @@ def install(
 @_with_common
 @click.pass_context
 def uninstall(
-    ctx: click.Context, harness: str, project: Path | None, user: bool, as_json: bool, follow_symlinks: bool
+    ctx: click.Context,
+    harness: str,
+    project: Path | None,
+    user: bool,
+    as_json: bool,
+    follow_symlinks: bool,
+    managed: bool,
+    managed_root: Path | None,
 ) -> None:
     """Remove pasture's hooks (only ours) from where HARNESS reads them.
 
@@ -209,6 +305,10 @@ def uninstall(
     """
     from pasture.install.actions import Options, run_uninstall
 
+    if _managed(project, user, managed, managed_root, follow_symlinks):
+        opts = Options(harness=harness, project=None, root=_bundled(), env=dict(os.environ))
+        _run_managed(opts, harness, managed_root, "uninstall", as_json)
+        return
     opts = Options(
         harness=harness,
         project=_scope(project, user),

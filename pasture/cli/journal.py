@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -17,7 +18,7 @@ JOURNAL_HELP = (
 )
 
 
-def _time(ctx, param, value):
+def _time(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     from pasture.journal.view import parse_time
@@ -28,7 +29,7 @@ def _time(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
-def _where(func):
+def _where(func: Callable[..., Any]) -> Callable[..., Any]:
     """--root, --journal and the filters every journal command shares."""
     options = [
         click.option(
@@ -65,7 +66,7 @@ def _where(func):
     return func
 
 
-def _resolve(root, journal_path) -> tuple[str, dict]:
+def _resolve(root: Path | None, journal_path: Path | None) -> tuple[str, dict]:
     from pasture.cli.options import project_root
     from pasture.journal.view import settings
 
@@ -73,7 +74,7 @@ def _resolve(root, journal_path) -> tuple[str, dict]:
     return os.path.abspath(str(journal_path) if journal_path else path), retention
 
 
-def _filters(kwargs) -> dict:
+def _filters(kwargs: dict[str, Any]) -> dict:
     from pasture.journal.view import FILTERS
 
     return {k: kwargs[k] for k in FILTERS if kwargs.get(k) is not None}
@@ -85,7 +86,15 @@ def _filters(kwargs) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="print JSON (one array)")
 @click.option("--count", "as_count", is_flag=True, help="print only how many entries match")
 @click.pass_context
-def journal(ctx: click.Context, root, journal_path, limit, as_json, as_count, **kwargs) -> None:
+def journal(
+    ctx: click.Context,
+    root: Path | None,
+    journal_path: Path | None,
+    limit: int | None,
+    as_json: bool,
+    as_count: bool,
+    **kwargs: Any,
+) -> None:
     """List journaled hook invocations, oldest first (filters and --limit run in the database).
 
     Reading first moves the hooks' spool into the database and applies the policy's retention
@@ -134,7 +143,7 @@ def journal(ctx: click.Context, root, journal_path, limit, as_json, as_count, **
     default=None,
     help="delete the oldest records until the data fits (default: the policy's [journal] max_mb)",
 )
-def prune(root, journal_path, keep_days, max_mb) -> None:
+def prune(root: Path | None, journal_path: Path | None, keep_days: float | None, max_mb: float | None) -> None:
     """Apply retention now; the deletion is itself journaled (event journal.prune)."""
     import sqlite3
 
@@ -178,7 +187,7 @@ def prune(root, journal_path, keep_days, max_mb) -> None:
     "--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help=JOURNAL_HELP
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON lines, the kept bytes as latin-1 text")
-def torn(root, journal_path, as_json) -> None:
+def torn(root: Path | None, journal_path: Path | None, as_json: bool) -> None:
     """List the spool lines that were not journal records (torn, garbage or forged), with their offset."""
     import json
     import sqlite3
@@ -256,7 +265,15 @@ def torn(root, journal_path, as_json) -> None:
     "needs pip install 'pasture[otlp]'",
 )
 @click.option("--batch", type=click.IntRange(min=1, max=100000), default=512, help="OTLP: records per request")
-def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
+def export(
+    root: Path | None,
+    journal_path: Path | None,
+    fmt: str | None,
+    output: Path | None,
+    otlp: str | None,
+    batch: int,
+    **kwargs: Any,
+) -> None:
     """Export the journal: --format jsonl|csv (the matching records), or --otlp URL (each record once: a
     cursor per endpoint remembers what was sent)."""
     import sqlite3
@@ -280,6 +297,7 @@ def export(root, journal_path, fmt, output, otlp, batch, **kwargs) -> None:
             sys.exit(EXIT_ERROR)
         click.echo(f"sent {sent} record(s) to {endpoint}")
         return
+    assert fmt is not None  # exactly one of --format and --otlp (above)
     from pasture.journal import db as journaldb
     from pasture.journal.retention import after_ingest
     from pasture.journal.view import out_stream, write_rows

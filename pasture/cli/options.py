@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from pasture.profile.contracts import Contract
 
 import click
 
 EXIT_OK, EXIT_DIFF, EXIT_ERROR = 0, 1, 2
 
 
-def root_option(func):
+def root_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--root",
         "root",
@@ -29,8 +33,12 @@ def project_root(ctx: click.Context, root: Path | None) -> Path:
 
 
 def load_or_exit(
-    root: Path, as_json: bool = False, only=None, trailer: str = "nothing was written.", cited: set[str] | None = None
-):
+    root: Path,
+    as_json: bool = False,
+    only: Iterable[str] | None = None,
+    trailer: str = "nothing was written.",
+    cited: set[str] | None = None,
+) -> list[Contract]:
     """Every validated contract, or every profile problem printed and exit 2 (``cited`` collects the
     repository paths citations resolved to)."""
     from pasture.hosts import HOSTS

@@ -19,6 +19,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from pasture.runtime.effective import Effective
 
 import click
 
@@ -29,7 +33,7 @@ from pasture.cli.options import EXIT_DIFF, EXIT_ERROR
 _GATE_TIMEOUT = 60
 
 
-def _project_option(func):
+def _project_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--project",
         "project",
@@ -247,7 +251,7 @@ def _contracts() -> list[tuple[str, str, dict]]:
     return out
 
 
-def _uses(effective) -> list[dict]:
+def _uses(effective: Effective) -> list[dict]:
     """Every answer beyond deny/ask the effective policy uses: capability, what asks for it, where,
     the moment it is given at, the rule's event/harness matchers, and its on_unsupported."""
     found = []
@@ -315,7 +319,7 @@ def _carriers(use: dict, harness: str, rows: dict) -> list[tuple[str, str]]:
     return out
 
 
-def answer_matrix(effective) -> list[str]:
+def answer_matrix(effective: Effective) -> list[str]:
     """The lines `pasture policy check` prints: for each answer the policy uses, what each pinned host
     contract does with it (Row.answers), and CANNOT, with what happens instead, where none can."""
     uses = _uses(effective)
@@ -445,7 +449,7 @@ CASE_KEYS = ("command", "expect", "harness", "name")
 EXPECTED = ("deny", "ask", "rewrite", "allow", "proceed")
 
 
-def _gate_row(harness: str):
+def _gate_row(harness: str) -> tuple[str | None, Any]:
     """(event name, row) of the newest pinned contract's pre-tool gate row for `harness`."""
     import pasture_contracts
 
@@ -455,22 +459,19 @@ def _gate_row(harness: str):
         raise click.BadParameter(f"unknown harness {harness!r}; known: {known}", param_hint="--harness")
     module = candidates[-1][1]  # the newest pinned contract (the tables list them oldest first)
     rows = __import__(f"pasture_contracts.{module}", fromlist=["ROWS"]).ROWS
-    event = _TOOL_EVENTS.get(harness)
+    event = _tool_event(harness)
     return (event, rows[event]) if event in rows else (None, None)
 
 
-# the event each host consults the guard on before a tool runs (the one shell calls reach)
-_TOOL_EVENTS = {
-    "claude-code": "PreToolUse",
-    "codex": "PreToolUse",
-    "copilot-cli": "preToolUse",
-    "gemini-cli": "BeforeTool",
-    "opencode": "tool.execute.before",
-    "pi": "tool_call",
-}
+def _tool_event(harness: str) -> str | None:
+    """The event `harness` consults the guard on before a tool runs: its wire's TOOL_EVENT."""
+    from pasture.runtime.hostwire import WIRES
+    from pasture.runtime.hostwire.guarded import module
+
+    return getattr(module(WIRES[harness]), "TOOL_EVENT", None) if harness in WIRES else None
 
 
-def judge(effective, command: str, harness: str | None) -> dict:
+def judge(effective: Effective, command: str, harness: str | None) -> dict:
     """What the effective policy decides for one shell command (as a PreToolUse shell call)."""
     from pasture.runtime.effective import evaluate
 
@@ -488,7 +489,7 @@ def judge(effective, command: str, harness: str | None) -> dict:
     }
     verdict = evaluate(effective, envelope)
     decision = verdict.decision or "failure"
-    result = {
+    result: dict[str, Any] = {
         "command": command,
         "decision": decision,
         "layer": verdict.layer,
@@ -554,7 +555,9 @@ def _cases(path: Path) -> list[dict]:
     help='a TOML file of [[case]] command = "...", expect = "deny|ask|rewrite|allow|proceed"; exit 1 on any mismatch',
 )
 @click.argument("commands", nargs=-1, type=click.UNPROCESSED)
-def test_command(project: Path | None, harness: str | None, as_json: bool, cases_file: Path | None, commands) -> None:
+def test_command(
+    project: Path | None, harness: str | None, as_json: bool, cases_file: Path | None, commands: tuple[str, ...]
+) -> None:
     """What the effective policy decides for shell commands: pasture policy test -- 'git push --force'.
 
     Each COMMAND is one shell line, judged as the agent's shell tool call (the built-in guard, every

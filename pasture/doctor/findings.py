@@ -16,8 +16,6 @@ from pasture import PastureError
 
 EXIT_LIVE, EXIT_OFF, EXIT_ERROR = 0, 1, 2
 STATUSES = ("ok", "warn", "off")
-#: Warnings that leave open whether the host runs our hooks at all (issue 18: doctor never says "on" then).
-UNCONFIRMED = ("codex-trust",)
 
 
 class DoctorError(PastureError):
@@ -28,12 +26,15 @@ class DoctorError(PastureError):
 class Finding:
     check: str  # adapter | launcher | host-version | codex-trust | codex-project | claude-start | codex-shell |
     # codex-unhooked | installed | project-root | policy | policy-trust | journal | gate | sandbox | host-deny |
-    # off-switch | start-folder | host-env
+    # off-switch | start-folder | host-env | managed | managed-lockout | managed-launcher | managed-gap
     status: str  # ok | warn | off
     message: str
     host: str | None = None  # the harness, or None for project-wide checks
     fix: str | None = None  # the exact command (or action) that fixes it
     where: str | None = None  # the file the finding is about
+    # a warning that leaves open whether the host runs our hooks at all, as when the host could not be asked
+    # (issue 18: doctor never says "on" then)
+    unconfirmed: bool = False
 
     def __post_init__(self) -> None:
         assert self.status in STATUSES, self.status
@@ -92,7 +93,7 @@ class Report:
             lines.append(f"  not installed here (nothing to check): {', '.join(self.absent)}")
         off = [f for f in self.findings if f.status == "off"]
         warn = [f for f in self.findings if f.status == "warn"]
-        unconfirmed = [f for f in warn if f.check in UNCONFIRMED]
+        unconfirmed = [f for f in warn if f.unconfirmed]
         if off:
             lines.append(f"enforcement is NOT fully on here: {len(off)} finding(s) marked off; each names its fix.")
         elif unconfirmed:  # whether the host runs our hooks at all could not be asked: never "on"

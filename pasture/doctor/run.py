@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from pasture.doctor import installations, offswitch, runtime_view, tamper
+from pasture.doctor import installations, managed, offswitch, runtime_view, tamper
 from pasture.doctor.findings import DoctorError, Finding, Report
 from pasture.doctor.installed import DoctorContext, DoctorHost
 
@@ -23,6 +23,8 @@ class Options:
     binaries: Mapping[str, str] = field(default_factory=dict)  # the binary flags given: --codex-bin -> path
     timeout: float = 60.0  # a host's own trust query (codex app-server)
     cwd: Path = field(default_factory=Path.cwd)
+    managed: bool = False  # --managed: say where a host has no managed install (or no managed channel)
+    managed_root: Path = field(default_factory=lambda: Path("/"))  # where managed installs are looked for
 
 
 def run(opts: Options, hosts: Mapping[str, DoctorHost]) -> Report:
@@ -37,17 +39,21 @@ def run(opts: Options, hosts: Mapping[str, DoctorHost]) -> Report:
             raise DoctorError(f"--project {start}: no such folder")
         project = Path(runtime_view.find_root(str(start), opts.env))
         report = Report("project", start=str(start), root=str(project))
-    found_any = False
     absent = []
     if project is not None:  # before anything loads the policy: that load replaces a forged cache
-        report.add(*tamper.check_host_env(str(start), str(project)))
+        report.add(*tamper.check_host_env(str(start), str(project), hosts.values()))
         report.add(*tamper.check_cache(str(project), opts.env))
     report.add(*tamper.check_trust(opts.env))
+    managed_findings, managed_hosts = managed.findings(hosts, opts.managed_root, opts.env, opts.managed, opts.hosts)
+    report.add(*managed_findings)
+    found_any = bool(managed_hosts)  # a managed install covers every project and user here
     for harness, the_host in hosts.items():
         installs, problems = installations.find_installations(the_host, project, opts.env)
         report.add(*problems)
         covered = any(i.target.project is None for i in installs)  # the user-scope adapter is there too
         if not installs and not problems:
+            if harness in managed_hosts:
+                continue
             absent.append(harness)
             if harness in opts.hosts:
                 where = f"--project {project}" if project else "--user"

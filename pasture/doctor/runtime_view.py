@@ -117,14 +117,16 @@ def command_reachable(argv: tuple[str, ...], root: str) -> tuple[bool, str]:
 
 def agent_reachable(settings: Mapping[str, Any], root: str) -> tuple[bool, str]:
     """Whether an agent gate's host executable is there, found as the gate itself finds it."""
-    from pasture.gates.agent import INSTALL, find_binary
+    from pasture.gates.agent import find_binary
+    from pasture.runtime.agentgate import judges
 
-    found = find_binary(dict(settings), root)
+    judge = judges()[settings["host"]]
+    found = find_binary(dict(settings), root, judge)
     if found:
         return True, f"host {settings['host']} at {found}"
     return False, (
         f"host {settings['host']} is not installed ({settings.get('binary') or 'not on PATH'}); install it "
-        f"({INSTALL[settings['host']]}) or set [gate] binary"
+        f"({judge.install}) or set [gate] binary"
     )
 
 

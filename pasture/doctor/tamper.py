@@ -17,23 +17,27 @@ and the evidence with it.
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from pasture.doctor.findings import Finding
-from pasture.install.envblock import injected_by_file
+from pasture.install.envblock import EnvBlockHost, host_of, injected_by_file
 
 
-def check_host_env(start: str, root: str) -> list[Finding]:
+def check_host_env(start: str, root: str, hosts: Iterable[EnvBlockHost]) -> list[Finding]:
+    """``hosts``: the hosts checked; the finding names the one whose settings file it is (its env block)."""
+    hosts = list(hosts)
     findings = []
     for path, names in sorted(injected_by_file(start, root).items()):
+        host = host_of(path, hosts)
         findings.append(
             Finding(
                 "host-env",
                 "off",
-                f'{path} sets {", ".join(names)} in its "env" block, which Claude Code applies to '
+                f'{path} sets {", ".join(names)} in its "env" block, which '
+                f"{host.display_name if host else 'its host'} applies to "
                 "every hook: a repository must not move the guard's policy, trust store, cache or runtime (the hook "
                 "ignores these values and says so, but loses yours, and LD_*/BASH_ENV act before it runs)",
-                "claude-code",
+                host.name if host else None,
                 fix=f'remove {", ".join(names)} from the "env" block of {path}',
                 where=path,
             )

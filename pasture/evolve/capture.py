@@ -30,7 +30,7 @@ from pasture import PastureError
 from pasture.evolve.adapters import ADAPTERS, CaptureAdapter, Records
 from pasture.evolve.scenarios import ASKED_COMMAND, ASKED_FILE, PROBE_FILE, PROMPT, Scenario, scenarios_for
 from pasture.evolve.scrub import Scrubber
-from pasture.hostenv import HostRunResult, Script, Turn, isolation_support, prepare_run
+from pasture.hostenv import HostRun, HostRunResult, Script, Turn, isolation_support, prepare_run
 from pasture.hostenv.fake_models import PROTOCOLS
 from pasture.hostenv.npm_tools import NpmInstallError, binary_version
 from pasture.hosts import LAUNCHERS
@@ -267,7 +267,7 @@ def _replace(stage: Path, final: Path) -> None:
 
 
 def _execute(
-    run,
+    run: HostRun,
     adapter: CaptureAdapter,
     script: Script,
     timeout: float,

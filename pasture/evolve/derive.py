@@ -26,6 +26,8 @@ from typing import Any
 
 from pasture.catalog import Catalog, EventSchema
 from pasture.hosts import HOSTS
+from pasture.profile.answers import STOP_ACTIVE
+from pasture.profile.vocab import STOP_FAMILY_EVENTS
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.identity_fields) for name, h in HOSTS.items()}
 #: surface -> the order, reconciliation and failure axes of a new observation row (each host's ``observation_axes``)
@@ -146,7 +148,13 @@ def row_from_catalog(
             + "; an observation row (never blocking) until someone documents what it can do."
         )
         pre_action = False
-    row.update(identities=identities, unresolved=[], stop_loop="not-applicable", pre_action=pre_action)
+    # a stop gate whose input says whether an earlier block caused this stop is consulted only while it
+    # says no (the host's own loop guard): Claude Code's shape, and its forks'
+    stop_loop = "not-applicable"
+    if kind == "gate" and ev.name in STOP_FAMILY_EVENTS and any(f in ev.input for f in STOP_ACTIVE):
+        stop_loop = "consult-when-inactive"
+        why += f" Its input carries {', '.join(f for f in STOP_ACTIVE if f in ev.input)}: consulted only while false."
+    row.update(identities=identities, unresolved=[], stop_loop=stop_loop, pre_action=pre_action)
     if HOSTS[harness].tool_matchers and ("tool_name" in cat.identity_fields(ev.name)):
         row["matcher"] = "*"
     row["note"] = why

@@ -9,7 +9,7 @@ from pasture.profile.contracts import Binding, Contract, EventRow
 _AXES = ("semantic", "surface", "blocking", "mutation", "order", "reconciliation", "stop_loop")
 
 
-def _ident(i) -> str:
+def _ident(i: Any) -> str:
     return f"{i.field} ({i.kind.value}, {'required' if i.required else 'optional'})"
 
 

@@ -39,7 +39,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -62,7 +62,7 @@ from pasture.profile.contracts import Contract
 from pasture.profile.diagnostics import ProfileErrors
 from pasture.profile.loader import load_project
 from pasture.profile.versions import HostVersion, VersionError
-from pasture.profile.vocab import FailureMode
+from pasture.profile.vocab import DECISION_FIELD_SURFACES, FailureMode
 from pasture.runtime.envelope import identity_value
 
 IDENTITY_FIELDS: dict[str, dict[str, str]] = {name: dict(h.capture_identity_fields) for name, h in HOSTS.items()}
@@ -556,7 +556,7 @@ def _evidence(
     row: dict[str, Any],
     declared: FailureMode,
     cap: Capture,
-    cite,
+    cite: Callable[[ScenarioCapture], str | None],
     version: str,
     base: Contract | None,
     report: NewProfileReport,
@@ -662,7 +662,7 @@ def _evidence(
         response["ask"] = ref
         _paragraph(
             row,
-            f"Capture {version}: a JSON permissionDecision ask of {name} kept the call from running in "
+            f"Capture {version}: a JSON {_json_ask(row)} of {name} kept the call from running in "
             f"a headless run ({_rel_s(ask_held)}); the ask channel cites it." + _told(ask_held),
         )
         report.proven.append(f"{name}: JSON ask held ({_rel_s(ask_held)})")
@@ -720,7 +720,14 @@ def _prune(root: Path, row: dict[str, Any], sources: dict[str, str], version: st
 
 def _json_deny(row: dict[str, Any]) -> str:
     """How the row's host spells a JSON deny (Gemini CLI reads the shared decision field)."""
-    return 'decision "deny"' if row.get("surface") == "gemini-command-json" else "permissionDecision deny"
+    shared = row.get("surface") in {surface.value for surface in DECISION_FIELD_SURFACES}
+    return 'decision "deny"' if shared else "permissionDecision deny"
+
+
+def _json_ask(row: dict[str, Any]) -> str:
+    """How the row's host spells a JSON ask (Gemini CLI reads the shared decision field)."""
+    shared = row.get("surface") in {surface.value for surface in DECISION_FIELD_SURFACES}
+    return 'decision "ask"' if shared else "permissionDecision ask"
 
 
 def _told(scenario: ScenarioCapture) -> str:

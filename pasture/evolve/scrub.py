@@ -47,15 +47,17 @@ _UUID = re.compile(
     r"(?![0-9A-Za-z])"
 )
 # OpenCode identifiers: a short type prefix, '_', then a time-ordered random tail.
-_OPENCODE_ID = re.compile(r"\b(ses|msg|prt|evt|per|que|pty|wrk|tool|usr|prj)_[0-9A-Za-z]{12,}\b")
+_TYPED_ID = re.compile(r"\b(ses|msg|prt|evt|per|que|pty|wrk|tool|usr|prj)_[0-9A-Za-z]{12,}\b")
 # The fake model's ids: <prefix>pasture<seq:04d><n:02d> (the sequence depends on side requests).
+# a tool-call id a host makes from the clock and a random tail (Qwen Code's ``toolu_<ms>_<base36>``)
+_STAMPED_ID = re.compile(r"\b(toolu)_\d{13}_[0-9a-z]{6,12}\b")
 _FAKE_ID = re.compile(r"\b[A-Za-z_-]*pasture\d{6}\b")
 _SHA256 = re.compile(r"\b[0-9a-f]{64}\b")
 _SHA1 = re.compile(r"\b[0-9a-f]{40}\b")
 # Codex rollout files: sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<uuid>.jsonl
 _DASHED_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\b")
 # Gemini CLI transcripts: chats/session-YYYY-MM-DDTHH-MM-<first 8 hex digits of the session id>.jsonl
-_GEMINI_CHAT = re.compile(r"\bsession-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9a-f]{8}\.json")
+_CHAT_FILE = re.compile(r"\bsession-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9a-f]{8}\.json")
 _DATE_FOLDERS = re.compile(r"/\d{4}/\d{2}/\d{2}/")
 _ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _WRITTEN_DATE = re.compile(
@@ -205,14 +207,15 @@ class Scrubber:
             if literal in value:
                 value = pattern.sub(_literally(placeholder), value)
         value = _ISO_TIME.sub("<timestamp>", value)
-        value = _GEMINI_CHAT.sub("session-<timestamp>-<id>.json", value)
+        value = _CHAT_FILE.sub("session-<timestamp>-<id>.json", value)
         value = _DASHED_TIME.sub("<timestamp>", value)
         value = _DATE_FOLDERS.sub("/<date>/", value)
         value = _WRITTEN_DATE.sub("<date>", value)
         value = _HTTP_DATE.sub("<date>", value)
         value = _UUID.sub(lambda m: self._number("uuid", m.group(0).lower()), value)
-        value = _OPENCODE_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
+        value = _TYPED_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
         value = _FAKE_ID.sub(lambda m: self._number("fake-id", m.group(0)), value)
+        value = _STAMPED_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
         value = _SHA256.sub(lambda m: self._number("sha256", m.group(0)), value)
         value = _SHA1.sub(lambda m: self._number("sha1", m.group(0)), value)
         value = _ISO_DATE.sub("<date>", value)

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from pasture.hostenv import isolation_support
 from pasture.hostenv.npm_tools import (
@@ -205,7 +205,7 @@ def describe(host: FoundHost, contracts: list[Contract], root: Path, captures: P
     return entry
 
 
-def latest(contracts: list[Contract], lookup=None) -> list[dict[str, Any]]:
+def latest(contracts: list[Contract], lookup: Callable[[str], str | None] | None = None) -> list[dict[str, Any]]:
     """Per harness: the registry's newest version, the newest profile, and whether a bump is due.
 
     ``lookup(package) -> version`` asks the registry (default: ``npm view <package> version``)."""

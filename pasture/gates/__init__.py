@@ -10,7 +10,7 @@ Module map:
 * ``_env``         ``EnvAIConfig``: the seed's settings, read from its environment table
 * ``wrappers``     ``HarnessWrapper`` (the agent gate's engine), ``AIGateWrapper`` (the AI gate's)
 * ``openai_chat``  the OpenAI-compatible chat-completions backend (urllib)
-* ``agents``       how each coding-agent host is run headless (one class per host)
+* ``agents``       what a judge run headless is (``Judge``; each host's own is its wire's ``AGENT_JUDGE``)
 * ``harness``      the harness backend: run a host in a working dir, read its JSON output
 * ``gate``         ``ai_gate_decide``: the ``ai`` gate kind for the runtime
 * ``agent``        ``agent_gate``: the ``agent`` gate kind (a host run headless as the judge)

@@ -1,15 +1,16 @@
 """The ``agent`` gate kind: an installed coding-agent host, run headless, judges one event.
 
-``[gate] kind = "agent"`` with ``host = "claude-code" | "codex" | "opencode"`` (optional ``model``,
-``prompt``: the judge's instructions, ``binary``: the host's executable, default its usual name on
-PATH). The event goes to the seed's harness wrapper (:class:`~pasture.gates.wrappers.HarnessWrapper`
-over :class:`~pasture.gates.harness.HostHarnessBackend`): the host's own headless command line
-(:mod:`pasture.gates.agents`), the seed's prompt composition with the decision schema
+``[gate] kind = "agent"`` with ``host =`` a host that can judge (optional ``model``, ``prompt``: the
+judge's instructions, ``binary``: the host's executable, default its usual name on PATH). The runtime
+hands this module the host's judge (pasture.runtime.agentgate: its wire's ``AGENT_JUDGE``). The event
+goes to the seed's harness wrapper (:class:`~pasture.gates.wrappers.HarnessWrapper` over
+:class:`~pasture.gates.harness.HostHarnessBackend`): the host's own headless command line (its
+:class:`~pasture.gates.agents.Judge`), the seed's prompt composition with the decision schema
 (:class:`~pasture.gates.gate.GateDecision`), and the seed's up to 3 schema retries when the answer is
 not a valid decision. Stdlib only: GateDecision is plain Python, so no pydantic on this path.
 
 The judge starts in a fresh, empty scratch folder (removed afterwards) with the host's default, not
-bypassed, permissions (pasture.gates.agents: Claude ``acceptEdits``, Codex ``workspace-write``,
+bypassed, permissions (each judge's command line: Claude ``acceptEdits``, Codex ``workspace-write``,
 OpenCode its own defaults); it is handed the event, not the project. That is no sandbox: Codex may
 read the disk, OpenCode's defaults allow its tools (docs/policy.md says so). It inherits the hook's
 environment (the host's keys and config) plus ``PASTURE_AGENT_GATE=1``: a pasture hook inside the
@@ -32,19 +33,13 @@ import tempfile
 import time
 from typing import Any
 
+from pasture.gates.agents import Judge
 from pasture.gates.errors import AIIntegrationError, GateFailure
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision, gate_user_prompt
 from pasture.gates.harness import HarnessLaunchError, HarnessOutputTooLarge, HarnessTimeoutError, HostHarnessBackend
 from pasture.gates.wrappers import MAX_SCHEMA_RETRIES, HarnessWrapper
 
 NESTED = "PASTURE_AGENT_GATE"
-
-# How a user gets each host (the packages tests/npm pins).
-INSTALL = {
-    "claude-code": "npm install -g @anthropic-ai/claude-code",
-    "codex": "npm install -g @openai/codex",
-    "opencode": "npm install -g opencode-ai",
-}
 
 DEFAULT_INSTRUCTIONS = (
     "You are a policy gate for an AI coding agent. Below is one lifecycle event from the agent's host as a "
@@ -77,7 +72,6 @@ class _Config:
     initial_backoff_seconds = 0.0
     max_backoff_seconds = 0.0
     max_turns = None
-    opencode_server = None
 
     def __init__(self, host: str, model: str | None) -> None:
         self.provider = host
@@ -111,11 +105,9 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def find_binary(settings: dict, root: str) -> str | None:
+def find_binary(settings: dict, root: str, judge: Judge) -> str | None:
     """The host's executable: [gate] binary (relative to the project root) or its usual name on PATH."""
-    from pasture.gates.agents import JUDGES
-
-    binary = settings.get("binary") or JUDGES[settings["host"]].default_binary
+    binary = settings.get("binary") or judge.default_binary
     if os.sep in binary:
         path = binary if os.path.isabs(binary) else os.path.normpath(os.path.join(root, binary))
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
@@ -123,9 +115,17 @@ def find_binary(settings: dict, root: str) -> str | None:
 
 
 def agent_gate(
-    settings: dict, envelope: dict, root: str, timeout: float, *, clock: Any = None, base_env: dict | None = None
+    settings: dict,
+    envelope: dict,
+    root: str,
+    timeout: float,
+    *,
+    judge: Judge,
+    clock: Any = None,
+    base_env: dict | None = None,
 ) -> tuple[str, str, dict]:
-    """The agent kind's runner (pasture.runtime.gatekinds): (decision, reason, journal detail)."""
+    """The agent kind's runner, handed [gate] host's judge (pasture.runtime.agentgate):
+    (decision, reason, journal detail)."""
     clock = clock or time.monotonic
     started = clock()
     host, model = settings["host"], settings.get("model")
@@ -138,18 +138,16 @@ def agent_gate(
             "tools",
             dict(detail, outcome="nested"),
         )
-    binary = find_binary(settings, root)
+    binary = find_binary(settings, root, judge)
     if binary is None:
-        from pasture.gates.agents import JUDGES
-
-        named = settings.get("binary") or JUDGES[host].default_binary
+        named = settings.get("binary") or judge.default_binary
         raise GateFailure(
             f"agent gate: host {host} is not installed ({named!r} is not an executable here); install "
-            f"it ({INSTALL[host]}) or set [gate] binary to its path",
+            f"it ({judge.install}) or set [gate] binary to its path",
             dict(detail, outcome="missing"),
         )
     scratch = tempfile.mkdtemp(prefix="pasture-agent-gate-")
-    backend = HostHarnessBackend(binaries={host: binary}, base_env=base_env)
+    backend = HostHarnessBackend(judges={host: judge}, binaries={host: binary}, base_env=base_env)
     bounded = _Bounded(backend, started + timeout, clock)
     wrapper: HarnessWrapper[GateDecision] = HarnessWrapper(bounded, _Config(host, model))
     failure = None
@@ -166,7 +164,7 @@ def agent_gate(
     except HarnessOutputTooLarge as exc:
         failure = ("too-large", f"agent gate ({host}): {exc}; the judge must answer with one short JSON decision")
     except HarnessLaunchError as exc:
-        failure = ("launch", f"agent gate ({host}): {exc}; fix [gate] binary or reinstall it ({INSTALL[host]})")
+        failure = ("launch", f"agent gate ({host}): {exc}; fix [gate] binary or reinstall it ({judge.install})")
     except AIIntegrationError as exc:
         message = str(exc)
         if message.startswith("Schema validation failed"):

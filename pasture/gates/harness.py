@@ -1,8 +1,8 @@
 """The harness backend: run a real coding-agent host headless and read its structured output.
 
-``await HostHarnessBackend().harness(prompt, schema=..., cwd=..., provider="claude-code", ...)``
+``await HostHarnessBackend(judges=...).harness(prompt, schema=..., cwd=..., provider=..., ...)``
 
-1. runs the host (see :mod:`pasture.gates.agents` for each command line) with ``cwd`` as its
+1. runs the host (its judge's command line, :class:`~pasture.gates.agents.Judge`) with ``cwd`` as its
    working directory and the prompt on stdin, under a wall-clock timeout;
 2. reads ``<cwd>/.agentfield_output.json`` if this run wrote it (a file left over from an
    earlier run, unchanged, does not count), else falls back to the JSON found in the host's
@@ -34,12 +34,12 @@ from typing import Any, Mapping
 
 from pasture import PastureError
 from pasture.gates.agents import (
-    JUDGES,
     MAX_OUTPUT,
     HostOutput,
     HostOutputTooLarge,
     HostRequest,
     HostRun,
+    Judge,
     UnsupportedHostError,
     read_file_capped,
     resolve_host,
@@ -203,9 +203,10 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 
 
 class HostHarnessBackend:
-    """Runs Claude Code / Codex / OpenCode headless; the ``app.harness`` seam of HarnessWrapper.
+    """Runs a coding-agent host headless; the ``app.harness`` seam of HarnessWrapper.
 
-    ``binaries`` maps host name (``claude-code``, ``codex``, ``opencode``) to an executable path;
+    ``judges`` are the hosts it can run (host name -> its :class:`~pasture.gates.agents.Judge`: the hosts'
+    own, pasture.runtime.agentgate.judges()); ``binaries`` maps host name to an executable path;
     ``base_env`` is the environment the host inherits (default: this process's); ``extra_args``
     maps host name to arguments appended to its command line (e.g. ``-c`` overrides for Codex).
     """
@@ -213,13 +214,15 @@ class HostHarnessBackend:
     def __init__(
         self,
         *,
+        judges: Mapping[str, Judge],
         binaries: Mapping[str, str] | None = None,
         base_env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
         bypass_permissions: bool = False,
         extra_args: Mapping[str, list[str] | tuple[str, ...]] | None = None,
     ) -> None:
-        unknown = set(binaries or {}) - set(JUDGES)
+        self.judges = dict(judges)
+        unknown = set(binaries or {}) - set(self.judges)
         if unknown:
             raise UnsupportedHostError(f"unknown host(s) in binaries: {', '.join(sorted(unknown))}")
         self.binaries = dict(binaries or {})
@@ -247,7 +250,7 @@ class HostHarnessBackend:
     ) -> HarnessResult:
         """One host run. ``schema_max_retries`` is accepted for signature parity and ignored:
         this backend never retries on its own (schema retries are the wrapper's job)."""
-        host = resolve_host(provider)
+        host = resolve_host(provider, self.judges)
         workdir = Path(cwd)
         try:
             workdir.mkdir(parents=True, exist_ok=True)
@@ -267,7 +270,7 @@ class HostHarnessBackend:
                 max_turns=max_turns,
                 max_budget_usd=max_budget_usd,
                 project_dir=project_dir,
-                opencode_server=opencode_server,
+                server=opencode_server,
                 bypass_permissions=self.bypass_permissions,
                 extra_args=self.extra_args.get(host.name, ()),
             )

@@ -101,7 +101,7 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
     ) -> Any:
         async def _operation() -> Any:
             extra_kwargs: dict[str, Any] = {}
-            if self.config.opencode_server:
+            if getattr(self.config, "opencode_server", None):  # a config may carry no attach server
                 extra_kwargs["opencode_server"] = self.config.opencode_server
             if project_dir:
                 extra_kwargs["project_dir"] = project_dir

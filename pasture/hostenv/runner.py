@@ -38,7 +38,7 @@ from typing import Any, Callable
 from pasture.hostenv.fake_models import FakeModelServer, Script
 from pasture.hostenv.netns import Isolation, bring_loopback_up, isolation_support, network_interfaces, python_env
 from pasture.hostenv.npm_tools import host_binary
-from pasture.hosts import RunContext, RunLayout, launcher_for
+from pasture.hosts import LAUNCHERS, RunContext, RunLayout, launcher_for
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -53,8 +53,9 @@ __all__ = [
 DEFAULT_PROMPT = "Create the pasture probe file, then report."
 
 #: Variables a host never gets from the caller (the allowlist already drops them; listed so the
-#: intent is explicit and so ``extra_env`` cannot smuggle one in by accident).
-CLEARED_ENV = frozenset(
+#: intent is explicit and so ``extra_env`` cannot smuggle one in by accident): the shared ones here, each
+#: host's own credentials from its launcher (``cleared_env``).
+CLEARED_ENV = frozenset(name for launcher in LAUNCHERS.values() for name in launcher.cleared_env) | frozenset(
     {
         "http_proxy",
         "https_proxy",
@@ -69,11 +70,9 @@ CLEARED_ENV = frozenset(
         "ANTHROPIC_AUTH_TOKEN",
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_BASE_URL",
-        "CLAUDE_CODE_OAUTH_TOKEN",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
         "OPENAI_ORG_ID",
-        "CODEX_API_KEY",
         "OPENROUTER_API_KEY",
         "GITHUB_TOKEN",
         "GH_TOKEN",
@@ -81,7 +80,6 @@ CLEARED_ENV = frozenset(
         "AWS_SECRET_ACCESS_KEY",
         "AWS_SESSION_TOKEN",
         "GOOGLE_API_KEY",
-        "GEMINI_API_KEY",
         "NPM_TOKEN",
     }
 )

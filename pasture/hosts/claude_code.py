@@ -28,11 +28,15 @@ from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.scenario_sets import PROBE, PROBE_COMMAND, Approvals, Scenario
 from pasture.hosts.script import Script, Turn
+from pasture.install.managed import ManagedChannel
+from pasture.install.managed_json import JsonSettingsChannel
 from pasture.profile.answers import command_candidates
-from pasture.profile.contracts import Contract
-from pasture.profile.vocab import HookSurface
+from pasture.profile.contracts import Contract, EventRow
+from pasture.profile.versions import HostVersion
+from pasture.profile.vocab import Harness, HookSurface
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
+from pasture.runtime.hostwire.claude_code import BYPASS, GUARDED_SYSTEM_FILES, HEADLESS
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
@@ -40,7 +44,6 @@ if TYPE_CHECKING:
     from pasture.hosts.scenario_sets import ScenarioSet
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
-    from pasture.profile.versions import HostVersion
 
 __all__ = [
     "HOST",
@@ -57,6 +60,7 @@ PLUGIN_NAME = "pasture-lifecycle"
 class ClaudeCodeLauncher(HostLauncher):
     host = "claude-code"
     wire_protocol = "anthropic"
+    cleared_env = ("CLAUDE_CODE_OAUTH_TOKEN",)
     default_options = {
         "model": "claude-sonnet-4-5",
         "permission_mode": "bypass",  # or "default", "acceptEdits", "plan", ...
@@ -81,9 +85,9 @@ class ClaudeCodeLauncher(HostLauncher):
 
     def argv(self, ctx: RunContext) -> list[str]:
         o = ctx.options
-        argv = [str(ctx.binary), "-p", ctx.prompt, "--output-format", o["output_format"], "--model", o["model"]]
+        argv = [str(ctx.binary), HEADLESS, ctx.prompt, "--output-format", o["output_format"], "--model", o["model"]]
         if o["permission_mode"] == "bypass":
-            argv.append("--dangerously-skip-permissions")
+            argv.append(BYPASS)
         else:
             argv += ["--permission-mode", o["permission_mode"]]
         if o["debug_file"]:
@@ -91,11 +95,51 @@ class ClaudeCodeLauncher(HostLauncher):
         return argv + list(o["extra_args"])
 
 
+#: Claude Code honours ``"onFailure": "block"`` on command hooks from 2.1.295 (release note). The real
+#: Claude Code 2.1.328 accepts the key and blocks PreToolUse when the hook cannot start (exit 127)
+#: and when it outlives its timeout, where without the key the tool runs
+#: (tests/install/test_claude_onfailure_real.py). It covers what the shell tail cannot: a hook the
+#: host kills at its timeout. Claude ignores it on Stop, SubagentStop, TaskCompleted and
+#: TeammateIdle (its own exemption list), and a Stop must never be blocked by a failure anyway, so
+#: Stop-like rows never get it. Contracts whose floor predates 2.1.295 never get it either: an older
+#: host may reject the unknown key and skip the hook.
+ON_FAILURE_SINCE = HostVersion.parse("2.1.295")
+
+
+def on_failure_block(contract: Contract, row: EventRow) -> bool:
+    return (
+        contract.harness is Harness.CLAUDE_CODE
+        and contract.version >= ON_FAILURE_SINCE
+        and commands.fails_closed(row)
+        and not commands.guards_stop_loop(row)
+    )
+
+
+#: Claude Code hands the model ``<Event> hook blocking error from command: "<command>": <reason>`` with
+#: every JSON block (a Stop continuation, PostToolUse feedback, a refusal): ~590 bytes of our shell
+#: line. Where a command hook sets ``statusMessage``, the host names the hook by it instead (read in
+#: the binaries of 2.1.261, 2.1.328 and 2.1.332: the display name is ``statusMessage ?? command`` on
+#: the JSON-answer path; the exit-2 path still quotes the command; each one's settings schema has the
+#: key). From 2.1.261, the oldest version read.
+STATUS_MESSAGE_SINCE = HostVersion.parse("2.1.261")
+STATUS_MESSAGE = "pasture guard"
+
+
+def handler_extra(contract: Contract, row: EventRow) -> dict:
+    """Claude Code's own keys of a command handler (render.commands.hooks_table's extra)."""
+    out: dict = {}
+    if on_failure_block(contract, row):
+        out["onFailure"] = "block"
+    if contract.harness is Harness.CLAUDE_CODE and contract.version >= STATUS_MESSAGE_SINCE:
+        out["statusMessage"] = STATUS_MESSAGE
+    return out
+
+
 def claude_artifacts(contract: Contract) -> list[Artifact]:
     from pasture.render.env import render  # jinja2: only when rendering, not for the registry
 
     base = contract.id
-    hooks = commands.hooks_table(contract)
+    hooks = commands.hooks_table(contract, handler_extra)
     note = header("", contract.lifecycle_file).strip()
     settings = {"hooks": hooks}
     plugin = {
@@ -212,6 +256,27 @@ def _disable_all_hooks(inst: Installation) -> Any:
     return check
 
 
+# Managed install (issue 28), read in @anthropic-ai/claude-code 2.1.332 bin/claude.exe (its embedded JS):
+# `pr()` is "/etc/claude-code" on Linux (no variable moves it), `os()` joins "managed-settings.json"; the
+# hooks of a session, `r()`: `if(o?.disableAllHooks===!0)return{}; if(o?.allowManagedHooksOnly===!0||...)
+# return o?.hooks??{}` with `o=me("policySettings")`: with the flag only the managed settings' hooks run,
+# and a project's or user's disableAllHooks no longer reaches them (it is read from the other sources
+# only after those two returns). The flag does not reach a project's settings `env` block, whose
+# CLAUDE_CODE_SHELL_PREFIX still wraps every Bash command the hooks approved (shown on the real host); the
+# managed settings' own `env` wins over a project's, and an empty CLAUDE_CODE_SHELL_PREFIX there runs none,
+# so the install pins it (an administrator's own value stays). Proven on the real host:
+# tests/realhost/test_managed_real_hosts.py.
+MANAGED = JsonSettingsChannel(
+    paths=GUARDED_SYSTEM_FILES,
+    lockout="allowManagedHooksOnly: true: only the managed settings' hooks run; a project's or user's "
+    "disableAllHooks and their own hooks are ignored; env.CLAUDE_CODE_SHELL_PREFIX set there, so a project's "
+    "cannot wrap the commands the guard approved",
+    read_in="2.1.332",
+    lock=(("allowManagedHooksOnly", True),),
+    pins=(("env.CLAUDE_CODE_SHELL_PREFIX", ""),),
+)
+
+
 class ClaudeCode:
     name = "claude-code"
     display_name = "Claude Code"
@@ -219,6 +284,7 @@ class ClaudeCode:
     instructions_file = "CLAUDE.md"  # where the generated agent instructions go
     # Agent/SendMessage/TaskStop-era tools only (never the removed TeamCreate/TeamDelete).
     native_calls = frozenset({"Agent", "SendMessage", "TaskStop", "TaskOutput", "Skill", "AskUserQuestion"})
+    unsupported_operations: Mapping[str, str] = {}  # none (pasture.profile.rules)
     npm_packages: tuple[str, ...] = ("@anthropic-ai/claude-code",)
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = (("@anthropic-ai/claude-code", ("node", "install.cjs")),)
     binary = "claude"
@@ -247,14 +313,15 @@ class ClaudeCode:
     # .claude/settings.json run once Claude Code is started in it (headless -p: with no prompt at all).
     adapter_file = "settings.json"
     install_flags: frozenset[str] = frozenset()
+    managed: ManagedChannel | None = MANAGED
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
-        from pasture.install.places import Target, claude_user_dir, project_folder
+        from pasture.install.places import Target, project_folder
 
         if project is not None:
             project = project_folder(project)
             return Target(self.name, "project", project / ".claude" / "settings.json", project, project=project)
-        folder = claude_user_dir(env)
+        folder = user_dir(env)
         return Target(self.name, "user", folder / "settings.json", folder.parent)
 
     def pick_contract(
@@ -268,7 +335,7 @@ class ClaudeCode:
         from pasture.install import jsonhooks
         from pasture.install.denyrules import DenyRulesAmendment
 
-        jsonhooks.install(session, DenyRulesAmendment())
+        jsonhooks.install(session, DenyRulesAmendment(self.display_name, self.deny_records))
 
     def trust(self, session: Session) -> None:
         return None
@@ -277,7 +344,7 @@ class ClaudeCode:
         from pasture.install import jsonhooks
         from pasture.install.denyrules import DenyRulesAmendment
 
-        jsonhooks.uninstall(session, DenyRulesAmendment())
+        jsonhooks.uninstall(session, DenyRulesAmendment(self.display_name, self.deny_records))
 
     # doctor
     def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
@@ -301,12 +368,10 @@ class ClaudeCode:
     def check_environment(
         self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
     ) -> list[Finding]:
-        from pasture.doctor import sandbox
-
         found: list[Finding] = []
         for inst in installs:
-            found += sandbox.claude_deny_rules(inst.target.file, inst.target.project, env)
-        return found + sandbox.claude(project, env)
+            found += deny_rule_findings(inst.target.file, inst.target.project, env)
+        return found + sandbox_findings(project, env)
 
     # capture, profile new
     capture: CaptureAdapter = ClaudeCodeCapture()
@@ -347,6 +412,15 @@ class ClaudeCode:
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
+
+    # install and doctor (per host)
+
+    install_binary_use: str | None = None
+    doctor_binary_use: str | None = None
+    trust_project_help: str | None = None
+    pasture_bin_reader: str | None = None
+    #: the state folder of the records of the permissions.deny rules install added (pasture.install.denyrules)
+    deny_records = "claude-deny"
 
 
 HOST: Host = ClaudeCode()  # mypy checks the class against the Protocol here
@@ -422,3 +496,142 @@ _CLAUDE_DEFAULT = (("permission_mode", "default"),)
 
 #: Claude Code's default permission mode (no --dangerously-skip-permissions).
 DEFAULT_PERMISSION_MODE = Approvals(_CLAUDE_DEFAULT, PROBE, "in the default permission mode (no bypass flag)", True)
+
+
+# install and doctor (per host)
+
+
+def user_dir(env: Mapping[str, str]) -> Path:
+    """Claude Code's user folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    from pasture.install.places import env_dir, home
+
+    return env_dir(env, "CLAUDE_CONFIG_DIR", home(env) / ".claude")
+
+
+def _sandbox(doc: dict[str, Any]) -> dict[str, Any]:
+    value = doc.get("sandbox")
+    return value if isinstance(value, dict) else {}
+
+
+def _deny_write(entry: str, settings: Path, project: Path, home: Path) -> Path | None:
+    """The path a sandbox.filesystem.denyWrite entry names (Claude Code's prefixes), None for a glob."""
+    if any(c in entry for c in "*?["):
+        return None
+    if entry.startswith("//"):
+        return Path(entry[1:])
+    if entry.startswith("~/"):
+        return home / entry[2:]
+    if entry.startswith("/"):  # relative to the settings file's project (the folder holding .claude/)
+        return settings.parent.parent / entry.lstrip("/")
+    return project / entry
+
+
+def _covers(denied: Path, target: Path) -> bool:
+    import os
+
+    denied, target = Path(os.path.normpath(denied)), Path(os.path.normpath(target))
+    return denied == target or denied in target.parents
+
+
+def sandbox_findings(project: Path | None, env: Mapping[str, str]) -> list[Finding]:
+    """Claude Code's OS sandbox (pasture.doctor.sandbox: what it keeps from the agent's commands)."""
+    from pasture.doctor.findings import Finding
+    from pasture.doctor.sandbox import read_json
+
+    home = Path(env.get("HOME") or Path.home())
+    files = (
+        [project / ".claude" / "settings.local.json", project / ".claude" / "settings.json"]
+        if project is not None
+        else []
+    ) + [user_dir(env) / "settings.json"]
+    enabled, said_by, denied = None, None, []
+    for path in files:
+        box = _sandbox(read_json(path))
+        if enabled is None and isinstance(box.get("enabled"), bool):
+            enabled, said_by = box["enabled"], path
+        filesystem = box.get("filesystem")
+        filesystem = filesystem if isinstance(filesystem, dict) else {}
+        for entry in filesystem.get("denyWrite") or []:
+            if isinstance(entry, str) and project is not None:
+                named = _deny_write(entry, path, project, home)
+                if named is not None:
+                    denied.append(named)
+    where = files[0] if project is not None else files[-1]
+    pasture_dir = project / ".pasture" if project is not None else None
+    deny_entry = f'"//{str(pasture_dir).lstrip("/")}"' if pasture_dir is not None else None
+    if not enabled:
+        state = f"off ({said_by} sets sandbox.enabled = false)" if said_by else "not enabled in any settings file"
+        add = ', "filesystem": {"denyWrite": [' + deny_entry + "]}" if deny_entry else ""
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Claude Code's OS sandbox is {state}: a program the agent writes and "
+                "runs can change the guard's files (its policy, trust store, journal) where no hook sees it",
+                "claude-code",
+                fix=f'add "sandbox": {{"enabled": true{add}}} to {where} (or turn it on with /sandbox in Claude Code)',
+                where=str(where),
+            )
+        ]
+    if pasture_dir is not None and not any(_covers(d, pasture_dir) for d in denied):
+        return [
+            Finding(
+                "sandbox",
+                "warn",
+                f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust "
+                f"store and pasture's state cannot be written by the agent's commands, but {pasture_dir} is "
+                "inside the folder they may write",
+                "claude-code",
+                fix=f'add {deny_entry} to "sandbox": {{"filesystem": {{"denyWrite": [...]}}}} in {where}',
+                where=str(where),
+            )
+        ]
+    what = (
+        f"and {pasture_dir} is in sandbox.filesystem.denyWrite"
+        if pasture_dir is not None
+        else "(a project's .pasture/ is writable unless its settings deny it)"
+    )
+    return [
+        Finding(
+            "sandbox",
+            "ok",
+            f"Claude Code's OS sandbox is on ({said_by}): the user's policy, the trust store "
+            f"and pasture's state cannot be written by the agent's commands, {what}",
+            "claude-code",
+        )
+    ]
+
+
+def deny_rule_findings(settings: Path, project: Path | None, env: Mapping[str, str]) -> list[Finding]:
+    """Whether the settings file carries the permissions.deny rules install writes (an install by an
+    older pasture, or a hand edit, may lack them)."""
+    from pasture.doctor.findings import Finding
+    from pasture.doctor.sandbox import read_json
+    from pasture.install.denyrules import rules_for
+
+    permissions = read_json(settings).get("permissions")
+    deny = permissions.get("deny") if isinstance(permissions, dict) else None
+    have = set(deny) if isinstance(deny, list) else set()
+    missing = [rule for rule in rules_for(project, env)[0] if rule not in have]
+    scope = f"--project {project}" if project is not None else "--user"
+    if missing:
+        return [
+            Finding(
+                "host-deny",
+                "warn",
+                f"{settings} lacks {len(missing)} of the permissions.deny rules that make "
+                f"Claude Code itself refuse its file tools on the guard's files (e.g. {missing[0]})",
+                "claude-code",
+                fix=f"pasture install claude-code {scope}",
+                where=str(settings),
+            )
+        ]
+    return [
+        Finding(
+            "host-deny",
+            "ok",
+            f"{settings}: Claude Code's own permissions.deny rules cover the guard's files",
+            "claude-code",
+            where=str(settings),
+        )
+    ]

@@ -54,12 +54,15 @@ from pasture.hosts.scenario_sets import (
     Answer,
     Scenario,
 )
+from pasture.install.managed import ManagedChannel
+from pasture.install.managed_json import OwnFileChannel
 from pasture.profile.answers import STOP_ACTIVE, W_BLOCK_REASON, schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact
 from pasture.render.encode import shell_words
+from pasture.runtime.hostwire.copilot_cli import GUARDED_SYSTEM_FILES, GUARDED_SYSTEM_FOLDERS
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
@@ -623,6 +626,51 @@ def _copilot_candidates(row: Any, output: dict[str, Any], inputs: dict[str, Any]
     return out
 
 
+def _ours(document: Any) -> bool:
+    hooks = document.get("hooks") if isinstance(document, dict) else None
+    return isinstance(hooks, dict) and any(
+        is_our_handler(h) for handlers in hooks.values() if isinstance(handlers, list) for h in handlers
+    )
+
+
+def _our_commands(document: dict[str, Any]) -> list[str]:
+    return [h["bash"] for handlers in document.get("hooks", {}).values() for h in handlers if is_our_handler(h)]
+
+
+# Managed install (issue 28), read in @github/copilot-linux-x64 1.0.102: the native runtime
+# (prebuilds/linux-x64/runtime.node, unpacked by pasture.catalog.copilot) names the machine-wide policy hook
+# folder "/etc/github-copilot/policy.d" ("Loaded policy hooks from ..."; a policy hook that fails is
+# "Policy hook ... execution failed (fail-closed)"), and cli-main.js refuses to switch one off ("Policy
+# hooks cannot be disabled."); its managed settings file is "/etc/github-copilot/managed-settings.json"
+# (`allowManagedHooksOnly` among its keys: with it a trusted repository's own hooks no longer run, the policy
+# hooks still do). The runtime also names COPILOT_TEST_MANAGED_SETTINGS_FILE_PATH beside that path; whether
+# a release build lets it move the file is not established (the user's own environment: Copilot loads no
+# dotenv file). Proven on the real host: tests/realhost/test_managed_real_hosts.py.
+MANAGED = OwnFileChannel(
+    paths=(f"{GUARDED_SYSTEM_FOLDERS[0]}/pasture.json", *GUARDED_SYSTEM_FILES),
+    lockout="a policy hook (loaded first, run whatever a repository's or user's disableAllHooks says, never "
+    "switched off by /hooks); allowManagedHooksOnly: true: a repository's or user's own hooks do not run",
+    read_in="1.0.102",
+    lock=(("allowManagedHooksOnly", True),),
+    lock_file=GUARDED_SYSTEM_FILES[0],
+    gaps=(
+        (
+            "COPILOT_TEST_MANAGED_SETTINGS_FILE_PATH, named by the runtime beside the managed settings path, may "
+            "move that file when set in the user's own environment (not established; the policy hooks stay)",
+            "leave COPILOT_TEST_MANAGED_SETTINGS_FILE_PATH unset in the users' environment",
+        ),
+        (
+            "a repository's disabledHooks (content-hash keys) was not tried against the policy hooks (1.0.102's "
+            "/hooks refuses to switch a policy hook off; whether the settings list can is not established)",
+            "pasture doctor names a repository's disabledHooks (off-switch); remove it from that file",
+        ),
+    ),
+    with_binary=with_binary,
+    is_ours=_ours,
+    commands=_our_commands,
+)
+
+
 class CopilotCli:
     name = "copilot-cli"
     display_name = "GitHub Copilot CLI"
@@ -632,6 +680,7 @@ class CopilotCli:
     # run (bash, read_bash, stop_bash, list_bash, view, create, edit, fetch_copilot_cli_documentation, skill,
     # sql, session_store_sql, read_agent, list_agents, write_agent, grep, glob, task), the orchestrating ones.
     native_calls = frozenset({"task", "read_agent", "list_agents", "write_agent", "skill"})
+    unsupported_operations: Mapping[str, str] = {}  # none (pasture.profile.rules)
     npm_packages: tuple[str, ...] = ("@github/copilot",)
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
     binary = "copilot"
@@ -654,6 +703,7 @@ class CopilotCli:
     # install
     adapter_file = "pasture.json"
     install_flags: frozenset[str] = frozenset({"--trust-project"})
+    managed: ManagedChannel | None = MANAGED
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
         from pasture.install.places import Target, project_folder
@@ -753,6 +803,13 @@ class CopilotCli:
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
+
+    # install and doctor (per host)
+
+    install_binary_use: str | None = None
+    doctor_binary_use: str | None = None
+    trust_project_help: str | None = "Copilot CLI: config.json trustedFolders"
+    pasture_bin_reader: str | None = None
 
 
 HOST: Host = CopilotCli()  # mypy checks the class against the Protocol here

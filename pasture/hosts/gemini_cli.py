@@ -44,11 +44,14 @@ from pasture.hosts.scenario_sets import (
     Scenario,
     specific,
 )
+from pasture.install.managed import ManagedChannel
+from pasture.install.managed_json import JsonSettingsChannel
 from pasture.profile.answers import STOP_ACTIVE, W_CONTEXT, schema_field, schema_offers
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
+from pasture.runtime.hostwire.gemini_cli import GUARDED_SYSTEM_FILES
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
@@ -93,6 +96,7 @@ def merge_json(path: Path, over: dict[str, Any]) -> None:
 class GeminiLauncher(HostLauncher):
     host = "gemini-cli"
     wire_protocol = "gemini"
+    cleared_env = ("GEMINI_API_KEY",)
     # yolo False: the default approval mode (answer scenarios)
     default_options = {"model": "gemini-2.5-pro", "trust": "env", "extra_args": [], "yolo": True}
 
@@ -129,7 +133,7 @@ class GeminiLauncher(HostLauncher):
         return [str(ctx.binary), "-p", ctx.prompt, *yolo, "--output-format", "json", *ctx.options["extra_args"]]
 
 
-def handler(contract: Contract, row, note: str) -> dict:
+def handler(contract: Contract, row: Any, note: str) -> dict:
     """One command hook. Gemini's ``timeout`` is in milliseconds (bundled docs/hooks/reference.md)."""
     return {
         "type": "command",
@@ -159,6 +163,43 @@ def gemini_artifacts(contract: Contract) -> list[Artifact]:
 
     settings = {"hooks": hooks_table(contract)}
     return [Artifact(f"{contract.id}/settings.json", render("json.j2", document=settings), contract.id)]
+
+
+# Managed install (issue 28), read in @google/gemini-cli 0.61.0 (bundle/, esbuild chunks):
+# bundle/chunk-2YTYPKEZ.js getSystemSettingsPath: `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
+# "/etc/gemini-cli/settings.json" on Linux; mergeSettings(system, systemDefaults, user, workspace) merges the
+# system settings LAST, so its `hooksConfig.enabled: true` wins over a project's false; but the schema merges
+# `hooksConfig.disabled` by "union" across scopes, and bundle/chunk-JDPZ4CE3.js
+# HookRegistry.processHookDefinition drops a hook whose `getHookName` (`config.name || config.command`) is in
+# that list: so each managed hook is named pasture-<Event>-<16 hex digits drawn at install>, a name no
+# repository can know in advance. processHooksFromConfig runs the merged hooks (system ones included) only
+# when `isTrustedFolder()`. Proven on the real host: tests/realhost/test_managed_real_hosts.py.
+MANAGED = JsonSettingsChannel(
+    paths=GUARDED_SYSTEM_FILES,
+    lockout="hooksConfig.enabled: true in the system settings, which Gemini CLI merges last (a project's "
+    "false loses); each hook's name carries a token no repository can list in hooksConfig.disabled",
+    read_in="0.61.0",
+    lock=(("hooksConfig.enabled", True),),
+    env_path="GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    secret_names="pasture",
+    gaps=(
+        (
+            "Gemini CLI runs no hook, the system settings' included, in a folder it does not trust "
+            "(HookRegistry.processHooksFromConfig: isTrustedFolder()); headless it refuses to start there, "
+            "interactive it asks the user before every tool call",
+            "let Gemini CLI trust only folders you mean to guard (its trustedFolders.json)",
+        ),
+        (
+            "no managed-only flag: a trusted repository's own hooks still run beside pasture's",
+            "review a repository's .gemini/settings.json hooks before trusting the folder",
+        ),
+        (
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH in the user's own environment moves the system settings file "
+            "(a repository's .env cannot: loadSettings reads the path before it loads the .env)",
+            "leave GEMINI_CLI_SYSTEM_SETTINGS_PATH unset in the users' environment",
+        ),
+    ),
+)
 
 
 class GeminiCliCapture(CommandHookCapture):
@@ -374,6 +415,7 @@ class GeminiCli(JsonHooksDoctorMembers):
     surfaces: tuple[HookSurface, ...] = (HookSurface.GEMINI_COMMAND_JSON,)
     instructions_file = "GEMINI.md"
     native_calls = frozenset({"activate_skill", "invoke_agent", "ask_user", "complete_task", "write_todos"})
+    unsupported_operations: Mapping[str, str] = {}  # none (pasture.profile.rules)
     npm_packages: tuple[str, ...] = ("@google/gemini-cli",)
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
     binary = "gemini"
@@ -397,6 +439,7 @@ class GeminiCli(JsonHooksDoctorMembers):
     # the trust file (``--trust-project`` adds it; uninstall takes out only a rule pasture added).
     adapter_file = "settings.json"
     install_flags: frozenset[str] = frozenset({"--trust-project"})
+    managed: ManagedChannel | None = MANAGED
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
         from pasture.install.places import Target, home, project_folder
@@ -495,6 +538,13 @@ class GeminiCli(JsonHooksDoctorMembers):
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
 
+    # install and doctor (per host)
+
+    install_binary_use: str | None = None
+    doctor_binary_use: str | None = None
+    trust_project_help: str | None = "Gemini CLI: trustedFolders.json"
+    pasture_bin_reader: str | None = None
+
 
 HOST: Host = GeminiCli()  # mypy checks the class against the Protocol here
 
@@ -503,7 +553,8 @@ HOST: Host = GeminiCli()  # mypy checks the class against the Protocol here
 
 
 def gemini_scenarios() -> tuple[Scenario, ...]:
-    """Gemini CLI: command hooks refuse by exit 2 (reason on stderr) or by {"decision": "deny"} on stdout."""
+    """Gemini CLI: command hooks refuse by exit 2 (reason on stderr) or by {"decision": "deny"} on stdout;
+    BeforeTool's code also reads {"decision": "ask"} (``isAskDecision``: the host's confirmation)."""
     return (
         ALLOW,
         Scenario(
@@ -520,6 +571,15 @@ def gemini_scenarios() -> tuple[Scenario, ...]:
             PROBE,
             "BeforeTool",
             "json-deny",
+            False,
+        ),
+        Scenario(
+            "before-tool-json-ask",
+            'BeforeTool answers the shell call with {"decision": "ask", "reason": ...}; a headless run has '
+            "nobody to ask, so the call must not run",
+            PROBE,
+            "BeforeTool",
+            "json-ask",
             False,
         ),
         Scenario(

@@ -104,6 +104,8 @@ class HostLauncher:
     host: str = ""
     wire_protocol: str = ""
     default_options: dict[str, Any] = {}
+    #: the host's own credential variables, never handed on from the caller (pasture.hostenv's CLEARED_ENV)
+    cleared_env: tuple[str, ...] = ()
 
     def options(self, overrides: dict[str, Any] | None) -> dict[str, Any]:
         unknown = set(overrides or {}) - set(self.default_options)

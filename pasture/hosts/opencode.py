@@ -119,16 +119,28 @@ from pasture.hosts.scenario_sets import (
     Answer,
     Scenario,
 )
+from pasture.hosts.serveplugin import (
+    LOG_SERVICE,
+    MAX_PAYLOAD_BYTES,
+    MAX_REPLY_BYTES,
+    MAX_STDERR_BYTES,
+    SERVE_PROTOCOL,
+    START_MS,
+    argv_frame,
+    serve_argv,
+)
 from pasture.profile.answers import schema_field, schema_offers
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind, MutationMode
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
+from pasture.runtime.hostwire.opencode import HEADLESS
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.hosts.scenario_sets import Scenario, ScenarioSet
+    from pasture.install.managed import ManagedChannel
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -224,9 +236,7 @@ class OpenCodeLauncher(HostLauncher):
     def argv(self, ctx: RunContext) -> list[str]:
         return [
             str(ctx.binary),
-            "run",
-            "--format",
-            "json",
+            *HEADLESS,
             "--print-logs",
             "--log-level",
             ctx.options["log_level"],
@@ -240,12 +250,6 @@ PLUGIN_ID = "pasture-lifecycle"
 # 1.x loads every export of the module as a plugin function: this is the only one.
 V1_EXPORT = "PastureLifecycle"
 
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # the runtime's own limit (pasture/runtime/serve.py)
-MAX_REPLY_BYTES = 4 * 1024 * 1024
-MAX_STDERR_BYTES = 8 * 1024
-START_MS = 10_000  # a runtime silent this long after starting counts as not started (PASTURE_HOOK_START_MS)
-LOG_SERVICE = "pasture-lifecycle"
-SERVE_PROTOCOL = 1  # pasture/runtime/serve.py PROTOCOL (the hook path never imports this module)
 FIX = "pip install --force-reinstall pasture, then pasture install opencode again"  # lifecycle.REINSTALL
 
 # 2.x registers hooks per domain of the plugin context: ctx.session.hook("prompt"), ...
@@ -295,7 +299,8 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
         if row.surface is HookSurface.OPENCODE_NAMED_OUTPUT
     ]
     bus = [row.name for row in contract.events if row.surface is HookSurface.OPENCODE_CATCH_ALL_SSE]
-    _argv_frame(contract)  # the one-shot argv must still frame every row (the Claude/Codex contract)
+    # the one-shot argv must still frame every row (the command hosts' contract)
+    argv_frame(contract, OpenCodeRenderError)
     return {
         "header": header("//", contract.lifecycle_file),
         "contract": {
@@ -320,30 +325,6 @@ def _view(contract: Contract, major: int) -> dict[str, Any]:
         "v1_export": V1_EXPORT,
         "log_service": LOG_SERVICE,
     }
-
-
-def serve_argv(contract: Contract) -> list[str]:
-    """The words after the binary that start the long-lived runtime for this contract."""
-    return ["hook", "serve", "--harness", contract.harness.value, "--host-version", str(contract.version)]
-
-
-def _argv_frame(contract: Contract) -> tuple[list[str], list[str]]:
-    """commands.argv split around the event name: the plugin inserts the name it was called for."""
-    frame: tuple[list[str], list[str]] | None = None
-    for row in contract.events:
-        words = commands.argv(contract, row)
-        at = [i for i, word in enumerate(words) if word == row.name]
-        if len(at) != 1:
-            raise OpenCodeRenderError(
-                f"{contract.id}: the runtime argv for {row.name!r} does not hold the event name exactly once"
-            )
-        this = (words[: at[0]], words[at[0] + 1 :])
-        if frame is not None and this != frame:
-            raise OpenCodeRenderError(f"{contract.id}: the runtime argv differs between rows beyond the event name")
-        frame = this
-    if frame is None:
-        raise OpenCodeRenderError(f"{contract.lifecycle_file}: no event rows to generate a plugin for")
-    return frame
 
 
 def _row_view(contract: Contract, row: EventRow, major: int) -> dict[str, Any]:
@@ -488,6 +469,10 @@ class OpenCode(PluginFileMembers):
     surfaces: tuple[HookSurface, ...] = (HookSurface.OPENCODE_NAMED_OUTPUT, HookSurface.OPENCODE_CATCH_ALL_SSE)
     instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"skill", "task", "question"})
+    # its runtime profile must bind these unsupported (pasture.profile.rules)
+    unsupported_operations: Mapping[str, str] = {
+        "stop_assignment": "OpenCode documents no tool that stops a running assignment"
+    }
     npm_packages: tuple[str, ...] = ("opencode-ai", "@opencode-ai/plugin")
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = (("opencode-ai", ("node", "postinstall.mjs")),)
     binary = "opencode"
@@ -511,16 +496,19 @@ class OpenCode(PluginFileMembers):
     # with no trust step, from plugin/ and plugins/ both.
     adapter_file = PLUGIN_FILE
     install_flags: frozenset[str] = frozenset()
+    managed: ManagedChannel | None = (
+        None  # no administrator channel: `--managed` refuses, doctor and docs/hosts.md say so
+    )
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
-        from pasture.install.places import Target, opencode_user_dir, project_folder
+        from pasture.install.places import Target, project_folder, xdg_config
 
         if project is not None:
             project = project_folder(project)
             return Target(
                 self.name, "project", project / ".opencode" / "plugins" / PLUGIN_FILE, project, project=project
             )
-        folder = opencode_user_dir(env)
+        folder = xdg_config(env) / "opencode"  # its user folder
         return Target(self.name, "user", folder / "plugins" / PLUGIN_FILE, folder.parent)
 
     def pick_contract(
@@ -599,6 +587,13 @@ class OpenCode(PluginFileMembers):
         if isinstance(payload, dict):
             return {"event": event, "input": payload.get("input"), "output": payload.get("output")}
         return {"event": event, "input": payload}
+
+    # install and doctor (per host)
+
+    install_binary_use: str | None = "asked for its version"
+    doctor_binary_use: str | None = None
+    trust_project_help: str | None = None
+    pasture_bin_reader: str | None = "the OpenCode plugin"
 
 
 HOST: Host = OpenCode()  # mypy checks the class against the Protocol here

@@ -40,19 +40,19 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
 from pasture.hosts.members import PluginFileMembers
-from pasture.hosts.opencode import (
+from pasture.hosts.protocol import Host
+from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
+from pasture.hosts.scenario_sets import ALLOW, PROBE, Answer, Scenario
+from pasture.hosts.serveplugin import (
     LOG_SERVICE,
     MAX_PAYLOAD_BYTES,
     MAX_REPLY_BYTES,
     MAX_STDERR_BYTES,
     SERVE_PROTOCOL,
     START_MS,
-    _argv_frame,
+    argv_frame,
     serve_argv,
 )
-from pasture.hosts.protocol import Host
-from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
-from pasture.hosts.scenario_sets import ALLOW, PROBE, Answer, Scenario
 from pasture.profile.answers import schema_field
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, Harness, HookSurface, IdentityKind
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.hosts.scenario_sets import Scenario, ScenarioSet
+    from pasture.install.managed import ManagedChannel
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -133,7 +134,7 @@ def pi_artifacts(contract: Contract) -> list[Artifact]:
 
     if contract.harness is not Harness.PI:
         raise PiRenderError(f"{contract.id} is not a Pi contract")
-    _argv_frame(contract)  # the one-shot argv must still frame every row
+    argv_frame(contract, PiRenderError)  # the one-shot argv must still frame every row
     rows = {row.name: _row_view(row) for row in contract.events}
     text = render(
         "pi/extension.ts.j2",
@@ -287,6 +288,7 @@ class Pi(PluginFileMembers):
     # Pi's built-in tools (read, bash, edit, write, grep, find, ls) include none that orchestrates: nothing
     # a runtime profile may bind.
     native_calls: frozenset[str] = frozenset()
+    unsupported_operations: Mapping[str, str] = {}  # none (pasture.profile.rules)
     npm_packages: tuple[str, ...] = ("@mariozechner/pi-coding-agent",)
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
     binary = "pi"
@@ -310,6 +312,9 @@ class Pi(PluginFileMembers):
     # with no trust step.
     adapter_file = EXTENSION_FILE
     install_flags: frozenset[str] = frozenset()
+    managed: ManagedChannel | None = (
+        None  # no administrator channel: `--managed` refuses, doctor and docs/hosts.md say so
+    )
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
         from pasture.install.places import Target, project_folder
@@ -370,6 +375,13 @@ class Pi(PluginFileMembers):
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the event object, as the extension hands it over
+
+    # install and doctor (per host)
+
+    install_binary_use: str | None = None
+    doctor_binary_use: str | None = None
+    trust_project_help: str | None = None
+    pasture_bin_reader: str | None = None
 
 
 def _check_session(inst: Installation, ctx: DoctorContext) -> list[Finding]:

@@ -8,7 +8,8 @@ What the generic code asks a host, by command:
 * ``pasture generate`` / ``pasture bump``: ``surfaces``, ``surface_of``, ``artifacts``, ``gate_failure``,
   ``catalog_reader``, ``instructions_file``, ``native_calls``;
 * ``pasture install`` / ``uninstall`` (:mod:`pasture.install.actions`): ``adapter_file``, ``install_flags``,
-  ``target``, ``pick_contract``, ``install``, ``trust``, ``uninstall``;
+  ``target``, ``pick_contract``, ``install``, ``trust``, ``uninstall``; with ``--managed``
+  (:mod:`pasture.install.managed`): ``managed``;
 * ``pasture doctor`` (:mod:`pasture.doctor.run`): ``target`` again, ``read_installation``, ``check_adapter``,
   ``check_launcher``, ``check_session``, ``check_environment``;
 * ``pasture validate`` and every command that loads profiles (:mod:`pasture.profile.loader`, handed the hosts):
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import DoctorContext, Installation
     from pasture.hosts.recording import CaptureAdapter
+    from pasture.install.managed import ManagedChannel
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.contracts import Contract
@@ -60,6 +62,8 @@ class Host(Protocol):
     surfaces: tuple[HookSurface, ...]
     #: the native call names a runtime profile may bind (the host's documented tools)
     native_calls: frozenset[str]
+    #: core operations the host has no way to do (operation -> why): a runtime profile must bind them unsupported
+    unsupported_operations: Mapping[str, str]
     #: the npm packages of one host version, all pinned to it (``tests/npm``); the first carries the version
     #: and ships ``binary`` (``pasture.hostenv.npm_tools.HOST_PACKAGES`` is derived from these two)
     npm_packages: tuple[str, ...]
@@ -120,6 +124,11 @@ class Host(Protocol):
         (None: it could not be told; ``seen`` says what was run). Most hosts:
         :func:`pasture.install.places.highest_floor`."""
         ...
+
+    #: the host's administrator channel for ``pasture install --managed`` (pasture.install.managed: its
+    #: system files, its lock-out flag as read in the host's shipped code, the gaps it leaves); None: the
+    #: host has none (``--managed`` refuses and recommends the user install)
+    managed: ManagedChannel | None
 
     def install(self, session: Session) -> None:
         """Put ``session.adapter`` in place at ``session.target``: merged into the host's settings without
@@ -196,3 +205,17 @@ class Host(Protocol):
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         """A captured payload as the generated adapter hands it to ``pasture hook lifecycle``."""
         ...
+
+    # install and doctor (per host)
+
+    #: what ``pasture install`` runs the host's binary for, in the help of its ``binary_flag`` there ("used to
+    #: record hook trust"); None: install takes no binary option for this host
+    install_binary_use: str | None
+    #: the same for ``pasture doctor`` ("asked about hook trust"); None: doctor takes none for this host
+    doctor_binary_use: str | None
+    #: what ``pasture install --trust-project`` records for this host, in the option's help, in the host's own
+    #: words (``Gemini CLI: trustedFolders.json``); None when ``--trust-project`` is not in ``install_flags``
+    trust_project_help: str | None
+    #: its adapter, when it still reads ``PASTURE_BIN`` to find the launcher ("the OpenCode plugin"): install
+    #: warns that the hooks of the others ignore the variable; None when it names the launcher by path
+    pasture_bin_reader: str | None

@@ -2,7 +2,7 @@
 
 * :func:`recorder_command` gives a command-hook command line (Claude Code, Codex) that appends
   ``{"event", "payload", "env", "cwd", "argv"}`` as one JSON line to a log (``env``: the
-  ``CLAUDE*``/``CODEX*``/``OPENCODE*`` variables, values of token/key-like names redacted), then observes, blocks
+  hosts' own variables (:func:`recorded_prefixes`), values of token/key-like names redacted), then observes, blocks
   with exit 2, denies with JSON, or allows a permission request.
 * :func:`read_records` reads a log back, the command hooks' or a plugin host's (the recording plugins are
   their host modules': ``opencode_recorder_plugin`` in :mod:`pasture.hosts.opencode`,
@@ -47,7 +47,7 @@ try:
     payload = json.loads(raw)
 except ValueError:
     payload = {"_raw": raw}
-prefixes = ("CLAUDE", "CODEX", "OPENCODE", "PASTURE", "GEMINI", "COPILOT")
+prefixes = @PREFIXES@
 secret = ("TOKEN", "KEY", "SECRET", "PASSWORD", "AUTH")
 record = {
     "event": a.event,
@@ -77,7 +77,7 @@ if a.mode == "answer":
         if a.merge_tool_input and isinstance(specific, dict) and isinstance(payload, dict):
             specific["updatedInput"] = {**(payload.get("tool_input") or {}), **specific.get("updatedInput", {})}
         elif a.merge_tool_input and "modifiedArgs" in answer and isinstance(payload, dict):
-            # Copilot CLI: flat modifiedArgs laid over the payload's toolArgs
+            # a flat modifiedArgs answer laid over the payload's toolArgs
             args = payload.get("toolArgs")
             answer["modifiedArgs"] = {**(args if isinstance(args, dict) else {}), **answer["modifiedArgs"]}
         print(json.dumps(answer))
@@ -88,8 +88,9 @@ if a.mode == "exit2" and blocking:
 if a.mode in ("deny", "ask") and blocking and (hook_event == "PreToolUse" or a.permission_decision):
     print(json.dumps({"hookSpecificOutput": {"hookEventName": hook_event, "permissionDecision": a.mode,
                                              "permissionDecisionReason": a.reason}}))
-elif a.mode == "deny" and blocking:
-    print(json.dumps({"decision": a.decision_word, "reason": a.reason}))
+elif a.mode in ("deny", "ask") and blocking:
+    # a host reading the shared "decision" field takes an ask there too ({"decision": "ask"})
+    print(json.dumps({"decision": a.decision_word if a.mode == "deny" else "ask", "reason": a.reason}))
 elif a.mode == "allow-permission" and hook_event == "PermissionRequest":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                                              "decision": {"behavior": "allow"}}}))
@@ -97,11 +98,19 @@ sys.exit(0)
 '''
 
 
+def recorded_prefixes() -> tuple[str, ...]:
+    """The variables a record keeps, by prefix: every host's own (its wire's ``RECORDED_ENV``) and pasture's."""
+    from pasture.runtime.hostwire.guarded import modules
+
+    words = [getattr(wire, "RECORDED_ENV", None) for wire in modules()]
+    return (*(w for w in words if w), "PASTURE")
+
+
 def install_recorder(folder: str | Path) -> Path:
     """Write the recording hook script into ``folder`` and return its path."""
     path = Path(folder) / "pasture_recorder.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_RECORDER_SOURCE)
+    path.write_text(_RECORDER_SOURCE.replace("@PREFIXES@", repr(recorded_prefixes())))
     path.chmod(0o755)
     return path
 
@@ -128,7 +137,8 @@ def recorder_command(
     other ``block_event``: JSON ``{"decision": <decision_word>, "reason"}`` (Gemini CLI reads "deny"),
     unless ``permission_decision`` says the event reads ``hookSpecificOutput.permissionDecision`` as
     PreToolUse does), ``ask`` (the
-    same JSON with ``permissionDecision: ask``), ``allow-permission`` (on
+    same JSON with ``permissionDecision: ask``, or ``{"decision": "ask", "reason"}`` where ``deny`` prints
+    ``{"decision": ...}``), ``allow-permission`` (on
     PermissionRequest: JSON ``decision.behavior: allow``), ``answer`` (print the JSON document in
     ``answer_file`` on the first ``answer_times`` calls of ``event``, counted in the log, then observe;
     the document stays off the command line, which some hosts show the model;

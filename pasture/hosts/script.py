@@ -20,12 +20,15 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-__all__ = ["SHELL", "TOOL_RESULT", "Script", "ScriptCursor", "ToolCall", "Turn"]
+__all__ = ["SESSION_ID", "SHELL", "TOOL_RESULT", "Script", "ScriptCursor", "ToolCall", "Turn"]
 
 #: Tool name meaning "whatever shell tool the host offers".
 SHELL = "@shell"
 #: Placeholder replaced in turn texts by the newest tool result the request carries.
 TOOL_RESULT = "{tool_result}"
+#: A tool argument that is exactly this becomes the number after "session ID" in the newest tool result
+#: (a shell session a host keeps open, to be written to by a later call), or stays as it is.
+SESSION_ID = "{session_id}"
 
 
 @dataclass(frozen=True)

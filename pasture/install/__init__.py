@@ -20,8 +20,7 @@ The host-neutral helpers a host module calls (none imports the registry):
 * :mod:`.launcher`: the per-user hook launcher the installed hooks record (written, self-tested);
 * :mod:`.files`: snapshots, ``*.pasture-backup`` backups, atomic replace (rolled back on failure),
   the read-only and symlink-out-of-the-project refusals, pruning empty folders;
-* Codex's own: :mod:`.codex_install` (hooks.json, project trust, then hook trust), :mod:`.codex_server`
-  (a small ``codex app-server`` JSON-RPC client: ``hooks/list``, ``config/read``), :mod:`.codex_trust`
+* what Codex's own install code (pasture/hosts/codex/: ``install.py``, ``server.py``) calls: :mod:`.codex_trust`
   (trust keys, the ``[hooks.state]`` plan: ours trusted, foreign re-keyed; project trust),
   :mod:`.tomledit` (verified edits of config.toml through tomlkit: comments, layout and CRLF kept).
 """

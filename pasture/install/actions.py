@@ -10,6 +10,8 @@ each file is replaced atomically (files.replace).
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from pasture.install import files
 from pasture.install.adapter import Adapter, load_adapter
 from pasture.install.hostview import InstallHost
@@ -53,13 +55,17 @@ def _adapter(session: Session, the_host: InstallHost) -> Adapter:
     return adapter
 
 
-def run_install(opts: Options, the_host: InstallHost) -> Report:
-    """Install ``opts.harness``'s adapter; ``the_host`` is that host (the command line reads the registry)."""
+def run_install(opts: Options, the_host: InstallHost, hosts: Iterable[InstallHost] = ()) -> Report:
+    """Install ``opts.harness``'s adapter; ``the_host`` is that host, ``hosts`` every host (the command line
+    reads the registry): what the report says of another host's files (its settings' env block, its adapter
+    that reads PASTURE_BIN) names that host."""
+    hosts = tuple(hosts)
     session = _session(opts, the_host)
+    session.pasture_bin_readers = tuple(h.pasture_bin_reader for h in hosts if h.pasture_bin_reader)
     _refuse_folder(session)
     session.adapter = _adapter(session, the_host)
     _user_scope_warning(the_host, session)
-    _injected_env_warning(session)
+    _injected_env_warning(session, hosts)
     if not opts.trust_only:
         from pasture.install import offswitch
 
@@ -98,18 +104,21 @@ def _refuse_folder(session: Session) -> None:
         raise InstallError(f"{exc} (nothing was written)") from None
 
 
-def _injected_env_warning(session: Session) -> None:
-    """Issue 18: a project's Claude Code settings whose env block sets a root of the guard (the hooks
-    ignore those values, but the user's own are lost and LD_*/BASH_ENV act before pasture runs)."""
+def _injected_env_warning(session: Session, hosts: Iterable[InstallHost]) -> None:
+    """Issue 18: a project's host settings whose env block sets a root of the guard (the hooks ignore those
+    values, but the user's own are lost and LD_*/BASH_ENV act before pasture runs)."""
     opts = session.opts
     if opts.project is None:
         return
-    from pasture.install.envblock import injected_by_file
+    from pasture.install.envblock import host_of, injected_by_file
 
+    hosts = list(hosts)
     project = str(opts.project.resolve())
     for path, names in sorted(injected_by_file(project, project).items()):
+        host = host_of(path, hosts)
         session.report.warnings.append(
-            f'{path} sets {", ".join(names)} in its "env" block, which Claude Code hands to '
+            f'{path} sets {", ".join(names)} in its "env" block, which '
+            f"{host.display_name if host else 'its host'} hands to "
             f"every hook: the hooks ignore those values; remove them (pasture doctor flags them "
             f"until then)"
         )

@@ -87,17 +87,18 @@ def rules_for(project: Path | None, env: Mapping[str, str]) -> tuple[list[str], 
 # --- the record of what we added ----------------------------------------------------------------
 
 
-def record_path(settings: Path, env: Mapping[str, str]) -> Path:
+def record_path(settings: Path, env: Mapping[str, str], folder: str) -> Path:
+    """The record of what install added to ``settings``, in the state folder's ``folder`` (the host's)."""
     from pasture.runtime.layers import state_dir
 
     key = hashlib.sha256(os.path.realpath(settings).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return Path(state_dir(dict(env))) / "claude-deny" / f"{key}.json"
+    return Path(state_dir(dict(env))) / folder / f"{key}.json"
 
 
-def read_record(settings: Path, env: Mapping[str, str]) -> dict[str, Any]:
+def read_record(settings: Path, env: Mapping[str, str], folder: str) -> dict[str, Any]:
     """What install added to this settings file; {} when nothing (or an unreadable record)."""
     try:
-        doc = json.loads(record_path(settings, env).read_text(encoding="utf-8"))
+        doc = json.loads(record_path(settings, env, folder).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(doc, dict) or not isinstance(doc.get("added"), list):
@@ -105,8 +106,8 @@ def read_record(settings: Path, env: Mapping[str, str]) -> dict[str, Any]:
     return doc
 
 
-def write_record(settings: Path, env: Mapping[str, str], record: dict[str, Any]) -> None:
-    path = record_path(settings, env)
+def write_record(settings: Path, env: Mapping[str, str], folder: str, record: dict[str, Any]) -> None:
+    path = record_path(settings, env, folder)
     if not record.get("added"):
         path.unlink(missing_ok=True)
         return
@@ -173,13 +174,18 @@ def unmerge(doc: dict[str, Any], record: dict[str, Any]) -> tuple[dict[str, Any]
 
 
 class DenyRulesAmendment(SettingsAmendment):
-    """Claude Code's settings file: the hooks plus these ``permissions.deny`` rules (and their record)."""
+    """A settings file that holds the hooks plus these ``permissions.deny`` rules (and their record): Claude
+    Code's. ``host``: the host's name in what the report says; ``folder``: the state folder of the records."""
+
+    def __init__(self, host: str, folder: str) -> None:
+        self.host = host
+        self.folder = folder
 
     def merge(self, session: Session, existing: dict[str, Any] | None, document: dict[str, Any]) -> dict[str, Any]:
         target = session.target
         self.rules, self.skipped = rules_for(target.project, session.env)
         try:
-            document, self.record = merge(document, self.rules, read_record(target.file, session.env))
+            document, self.record = merge(document, self.rules, read_record(target.file, session.env, self.folder))
         except ValueError as exc:
             raise InstallError(
                 f"{target.file}: {exc}; refusing to touch it (nothing was written)",
@@ -191,20 +197,20 @@ class DenyRulesAmendment(SettingsAmendment):
         report = session.report
         if existing is not None and existing.get("disableAllHooks") is True:
             report.warnings.append(
-                f"{session.target.file} sets disableAllHooks: true; Claude Code will not run any hook"
+                f"{session.target.file} sets disableAllHooks: true; {self.host} will not run any hook"
             )
         for path in self.skipped:
             report.warnings.append(
-                f"{path} cannot be written as a Claude Code permission rule (a character that "
+                f"{path} cannot be written as a {self.host} permission rule (a character that "
                 "would change its meaning); only the hooks guard it"
             )
 
     def installed(self, session: Session, change: FileChange) -> None:
         change.detail = (
-            f"permissions.deny: {len(self.record['added'])} rule(s) keep Claude Code's file tools off the guard's files"
+            f"permissions.deny: {len(self.record['added'])} rule(s) keep {self.host}'s file tools off the guard's files"
         )
         try:
-            write_record(session.target.file, session.env, self.record)
+            write_record(session.target.file, session.env, self.folder, self.record)
         except OSError as exc:
             session.report.warnings.append(
                 f"cannot record which permissions.deny rules pasture added ({exc}); uninstall "
@@ -212,10 +218,10 @@ class DenyRulesAmendment(SettingsAmendment):
             )
 
     def unmerge(self, session: Session, existing: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        record = read_record(session.target.file, session.env)
+        record = read_record(session.target.file, session.env, self.folder)
         if not record:  # no record (another state folder): every rule pasture would write is ours
             record = {"added": rules_for(session.target.project, session.env)[0]}
         return unmerge(existing, record)
 
     def uninstalled(self, session: Session) -> None:
-        write_record(session.target.file, session.env, {})
+        write_record(session.target.file, session.env, self.folder, {})

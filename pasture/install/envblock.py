@@ -3,6 +3,26 @@
 
 from __future__ import annotations
 
+from typing import Iterable, Protocol
+
+
+class EnvBlockHost(Protocol):
+    name: str
+    display_name: str
+    wire: str
+
+
+def host_of(path: str, hosts: Iterable[EnvBlockHost]) -> EnvBlockHost | None:
+    """The host that hands the env block of the settings file ``path`` to its hooks: the one whose runtime
+    half declares the file (pasture/runtime/hostwire/<wire>.py ENV_BLOCK_FILES)."""
+    from pasture.runtime.hostwire.guarded import module
+
+    for host in hosts:
+        for rel in getattr(module(host.wire), "ENV_BLOCK_FILES", ()):
+            if path == rel or path.endswith("/" + rel):
+                return host
+    return None
+
 
 def injected_by_file(start: str, root: str) -> dict[str, list[str]]:
     """settings file -> the screened variables its env block sets (pasture.runtime.injected's reading)."""

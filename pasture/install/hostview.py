@@ -11,6 +11,7 @@ from pasture.profile.hostview import ProfileHost
 from pasture.render.artifact import RenderedHost
 
 if TYPE_CHECKING:
+    from pasture.install.managed import ManagedChannel
     from pasture.install.places import Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
@@ -18,9 +19,13 @@ if TYPE_CHECKING:
 
 class InstallHost(RenderedHost, ProfileHost, Protocol):
     binary: str
+    wire: str  # its runtime half (pasture/runtime/hostwire/<wire>.py): the files whose env it hands to hooks
     binary_flag: str
     install_flags: frozenset[str]
     adapter_file: str
+    pasture_bin_reader: str | None  # its adapter, when it still reads PASTURE_BIN
+    display_name: str
+    managed: ManagedChannel | None
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target: ...
 

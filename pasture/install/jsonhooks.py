@@ -5,7 +5,7 @@ user's file back byte for byte (from the backup, when nothing else changed since
 
 A host whose settings file carries more of pasture than hooks (Claude Code: ``permissions.deny`` rules)
 passes a :class:`SettingsAmendment`; Codex keeps its own flow (its trust lives in config.toml,
-:mod:`.codex_install`) but uses the readers here.
+pasture/hosts/codex/install.py) but uses the readers here.
 """
 
 from __future__ import annotations

@@ -63,8 +63,8 @@ def _entry():
 _TEMPLATE = """\
 {shebang}
 {header}: written by `pasture install` (run it again to refresh; do not edit).
-# Every installed Claude Code and Codex hook runs this file (by absolute path), and the OpenCode
-# plugin starts it. -I -S: no site-packages, no PYTHON* variables, no
+# Every installed command hook runs this file (by absolute path), and every installed plugin
+# starts it. -I -S: no site-packages, no PYTHON* variables, no
 # user site; the runtime comes from exactly the folders below, which install checked.
 import sys
 

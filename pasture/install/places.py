@@ -123,21 +123,6 @@ def highest_floor(
     return admitting[-1], f"{seen}: the contract that admits it with the highest floor"
 
 
-# --- the user folders the hosts' own variables pick (their install, doctor and sandbox helpers share them) ---
-
-
-def claude_user_dir(env: Mapping[str, str]) -> Path:
-    return env_dir(env, "CLAUDE_CONFIG_DIR", home(env) / ".claude")
-
-
-def codex_home(env: Mapping[str, str]) -> Path:
-    return env_dir(env, "CODEX_HOME", home(env) / ".codex")
-
-
-def opencode_user_dir(env: Mapping[str, str]) -> Path:
-    return xdg_config(env) / "opencode"
-
-
 @dataclass
 class Installation:
     """One installation of a host's adapter as found at a target (doctor reads it; install asks whether one

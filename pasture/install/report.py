@@ -86,7 +86,7 @@ class Report:
 
     def render_text(self) -> str:
         lines = []
-        where = f"project {self.project}" if self.project else "user scope"
+        where = f"project {self.project}" if self.project else f"{self.scope} scope"
         if self.contract:
             lines.append(
                 f"pasture {self.action} {self.harness} ({where}): contract {self.contract} ({self.contract_reason})"

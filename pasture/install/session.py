@@ -65,6 +65,8 @@ class Session:
     flags: frozenset[str] = frozenset()
     #: what a host's install hands its own trust step (the same session, same run)
     state: dict[str, Any] = field(default_factory=dict)
+    #: the adapters that still read PASTURE_BIN (each host's ``pasture_bin_reader``): said when it is set
+    pasture_bin_readers: tuple[str, ...] = ()
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -131,7 +133,12 @@ class Session:
         if opts.env.get("PASTURE_BIN"):
             report.warnings.append(
                 f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
-                f"(they name the launcher by absolute path); only the OpenCode plugin still reads it"
+                f"(they name the launcher by absolute path)"
+                + (
+                    f"; only {' and '.join(self.pasture_bin_readers)} still reads it"
+                    if self.pasture_bin_readers
+                    else ""
+                )
             )
         return word
 

@@ -17,6 +17,11 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable, Iterator
 
 from pasture.runtime.fastjson import JSONError, dumps, loads
 from pasture.runtime.journal import spool_path
@@ -100,7 +105,7 @@ def now_text() -> str:
     return time.strftime(TIME_FORMAT, time.gmtime())
 
 
-def _text(value) -> str | None:
+def _text(value: Any) -> str | None:
     if value is None:
         return None
     text = value if isinstance(value, str) else str(value)
@@ -108,7 +113,7 @@ def _text(value) -> str | None:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def deep(function, *args):
+def deep(function: Callable[..., Any], *args: Any) -> Any:
     """function(*args) with room for deep nesting: the hook stores what its parser accepted (nesting up
     to the recursion limit) inside a record two levels deeper, so a reader may need a little more."""
     try:
@@ -121,7 +126,7 @@ def deep(function, *args):
 
     result: dict = {}
 
-    def run():
+    def run() -> None:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 20000))
         try:
@@ -143,7 +148,7 @@ def deep(function, *args):
     return result["value"]
 
 
-def connect(path, readonly: bool = False):
+def connect(path: str | os.PathLike[str], readonly: bool = False) -> sqlite3.Connection:
     import sqlite3
 
     path = os.fspath(path)
@@ -197,7 +202,7 @@ def _row_values(item: dict) -> tuple:
     )
 
 
-def _number(value):
+def _number(value: Any) -> int | float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -243,7 +248,7 @@ def parse_line(line: bytes) -> list[tuple[int, dict | None, str | None]]:
     return [(0, None, why)]
 
 
-def iter_spool(fh, offset: int = 0):
+def iter_spool(fh: Any, offset: int = 0) -> Iterator[tuple]:
     """(offset, length, record or None, why, kept bytes) for every non-empty line from `offset`; memory is
     bounded by MAX_LINE whatever the file holds."""
     fh.seek(offset)
@@ -280,7 +285,7 @@ def iter_spool(fh, offset: int = 0):
 _INSERT = f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' for _ in COLUMNS[1:])})"
 
 
-def insert_record(conn, item: dict) -> None:
+def insert_record(conn: sqlite3.Connection, item: dict) -> None:
     """One record (a dict shaped like the hook's) into the events table, inside the caller's transaction."""
     conn.execute(_INSERT, _row_values(item))
 
@@ -288,7 +293,7 @@ def insert_record(conn, item: dict) -> None:
 _INSERT_TORN = "INSERT OR IGNORE INTO torn (spool, offset, length, found_at, reason, data) VALUES (?, ?, ?, ?, ?, ?)"
 
 
-def _spool_id(fd) -> str:
+def _spool_id(fd: int) -> str:
     """Names one spool file for ingest_state and torn: its inode, and a digest of its first bytes (the
     first record's uid makes it unique, so a later file on a reused inode never matches)."""
     import hashlib
@@ -298,7 +303,7 @@ def _spool_id(fd) -> str:
     return f"{st.st_dev}:{st.st_ino}:{hashlib.sha256(head).hexdigest()[:32]}"
 
 
-def _flush(conn, spool: str, offset: int, rows: list, torn: list, fd: int) -> int:
+def _flush(conn: sqlite3.Connection, spool: str, offset: int, rows: list, torn: list, fd: int) -> int:
     """One batch, one transaction: its records, its torn lines, and how far into the spool it got."""
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -319,7 +324,7 @@ def _flush(conn, spool: str, offset: int, rows: list, torn: list, fd: int) -> in
     return inserted
 
 
-def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
+def _conflicts(conn: sqlite3.Connection, rows: list, before_id: int, fd: int) -> list:
     """Records whose uid was already journaled (or came twice in this batch). The same record again (a
     spool replayed after a crash) is nothing new; different content under a journaled uid is a forgery
     or a corruption, kept aside rather than dropped or believed."""
@@ -350,7 +355,7 @@ def _conflicts(conn, rows: list, before_id: int, fd: int) -> list:
     return out
 
 
-def ingest(path, batch: int = BATCH) -> int:
+def ingest(path: str | os.PathLike[str], batch: int = BATCH) -> int:
     """Move the spool into the database in committed batches; the number of records added."""
     import fcntl
 
@@ -427,7 +432,9 @@ def where(filters: dict) -> tuple[str, list]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def select(conn, columns=COLUMNS, limit: int | None = None, **filters):
+def select(
+    conn: sqlite3.Connection, columns: tuple[str, ...] = COLUMNS, limit: int | None = None, **filters: Any
+) -> sqlite3.Cursor:
     """Matching rows (tuples in `columns` order), oldest first, streamed; `limit`: only the newest N."""
     condition, params = where(filters)
     listed = ", ".join(columns)
@@ -439,17 +446,17 @@ def select(conn, columns=COLUMNS, limit: int | None = None, **filters):
     return conn.execute(sql, params)
 
 
-def count(conn, **filters) -> int:
+def count(conn: sqlite3.Connection, **filters: Any) -> int:
     condition, params = where(filters)
     return conn.execute(f"SELECT count(*) FROM events{condition}", params).fetchone()[0]
 
 
-def torn_lines(conn, limit: int | None = None):
+def torn_lines(conn: sqlite3.Connection, limit: int | None = None) -> sqlite3.Cursor:
     sql = "SELECT id, spool, offset, length, found_at, reason, data FROM torn ORDER BY id"
     return conn.execute(sql if not limit else sql + f" LIMIT {int(limit)}")
 
 
-def torn_count(conn) -> int:
+def torn_count(conn: sqlite3.Connection) -> int:
     try:
         return conn.execute("SELECT count(*) FROM torn").fetchone()[0]
     except Exception:  # an older journal without the table
@@ -468,7 +475,9 @@ def decode(row: dict) -> dict:
     return row
 
 
-def open_for_reading(path, after_ingest=None):
+def open_for_reading(
+    path: str | os.PathLike[str], after_ingest: Callable[[], Any] | None = None
+) -> tuple[sqlite3.Connection | None, bool]:
     """Ingest (then `after_ingest()`: retention), then a connection to read; None when there is no journal.
     A journal that cannot be written is read as it stands (the spool then stays unread: `pending` reads it)."""
     import sqlite3
@@ -488,7 +497,7 @@ def open_for_reading(path, after_ingest=None):
     return connect(path, readonly=True), False
 
 
-def pending(path, **filters):
+def pending(path: str | os.PathLike[str], **filters: Any) -> Iterator[dict]:
     """The spool's records as rows (dicts, id None), for a journal the reader cannot ingest."""
     path = os.fspath(path)
     for name in (spool_path(path) + ".ingest", spool_path(path)):
@@ -510,7 +519,12 @@ def pending(path, **filters):
                     yield row
 
 
-def rows(path, limit: int | None = None, after_ingest=None, **filters):
+def rows(
+    path: str | os.PathLike[str],
+    limit: int | None = None,
+    after_ingest: Callable[[], Any] | None = None,
+    **filters: Any,
+) -> Iterator[dict]:
     """Every matching record as a dict (envelope and detail as stored JSON text), oldest first, streamed."""
     import collections
 
@@ -542,13 +556,13 @@ def rows(path, limit: int | None = None, after_ingest=None, **filters):
 
 
 def query(
-    path,
+    path: str | os.PathLike[str],
     *,
     session: str | None = None,
     event: str | None = None,
     decision: str | None = None,
     limit: int | None = None,
-    **filters,
+    **filters: Any,
 ) -> list[dict]:
     """The matching records, oldest first, decoded (envelope and detail as values)."""
     return [decode(row) for row in rows(path, limit, None, session=session, event=event, decision=decision, **filters)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import calendar
 import os
 import time
+from typing import Any
 
 from pasture import PastureError, __version__
 
@@ -57,13 +58,13 @@ BATCH_BYTES = 4 << 20  # a request holds at most this much text, whatever --batc
 MAX_HOPS = 5  # redirects followed for one request
 
 
-def cursor(conn, name: str) -> int:
+def cursor(conn: Any, name: str) -> int:
     """The highest id the endpoint `name` accepted (0: none yet)."""
     found = conn.execute("SELECT last_id FROM cursors WHERE name = ?", (name,)).fetchone()
     return found[0] if found else 0
 
 
-def advance(path, name: str, last_id: int) -> None:
+def advance(path: str, name: str, last_id: int) -> None:
     """Record that `name` accepted everything up to `last_id` (never moves back)."""
     from pasture.journal import db as journaldb
 
@@ -95,7 +96,7 @@ def redirect_problem(current: str, target: str) -> str | None:
     return None
 
 
-def _redirecting_session():
+def _redirecting_session() -> Any:
     """A requests session that follows a 3xx to the same host itself (the SDK asks for none and
     counts a 3xx as delivered); `problem` says why the last request's 3xx was not followed."""
     import requests
@@ -103,7 +104,9 @@ def _redirecting_session():
     class Session(requests.Session):
         problem: str | None = None
 
-        def request(self, method, url, *args, **kwargs):  # the same call; the redirects are ours
+        def request(
+            self, method: Any, url: Any, *args: Any, **kwargs: Any
+        ) -> Any:  # the same call; the redirects are ours
             from urllib.parse import urljoin
 
             self.problem = None
@@ -166,7 +169,7 @@ def _nanos(at: str | None) -> int | None:
         return None
 
 
-def _tool_call(envelope: str | None):
+def _tool_call(envelope: str | None) -> str | None:
     if not envelope:
         return None
     from pasture.journal.db import deep
@@ -181,7 +184,7 @@ def _tool_call(envelope: str | None):
     return call if isinstance(call, str) else None
 
 
-def severity(row: dict):
+def severity(row: dict) -> tuple[Any, str]:
     from opentelemetry._logs import SeverityNumber
 
     if row.get("failure"):
@@ -191,7 +194,7 @@ def severity(row: dict):
     return SeverityNumber.INFO, "INFO"
 
 
-def log_record(row: dict):
+def log_record(row: dict) -> Any:
     """The OpenTelemetry log record for one journal row (body: the envelope JSON as stored)."""
     from opentelemetry._logs import LogRecord
 
@@ -231,7 +234,7 @@ def log_record(row: dict):
 class _Failures:
     """Collects what the exporter logs while it fails (it reports through `logging`, not its result)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         import logging
 
         self.messages: list[str] = []
@@ -239,13 +242,13 @@ class _Failures:
         self.handler.emit = lambda record: self.messages.append(record.getMessage())  # type: ignore[method-assign]  # a one-line sink; a Handler subclass would say the same
         self.logger = logging.getLogger("opentelemetry")
 
-    def __enter__(self):
+    def __enter__(self) -> _Failures:
         self.propagate = self.logger.propagate
         self.logger.addHandler(self.handler)
         self.logger.propagate = False
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.logger.removeHandler(self.handler)
         self.logger.propagate = self.propagate
 
@@ -277,16 +280,16 @@ def export_otlp(
         ) from None
 
     class Collect(LogRecordProcessor):
-        def __init__(self):
+        def __init__(self) -> None:
             self.records: list = []
 
-        def on_emit(self, log_record):
+        def on_emit(self, log_record: Any) -> None:
             self.records.append(log_record)
 
-        def shutdown(self):
+        def shutdown(self) -> None:
             pass
 
-        def force_flush(self, timeout_millis: int = 30000):
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
             return True
 
     resource = Resource.create(

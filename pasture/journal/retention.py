@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any, Callable
 
 from pasture.journal.db import TIME_FORMAT, connect, insert_record, now_text
 
 
-def after_ingest(path, retention: dict | None):
+def after_ingest(path: str | os.PathLike[str], retention: dict | None) -> Callable[[], Any] | None:
     """What a reader runs after ingest (pasture.journal.db.open_for_reading): the policy's retention."""
     if not retention:
         return None
     return lambda: prune(path, **retention)
 
 
-def prune(path, keep_days: float | None = None, max_mb: float | None = None, now: float | None = None) -> dict | None:
+def prune(
+    path: str | os.PathLike[str], keep_days: float | None = None, max_mb: float | None = None, now: float | None = None
+) -> dict | None:
     """Delete what retention no longer keeps, in one transaction with a journal record saying so; None when
     nothing was due. `keep_days`: records older than that many days; `max_mb`: the oldest records until
     the data (the database's pages in use) fits."""

@@ -14,9 +14,15 @@ holding a newline cannot forge a line of the listing), CSV quotes and defuses sp
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable
 
 VALUED = ("root", "journal", "session", "event", "decision", "harness", "layer", "rule", "since", "until", "limit")
 FLAGS = ("json", "count")
@@ -72,7 +78,7 @@ def parse_time(text: str, now: float | None = None) -> str:
 _BIDI = {0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
 
 
-def printable(value) -> str:
+def printable(value: Any) -> str:
     """One line of terminal-safe text: control, bidi and surrogate characters as escapes."""
     text = value if isinstance(value, str) else str(value)
     if text.isprintable() and not any(ord(c) in _BIDI for c in text):
@@ -91,7 +97,7 @@ def printable(value) -> str:
     return "".join(out)
 
 
-def _stored_json(text) -> str:
+def _stored_json(text: Any) -> str:
     """A stored envelope/detail as JSON: verbatim when it is JSON (it always is, as pasture stores it),
     else as a JSON string (a hand-edited database still reads)."""
     import json
@@ -132,7 +138,7 @@ def text_row(r: dict) -> str:
     )
 
 
-def _steer_text(detail) -> str:
+def _steer_text(detail: Any) -> str:
     """The steering a record carries (detail.steer, issue 17), one clause each: what ran, its exit and
     the bytes sent; a rewrite's field before and after; a degradation or a stop after max."""
     if not isinstance(detail, str) or '"steer"' not in detail:
@@ -171,7 +177,7 @@ def _blank(char: str) -> bool:
     return char.isspace() or unicodedata.category(char) in ("Cc", "Cf")  # controls, zero-width and bidi marks
 
 
-def csv_cell(value):
+def csv_cell(value: Any) -> Any:
     """A CSV cell: a text that a spreadsheet would run as a formula gets a leading apostrophe (OWASP):
     one that starts with a tab or CR, or whose first character after any whitespace, control or
     format characters is = + - @ (a spreadsheet may skip those)."""
@@ -185,7 +191,7 @@ def csv_cell(value):
     return value
 
 
-def out_stream():
+def out_stream() -> io.TextIOWrapper:
     """stdout as UTF-8 text that cannot fail to encode (a surrogate becomes its escape)."""
     import io
 
@@ -194,7 +200,7 @@ def out_stream():
     )
 
 
-def write_rows(rows, fmt: str, out) -> int:
+def write_rows(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
     """Write rows (dicts with envelope/detail as stored text) as fmt: text | json | jsonl | csv."""
     from pasture.journal.db import COLUMNS
 
@@ -223,7 +229,7 @@ def write_rows(rows, fmt: str, out) -> int:
     return n
 
 
-def torn_note(conn) -> str | None:
+def torn_note(conn: sqlite3.Connection) -> str | None:
     from pasture.journal.db import torn_count
 
     n = torn_count(conn)
@@ -235,7 +241,7 @@ def torn_note(conn) -> str | None:
     )
 
 
-def list_journal(path: str, options: dict, retention: dict, out, err) -> int:
+def list_journal(path: str, options: dict, retention: dict, out: TextIO, err: TextIO) -> int:
     """`pasture journal`: ingest, retention, then the matching records (or their count)."""
     import sqlite3
 

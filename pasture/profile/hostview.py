@@ -5,7 +5,7 @@ modules may build on it."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Mapping, Protocol
 
 from pasture.profile.answers import AnswerHost
 from pasture.profile.vocab import HookSurface
@@ -16,3 +16,5 @@ class ProfileHost(AnswerHost, Protocol):
     surfaces: tuple[HookSurface, ...]
     #: the native call names a runtime profile may bind (the host's documented tools)
     native_calls: frozenset[str]
+    #: core operations the host has no way to do (operation -> why): a runtime profile must bind them unsupported
+    unsupported_operations: Mapping[str, str]

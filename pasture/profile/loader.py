@@ -11,7 +11,7 @@ import gc
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from pasture.profile import rules
 from pasture.profile.answers import derive
@@ -29,7 +29,7 @@ RUNTIME = "runtime.yaml"
 
 
 @contextmanager
-def _no_cycle_collection():
+def _no_cycle_collection() -> Iterator[None]:
     """Pause the cyclic GC while profiles load.
 
     Loading allocates a few hundred thousand long-lived objects (YAML nodes, source marks, models) and
@@ -124,7 +124,7 @@ def load_project(
     return contracts
 
 
-def _host(f, harness: Harness | None, hosts: Mapping[str, ProfileHost]) -> ProfileHost | None:
+def _host(f: Any, harness: Harness | None, hosts: Mapping[str, ProfileHost]) -> ProfileHost | None:
     """The host of ``harness`` among ``hosts``; a problem when the caller loads without it."""
     if harness is None:
         return None
@@ -139,7 +139,9 @@ def _host(f, harness: Harness | None, hosts: Mapping[str, ProfileHost]) -> Profi
     return host
 
 
-def _lifecycle(root: Path, folder: Path, problems: list[Problem], cited: set[str] | None, hosts):
+def _lifecycle(
+    root: Path, folder: Path, problems: list[Problem], cited: set[str] | None, hosts: Mapping[str, ProfileHost]
+) -> tuple | None:
     f, data = read_yaml(root, folder / LIFECYCLE, folder.name, problems, cited)
     if data is None:
         return None
@@ -179,8 +181,14 @@ def _runtime(
 
 
 def _with_answers(
-    root: Path, contract_id: str, harness: Harness, version, rows, cited: set[str] | None, host: ProfileHost
-):
+    root: Path,
+    contract_id: str,
+    harness: Harness,
+    version: Any,
+    rows: tuple,
+    cited: set[str] | None,
+    host: ProfileHost,
+) -> tuple:
     """Each row with its capability matrix: the host catalog's output schema and mutation mode, and
     the answer captures of this very version (profile/answers.py)."""
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from pasture.profile.vocab import (
+    CONTRACT_ID_EXAMPLE,
     BlockingMode,
     CoreOperation,
     EventSemantic,
@@ -84,7 +85,7 @@ class ExcludedEvent(_Strict):
 
 
 class LifecycleFile(_Strict):
-    contract: StrictStr = Field(description="<harness>@<version>, e.g. claude-code@2.1.261")
+    contract: StrictStr = Field(description=f"<harness>@<version>, e.g. {CONTRACT_ID_EXAMPLE}")
     admission: AdmissionSpec
     sources: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     catalog_unavailable: StrictStr | None = Field(

@@ -18,6 +18,8 @@ from pasture.profile.models import AdmissionSpec, CapabilityContribution, Lifecy
 from pasture.profile.reading import ProfileFile
 from pasture.profile.versions import Admission, HostVersion, VersionError
 from pasture.profile.vocab import (
+    CONTRACT_ID_EXAMPLE,
+    MATCHER_SURFACES,
     STOP_FAMILY_EVENTS,
     SURFACE_FAILURE_MODES,
     UNSUPPORTED_HARNESSES,
@@ -25,7 +27,6 @@ from pasture.profile.vocab import (
     CoreOperation,
     EventSemantic,
     Harness,
-    HookSurface,
     MutationMode,
     RuntimeClass,
     StopLoopPolicy,
@@ -54,7 +55,7 @@ def contract_identity(f: ProfileFile, value: Any, folder: str) -> tuple[Harness,
         f.add(
             loc,
             f"contract id {value!r} is not <harness>@<version>",
-            "write e.g. 'claude-code@2.1.261'",
+            f"write e.g. '{CONTRACT_ID_EXAMPLE}'",
             field="contract",
         )
         return None
@@ -419,11 +420,7 @@ def resolve_rows(
                     row=label,
                     field="response.ask",
                 )
-        if row.matcher is not None and row.surface not in (
-            HookSurface.CLAUDE_COMMAND_JSON,
-            HookSurface.CODEX_STRICT_COMMAND_JSON,
-            HookSurface.GEMINI_COMMAND_JSON,
-        ):
+        if row.matcher is not None and row.surface not in MATCHER_SURFACES:
             f.add(
                 loc + ("matcher",),
                 f"surface {row.surface.value!r} registers no matcher",
@@ -571,14 +568,15 @@ def runtime_contract(
             "bind every core operation exactly once (native, parent-mediated, semantic-instruction or unsupported)",
             field="operations",
         )
-    if harness is Harness.OPENCODE:
-        stop = model.operations.get(CoreOperation.STOP_ASSIGNMENT)
-        if stop is not None and stop.klass is not RuntimeClass.UNSUPPORTED:
+    for op in CoreOperation:
+        why = host.unsupported_operations.get(op.value) if harness is not None and host is not None else None
+        bound = model.operations.get(op)
+        if why and bound is not None and bound.klass is not RuntimeClass.UNSUPPORTED:
             f.add(
-                ("operations", "stop_assignment", "class"),
-                "OpenCode documents no tool that stops a running assignment; stop_assignment must be unsupported there",
+                ("operations", op.value, "class"),
+                f"{why}; {op.value} must be unsupported there",
                 "set 'class: unsupported' with a reason",
-                row="operation stop_assignment",
+                row=f"operation {op.value}",
                 field="class",
             )
     operations = tuple(

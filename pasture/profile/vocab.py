@@ -15,6 +15,11 @@ class Harness(StrEnum):
     GEMINI_CLI = "gemini-cli"
     COPILOT_CLI = "copilot-cli"
     PI = "pi"
+    QWEN_CODE = "qwen-code"
+
+
+#: the contract id the profile schema and its error messages give as an example of <harness>@<version>
+CONTRACT_ID_EXAMPLE = f"{Harness.CLAUDE_CODE.value}@2.1.261"
 
 
 class EventSemantic(StrEnum):
@@ -31,6 +36,7 @@ class HookSurface(StrEnum):
     GEMINI_COMMAND_JSON = "gemini-command-json"
     COPILOT_COMMAND_JSON = "copilot-command-json"
     PI_EXTENSION_EVENT = "pi-extension-event"
+    QWEN_COMMAND_JSON = "qwen-command-json"
 
 
 class BlockingMode(StrEnum):
@@ -169,7 +175,22 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
         FailureMode.THROW_FAIL_FAST,
         FailureMode.OBSERVE_ONLY,
     ),
+    # Qwen Code command hooks: exit 2 is the documented blocking error; any other failure is a warning.
+    HookSurface.QWEN_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
 }
+
+# The surfaces whose hooks register a matcher (a row's ``matcher``): the command-JSON settings files.
+MATCHER_SURFACES: frozenset[HookSurface] = frozenset(
+    {
+        HookSurface.CLAUDE_COMMAND_JSON,
+        HookSurface.CODEX_STRICT_COMMAND_JSON,
+        HookSurface.GEMINI_COMMAND_JSON,
+        HookSurface.QWEN_COMMAND_JSON,
+    }
+)
+
+# The surfaces whose JSON deny is the shared ``decision`` field ("deny"), not ``permissionDecision``.
+DECISION_FIELD_SURFACES: frozenset[HookSurface] = frozenset({HookSurface.GEMINI_COMMAND_JSON})
 
 # Only these events carry host stop-loop state (Claude/Codex `stop_hook_active`).
 STOP_FAMILY_EVENTS: frozenset[str] = frozenset({"Stop", "SubagentStop"})

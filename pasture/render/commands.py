@@ -31,10 +31,10 @@ parts are the fixed shell syntax written here and ``$r``.
 from __future__ import annotations
 
 import shlex
+from typing import Callable
 
 from pasture.profile.contracts import Contract, EventRow
-from pasture.profile.versions import HostVersion
-from pasture.profile.vocab import EventSemantic, Harness, StopLoopPolicy
+from pasture.profile.vocab import EventSemantic, StopLoopPolicy
 from pasture.render.encode import shell_words
 
 VARIABLE = "PASTURE_BIN"
@@ -109,43 +109,15 @@ def shell_command(contract: Contract, row: EventRow, default_binary: str = DEFAU
     )
 
 
-#: Claude Code honours ``"onFailure": "block"`` on command hooks from 2.1.295 (release note). The real
-#: Claude Code 2.1.328 accepts the key and blocks PreToolUse when the hook cannot start (exit 127)
-#: and when it outlives its timeout, where without the key the tool runs
-#: (tests/install/test_claude_onfailure_real.py). It covers what the shell tail cannot: a hook the
-#: host kills at its timeout. Claude ignores it on Stop, SubagentStop, TaskCompleted and
-#: TeammateIdle (its own exemption list), and a Stop must never be blocked by a failure anyway, so
-#: Stop-like rows never get it. Contracts whose floor predates 2.1.295 never get it either: an older
-#: host may reject the unknown key and skip the hook.
-CLAUDE_ON_FAILURE_SINCE = HostVersion.parse("2.1.295")
+#: a host's own keys of one command handler (contract, row) -> keys added after type, command, timeout
+HandlerExtra = Callable[[Contract, EventRow], dict]
 
 
-def on_failure_block(contract: Contract, row: EventRow) -> bool:
-    return (
-        contract.harness is Harness.CLAUDE_CODE
-        and contract.version >= CLAUDE_ON_FAILURE_SINCE
-        and fails_closed(row)
-        and not guards_stop_loop(row)
-    )
-
-
-#: Claude Code hands the model ``<Event> hook blocking error from command: "<command>": <reason>`` with
-#: every JSON block (a Stop continuation, PostToolUse feedback, a refusal): ~590 bytes of our shell
-#: line. Where a command hook sets ``statusMessage``, the host names the hook by it instead (read in
-#: the binaries of 2.1.261, 2.1.328 and 2.1.332: the display name is ``statusMessage ?? command`` on
-#: the JSON-answer path; the exit-2 path still quotes the command; each one's settings schema has the
-#: key). From 2.1.261, the oldest version read.
-CLAUDE_STATUS_MESSAGE_SINCE = HostVersion.parse("2.1.261")
-STATUS_MESSAGE = "pasture guard"
-
-
-def handler(contract: Contract, row: EventRow) -> dict:
-    """One command handler for a Claude settings / Codex hooks.json matcher group."""
+def handler(contract: Contract, row: EventRow, extra: HandlerExtra | None = None) -> dict:
+    """One command handler for a command-JSON host's matcher group, plus the host's own keys (``extra``)."""
     out: dict = {"type": "command", "command": shell_command(contract, row), "timeout": timeout(row)}
-    if on_failure_block(contract, row):
-        out["onFailure"] = "block"
-    if contract.harness is Harness.CLAUDE_CODE and contract.version >= CLAUDE_STATUS_MESSAGE_SINCE:
-        out["statusMessage"] = STATUS_MESSAGE
+    if extra is not None:
+        out.update(extra(contract, row))
     return out
 
 
@@ -155,7 +127,7 @@ def timeout(row: EventRow) -> int:
     return OBSERVATION_TIMEOUT if row.semantic is EventSemantic.OBSERVATION else GATE_TIMEOUT
 
 
-def hooks_table(contract: Contract) -> dict:
+def hooks_table(contract: Contract, extra: HandlerExtra | None = None) -> dict:
     """The ``hooks`` table of a JSON command-hooks settings file (Claude Code's settings.json, Codex's
     hooks.json): event -> matcher groups, in catalog order; every row becomes one command hook."""
     table: dict[str, list] = {}
@@ -163,6 +135,6 @@ def hooks_table(contract: Contract) -> dict:
         group: dict = {}
         if row.matcher is not None:
             group["matcher"] = row.matcher
-        group["hooks"] = [handler(contract, row)]
+        group["hooks"] = [handler(contract, row, extra)]
         table[row.name] = [group]
     return table

@@ -11,7 +11,7 @@ from pasture.runtime.hostwire import wire
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
 if TYPE_CHECKING:
-    from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
+    from typing import Any, Iterator  # a row: a generated pasture_contracts._row.Row (untyped) or None
 
 
 class Reply:
@@ -23,10 +23,10 @@ class Reply:
     def __init__(self, exit_code: int, stdout: str, stderr: str, answer: str) -> None:
         self.exit_code, self.stdout, self.stderr, self.answer = exit_code, stdout, stderr, answer
 
-    def __iter__(self):
+    def __iter__(self) -> "Iterator[Any]":
         return iter((self.exit_code, self.stdout, self.stderr, self.answer))
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> "Any":
         return tuple(self)[index]
 
     def __repr__(self) -> str:

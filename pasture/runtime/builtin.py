@@ -21,6 +21,12 @@ loudly; the user layer's policy and an OS sandbox are the defence in depth.
 
 from pasture.runtime import fs, layers
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from pasture.runtime.shellwrites import Budget
+
 RULE = "guard-files"
 REASON = (
     "pasture: {path} belongs to the guard (its policy, journal, hook adapters or trust store) and is off "
@@ -37,6 +43,7 @@ GUARD_COMMAND = (
 # backslash-newline) removed, for the guard's names and the basename of every protected path, the
 # delete verbs (a folder above ours), and what can spell a name without writing it: $'...' escapes,
 # brace expansion, globs, and variables the line itself sets (`$` with `=`: the reading resolves them).
+# Each host adds its folders' names (hostwire/<wire>.py SCREEN_WORDS, compiled with the policy).
 TOO_LONG = (
     "pasture: this shell command is {size} characters long and names something like the guard's files; "
     "the guard reads at most {limit}. Split it into shorter commands, or write it to a script file."
@@ -47,13 +54,7 @@ _SCREEN = (
     "settings",
     "hooks.json",
     "config.toml",
-    "opencode",
     "plugin",
-    ".claude",
-    ".codex",
-    ".gemini",
-    ".copilot",
-    ".pi",
     "trust",
     "pasture",
     "install",
@@ -81,8 +82,9 @@ _SCREEN = (
 _NAMES: dict = {}
 
 
-def screen(command: str, files: tuple, folders: tuple) -> bool:
-    """False only when no reading of the command can name a protected path or a guard command."""
+def screen(command: str, files: tuple, folders: tuple, words: tuple | None = None) -> bool:
+    """False only when no reading of the command can name a protected path or a guard command. `words`:
+    every host's SCREEN_WORDS as the policy was compiled with them (None: read from the wires now)."""
     if "$'" in command or ("$" in command and "=" in command):
         return True
     if ("$" in command or "`" in command) and ("sh" in command or "xargs" in command):
@@ -92,14 +94,22 @@ def screen(command: str, files: tuple, folders: tuple) -> bool:
     if "$" in command:  # `.pas$u"ture"`: an unset variable is empty, so the name is read without it too
         command += "\n" + _unexpanded(command)
     flat = command.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "").lower()
-    names = _NAMES.get((files, folders))
+    names = _NAMES.get((files, folders, words))
     if names is None:
         extra = {fs.basename(p).lower() for p in files + folders if fs.basename(p)}
-        names = _NAMES[(files, folders)] = _SCREEN + tuple(sorted(extra))
+        hosts = screen_words() if words is None else words
+        names = _NAMES[(files, folders, words)] = _SCREEN + tuple(hosts) + tuple(sorted(extra))
     for name in names:
         if name in flat:
             return True
     return False
+
+
+def screen_words() -> tuple:
+    """Every host's SCREEN_WORDS (its folders' names), in the hook's registry order."""
+    from pasture.runtime.hostwire.guarded import modules  # compiled with the policy, off the hook path
+
+    return tuple(dict.fromkeys(word for wire in modules() for word in wire.SCREEN_WORDS))
 
 
 def _unexpanded(flat: str) -> str:
@@ -215,7 +225,7 @@ def _lowered(files: tuple, folders: tuple) -> tuple:
     return found
 
 
-def _glob_hits(path: str, files, folders, ancestors: bool) -> bool:
+def _glob_hits(path: str, files: tuple[str, ...], folders: tuple[str, ...], ancestors: bool) -> bool:
     from pasture.runtime.shellwrites import glob_match as _match  # loaded already: only its reading finds globs
 
     parts = [p for p in path.split("/") if p]
@@ -248,8 +258,8 @@ def _is_protected(
     target: str,
     cwd: str,
     home: str,
-    files,
-    folders,
+    files: tuple[str, ...],
+    folders: tuple[str, ...],
     ancestors: bool = False,
     glob: bool = False,
     root: str | None = None,
@@ -344,13 +354,14 @@ def check(
     root: str,
     *,
     deadline: float | None = None,
-    clock=None,
+    clock: "Callable[[], float] | None" = None,
     notes: list | None = None,
+    words: tuple | None = None,
 ) -> str | None:
     """The deny reason when the event's tool writes to a protected path, else None. `deadline` (a
     time.perf_counter() instant, on `clock` when given) and the reader's step budget bound the reading
     of a shell command; past them the line is judged on its own words, and `notes` says so when it is
-    let through."""
+    let through. `words`: the hosts' screen words the policy was compiled with (:func:`screen`)."""
     kind = envelope.get("tool_kind")
     if kind is None:
         return None
@@ -366,7 +377,7 @@ def check(
         return None
     if kind == "shell":
         command = envelope.get("command")
-        if not isinstance(command, str) or not screen(command, files, folders):
+        if not isinstance(command, str) or not screen(command, files, folders, words):
             return None
         # rare path: only commands that name something like ours
         from pasture.runtime.shellparse import MAX_TEXT
@@ -392,7 +403,9 @@ def check(
     return None
 
 
-def _shell(command: str, cwd: str, home: str, files, folders, root: str, budget) -> str | None:
+def _shell(
+    command: str, cwd: str, home: str, files: tuple[str, ...], folders: tuple[str, ...], root: str, budget: "Budget"
+) -> str | None:
     from pasture.runtime.shellwrites import emptied, guard_command, writes
 
     ran = guard_command(command, budget=budget)
@@ -431,7 +444,15 @@ _SEPARATORS = " \t\n;&|()<>="
 
 
 def _unread(
-    command: str, cwd: str, home: str, files, folders, root: str, why: str, deadline=None, clock=None
+    command: str,
+    cwd: str,
+    home: str,
+    files: tuple[str, ...],
+    folders: tuple[str, ...],
+    root: str,
+    why: str,
+    deadline: float | None = None,
+    clock: "Callable[[], float] | None" = None,
 ) -> str | None:
     """Past the reading's budget: the line on its own words. Refused when one names a guard path (as a
     delete would: a folder above ours too), could match one as a glob, holds a value the reading did not
@@ -446,7 +467,7 @@ def _unread(
     for ch in _SEPARATORS:
         flat = flat.replace(ch, " ")
     for count, word in enumerate(dict.fromkeys(flat.split())):
-        if deadline is not None and count & 63 == 0 and clock() >= deadline:
+        if deadline is not None and clock is not None and count & 63 == 0 and clock() >= deadline:
             return STOPPED.format(why=why, word=repr(word[:80]), how="was not judged by the row's deadline")
         if "$" in word or "`" in word:
             return STOPPED.format(why=why, word=repr(word[:80]), how="holds a value the reading did not finish")

@@ -15,6 +15,10 @@ from pasture.gates.errors import GateFailure  # stdlib only: the gates raise it,
 from pasture.runtime.fastjson import JSONError, dumps, loads
 from pasture.runtime.policy import DECISIONS
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 MAX_REASON = 2000  # characters of a gate's reason passed on to the host (and the model)
 
 
@@ -26,7 +30,7 @@ def cap_reason(reason: str, detail: dict | None) -> tuple[str, dict | None]:
     return cut, dict(detail or {}, reason_cut=len(reason))
 
 
-def parse_decision(raw, source: str) -> tuple[str, str]:
+def parse_decision(raw: Any, source: str) -> tuple[str, str]:
     if not isinstance(raw, dict) or raw.get("decision") not in DECISIONS:
         raise GateFailure(
             f'{source} answered no valid decision (want {{"decision": "proceed|deny|ask", "reason": "..."}})'
@@ -37,7 +41,7 @@ def parse_decision(raw, source: str) -> tuple[str, str]:
     return raw["decision"], reason
 
 
-def budget(layer: dict, deadline: float | None, clock=None) -> tuple[float, str | None]:
+def budget(layer: dict, deadline: float | None, clock: Callable[[], float] | None = None) -> tuple[float, str | None]:
     """The gate's timeout: its own, clamped to the time left before the row's deadline (with a note)."""
     wanted = layer["timeout"]
     if deadline is None:
@@ -96,7 +100,9 @@ def ai_gate(ai: dict, envelope: dict, root: str, timeout: float) -> tuple[str, s
     return decision, reason, record
 
 
-def run_gate(layer: dict, envelope: dict, root: str, deadline: float | None, clock=None):
+def run_gate(
+    layer: dict, envelope: dict, root: str, deadline: float | None, clock: Callable[[], float] | None = None
+) -> tuple[str, str, dict | None]:
     """(decision, reason, detail) from a trusted layer's gate, by its kind's runner; GateFailure otherwise."""
     from pasture.runtime.gatekinds import KINDS, runner
 

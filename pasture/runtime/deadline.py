@@ -5,6 +5,10 @@ every gate must answer, and the journal line be written, before that. The margin
 timeout, at least 1 s, at most half of it: 54 s of a 60 s gate row, 9 s of a 10 s row.
 """
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_HOST_TIMEOUT = 60
 
 
@@ -13,5 +17,5 @@ def deadline_seconds_for(timeout: float) -> float:
     return timeout - margin
 
 
-def deadline_seconds(row) -> float:
+def deadline_seconds(row: "Any") -> float:
     return deadline_seconds_for(float(getattr(row, "timeout", None) or DEFAULT_HOST_TIMEOUT))

@@ -27,7 +27,11 @@ import marshal
 import sys
 
 from pasture.runtime import fs, layers
-from pasture.runtime.hostwire import WIRES  # the hook has it already: its answers are encoded there
+from pasture.runtime.hostwire import USER_DIR_VARIABLES, WIRES  # the hook has it already: its answers are encoded there
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 FORMAT = 3
 MAGIC = b"PSTCACH3"
@@ -42,10 +46,7 @@ _ENV_KEYS = (
     "XDG_STATE_HOME",
     "XDG_DATA_HOME",
     "XDG_CACHE_HOME",
-    "CODEX_HOME",
-    "COPILOT_HOME",
-    "PI_CODING_AGENT_DIR",
-    "CLAUDE_CONFIG_DIR",
+    *USER_DIR_VARIABLES,  # every host's user folder holds guard files (hostwire/<wire>.py USER_DIR)
     "PASTURE_POLICY",
     "PASTURE_MANAGED_POLICY",
     "PASTURE_TRUST_STORE",
@@ -66,8 +67,17 @@ class Verdict:
     __slots__ = ("decision", "reason", "layer", "rule", "gate", "detail", "failure", "notes", "entry", "rewrites")
 
     def __init__(
-        self, decision, reason, layer=None, rule=None, gate="none", detail=None, failure=None, notes=(), entry=None
-    ):
+        self,
+        decision: "Any",  # proceed | deny | ask | allow | rewrite, or None with `failure` set
+        reason: "Any",
+        layer: "str | None" = None,
+        rule: "str | None" = None,
+        gate: str = "none",
+        detail: "Any" = None,
+        failure: "str | None" = None,
+        notes: "Any" = (),
+        entry: "dict | None" = None,
+    ) -> None:
         self.decision, self.reason, self.layer, self.rule = decision, reason, layer, rule
         self.gate, self.detail, self.failure, self.notes = gate, detail, failure, notes
         self.entry = entry  # the compiled rule that decided (allow/rewrite: its on_unsupported, rewrite)
@@ -86,6 +96,7 @@ class Effective:
         "protect",
         "files",
         "folders",
+        "screen_words",
         "home",
         "from_cache",
         "alerts",
@@ -102,6 +113,7 @@ class Effective:
         self.notes = data["notes"] + self.alerts
         self.protect = data["protect"]
         self.files, self.folders = data["protected"]
+        self.screen_words = data.get("screen")  # every host's SCREEN_WORDS (pasture.runtime.builtin.screen)
         self.home = data["home"]
         self.retention = data.get("retention") or {}
         self.steer = data.get("steer") or {}  # "context:<on>" | "after" | "until" -> [(layer, entry)]
@@ -116,7 +128,7 @@ class Effective:
         return next(layer for layer in self.layers if layer["name"] == name)
 
 
-def _read(path: str, follow: bool = True, limit: int = 0):
+def _read(path: str, follow: bool = True, limit: int = 0) -> "bytes | tuple[str, Any] | None":
     """bytes, None when absent, ("unreadable", why), or ("too large", size): a regular file of at most
     `limit` bytes (MAX_LAYER_BYTES unless given) only."""
     limit = limit or MAX_LAYER_BYTES
@@ -244,7 +256,7 @@ def _uid() -> int:
     return posix.getuid()
 
 
-def _private(st) -> str | None:
+def _private(st: "Any") -> str | None:
     """Why a stat result is not a private file of ours, else None."""
     if st.st_uid != _uid():
         return f"owned by uid {st.st_uid}, not by you"
@@ -309,7 +321,7 @@ def _private_dir(path: str) -> None:
         pass
 
 
-def _patterns(stored, key: tuple) -> dict:
+def _patterns(stored: "Any", key: tuple) -> dict:
     """The validated patterns of the previous (verified) compile on the same interpreter and compiler
     (the same first parts of the key), by source: ("re", source, literal) as policy.freeze makes them."""
     reuse: dict = {}
@@ -326,7 +338,7 @@ def _patterns(stored, key: tuple) -> dict:
     return reuse
 
 
-def _catalog(stored, key: tuple) -> dict | None:
+def _catalog(stored: "Any", key: tuple) -> dict | None:
     """The compiled packs of the previous (verified) compile when pasture, the compiler and every pack
     file are the same (key[:3]): a policy edit then does not compile the packs again."""
     try:
@@ -363,7 +375,7 @@ def read_cache(cache: str, secret: bytes) -> tuple:
         return None, None
 
 
-def _store(cache: str, value, secret: bytes) -> None:
+def _store(cache: str, value: "Any", secret: bytes) -> None:
     import posix
 
     try:
@@ -385,7 +397,7 @@ def build(
     root: str,
     env: dict,
     sources: list,
-    trust_bytes,
+    trust_bytes: "Any",
     reuse: dict | None = None,
     deadline: float | None = None,
     catalog: dict | None = None,
@@ -520,6 +532,7 @@ def build(
         "retention": retention,
         "incomplete": incomplete,
         "protected": builtin.protected(root, env),
+        "screen": builtin.screen_words(),
         "home": layers.home(env),
         "programs": pinned_programs,
         "packs": packs_layer,
@@ -584,7 +597,7 @@ def _check_exceptions(compiled: list, packs_layer: dict) -> None:
                 break
 
 
-def _signature(path: str):
+def _signature(path: str) -> tuple | None:
     """What changes whenever a file's bytes do (ctime cannot be set back by a user), without reading it."""
     try:
         st = fs.stat(path)
@@ -593,7 +606,7 @@ def _signature(path: str):
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _programs_hold(data) -> bool:
+def _programs_hold(data: dict) -> bool:
     """The programs a pinned project layer runs are unchanged since it was compiled (else: rebuild,
     and the rebuild compares their bytes with the pins)."""
     for path, want in data.get("programs", ()):
@@ -607,7 +620,7 @@ def _programs_hold(data) -> bool:
 _THAWED: dict = {}
 
 
-def build_pattern(frozen: tuple):
+def build_pattern(frozen: tuple) -> "Any":
     """The compiled pattern of a cached one: ("re", source). The cache never holds an engine program:
     thawing one from a file let a crafted program crash the hook (SIGSEGV)."""
     compiler = _sre_compiler()
@@ -621,7 +634,7 @@ def build_pattern(frozen: tuple):
 _SRE_COMPILER: list = []
 
 
-def _sre_compiler():
+def _sre_compiler() -> "Any":
     """The standard library's own regex compiler (`re/_compiler.py`, what `re.compile` calls), loaded
     without `re/__init__.py`: that file imports `enum` and `functools`, most of what `import re` costs
     the hook (measured: benchmarks/README.md). Same files, loaded under a private package name so the
@@ -644,7 +657,7 @@ def _sre_compiler():
     return compiler
 
 
-def thaw(frozen: tuple):
+def thaw(frozen: tuple) -> "Any":
     """The compiled pattern for a cached one (memoized per process: the OpenCode server reuses it)."""
     key = frozen[1]
     pattern = _THAWED.get(key)
@@ -658,11 +671,11 @@ class _Budget(BaseException):
     Exception` on the way, say in the pattern compiler's loader, may swallow it)."""
 
 
-def _expired(signum, frame):
+def _expired(signum: int, frame: "Any") -> None:
     raise _Budget()
 
 
-def _arm(deadline):
+def _arm(deadline: float | None) -> tuple | None:
     """Interrupt matching at `deadline` (SIGALRM: the regex engine checks signals as it runs). Only the
     main thread can take a signal; elsewhere (the OpenCode server's workers) the compile-time screen
     of catastrophic patterns (pasture.runtime.policy) is what bounds a match. The old handler, or None."""
@@ -679,7 +692,7 @@ def _arm(deadline):
     return (old,)
 
 
-def _disarm(armed) -> None:
+def _disarm(armed: tuple | None) -> None:
     if armed is None:
         return
     import _signal
@@ -689,7 +702,7 @@ def _disarm(armed) -> None:
     _signal.signal(_signal.SIGALRM, armed[0] if armed[0] is not None else _signal.SIG_DFL)
 
 
-def _text(value) -> str:
+def _text(value: "Any") -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -743,7 +756,9 @@ class _Shell:
 
     __slots__ = ("command", "_invocations", "_read", "_deadline", "_clock")
 
-    def __init__(self, envelope: dict, deadline: float | None = None, clock=None) -> None:
+    def __init__(
+        self, envelope: dict, deadline: float | None = None, clock: "Callable[[], float] | None" = None
+    ) -> None:
         self._deadline, self._clock = deadline, clock
         command = envelope.get("command") if envelope.get("tool_kind") == "shell" else None
         if command is None and envelope.get("tool_kind") == "shell":
@@ -775,7 +790,7 @@ class _Shell:
         return self._invocations
 
 
-def _hits(rule: dict, envelope: dict, shell: _Shell):
+def _hits(rule: dict, envelope: dict, shell: "_Shell") -> "Any":
     """None (the rule does not match), "line" (a rule without [rules.run] matches the call), or
     {invocation index: "match" | "unknown"} (with "loose" keys when the line could not be read)."""
     if not _matches(rule, envelope):
@@ -803,7 +818,7 @@ def _hits(rule: dict, envelope: dict, shell: _Shell):
 _SCOPES = {"managed": 0, "user": 1, "project": 2}
 
 
-def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> list:
+def _exceptions(effective: Effective, envelope: dict, shell: "_Shell", event: "str | None") -> list:
     """(scope, names, invocations covered, covers the whole line) for each exception rule that matches."""
     lifts: list = []
     if shell.command is not None and any(rule.get("except") for layer in effective.layers for rule in layer["rules"]):
@@ -830,7 +845,9 @@ def _exceptions(effective: Effective, envelope: dict, shell: _Shell, event) -> l
     return lifts
 
 
-def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: str, said: list, at: list):
+def _judge_layer(
+    layer: dict, envelope: dict, shell: "_Shell", lifts: list, root: str, said: list, at: list
+) -> "tuple | None":
     """The rule that decides one layer (deny > ask > rewrite > allow > proceed wherever listed), as
     (decision, reason, rule), or None when no rule does (the layer's gate or default then)."""
     from_packs = layer["name"] == "packs"
@@ -892,7 +909,7 @@ def _judge_layer(layer: dict, envelope: dict, shell: _Shell, lifts: list, root: 
     return None
 
 
-def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
+def _rewrite_problem(rule: dict, hits: "Any", shell: "_Shell", root: str) -> str | None:
     """Why a matching rewrite cannot apply: a structured one only to a line that is the one command it
     matched; any rewrite (an approval of what it makes) not to a program reached through a path or
     with a VAR=value prefix."""
@@ -914,7 +931,7 @@ def _rewrite_problem(rule: dict, hits, shell: _Shell, root: str) -> str | None:
     return None
 
 
-def _code_on_line(inv) -> str | None:
+def _code_on_line(inv: "Any") -> str | None:
     """A regex rule sees text, not programs: it cannot approve an interpreter running code from the line
     (`python3 -c "..." git push --force` holds the text a `git push` regex looks for)."""
     if inv.script is not None:
@@ -922,7 +939,7 @@ def _code_on_line(inv) -> str | None:
     return None
 
 
-def _allow_given(allows: list, shell: _Shell, root: str, said: list):
+def _allow_given(allows: list, shell: "_Shell", root: str, said: list) -> "Any":
     """The allow rule that approves the call, or None: a structured allow only when every command of the
     line matches one of the layer's structured allows; any allow only when no command has a VAR=value
     prefix, a program reached through a path, or an output redirection outside the project."""
@@ -961,7 +978,9 @@ def _allow_given(allows: list, shell: _Shell, root: str, said: list):
     return regex
 
 
-def evaluate(effective: Effective, envelope: dict, deadline: float | None = None, clock=None) -> Verdict:
+def evaluate(
+    effective: Effective, envelope: dict, deadline: float | None = None, clock: "Callable[[], float] | None" = None
+) -> Verdict:
     """Decide one gate-consultation event. `deadline`: a time.perf_counter() instant no gate may outlive."""
     decisions: list[tuple] = []  # (decision, reason, layer, rule, gate, detail)
     failures: list[str] = []
@@ -973,7 +992,7 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
 
         reason = check(
             envelope, effective.files, effective.folders, effective.home, effective.root,
-            deadline=deadline, clock=clock, notes=read,
+            deadline=deadline, clock=clock, notes=read, words=effective.screen_words,
         )  # fmt: skip
         if reason is not None:
             return Verdict("deny", reason, "builtin", RULE, f"builtin:{RULE}", notes=effective.notes)
@@ -984,7 +1003,16 @@ def evaluate(effective: Effective, envelope: dict, deadline: float | None = None
     return _layers(effective, envelope, deadline, clock, decisions, failures, failed_gate, pending)
 
 
-def _layers(effective: Effective, envelope: dict, deadline, clock, decisions, failures, failed_gate, pending):
+def _layers(
+    effective: Effective,
+    envelope: dict,
+    deadline: float | None,
+    clock: "Callable[[], float] | None",
+    decisions: list,
+    failures: list,
+    failed_gate: tuple,
+    pending: list,
+) -> Verdict:
     """The policy layers' decision (evaluate, past the built-in guard)."""
     event = envelope.get("event")
     armed = _arm(deadline)

@@ -6,36 +6,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook
 if TYPE_CHECKING:
     from typing import Any  # a row: a generated pasture_contracts._row.Row (untyped) or None
 
-# Tool names differ per host for the same capability (OpenCode says `bash`, Claude and Codex `Bash`);
-# a policy written once should match all three.
-_TOOL_KINDS = {
-    "bash": "shell",
-    "shell": "shell",
-    "exec_command": "shell",
-    "run_shell_command": "shell",
-    "local_shell": "shell",
-    "powershell": "shell",
-    "write": "write",
-    "write_file": "write",
-    "create": "write",
-    "edit": "edit",
-    "replace": "edit",
-    "multiedit": "edit",
-    "apply_patch": "edit",
-    "patch": "edit",
-    "notebookedit": "edit",
-    "read": "read",
-    "read_file": "read",
-    "view": "read",
-    "webfetch": "fetch",
-    "fetch": "fetch",
-    "web_fetch": "fetch",
-    "agent": "agent",
-    "task": "agent",
-    "spawn_agent": "agent",
-}
-
-
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "command")  # pasture.runtime.patch.KEYS
 
 
@@ -92,8 +62,12 @@ def _fields(tool_input: object, kind: str | None) -> tuple:
     return (command if isinstance(command, str) else None, file_path, paths)
 
 
-def _kind(tool_name: object) -> str | None:
-    return _TOOL_KINDS.get(tool_name.lower(), tool_name.lower()) if isinstance(tool_name, str) and tool_name else None
+def _kind(harness: str, tool_name: object) -> str | None:
+    """The tool's kind in the host's own table (hostwire/<wire>.py TOOL_KINDS: OpenCode's `bash` and Claude
+    Code's `Bash` are both `shell`, so a policy written once matches every host), else its name in lower case."""
+    if not (isinstance(tool_name, str) and tool_name):
+        return None
+    return wire(harness).TOOL_KINDS.get(tool_name.lower(), tool_name.lower())
 
 
 def with_input(envelope: dict, tool_input: dict) -> dict:
@@ -116,7 +90,7 @@ def build(harness: str, contract: str | None, host_version: str, event: str, row
                 identities[ident.kind] = value
         unresolved += [k for k in row.unresolved if k not in unresolved]
     tool_name, tool_input = tool_of(harness, payload)
-    kind = _kind(tool_name)
+    kind = _kind(harness, tool_name)
     command, file_path, paths = _fields(tool_input, kind)
     cwd = _dig(payload, "cwd") if isinstance(payload, dict) else None
     return {

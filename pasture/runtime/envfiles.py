@@ -13,6 +13,10 @@ a `.env`: the screen is what holds. Cost: two stats per folder; a file is read (
 from pasture.runtime import fs
 from pasture.runtime.injected import UNREAD  # a file that exists but could not be read: it may set any of them
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
+
 MAX_BYTES = 1 << 20
 NAMES = ("HOME",)
 PREFIXES = ("PASTURE_", "XDG_")
@@ -22,7 +26,7 @@ def screened(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES)
 
 
-def find(starts, names: tuple) -> list[str]:
+def find(starts: "Iterable[str | None]", names: tuple) -> list[str]:
     """The env files named `names` (relative paths) in each start folder and every folder above it."""
     if not names:
         return []
@@ -47,7 +51,7 @@ def find(starts, names: tuple) -> list[str]:
     return [path for folder, path in found if folder != user]
 
 
-def values(text: str, wanted=None) -> dict[str, list[str]]:
+def values(text: str, wanted: "Callable[[str], bool] | None" = None) -> dict[str, list[str]]:
     """name -> every value a dotenv reader could give it (the raw text, unquoted, with and without a
     trailing comment): a superset, since only an exact match with the environment counts. `wanted`:
     which names to read (default: the screened ones)."""
@@ -85,7 +89,7 @@ def values(text: str, wanted=None) -> dict[str, list[str]]:
     return out
 
 
-def injected(paths) -> dict[str, list[tuple[str, str]]]:
+def injected(paths: "Iterable[str]") -> dict[str, list[tuple[str, str]]]:
     """name -> [(value, file)] for every screened variable the env files set."""
     out: dict[str, list[tuple[str, str]]] = {}
     for path in paths:
@@ -101,7 +105,7 @@ def injected(paths) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def screen(env: dict, paths) -> tuple[dict, list[str]]:
+def screen(env: dict, paths: "Iterable[str]") -> tuple[dict, list[str]]:
     """`env` without what the env files supplied, and one note per file naming what was dropped."""
     found = injected(paths)
     if not found:

@@ -10,6 +10,11 @@ implementation) it falls back to `json`.
 
 from pasture import PastureError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable, NoReturn
+
+
 try:
     import _json
 except ImportError:  # pragma: no cover - CPython always has it
@@ -34,7 +39,7 @@ class _Context:
     memo: dict = {}
 
 
-def _unserializable(value):
+def _unserializable(value: "Any") -> "NoReturn":
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -42,7 +47,7 @@ if _json is not None:
     _scan = _json.make_scanner(_Context())  # type: ignore[arg-type]  # the stub wants a JSONDecoder; it reads only these
 
 
-def loads(text: str):
+def loads(text: str) -> "Any":
     """Parse one JSON document; JSONError if it is not one (also for nesting too deep to parse)."""
     if _json is None:  # pragma: no cover
         import json
@@ -66,7 +71,9 @@ def loads(text: str):
     return value
 
 
-def dumps(value, compact: bool = False, default=None, ascii: bool = True) -> str:
+def dumps(
+    value: "Any", compact: bool = False, default: "Callable[[Any], Any] | None" = None, ascii: bool = True
+) -> str:
     """`json.dumps(value, ensure_ascii=ascii, default=default)` (compact: separators without spaces)."""
     if _json is None:  # pragma: no cover
         import json

@@ -9,6 +9,10 @@ these helpers use it directly. They follow POSIX path rules only; where `posix` 
 
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
 try:
     import posix as _sys_os
 except ImportError:  # pragma: no cover - not a POSIX system
@@ -94,7 +98,7 @@ class NotRegular(OSError):
     """A file the runtime will not read: a FIFO, device, socket or folder, or larger than its cap."""
 
 
-def read_file(path: str, limit: int, follow: bool = True):
+def read_file(path: str, limit: int, follow: bool = True) -> "tuple[bytes, Any]":
     """(bytes, stat) of a regular file of at most `limit` bytes; FileNotFoundError when absent.
 
     Opened non-blocking, so a FIFO in a file's place cannot hold the hook before any deadline applies

@@ -74,15 +74,26 @@ def _ai(gate: dict) -> dict:
     return {key: _text(gate, key) for key in ("model", "system_prompt", "base_url") if key in gate}
 
 
-# The coding-agent hosts an agent gate can run as its judge (pasture.gates.agents.JUDGES, kept in step
-# by tests/gates/test_agent_gate.py; named here so the policy parser imports nothing).
-AGENT_HOSTS = ("claude-code", "codex", "opencode")
+def agent_hosts() -> tuple:
+    """The coding-agent hosts an agent gate can run as its judge: those whose wire has an ``AGENT_JUDGE``
+    (pasture.runtime.agentgate; the policy parser imports no gate). Only a policy with an agent gate reads
+    every wire."""
+    from pasture.runtime.agentgate import judges
+
+    return tuple(judges())
+
+
+def __getattr__(name: str) -> tuple:
+    if name == "AGENT_HOSTS":  # computed on first use: importing this module reads no wire
+        return agent_hosts()
+    raise AttributeError(name)
 
 
 def _agent(gate: dict) -> dict:
     host = gate.get("host")
-    if host not in AGENT_HOSTS:
-        raise BadKey("host", f"kind 'agent' needs host = one of {', '.join(AGENT_HOSTS)} (got {host!r})")
+    hosts = agent_hosts()
+    if host not in hosts:
+        raise BadKey("host", f"kind 'agent' needs host = one of {', '.join(hosts)} (got {host!r})")
     settings = {"host": host}
     for key in ("model", "prompt", "binary"):
         if key in gate:
@@ -119,7 +130,7 @@ KINDS: dict[str, Kind] = {
         True,
         _agent,
         _agent_ignored,
-        "pasture.gates.agent:agent_gate",
+        "pasture.runtime.agentgate:agent_gate",
     ),
 }
 

@@ -18,6 +18,11 @@ the files are read (bounded, regular files only) only where a `.claude/` folder 
 """
 
 from pasture.runtime import fs, layers
+from pasture.runtime.hostwire import ENV_PREFIXES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
 MAX_BYTES = 1 << 20
 # The guard's roots and what shapes the programs it runs.
@@ -25,9 +30,6 @@ NAMES = frozenset(
     (
         "HOME",
         "PATH",
-        "CODEX_HOME",
-        "CLAUDE_CONFIG_DIR",
-        "CLAUDE_PROJECT_DIR",
         "OPENAI_BASE_URL",
         "OPENAI_API_KEY",
         "OPENROUTER_API_KEY",
@@ -36,7 +38,6 @@ NAMES = frozenset(
         "HARNESS_MODEL",
         "AI_MODEL",
         "AFORGE_BIN",
-        "OPENCODE_SERVER",
         "BASH_ENV",
         "ENV",
         "SHELL",
@@ -73,9 +74,7 @@ PREFIXES = (
     "ANTHROPIC_",
     "OPENAI_",
     "OPENROUTER_",
-    "OPENCODE_",
-    "CLAUDE_",
-    "CODEX_",
+    *ENV_PREFIXES,  # each host's own (hostwire/<wire>.py ENV_PREFIX): its folders, and its judge's settings
     "AWS_",
     "GOOGLE_",
     # git's own configuration from the environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n: core.fsmonitor,
@@ -91,12 +90,12 @@ def screened(name: str) -> bool:
     return name in NAMES or name.startswith(PREFIXES)
 
 
-def settings_files(starts) -> list[str]:
-    """Every project host-settings file (Claude Code's) from each start folder up to `/`."""
+def settings_files(starts: "Iterable[str | None]") -> list[str]:
+    """Every project host-settings file (hostwire ENV_BLOCK_FILES) from each start folder up to `/`."""
     return layers.project_host_settings(starts)
 
 
-def injected(starts, files=None) -> dict[str, list[tuple[str, str]]]:
+def injected(starts: "Iterable[str | None]", files: "Iterable[str] | None" = None) -> dict[str, list[tuple[str, str]]]:
     """name -> [(value, file)] for every screened variable a project settings file sets."""
     out: dict[str, list[tuple[str, str]]] = {}
     for path in settings_files(starts) if files is None else files:
@@ -129,7 +128,7 @@ def injected(starts, files=None) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _as_text(value) -> str:
+def _as_text(value: "Any") -> str:
     # Claude Code stringifies non-string env values; an exact match is what counts, so be generous.
     if value is True:
         return "true"
@@ -140,7 +139,7 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
+def screen(env: dict, starts: "Iterable[str | None]", files: "Iterable[str] | None" = None) -> tuple[dict, list[str]]:
     """`env` without what a project's host settings injected, and one note naming each dropped variable.
     `files`: the settings files already found for `starts` (pasture.runtime.layers.project_host_settings)."""
     if not any(screened(name) for name in env):
@@ -157,7 +156,7 @@ def screen(env: dict, starts, files=None) -> tuple[dict, list[str]]:
     )
 
 
-def drop(env: dict, found: dict, screened_name, why: str) -> tuple[dict, list[str]]:
+def drop(env: dict, found: dict, screened_name: "Callable[[str], bool]", why: str) -> tuple[dict, list[str]]:
     """`env` without every variable whose value is exactly what a project file supplied (`found`: name ->
     [(value, file)], UNREAD -> a file that could not be read: then every `screened_name` goes), one note
     per file ("ignored NAMES " + `why` with its {path}), and the same names gone from this process."""
@@ -181,7 +180,7 @@ def drop(env: dict, found: dict, screened_name, why: str) -> tuple[dict, list[st
     return clean, notes
 
 
-def _scrub_process(names) -> None:
+def _scrub_process(names: "Iterable[str]") -> None:
     """Drop the variables from this process too, so a gate or harness it starts never sees them."""
     import posix
     import sys
@@ -189,7 +188,7 @@ def _scrub_process(names) -> None:
     os_module = sys.modules.get("os")
     for name in names:
         for key in (name, name.encode(sys.getfilesystemencoding(), "surrogateescape")):
-            posix.environ.pop(key, None)  # what `os.environ` is built from, if os is imported later
+            posix.environ.pop(key, None)  # type: ignore[arg-type]  # str on some platforms; what `os.environ` is built from
         if os_module is not None:
             os_module.environ.pop(name, None)
         try:

@@ -23,6 +23,12 @@ from pasture.runtime import fs
 from pasture.runtime.shellparse import Unparsable, Word
 from pasture.runtime.shellwrites import glob_match, simple_commands
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    from pasture.runtime.shellwrites import Budget
+
 STANDARD_BINS = (
     "/bin",
     "/sbin",
@@ -195,7 +201,7 @@ def _names(program: str) -> tuple:
     return tuple(dict.fromkeys((program, program[: len(stem) + 1], stem)))
 
 
-def normalize(words: list, valued) -> tuple:
+def normalize(words: list, valued: "Iterable[str]") -> tuple:
     options: dict = {}
     positional: list = []
     index = 0
@@ -436,7 +442,7 @@ def shell_strings(code: str) -> list:
     return found
 
 
-def _piped_text(previous) -> str:
+def _piped_text(previous: "Any") -> str:
     """What a previous pipeline command writes when it is `echo`/`printf` words or a heredoc to `cat`."""
     if previous is None or not previous.words:
         return ""
@@ -448,7 +454,7 @@ def _piped_text(previous) -> str:
     return ""
 
 
-def read(command: str, depth: int = 0, *, budget=None) -> list:
+def read(command: str, depth: int = 0, *, budget: "Budget | None" = None) -> list:
     """Every invocation the line may run; Unparsable (shellwrites.Exhausted past `budget`, shared by the
     nested one-liners' lines) when the reader cannot follow it."""
     commands = simple_commands(command, budget=budget)
@@ -491,7 +497,7 @@ def _leaves(inv: Invocation) -> bool:
     return not word.static or text.startswith(("/", "~", "-")) or ".." in text.split("/")
 
 
-def loose(command: str, programs) -> list:
+def loose(command: str, programs: "Iterable[str]") -> list:
     """For a line the reader cannot follow: one invocation per word that names one of `programs`, with
     every other word of the line as its options and arguments (read as touching everything it names)."""
     from pasture.runtime.shellwrites import _flat
@@ -635,7 +641,7 @@ def _texts(inv: Invocation) -> str:
     return f"{head}\n{inv.stdin_text}" if inv.stdin_text else head
 
 
-def match(run: dict, inv: Invocation, search, every: bool = False) -> str | None:
+def match(run: dict, inv: Invocation, search: "Callable[[tuple, str], Any]", every: bool = False) -> str | None:
     """ "match", "unknown" or None for one compiled run table and one invocation (`search(frozen, text)`
     is pasture.runtime.effective.search). `every`: `args` must hold for every argument, each known
     (an allow or an exception vouches for all the command touches, a deny for any of it)."""

@@ -22,6 +22,10 @@ from pasture import PastureError
 from pasture.runtime import fs
 from pasture.runtime.fastjson import dumps
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    import os
+
 # Records this process wrote: part of each record's unique id. itertools.count's next() is atomic
 # under the GIL, so the OpenCode server's threads never share an id (a shared id would lose a record).
 _SEQUENCE = count(1)
@@ -31,7 +35,7 @@ class JournalError(PastureError):
     """The journal cannot be written; the message says where and why."""
 
 
-def spool_path(path) -> str:
+def spool_path(path: "str | os.PathLike[str]") -> str:
     return str(path) + ".spool"
 
 
@@ -42,7 +46,7 @@ def _record_line(record: dict) -> bytes:
     return ("\n" + dumps(record, compact=True, default=str) + "\n").encode("ascii")
 
 
-def append(path, record: dict) -> None:
+def append(path: str, record: dict) -> None:
     """Append one record to the spool; JournalError when it cannot be written."""
     import fcntl
 
@@ -82,7 +86,7 @@ def append(path, record: dict) -> None:
 
 
 def record(
-    path,
+    path: str,
     envelope: dict,
     *,
     decision: str,
@@ -123,7 +127,7 @@ def record(
     )
 
 
-def writable(path) -> str | None:
+def writable(path: str) -> str | None:
     """None when the journal can be written, else why not (for `pasture doctor`)."""
     import os
 

@@ -10,6 +10,10 @@ relative one would be resolved inside whatever folder the hook runs in, i.e. the
 
 from pasture.runtime import fs
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Iterable
+
 LAYERS = ("managed", "user", "project")
 MANAGED_DEFAULT = "/etc/pasture/policy.toml"
 
@@ -84,29 +88,40 @@ def trust_store_path(env: dict) -> str:
     return _absolute(env, "PASTURE_TRUST_STORE") or fs.join(state_dir(env), "trust.json")
 
 
-HOST_SETTINGS = ("settings.json", "settings.local.json")
+def _env_block_folders() -> dict:
+    """folder -> its settings files, of every project settings file whose `env` block a host hands to its
+    hooks (hostwire ENV_BLOCK_FILES: Claude Code's `.claude/settings.json` and `settings.local.json`)."""
+    from pasture.runtime.hostwire import ENV_BLOCK_FILES
+
+    folders: dict = {}
+    for rel in ENV_BLOCK_FILES:
+        folder, _, name = rel.rpartition("/")
+        folders.setdefault(folder, []).append(name)
+    return folders
 
 
-def project_host_settings(starts) -> list[str]:
-    """Every project host-settings file whose `env` Claude Code hands to hooks (`.claude/settings.json`,
-    `.claude/settings.local.json`), in each start folder and every folder above it (what they inject is
-    screened out by pasture.runtime.injected). The user's own `~/.claude` (from the password database,
-    never $HOME) holds the user's settings, not a project's, and is skipped. One stat per folder."""
+def project_host_settings(starts: "Iterable[str | None]") -> list[str]:
+    """Every project host-settings file whose `env` a host hands to hooks (hostwire ENV_BLOCK_FILES), in
+    each start folder and every folder above it (what they inject is screened out by
+    pasture.runtime.injected). The user's own (below the home from the password database, never $HOME)
+    holds the user's settings, not a project's, and is skipped. One stat per folder."""
     seen: set = set()
     found: list[str] = []
-    user: str | None | bool = False  # looked up only once a .claude/ folder is met
+    user: str | None | bool = False  # looked up only once a settings folder is met
+    folders = _env_block_folders()
     for start in starts:
         if not isinstance(start, str) or not fs.isabs(start):
             continue
         here = fs.normpath(start)
         while here not in seen:
             seen.add(here)
-            folder = fs.join(here, ".claude")
-            if fs.isdir(folder):
-                if user is False:
-                    user = _password_home()
-                if here != user:
-                    found.extend(fs.join(folder, name) for name in HOST_SETTINGS)
+            for rel, names in folders.items():
+                folder = fs.join(here, rel)
+                if fs.isdir(folder):
+                    if user is False:
+                        user = _password_home()
+                    if here != user:
+                        found.extend(fs.join(folder, name) for name in names)
             parent = fs.dirname(here)
             if parent == here:
                 break

@@ -22,7 +22,9 @@ from pasture.runtime.journal import JournalError, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
 if TYPE_CHECKING:
-    from pasture.runtime.effective import Effective
+    from typing import Any
+
+    from pasture.runtime.effective import Effective, Verdict
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 USAGE = "usage: pasture hook lifecycle --harness H --event E --host-version V  (payload JSON on stdin)"
@@ -66,12 +68,12 @@ def parse_payload(data: bytes) -> tuple[object, str | None]:
     return payload, None
 
 
-def _read(stream) -> tuple[object, str | None]:
+def _read(stream: "Any") -> tuple[object, str | None]:
     data = stream.read(MAX_PAYLOAD + 1)
     return parse_payload(data)
 
 
-def _journal_path(effective, root: str, env: dict) -> str:
+def _journal_path(effective: "Effective | None", root: str, env: dict) -> str:
     if env.get("PASTURE_JOURNAL") and fs.isabs(env["PASTURE_JOURNAL"]):
         return env["PASTURE_JOURNAL"]
     if effective is not None and effective.journal:
@@ -92,7 +94,7 @@ def journal_for(start: str, env: dict) -> str:
     return _journal_path(effective, root, env)
 
 
-def _facts(decision: str, **more) -> dict:
+def _facts(decision: str, **more: "Any") -> dict:
     facts = {
         "decision": decision,
         "gate": None,
@@ -109,8 +111,8 @@ def _facts(decision: str, **more) -> dict:
 def decide(
     harness: str,
     event: str,
-    row,
-    payload,
+    row: "Any",
+    payload: "Any",
     payload_error: str | None,
     envelope: dict,
     env: dict,
@@ -187,7 +189,7 @@ _MOMENT_KEYS = {
 }
 
 
-def steering(effective, harness: str, event: str) -> tuple:
+def steering(effective: "Any", harness: str, event: str) -> tuple:
     """The Effective.steer keys this event runs: () (and nothing imported) when the policy has none."""
     if effective is None or not effective.steer:
         return ()
@@ -197,7 +199,19 @@ def steering(effective, harness: str, event: str) -> tuple:
     return tuple(key for key in _MOMENT_KEYS.get(moment, ()) if key in effective.steer)
 
 
-def steer_reply(harness, event, row, envelope, effective, env, root, deadline, verdict, keys, facts) -> Reply:
+def steer_reply(
+    harness: str,
+    event: str,
+    row: "Any",
+    envelope: dict,
+    effective: "Any",  # an Effective; None on events no layer was loaded for
+    env: dict,
+    root: str,
+    deadline: float,
+    verdict: "Any",  # the Verdict; None where only observation steering runs
+    keys: tuple,
+    facts: dict,
+) -> Reply:
     """Allow, rewrite, context, feedback and continue-at-stop, as far as the row offers them (Row.answers);
     the rest degrades by the entry's on_unsupported, said on stderr and in the journal."""
     offers = answer.offers(row, harness)
@@ -206,7 +220,7 @@ def steer_reply(harness, event, row, envelope, effective, env, root, deadline, v
     notes: list = []
     where = f"{event} of {envelope.get('contract')}"
 
-    def unsupported(capability: str, entry: dict, name: str, why: str = ""):
+    def unsupported(capability: str, entry: "Any", name: str, why: str = "") -> "Reply | None":
         why = why or f"{where} cannot give {capability!r} (no capture of this host version shows it honoured)"
         journal.append({"kind": capability, "name": name, "degraded": why, "on_unsupported": entry["on_unsupported"]})
         if entry["on_unsupported"] == "deny":
@@ -369,7 +383,9 @@ def _undup(word: str) -> str:
     return word
 
 
-def _judge_rewritten(envelope: dict, new: dict, effective, deadline: float, failed_before):
+def _judge_rewritten(
+    envelope: dict, new: dict, effective: "Effective", deadline: float, failed_before: "str | None"
+) -> "Verdict | None":
     """The verdict on the rewritten call when it may not run as rewritten: a deny, an ask, or a failure
     (a gate that failed on it) the original call did not have; None when the rewrite stands."""
     from pasture.runtime.effective import evaluate
@@ -385,7 +401,7 @@ def respond(
     harness: str,
     event: str,
     host_version: str,
-    payload,
+    payload: "Any",
     payload_error: str | None,
     env: dict,
     started: float,
@@ -508,7 +524,9 @@ def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
         here = fs.getcwd()
     except OSError:
         here = None
-    starts = (envelope.get("cwd"), env.get("CLAUDE_PROJECT_DIR"), here)
+    from pasture.runtime.hostwire import PROJECT_DIR_VARIABLES
+
+    starts = (envelope.get("cwd"), *(env.get(name) for name in PROJECT_DIR_VARIABLES), here)
     files = project_host_settings(starts)
     notes: list[str] = []
     if files:
@@ -529,7 +547,7 @@ def _screen(env: dict, envelope: dict) -> tuple[dict, list[str]]:
     return env, list(notes)
 
 
-def run(argv: list[str], stdin, stdout, stderr, env: dict) -> int:
+def run(argv: list[str], stdin: "Any", stdout: "Any", stderr: "Any", env: dict) -> int:
     started = time.perf_counter()
     args = _args(argv)
     if args is None:

@@ -26,6 +26,10 @@ ignored (pasture.runtime.policy reports it).
 
 from pasture.runtime import fs
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 _CATALOG: dict = {}
 SELECTORS = ("managed", "user", "project")  # who selected a pack, most authoritative first
 
@@ -63,7 +67,7 @@ def seed(packs: dict) -> None:
         _CATALOG.update(packs=packs, stamp=stamp())
 
 
-def catalog(load) -> dict:
+def catalog(load: "Callable[[str], Any]") -> dict:
     """name -> {name, version, recommended, description, path, rules, ids}: every shipped pack, compiled by
     `load` (pasture.runtime.policy.load_pack: packs sit below the policy compiler, which hands itself in)
     and memoized per process while the pack files are unchanged (`pasture hook serve` lives through upgrades)."""

@@ -54,6 +54,10 @@ import os
 from pasture import PastureError
 from pasture.runtime.gatekinds import COMMON_KEYS, KINDS, BadKey
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 DECISIONS = ("proceed", "deny", "ask")  # a gate's answer and a layer's default
 # A rule's decision: also allow (approve without a prompt) and rewrite (change the tool's input first).
 RULE_DECISIONS = ("proceed", "deny", "ask", "allow", "rewrite")
@@ -121,7 +125,7 @@ def freeze(pattern: str, reuse: dict | None = None) -> tuple:
 _CASELESS = 2 | 4  # re.IGNORECASE | re.LOCALE: a literal then stands for more than one string
 
 
-def required_literal(pattern, flags: int) -> str:
+def required_literal(pattern: Any, flags: int) -> str:
     """The longest run of plain characters every match of `pattern` contains ("" if none can be told):
     the hook skips a rule whose subject lacks it without compiling the pattern, so the common case
     (no rule matches) never imports `re`. Only a top-level concatenation counts: whatever sits in an
@@ -144,7 +148,7 @@ def required_literal(pattern, flags: int) -> str:
 _REPEATS = ("MAX_REPEAT", "MIN_REPEAT")
 
 
-def _tree(pattern):
+def _tree(pattern: Any) -> Any:
     """The parsed form of `pattern` (a source string, or a tree freeze already parsed)."""
     if isinstance(pattern, str):
         from re import _parser  # type: ignore[attr-defined]
@@ -153,13 +157,13 @@ def _tree(pattern):
     return pattern
 
 
-def catastrophic(pattern) -> str | None:
+def catastrophic(pattern: Any) -> str | None:
     """Why `pattern` can backtrack exponentially, else None: a repeat (`+`, `*`, `{2,}`) around something
     that can match in more than one way: another variable repeat, or an alternation (`(a+)+`,
     `(a|aa)+$`, `(\\w+\\s?)*`). Possessive repeats and atomic groups never backtrack into, so they pass;
     polynomial patterns (`a*a*a*b`) pass too and are bounded by the row's deadline instead."""
 
-    def variable(items) -> bool:
+    def variable(items: Any) -> bool:
         for op, av in items:
             name = str(op)
             if name == "BRANCH":
@@ -177,7 +181,7 @@ def catastrophic(pattern) -> str | None:
                 return True
         return False
 
-    def walk(items) -> str | None:
+    def walk(items: Any) -> str | None:
         for op, av in items:
             name = str(op)
             if name in _REPEATS:
@@ -222,7 +226,7 @@ class _Lines:
         self._tables: dict[str, int] | None = None
         self._arrays: dict[str, list[int]] = {}
 
-    def _find(self, predicate, start: int = 0) -> int | None:
+    def _find(self, predicate: Callable[[str], bool], start: int = 0) -> int | None:
         for number in range(start, len(self.lines)):
             if predicate(self.lines[number].strip()):
                 return number
@@ -270,7 +274,7 @@ def _at(path: str, line: int | None) -> str:
     return f"{path}:{line}" if line else path
 
 
-def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, int | None]:
+def _table(doc: dict, name: str, allowed: set, lines: _Lines, path: str) -> tuple[dict, int | None]:
     """A top-level table ([gate], [journal], [builtin]) and its line; PolicyError, naming the file, line
     and allowed keys, for anything else in its place or a key it does not take."""
     table = doc.get(name, {})
@@ -286,7 +290,7 @@ def _table(doc: dict, name: str, allowed: set, lines, path: str) -> tuple[dict, 
     return table, line
 
 
-def _strings(where: str, key: str, value) -> tuple[str, ...]:
+def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -294,7 +298,7 @@ def _strings(where: str, key: str, value) -> tuple[str, ...]:
     raise PolicyError(f"{where}: '{key}' must be a string or a non-empty list of strings")
 
 
-def _regex(where: str, key: str, value, reuse: dict | None = None) -> tuple:
+def _regex(where: str, key: str, value: Any, reuse: dict | None = None) -> tuple:
     import re
 
     if not isinstance(value, str):
@@ -337,7 +341,7 @@ def compile_layer(
     trusted: bool,
     reuse: dict | None = None,
     deadline: float | None = None,
-    clock=None,
+    clock: Callable[[], float] | None = None,
 ) -> dict:
     """Validate one layer's bytes and compile them; PolicyError names the file, line and fix.
 
@@ -513,7 +517,9 @@ def _run_line(lines: _Lines, rule_line: int | None) -> int | None:
     return None
 
 
-def compile_rule(raw, where: str, reuse: dict | None, run_where: str | None = None, pack: str | None = None) -> dict:
+def compile_rule(
+    raw: Any, where: str, reuse: dict | None, run_where: str | None = None, pack: str | None = None
+) -> dict:
     """One [[rules]] table (of a layer, or of pack `pack`) as plain data; PolicyError names `where`."""
     from pasture.runtime.runrule import RunError, compile_run
 
@@ -628,7 +634,7 @@ def _on_unsupported(where: str, raw: dict, default: str) -> str:
     return value
 
 
-def _rewrite(where: str, decision, raw, reuse: dict | None) -> dict | None:
+def _rewrite(where: str, decision: Any, raw: Any, reuse: dict | None) -> dict | None:
     """A rule's rewrite = {field, pattern, replace}: required by decision "rewrite", refused elsewhere.
     `replace` is literal text (no group references): the hook substitutes it without importing `re`."""
     if decision != "rewrite":
@@ -656,7 +662,7 @@ _PLACEHOLDER = "{file_path}"
 _SAFE_FORM = '["sh", "-c", "ruff check \\"$1\\"", "sh", "{file_path}"]'
 
 
-def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
+def _argv(where: str, value: Any, placeholders: tuple = ()) -> tuple:
     """An argv list. Only `{file_path}` is a placeholder (every other brace is literal: `{ ...; }`,
     `{print $1}`, find's `{}`), and only as an item of its own that nothing reads as code or as the
     program: the agent names the file, and `a;touch PWNED;b.py` is a valid name."""
@@ -687,7 +693,7 @@ def _argv(where: str, value, placeholders: tuple = ()) -> tuple:
     return tuple(value)
 
 
-def _steer_entries(array: str, raw_entries, lines: _Lines, path: str, reuse: dict | None) -> list[dict]:
+def _steer_entries(array: str, raw_entries: Any, lines: _Lines, path: str, reuse: dict | None) -> list[dict]:
     """[[context]], [[after]] and [[until]] entries, checked; PolicyError names file:line and the fix."""
     if not isinstance(raw_entries, list):
         raise PolicyError(f"{_at(path, lines.key(array, None))}: '{array}' must be an array of tables ([[{array}]])")
@@ -750,13 +756,14 @@ def never_matching(rule: dict) -> list[tuple[str, str, str]]:
     name lowercased: a value with a capital, or a tool name that maps to a kind, never matches.
     harness and semantic are closed vocabularies, spelled exactly."""
     from pasture.profile.vocab import EventSemantic, Harness
-    from pasture.runtime.envelope import _TOOL_KINDS
+    from pasture.runtime.hostwire.guarded import tool_kinds
 
-    kinds = sorted(set(_TOOL_KINDS.values()))
+    known = tool_kinds()
+    kinds = sorted(set(known.values()))
     closed = {"harness": [h.value for h in Harness], "semantic": [s.value for s in EventSemantic]}
     found = []
     for value in rule["lists"].get("tool_kind", ()):
-        mapped = _TOOL_KINDS.get(value.lower())
+        mapped = known.get(value.lower())
         if mapped is not None and mapped != value:
             found.append(
                 (

@@ -6,13 +6,15 @@ git repository the root is its top level, whatever `.pasture/` folders sit below
 """
 
 from pasture.runtime import fs
+from pasture.runtime.hostwire import PROJECT_DIR_VARIABLES
 
 MARKER = ".pasture"
 
 
 def start_dir(envelope_cwd: object, env: dict) -> str:
-    """Where to start looking: Claude's project dir, else the payload's cwd, else our own cwd."""
-    for candidate in (env.get("CLAUDE_PROJECT_DIR"), envelope_cwd):
+    """Where to start looking: the project folder a host hands its hooks (hostwire PROJECT_DIR_VARIABLES),
+    else the payload's cwd, else our own cwd."""
+    for candidate in (*(env.get(name) for name in PROJECT_DIR_VARIABLES), envelope_cwd):
         if isinstance(candidate, str) and fs.isabs(candidate) and fs.isdir(candidate):
             return fs.normpath(candidate)
     return fs.getcwd()

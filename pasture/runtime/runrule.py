@@ -20,6 +20,10 @@ from __future__ import annotations
 
 from pasture import PastureError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 RUN_KEYS = ("program", "subcommand", "options", "without", "args", "outside", "text", "script", "valued", "unknown")
 UNKNOWN_DECISIONS = ("deny", "ask", "proceed")
 
@@ -28,7 +32,7 @@ class RunError(PastureError, ValueError):
     """What is wrong with a [rules.run] table (the caller adds file:line)."""
 
 
-def _names(key: str, value, allow_space: bool = False) -> tuple[str, ...]:
+def _names(key: str, value: Any, allow_space: bool = False) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not items or not all(isinstance(v, str) and v.strip() for v in items):
         raise RunError(f"'{key}' must be a non-empty string or a non-empty list of non-empty strings")
@@ -45,7 +49,7 @@ def _option(key: str, value: str) -> str:
     return value
 
 
-def compile_run(raw, regex) -> dict:
+def compile_run(raw: Any, regex: Callable[[str, Any], tuple]) -> dict:
     """The compiled form of a [rules.run] table; `regex(key, value)` freezes a pattern (policy._regex).
     RunError names the key and what to write."""
     if not isinstance(raw, dict):

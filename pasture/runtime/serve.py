@@ -70,7 +70,9 @@ from pasture.runtime.fastjson import JSONError, dumps, loads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
 if TYPE_CHECKING:
-    from typing import TypeGuard
+    from typing import Any, TypeGuard
+
+    from pasture.runtime.effective import Effective
 
 PROTOCOL = 1
 MAX_PAYLOAD = 16 * 1024 * 1024  # the one-shot runtime's limit (lifecycle.MAX_PAYLOAD)
@@ -109,13 +111,13 @@ def _may_refuse(rule: dict, harness: str, event: str) -> bool:
     return all(value in rule["lists"][key] for key, value in known.items() if key in rule["lists"])
 
 
-def _carries_tool(row) -> bool:
+def _carries_tool(row: Any) -> bool:
     # The built-in guard rules judge a tool's writes (pasture/runtime/builtin.py: no tool_kind, no
     # refusal); the rows whose payload names a tool call are the ones carrying its identity.
     return any(ident.kind == "tool-call" for ident in row.identities)
 
 
-def awaited_by(effective, harness: str, rows: dict) -> tuple[str, ...]:
+def awaited_by(effective: Effective, harness: str, rows: dict) -> tuple[str, ...]:
     """The gate rows whose answer this effective policy can make anything but proceed, in catalog order.
 
     A decision (deny, ask) changes the host's course only where answer.can_deny holds (a pre-action
@@ -183,7 +185,9 @@ class Coverage:
 class Request:
     __slots__ = ("id", "event", "wait", "payload", "payload_error", "started")
 
-    def __init__(self, rid: int, event: str, wait: bool, payload, payload_error, started: float) -> None:
+    def __init__(
+        self, rid: int, event: str, wait: bool, payload: Any, payload_error: str | None, started: float
+    ) -> None:
         self.id, self.event, self.wait = rid, event, wait
         self.payload, self.payload_error, self.started = payload, payload_error, started
 
@@ -191,7 +195,7 @@ class Request:
 _KINDS = {list: "array", str: "string", bool: "boolean", type(None): "null"}
 
 
-def _kind(value) -> str:
+def _kind(value: Any) -> str:
     return "object" if isinstance(value, dict) else _KINDS.get(type(value), "number")
 
 
@@ -289,13 +293,20 @@ def _scan_head(data: bytes) -> dict | None:
     return found or None
 
 
-def _valid_id(value) -> TypeGuard[int]:
+def _valid_id(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 class Server:
     def __init__(
-        self, harness: str, host_version: str, stdin, stdout, env: dict, *, poll_seconds: float = POLL_SECONDS
+        self,
+        harness: str,
+        host_version: str,
+        stdin: Any,
+        stdout: Any,
+        env: dict,
+        *,
+        poll_seconds: float = POLL_SECONDS,
     ) -> None:
         self.harness, self.host_version = harness, host_version
         self.stdin, self.stdout, self.env = stdin, stdout, env

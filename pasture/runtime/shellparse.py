@@ -22,6 +22,11 @@ what a real bash passes to the programs it starts, on generated commands.
 Standard library only, no `re`: this runs on the hook path for commands the screen lets through.
 """
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
+
 _BLANK = " \t"
 _META = " \t\n;&|()<>"
 _OPERATORS = (
@@ -418,7 +423,7 @@ def _restore(text: str) -> str:
     return text.replace(_OPEN, "{").replace(_COMMA, ",").replace(_CLOSE, "}")
 
 
-def _group(item: str):
+def _group(item: str) -> "Any":
     """The leftmost brace group bash expands in `item`, as (open, close, commas), or None; one pass."""
     stack: list = []
     best = None
@@ -436,7 +441,7 @@ def _group(item: str):
     return best
 
 
-def _sequence(body: str):
+def _sequence(body: str) -> "Any":
     """`a..e`, `1..3`, `x..z..2`: the words of a brace sequence expression, else None."""
     parts = body.split("..")
     if len(parts) not in (2, 3) or (len(parts) == 3 and not parts[2].lstrip("-").isdigit()):

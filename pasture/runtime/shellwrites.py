@@ -31,6 +31,10 @@ The reading is bounded (issue 27): MAX_VALUE, MAX_ELEMENTS, MAX_WORDS, MAX_COMMA
 from pasture.runtime import fs  # posixpath's basename/join/normpath without importing os (-I -S does not load it)
 from pasture.runtime.shellparse import Command, Unparsable, Word, parse
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Callable, NoReturn
+
 # verb -> which of its plain arguments it writes: "all" or "last" (cp-like: the destination)
 _VERBS = {
     "rm": "all",
@@ -165,7 +169,9 @@ class Budget:
 
     __slots__ = ("steps", "deadline", "clock", "words", "exhausted", "_tick")
 
-    def __init__(self, steps: int = STEPS, deadline: float | None = None, clock=None) -> None:
+    def __init__(
+        self, steps: int = STEPS, deadline: float | None = None, clock: "Callable[[], float] | None" = None
+    ) -> None:
         self.steps, self.deadline, self.clock = steps, deadline, clock
         self.words = 0
         self.exhausted: str | None = None  # why the reading stopped, once it has
@@ -189,7 +195,7 @@ class Budget:
         if self.words > MAX_WORDS:
             self.stop(f"{MAX_WORDS} words")
 
-    def stop(self, why: str):
+    def stop(self, why: str) -> "NoReturn":
         self.exhausted = self.exhausted or why
         raise Exhausted(f"the reading reached {why}")
 
@@ -218,7 +224,7 @@ def _flat(text: str) -> str:
     return text.replace("\\\n", "").replace("'", "").replace('"', "").replace("\\", "")
 
 
-def _shell_script(words: list, start: int):
+def _shell_script(words: list, start: int) -> tuple | None:
     """For a shell at words[start]: ("c", script) for `-c SCRIPT`, ("stdin", None) when it reads its
     standard input, None when it runs a script file."""
     index = start + 1
@@ -240,7 +246,7 @@ def _shell_script(words: list, start: int):
     return ("stdin", None)
 
 
-def _runner_script(words: list, start: int):
+def _runner_script(words: list, start: int) -> str | None:
     for index in range(start + 1, len(words)):
         arg = words[index]
         if arg in ("-c", "--command") or (arg.startswith("-") and not arg.startswith("--") and arg.endswith("c")):
@@ -250,7 +256,7 @@ def _runner_script(words: list, start: int):
     return None
 
 
-def _scripts(cmd, previous) -> list:
+def _scripts(cmd: Command, previous: Command | None) -> list:
     """Scripts this simple command hands to a shell, wherever the shell sits among its words: each a
     script, or (script, [words]) for `sh -c SCRIPT $0 $1 ...`, whose positional parameters are known."""
     words = cmd.argv()
@@ -447,7 +453,7 @@ def emptied(text: str) -> str:
     return "".join(out)
 
 
-def _resolve(cmd, values: dict) -> None:
+def _resolve(cmd: Command, values: dict) -> None:
     """Words made of variables this line set (`p=pasture; $p policy trust`) become what they hold, and so
     do redirection targets (`: > "$1"` in a `-c` script, read where its positional parameters are known)."""
     budget = values.get(_BUDGET)
@@ -478,7 +484,7 @@ def _resolve(cmd, values: dict) -> None:
                 cmd.redirs[at] = (op, Word(text, " " not in text, target.quoted, target.glob, target.subs, 0))
 
 
-def _remember(cmd, values: dict) -> None:
+def _remember(cmd: Command, values: dict) -> None:
     pairs = list(cmd.assigns) if not cmd.words else []
     if cmd.words and cmd.words[0].text in _DECLARE:
         for word in cmd.words[1:]:
@@ -561,7 +567,7 @@ def _xargs_replace(words: list) -> str | None:
 _LITERAL_FEEDS = {"echo", "printf"}  # their words are what the next command of the pipeline reads
 
 
-def _xargs_copies(cmd, previous) -> list:
+def _xargs_copies(cmd: Command, previous: Command) -> list:
     """`... | xargs -I{} CMD {}`: CMD once per input word, the replace string put in its place. The input
     is known when echo or printf writes it; otherwise one copy reads UNKNOWN (any path)."""
     texts = cmd.argv()
@@ -936,14 +942,14 @@ def writes(command: str, cwd: str, home: str = "/", *, budget: Budget | None = N
 _GLOBS = ("*", "?", "[")
 
 
-def _sets(cmd, name: str) -> bool:
+def _sets(cmd: Command, name: str) -> bool:
     """The command assigns `name` (`NAME=...`, `export NAME=...`, `read NAME`, ...: any word naming it)."""
     if any(n == name for n, _ in cmd.assigns):
         return True
     return bool(cmd.words) and any(w.text == name or w.text.startswith(name + "=") for w in cmd.words[1:])
 
 
-def _settle(out: list, mark: int, before: str, home: str, others: list, budget=None) -> int:
+def _settle(out: list, mark: int, before: str, home: str, others: list, budget: Budget | None = None) -> int:
     """Put $HOME/$PWD/$OLDPWD/`~` into the writes added since `mark`, as the shell will (the folder each
     was written from is its $PWD), and repeat each relative one under every other folder the working
     folder may be. A glob in the folder (`cd .cl*`) makes the write a glob too. Returns the new mark."""
@@ -962,7 +968,7 @@ def _settle(out: list, mark: int, before: str, home: str, others: list, budget=N
     return len(out)
 
 
-def _chdir(verb: str, cmd, args: list, here: str, before: str, home: str, stack: list, values: dict) -> tuple:
+def _chdir(verb: str, cmd: Command, args: list, here: str, before: str, home: str, stack: list, values: dict) -> tuple:
     """(before, here, others) after cd / pushd / popd: the folder the shell moves to, UNKNOWN (with what
     follows it, `cd $X/.claude`) where the line cannot tell."""
     plain = [w for w in args if not w.text.startswith("-") or w.text == "-" or w.text[1:].isdigit()]
@@ -1084,7 +1090,7 @@ def _brace_end(text: str, i: int) -> int:
     return -1
 
 
-def place(text: str, here: str, before: str, home: str, budget=None) -> str:
+def place(text: str, here: str, before: str, home: str, budget: Budget | None = None) -> str:
     """`text` with `~`, `~+`, `~-`, $HOME, $PWD, $OLDPWD and ${HOME...}/${PWD...}/${OLDPWD...} (every
     parameter operation) put in; UNKNOWN for a part that cannot be worked out. Other run-time parts stay."""
     if text.startswith("~"):
@@ -1130,7 +1136,7 @@ def place(text: str, here: str, before: str, home: str, budget=None) -> str:
     return "".join(out)
 
 
-def _parameter(body: str, known: dict, here: str, before: str, home: str, budget=None) -> str:
+def _parameter(body: str, known: dict, here: str, before: str, home: str, budget: Budget | None = None) -> str:
     """${NAME<operation>} for a variable whose value the reader knows (HOME, PWD, OLDPWD)."""
     if body.startswith("!"):
         return UNKNOWN  # indirection: whatever variable it names
@@ -1175,7 +1181,7 @@ def _parameter(body: str, known: dict, here: str, before: str, home: str, budget
 _GLOB_VALUE = 256  # longest value a glob pattern operation is worked out on (else UNKNOWN): bounds its time
 
 
-def _trim(value: str, pattern: str, op: str, budget=None) -> str:
+def _trim(value: str, pattern: str, op: str, budget: Budget | None = None) -> str:
     """${X#p} ${X##p} ${X%p} ${X%%p}: the shortest / longest match of the glob removed from the front / end."""
     if not pattern:
         return value
@@ -1195,7 +1201,7 @@ def _trim(value: str, pattern: str, op: str, budget=None) -> str:
     return value if not hits else value[: (min(hits) if op == "%%" else max(hits))]
 
 
-def _replace(value: str, spec: str, budget=None) -> str:
+def _replace(value: str, spec: str, budget: Budget | None = None) -> str:
     """${X/p/r} ${X//p/r} ${X/#p/r} ${X/%p/r}: the longest match of the glob replaced."""
     every = spec.startswith("/")
     anchor = spec[:1] if spec[:1] in ("#", "%") else ""

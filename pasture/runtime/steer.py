@@ -26,6 +26,10 @@ import time
 from pasture.runtime import fs
 from pasture.runtime.fastjson import JSONError, dumps, loads
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_SENT = 8 * 1024  # bytes of one command's output that reach the model
 MAX_READ = 1 << 20  # bytes read from a command (the rest is drained and dropped)
 MAX_REWRITE = 64 * 1024  # characters a rewritten field may have
@@ -105,7 +109,7 @@ def run(argv: list, root: str, deadline: float) -> tuple:
     return child.returncode, out
 
 
-def _drain(child, end: float) -> bytes:
+def _drain(child: "Any", end: float) -> bytes:
     """The first MAX_READ bytes of the child's output; the rest is read and dropped, never held (a command
     that prints without end must not fill the hook's memory). TimeoutExpired at `end`."""
     import os
@@ -131,7 +135,7 @@ def _drain(child, end: float) -> bytes:
             size += len(kept[-1])
 
 
-def _record(kind: str, layer: str, entry: dict, argv, code, sent: str, **more) -> dict:
+def _record(kind: str, layer: str, entry: dict, argv: "Any", code: "Any", sent: str, **more: "Any") -> dict:
     item = {"kind": kind, "name": entry["name"], "layer": layer, "command": argv, "exit": code}
     item["bytes_sent"] = len(sent.encode("utf-8"))
     item.update(more)
@@ -225,7 +229,7 @@ def _fnv(text: str) -> str:
     return f"{value:016x}"
 
 
-def counter_path(env: dict, root: str, session) -> str:
+def counter_path(env: dict, root: str, session: "Any") -> str:
     from pasture.runtime.layers import trust_store_path
 
     return fs.join(fs.dirname(trust_store_path(env)), "until", _fnv(repr((root, str(session)))) + ".json")
@@ -321,7 +325,7 @@ def _save(path: str, counts: dict, journal: list) -> None:
 # --- rewrite ------------------------------------------------------------------------------------------
 
 
-def rewrite(rules: list, tool_input, deadline: float | None = None) -> tuple:
+def rewrite(rules: list, tool_input: "Any", deadline: float | None = None) -> tuple:
     """(new tool input, [(field, before, after, rule name)], problem or None) after every matching rewrite rule,
     in layer order. `replace` is literal: no group references, and so no `re` import. The substitution
     is cut at `deadline` like a rule's match (a polynomial pattern on a long hostile command): a problem."""

@@ -7,6 +7,10 @@ interpreter. The parser lives in this module rather than its own because every m
 imports costs ~0.4 M instructions (~1.4 % of a bare interpreter start, callgrind).
 """
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any, Iterator
+
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-")
 
@@ -60,7 +64,7 @@ def is_prerelease(version_key: tuple) -> bool:
     return version_key[3] == 0
 
 
-def _index():
+def _index() -> "Any":
     # pasture_contracts is a top-level package of the distribution (mapped from
     # generated/python/pasture_contracts by pyproject.toml), importable in every kind of install.
     import pasture_contracts
@@ -73,10 +77,10 @@ def _index():
 class Resolved:
     __slots__ = ("contract", "row", "why")
 
-    def __init__(self, contract, row, why: str) -> None:
+    def __init__(self, contract: "Any", row: "Any", why: str) -> None:
         self.contract, self.row, self.why = contract, row, why
 
-    def __iter__(self):
+    def __iter__(self) -> "Iterator[Any]":
         return iter((self.contract, self.row, self.why))
 
 

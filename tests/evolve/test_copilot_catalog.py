@@ -105,6 +105,32 @@ def test_copilot_reader_names_what_it_cannot_find(tmp_path, npm_bin, kwargs, say
     assert says in str(err.value)
 
 
+def test_a_union_output_takes_every_variants_decision_words(tmp_path, npm_bin):
+    """``{decision: "block"; reason} | {decision?: "allow"}`` (subagentStop's shape on 1.0.102): both words."""
+    nm = copilot_install(tmp_path, "9.9.9")
+    stop = Catalog(extract("copilot-cli", "9.9.9", node_modules=nm, root=REPO)).event("agentStop")
+    assert stop.output["decision"] == {"required": False, "type": "enum", "values": ["block", "allow"]}
+    assert stop.output["reason"] == {"required": False, "type": "string"}
+
+
+@pytest.mark.parametrize(
+    ("check", "says"),
+    [
+        ('agentStop decision must be "allow" or "block"', None),
+        ('agentStop decision must be "block" or "stop"', "the hook runtime (runtime.node) accepts ['block', 'stop']"),
+        ('agentStop decision must be "block"', "types decision as ['allow', 'block']"),
+    ],
+)
+def test_the_hook_runtimes_own_decision_check_must_agree_with_the_typings(tmp_path, npm_bin, check, says):
+    nm = copilot_install(tmp_path, "9.9.9", settings=SETTINGS + check)
+    if says is None:
+        extract("copilot-cli", "9.9.9", node_modules=nm, root=REPO)
+        return
+    with pytest.raises(CatalogError) as err:
+        extract("copilot-cli", "9.9.9", node_modules=nm, root=REPO)
+    assert says in str(err.value)
+
+
 def test_copilot_extract_command_writes_nothing_on_error(tmp_path, npm_bin):
     nm = copilot_install(tmp_path, "9.9.9", types=None)
     root = tmp_path / "project"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pasture.catalog.gemini import extract
+from pasture.catalog.gemini import files as files_of
 from pasture.profile.catalog import CatalogError
 
 CODE = """
@@ -385,3 +386,209 @@ def test_a_type_found_nowhere_is_a_catalog_error_naming_the_event_and_field(refe
     assert reference != RESOLVED_REFERENCE or code != RESOLVED_CODE  # each case really changes the bundle
     with pytest.raises(CatalogError, match=says):
         extract(reference, code)
+
+
+# --- the code the CLI loads, and the output fields it reads -----------------------------------------
+
+#: TypeScript's own enum form (the loaded 0.61.0 chunk), the event named through the enum, the output
+#: consulted in the functions that fire the event (one of them a wrapper that returns the output)
+LOADED_CODE = """
+var HookEventName;
+(function(HookEventName2) {
+  HookEventName2["BeforeTool"] = "BeforeTool";
+  HookEventName2["AfterTool"] = "AfterTool";
+  HookEventName2["AfterAgent"] = "AfterAgent";
+  HookEventName2["BeforeModel"] = "BeforeModel";
+})(HookEventName || (HookEventName = {}));
+var DefaultHookOutput = class {
+  continue;
+  stopReason;
+  decision;
+  reason;
+  hookSpecificOutput;
+  constructor(data = {}) {
+    this.continue = data.continue;
+    this.stopReason = data.stopReason;
+    this.decision = data.decision;
+    this.reason = data.reason;
+    this.hookSpecificOutput = data.hookSpecificOutput;
+  }
+  isBlockingDecision() {
+    return this.decision === "block" || this.decision === "deny";
+  }
+  isAskDecision() {
+    return this.decision === "ask";
+  }
+  shouldStopExecution() {
+    return this.continue === false;
+  }
+  getEffectiveReason() {
+    return this.stopReason || this.reason || "No reason provided";
+  }
+  getBlockingError() {
+    if (this.isBlockingDecision()) {
+      return { blocked: true, reason: this.getEffectiveReason() };
+    }
+    return { blocked: false, reason: "" };
+  }
+};
+var HookEventHandler = class {
+  async fireAfterToolEvent(toolName, mcpContext) {
+    const input = {
+      ...this.createBaseInput(HookEventName.AfterTool),
+      tool_name: toolName,
+      ...mcpContext && { mcp_context: mcpContext }
+    };
+    return this.executeHooks(HookEventName.AfterTool, input);
+  }
+  async fireAfterAgentEvent(prompt, stopHookActive = false) {
+    const input = {
+      ...this.createBaseInput(HookEventName.AfterAgent),
+      prompt,
+      stop_hook_active: stopHookActive
+    };
+    return this.executeHooks(HookEventName.AfterAgent, input);
+  }
+};
+async function evaluateBeforeToolHook(hookSystem) {
+  const beforeOutput = await hookSystem.fireBeforeToolEvent("x");
+  if (beforeOutput.getBlockingError().blocked) {
+    return { status: "error" };
+  }
+  if (beforeOutput.isAskDecision()) {
+    return { status: "ask" };
+  }
+  return { status: "continue" };
+}
+var HookSystem = class {
+  async fireBeforeModelEvent(llmRequest) {
+    const result2 = await this.hookEventHandler.fireBeforeModelEvent(llmRequest);
+    const hookOutput = result2.finalOutput;
+    if (hookOutput?.shouldStopExecution()) {
+      return { stopped: true, reason: hookOutput.getEffectiveReason() };
+    }
+    return { blocked: false };
+  }
+  async fireAfterAgentHookSafe(prompt) {
+    const hookOutput = await this.config.getHookSystem()?.fireAfterAgentEvent(prompt, "", false);
+    return hookOutput;
+  }
+  async *sendMessageStream(request) {
+    const afterAgentOutput = await this.fireAfterAgentHookSafe(request);
+    if (afterAgentOutput?.isBlockingDecision()) {
+      yield afterAgentOutput.getEffectiveReason();
+    }
+  }
+};
+const blocked = `Tool execution blocked: ${reason}`;
+"""
+LOADED_REFERENCE = (
+    BASE
+    + BEFORE_TOOL.replace("  - `hookSpecificOutput.tool_input`: An object that merges.\n", "")
+    + """### `AfterTool`
+
+- **Input Fields**:
+  - `tool_name`: (`string`)
+  - `mcp_context`: (`object`)
+- **Relevant Output Fields**:
+  - `reason`: Required if denied.
+
+### `AfterAgent`
+
+- **Input Fields**:
+  - `prompt`: (`string`) The user's original request.
+  - `stop_hook_active`: (`boolean`) Indicates if this hook is already running as
+    part of a retry sequence.
+- **Relevant Output Fields**:
+  - `decision`: Set to `"deny"` to reject the response.
+
+### `BeforeModel`
+
+- **Input Fields**:
+  - `llm_request`: (`object`) Contains `model`.
+- **Relevant Output Fields**:
+  - `decision`: Set to `"deny"` to block the request.
+"""
+).replace(
+    "| `reason`         | `string`  | Why.        |",
+    "| `reason`         | `string`  | Why.        |\n"
+    "| `continue`       | `boolean` | Stops.      |\n| `stopReason`     | `string`  | Shown.      |",
+)
+
+
+def _loaded():
+    return {e["name"]: e for e in extract(LOADED_REFERENCE, LOADED_CODE)}
+
+
+def test_the_typescript_enum_form_and_the_enum_spelling_of_the_event_are_read():
+    events = _loaded()
+    assert list(events) == ["BeforeTool", "AfterTool", "AfterAgent", "BeforeModel"]
+    assert events["AfterTool"]["input"]["tool_name"] == {"required": True, "type": "string"}
+
+
+def test_the_output_fields_the_code_consulting_an_event_reads_are_in_its_output():
+    events = _loaded()
+    tool = events["BeforeTool"]["output"]
+    # evaluateBeforeToolHook: getBlockingError (decision, stopReason, reason) and isAskDecision ("ask")
+    assert tool["decision"]["values"] == ["deny", "block", "ask"]
+    assert tool["stopReason"] == {"required": False, "type": "string"}
+    model = events["BeforeModel"]["output"]
+    # HookSystem.fireBeforeModelEvent: shouldStopExecution (continue), getEffectiveReason (stopReason, reason)
+    assert model["continue"] == {"required": False, "type": "boolean"}
+    assert model["stopReason"] == {"required": False, "type": "string"}
+    assert model["reason"] == {"required": False, "type": "string"}
+    assert model["decision"]["values"] == ["deny"]  # nothing there compares "ask"
+    # AfterAgent: consulted by the caller of the wrapper that returns the output
+    assert events["AfterAgent"]["output"]["stopReason"] == {"required": False, "type": "string"}
+    # AfterTool: nobody consults it here, so only what the reference lists
+    assert "stopReason" not in events["AfterTool"]["output"]
+
+
+def test_a_field_the_code_reads_that_the_common_table_does_not_type_is_a_catalog_error():
+    reference = LOADED_REFERENCE.replace("| `stopReason`     | `string`  | Shown.      |", "")
+    with pytest.raises(CatalogError, match="BeforeTool output field stopReason: no type"):
+        extract(reference, LOADED_CODE)
+
+
+def test_whether_an_input_field_is_always_sent_comes_from_the_code_building_the_input():
+    events = _loaded()
+    # `...mcpContext && { mcp_context }`: sent only sometimes, though the reference marks nothing optional
+    assert events["AfterTool"]["input"]["mcp_context"] == {"required": False, "type": "object"}
+    # `stop_hook_active: stopHookActive` with `stopHookActive = false`: always sent, though the text says "if"
+    assert events["AfterAgent"]["input"]["stop_hook_active"] == {"required": True, "type": "boolean"}
+    # a plain parameter: the reference's word stands
+    assert events["AfterAgent"]["input"]["prompt"] == {"required": True, "type": "string"}
+
+
+def _package(tmp_path, files: dict[str, str], bin_entry: str = "bundle/gemini.js"):
+    import json
+
+    folder = tmp_path / "node_modules" / "@google" / "gemini-cli"
+    for rel, text in {**files, "bundle/docs/hooks/reference.md": "ref"}.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    (folder / "package.json").write_text(json.dumps({"name": "@google/gemini-cli", "bin": {"gemini": bin_entry}}))
+    found: list[str] = []
+    files_of(tmp_path / "node_modules", lambda _folder, rel, _read: found.append(rel))
+    return found
+
+
+def test_the_code_read_is_the_file_the_bin_entry_loads_never_an_unloaded_chunk(tmp_path):
+    found = _package(
+        tmp_path,
+        {
+            # sorted first and complete, but nothing imports it
+            "bundle/chunk-AAAA.js": LOADED_CODE,
+            "bundle/gemini.js": 'import "./chunk-ENTRY.js";\nconst m = await import("./app-X.js");\n',
+            "bundle/chunk-ENTRY.js": "export const x = 1;\n",
+            "bundle/app-X.js": 'import {\n  a,\n  b\n} from "./chunk-LOADED.js";\n',
+            "bundle/chunk-LOADED.js": LOADED_CODE,
+        },
+    )
+    assert found == ["bundle/docs/hooks/reference.md", "bundle/chunk-LOADED.js"]
+
+
+@pytest.mark.parametrize("bin_entry", ["../outside.js", "bundle/missing.js"])
+def test_a_bin_entry_outside_the_package_or_missing_loads_no_code(tmp_path, bin_entry):
+    found = _package(tmp_path, {"bundle/chunk-AAAA.js": LOADED_CODE}, bin_entry)
+    assert found == ["bundle/docs/hooks/reference.md"]

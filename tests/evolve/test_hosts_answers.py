@@ -232,7 +232,12 @@ def test_the_bump_review_lists_answers_gained_and_lost():
 
 # --- Gemini CLI and Copilot CLI: the bump report and the first profile --------------------------------
 
-FIRST = {"gemini-cli": "gemini-cli@0.61.0", "copilot-cli": "copilot-cli@1.0.102", "pi": "pi@0.73.1"}
+FIRST = {
+    "gemini-cli": "gemini-cli@0.61.0",
+    "copilot-cli": "copilot-cli@1.0.102",
+    "pi": "pi@0.73.1",
+    "qwen-code": "qwen-code@0.24.4",
+}
 
 
 def _without_answers(tmp_path, contract_id):

@@ -153,6 +153,7 @@ def _versions(**override: str) -> dict[str, str]:
         "@google/gemini-cli": newest_of["gemini-cli"],
         "@github/copilot": pinned("@github/copilot"),
         "@mariozechner/pi-coding-agent": pinned("@mariozechner/pi-coding-agent"),
+        "@qwen-code/qwen-code": pinned("@qwen-code/qwen-code"),
     }
     return {**base, **override}
 

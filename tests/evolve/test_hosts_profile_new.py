@@ -294,3 +294,11 @@ def test_opencode_bus_events_named_hooks_and_the_config_hook(pasture, project):
 def test_version_must_be_semver(pasture, project, bad):
     result = pasture("--root", project, "profile", "new", "claude-code", bad, "--from", "claude-code@2.1.261")
     assert result.exit_code == 2 and "semantic version" in result.stderr
+
+
+def test_a_json_deny_is_spelled_as_its_surface_reads_it():
+    from pasture.evolve.profile_new import _json_deny
+
+    assert _json_deny({"surface": "gemini-command-json"}) == 'decision "deny"'
+    assert _json_deny({"surface": "claude-command-json"}) == "permissionDecision deny"
+    assert _json_deny({}) == "permissionDecision deny"

@@ -137,6 +137,17 @@ def test_opencode_ids_codex_rollouts_and_tool_output_lines():
     }
 
 
+def test_clock_stamped_tool_call_ids_are_numbered_alike_in_every_run():
+    """Qwen Code's tool_use_id is ``toolu_<epoch ms>_<base36 tail>``: the same call gets the same placeholder,
+    another call the next one, in any run; the fake model's own ids and a word that only starts alike stay."""
+    a, b = _scrubber(RUN_A), _scrubber(RUN_B)
+    first = {"tool_use_id": "toolu_1796428813644_ql17x60ql", "again": "toolu_1796428813644_ql17x60ql"}
+    assert a.scrub(first) == {"tool_use_id": "<toolu-1>", "again": "<toolu-1>"}
+    assert b.scrub({"tool_use_id": "toolu_1796429620537_10mk3z6oh"}) == {"tool_use_id": "<toolu-1>"}
+    assert a.text("toolu_1796428816586_dowopprux") == "<toolu-2>"
+    assert a.text("toolu_pasture000100 toolu_123_abc") == "<fake-id-1> toolu_123_abc"
+
+
 def test_long_strings_keep_a_head_and_a_digest():
     s = _scrubber(RUN_A)
     text = "x" * (MAX_STRING + 10)

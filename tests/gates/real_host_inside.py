@@ -41,12 +41,14 @@ def _harness(spec, layout, launcher, fake, env, binary):
     import gates_models
 
     from pasture.gates import EnvAIConfig, HarnessWrapper, HostHarnessBackend
+    from pasture.runtime.agentgate import judges
 
     # provider_env() reads this process's environment: make it the host's scrubbed one.
     os.environ.clear()
     os.environ.update(env)
     schema = getattr(gates_models, spec["schema"])
     backend = HostHarnessBackend(
+        judges=judges(),
         binaries={spec["host"]: str(binary)},
         base_env=env,
         timeout=spec["timeout"],

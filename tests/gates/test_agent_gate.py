@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from pasture.gates.agent import DEFAULT_INSTRUCTIONS, judge_task
-from pasture.gates.agents import JUDGES
 from pasture.gates.gate import DECISION_CONTRACT, GateDecision
 from pasture.gates.prompts import build_schema_retry_prompt, harness_prompt
 from pasture.journal.db import query
+from pasture.runtime.agentgate import judges
 from pasture.runtime.gatekinds import AGENT_HOSTS, KINDS
 from pasture.runtime.lifecycle import run
 from pasture.runtime.policy import PolicyError, compile_layer
@@ -123,7 +123,7 @@ def hook(tmp_path, monkeypatch):
 
 
 def test_the_table_names_the_hosts_the_harness_can_run():
-    assert AGENT_HOSTS == tuple(JUDGES)
+    assert AGENT_HOSTS == tuple(judges()) == ("claude-code", "codex", "opencode")
     assert set(KINDS) == {"rules", "command", "ai", "agent"}
     assert all((entry.runner is None) == (not entry.runs) for entry in KINDS.values())
 

@@ -24,8 +24,11 @@ from pasture.gates import (
     build_schema_retry_prompt,
     harness_prompt,
 )
-from pasture.gates.agents import JUDGES, HostRequest, UnsupportedHostError, resolve_host
+from pasture.gates.agents import HostRequest, UnsupportedHostError, resolve_host
 from pasture.gates.harness import HarnessLaunchError, HarnessTimeoutError, extract_json
+from pasture.runtime.agentgate import judges
+
+JUDGES = judges()  # the hosts' own judges (each wire's AGENT_JUDGE)
 
 FAKE_HOST = Path(__file__).resolve().parent / "fake_host.py"
 VALID = {"additional_cwes": ["CWE-918"], "rationale": "ssrf"}
@@ -67,7 +70,7 @@ def call(backend, cwd, provider="claude-code", **kw):
 def test_output_file_is_read_and_validated(fake_hosts, tmp_path, host):
     binaries, set_plan, runs = fake_hosts
     set_plan({"write": json.dumps(VALID), "final": "wrote it", "cost": 0.25})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path / "work", provider=host)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path / "work", provider=host)
     assert result.parsed == CWEExpansion(**VALID)
     assert result.output_source == "file" and not result.is_error and result.host == host
     assert result.result == "wrote it"
@@ -82,7 +85,7 @@ def test_output_file_is_read_and_validated(fake_hosts, tmp_path, host):
 def test_stdout_fallback(fake_hosts, tmp_path, host):
     binaries, set_plan, _ = fake_hosts
     set_plan({"final": "Here you go:\n```json\n" + json.dumps(VALID) + "\n```"})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path, provider=host)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path, provider=host)
     assert result.parsed == CWEExpansion(**VALID) and result.output_source == "stdout"
 
 
@@ -90,14 +93,14 @@ def test_stale_output_file_is_ignored(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     (tmp_path / ".agentfield_output.json").write_text(json.dumps(VALID))
     set_plan({"final": "I did nothing."})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path)
     assert result.parsed is None and result.output_source is None and not result.is_error
 
 
 def test_file_that_fails_the_schema_gives_no_parse(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"write": json.dumps({"additional_cwes": "CWE-1"}), "final": json.dumps(VALID)})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path)
     # the file is the contract: a valid-JSON file that fails the schema is not rescued by stdout
     assert result.parsed is None and result.output_source == "file"
     assert "additional_cwes" in result.validation_error
@@ -106,7 +109,7 @@ def test_file_that_fails_the_schema_gives_no_parse(fake_hosts, tmp_path):
 def test_unparseable_file_falls_back_to_stdout(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"write": "{not json", "final": json.dumps(VALID)})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path)
     assert result.parsed == CWEExpansion(**VALID) and result.output_source == "stdout"
 
 
@@ -114,7 +117,7 @@ def test_unparseable_file_falls_back_to_stdout(fake_hosts, tmp_path):
 def test_host_failure_is_an_error_result(fake_hosts, tmp_path, host):
     binaries, set_plan, _ = fake_hosts
     set_plan({"error": "model refused", "exit": 1})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path, provider=host)
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path, provider=host)
     assert result.is_error and result.parsed is None
     assert "model refused" in result.error_message
 
@@ -122,7 +125,7 @@ def test_host_failure_is_an_error_result(fake_hosts, tmp_path, host):
 def test_nonzero_exit_without_output_reports_stderr(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"exit": 3, "stderr": "fatal: no provider configured"})
-    result = call(HostHarnessBackend(binaries=binaries), tmp_path, provider="opencode")
+    result = call(HostHarnessBackend(judges=JUDGES, binaries=binaries), tmp_path, provider="opencode")
     assert result.is_error and result.returncode == 3
     assert result.error_message == "exited with status 3: fatal: no provider configured"
 
@@ -134,18 +137,18 @@ def test_timeout_kills_the_host_and_is_transient(fake_hosts, tmp_path):
     set_plan({"sleep": 30})
     # the host sleeps 30 s: HarnessTimeoutError is the kill at 0.5 s (no wall-clock bound asserted)
     with pytest.raises(HarnessTimeoutError) as info:
-        call(HostHarnessBackend(binaries=binaries, timeout=0.5), tmp_path)
+        call(HostHarnessBackend(judges=JUDGES, binaries=binaries, timeout=0.5), tmp_path)
     assert is_transient_error(str(info.value))
 
 
 def test_missing_binary_and_unknown_provider(tmp_path):
-    backend = HostHarnessBackend(binaries={"codex": str(tmp_path / "nope")})
+    backend = HostHarnessBackend(judges=JUDGES, binaries={"codex": str(tmp_path / "nope")})
     with pytest.raises(HarnessLaunchError, match="harness binary not found"):
         call(backend, tmp_path, provider="codex")
     with pytest.raises(UnsupportedHostError, match="unsupported harness provider 'aforge'"):
         call(backend, tmp_path, provider="aforge")
     with pytest.raises(UnsupportedHostError):
-        HostHarnessBackend(binaries={"cursor": "x"})
+        HostHarnessBackend(judges=JUDGES, binaries={"cursor": "x"})
 
 
 def test_environment_layers(fake_hosts, tmp_path):
@@ -154,15 +157,15 @@ def test_environment_layers(fake_hosts, tmp_path):
     base = {"PATH": os.environ["PATH"], "FAKE_HOST_LOG": os.environ["FAKE_HOST_LOG"],
             "FAKE_HOST_PLAN": os.environ["FAKE_HOST_PLAN"],
             "PASTURE_T_BASE": "base", "PASTURE_T_OVER": "base"}  # fmt: skip
-    backend = HostHarnessBackend(binaries=binaries, base_env=base)
+    backend = HostHarnessBackend(judges=JUDGES, binaries=binaries, base_env=base)
     call(backend, tmp_path, env={"PASTURE_T_OVER": "provider", "XDG_DATA_HOME": "/x"})
     assert runs()[0]["env"] == {"PASTURE_T_BASE": "base", "PASTURE_T_OVER": "provider", "XDG_DATA_HOME": "/x"}
 
 
 def test_aliases_resolve():
-    assert resolve_host("Claude").name == "claude-code"
-    assert resolve_host("codex-cli").name == "codex"
-    assert resolve_host(" opencode ").name == "opencode"
+    assert resolve_host("Claude", JUDGES).name == "claude-code"
+    assert resolve_host("codex-cli", JUDGES).name == "codex"
+    assert resolve_host(" opencode ", JUDGES).name == "opencode"
 
 
 # -- command lines: one place per host ------------------------------------------------------------
@@ -199,9 +202,7 @@ def test_codex_command():
 
 
 def test_opencode_command():
-    run = JUDGES["opencode"].command(
-        request(max_turns=50, opencode_server="http://127.0.0.1:4096", project_dir="/repo")
-    )
+    run = JUDGES["opencode"].command(request(max_turns=50, server="http://127.0.0.1:4096", project_dir="/repo"))
     assert run.argv == [
         "BIN",
         "run",
@@ -244,7 +245,7 @@ def test_wrapper_first_invalid_file_triggers_exactly_the_schema_retry_prompt(fak
     )
     cwd = str(tmp_path / "work")
     cfg = EnvAIConfig(provider=host, harness_model="m/x", max_turns=7)
-    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
+    wrapper = HarnessWrapper(HostHarnessBackend(judges=JUDGES, binaries=binaries), cfg)
     out = asyncio.run(wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=cwd, phase="hunt"))
     assert out == CWEExpansion(**VALID)
     first, second = runs()
@@ -260,6 +261,6 @@ def test_wrapper_reports_host_failure(fake_hosts, tmp_path):
     binaries, set_plan, _ = fake_hosts
     set_plan({"error": "usage limit reached", "exit": 1})
     cfg = EnvAIConfig(provider="codex", harness_model="m/x")
-    wrapper = HarnessWrapper(HostHarnessBackend(binaries=binaries), cfg)
+    wrapper = HarnessWrapper(HostHarnessBackend(judges=JUDGES, binaries=binaries), cfg)
     with pytest.raises(AIIntegrationError, match=r"^Harness failure \(prove\): usage limit reached$"):
         asyncio.run(wrapper.invoke(prompt="p", schema=CWEExpansion, cwd=str(tmp_path), phase="prove"))

@@ -109,6 +109,10 @@ def test_extra_env_cannot_pass_credentials_or_proxies(stand_in_bin: Path, tmp_pa
     with pytest.raises(ValueError, match="ANTHROPIC_API_KEY"):
         run.execute(Script(), extra_env={"ANTHROPIC_API_KEY": "x"})
     assert {"https_proxy", "NO_PROXY", "OPENAI_BASE_URL"} <= CLEARED_ENV
+    # each host's own credentials come from its launcher
+    assert {"CLAUDE_CODE_OAUTH_TOKEN", "CODEX_API_KEY", "GEMINI_API_KEY"} <= CLEARED_ENV
+    with pytest.raises(ValueError, match="CODEX_API_KEY"):
+        run.execute(Script(), extra_env={"CODEX_API_KEY": "x"})
 
 
 def test_unknown_launcher_option_is_refused(stand_in_bin: Path, tmp_path: Path) -> None:
@@ -143,6 +147,29 @@ def _ctx(host: str, tmp_path: Path, **options: object) -> RunContext:
     layout = RunLayout.at(tmp_path / host).create()
     binary = tmp_path / "bin" / "x"
     return RunContext(layout, binary, "http://127.0.0.1:4321", "Do the thing now.", launcher.options(options))
+
+
+@pytest.mark.parametrize(
+    ("host", "headless", "bypass"),
+    [
+        ("claude-code", ["-p"], "--dangerously-skip-permissions"),
+        ("codex", ["exec", "--json", "--skip-git-repo-check"], "--dangerously-bypass-approvals-and-sandbox"),
+        ("opencode", ["run", "--format", "json"], None),
+    ],
+)
+def test_the_agent_gates_judge_and_the_capture_launcher_run_one_headless_command(
+    tmp_path: Path, host: str, headless: list[str], bypass: str | None
+) -> None:
+    from pasture.gates.agents import HostRequest
+    from pasture.runtime.agentgate import judges
+
+    judge = judges()[host]
+    request = HostRequest(prompt="P", cwd="/w", model=None, binary="BIN", scratch_dir="/s", bypass_permissions=True)
+    judged = judge.command(request).argv
+    launched = launcher_for(host).argv(_ctx(host, tmp_path))
+    assert judged[1 : 1 + len(headless)] == headless
+    assert launched[1 : 1 + len(headless)] == headless
+    assert bypass is None or (bypass in judged and bypass in launched)
 
 
 def test_codex_config_toml_is_valid_and_trusts_the_project(tmp_path: Path) -> None:
@@ -211,7 +238,13 @@ def test_recorder_hook_modes(tmp_path: Path, mode: str, event: str, code: int, s
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        env={**os.environ, "CLAUDE_PROJECT_DIR": "/p", "CLAUDE_CODE_MESSAGING_TOKEN": "t"},
+        env={
+            **os.environ,
+            "CLAUDE_PROJECT_DIR": "/p",
+            "CLAUDE_CODE_MESSAGING_TOKEN": "t",
+            "GEMINI_X": "g",
+            "COPILOTX": "c",
+        },
     )
     assert proc.returncode == code
     assert stdout_has in proc.stdout
@@ -221,6 +254,7 @@ def test_recorder_hook_modes(tmp_path: Path, mode: str, event: str, code: int, s
     assert record["event"] == event and record["payload"] == payload
     assert record["env"]["CLAUDE_PROJECT_DIR"] == "/p"
     assert record["env"]["CLAUDE_CODE_MESSAGING_TOKEN"] == "<redacted>"
+    assert record["env"]["GEMINI_X"] == "g" and record["env"]["COPILOTX"] == "c"
 
 
 def test_recorder_answer_mode_prints_the_file_on_the_first_calls_only(tmp_path: Path) -> None:

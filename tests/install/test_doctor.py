@@ -76,8 +76,11 @@ def test_nothing_installed_is_off(doctor, repo: Path) -> None:
     assert code == 1
     (finding,) = [f for f in body["findings"] if f["check"] == "installed"]
     assert finding["status"] == "off" and "no pasture adapter is installed for any host" in finding["message"]
-    assert finding["fix"] == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli|pi> --project {repo}"
-    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli", "pi"]
+    assert (
+        finding["fix"]
+        == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli|pi|qwen-code> --project {repo}"
+    )
+    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli", "pi", "qwen-code"]
 
 
 def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:
@@ -366,14 +369,34 @@ def test_gemini_is_live_in_a_trusted_folder_and_off_when_the_trust_is_gone(
     assert off["fix"] == f"pasture install gemini-cli --project {repo.resolve()} --trust-project"
 
 
-def test_doctor_names_codex_tools_not_verified_to_fire_pre_tool_use(
-    doctor, pasture, repo: Path, private_home: Path
-) -> None:
+def test_doctor_names_codex_tools_that_fire_no_pre_tool_use(doctor, pasture, repo: Path, private_home: Path) -> None:
     (private_home / ".codex").mkdir()
     (private_home / ".codex" / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
     _install(pasture, repo, "codex")
     _code, body, _ = doctor("--project", str(repo))
     (unhooked,) = _by(body, "codex-unhooked", "codex")
     assert unhooked["status"] == "warn"
-    assert "write_stdin" in unhooked["message"] and "not verified on 0.171.0" in unhooked["message"]
+    assert "write_stdin fires no PreToolUse on 0.171.0" in unhooked["message"]
     assert "--sandbox" in unhooked["fix"]
+
+
+def test_qwen_is_live_and_warns_only_when_folder_trust_is_turned_on(
+    doctor, pasture, repo: Path, hosts_on_path, private_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("QWEN_HOME", raising=False)
+    hosts_on_path("qwen", "0.24.4")
+    _install(pasture, repo, "qwen-code")
+    code, body, result = doctor("--project", str(repo))
+    assert code == 0, result.stdout
+    assert [f["status"] for f in _by(body, "adapter", "qwen-code")] == ["ok"]
+    assert [f["status"] for f in _by(body, "launcher", "qwen-code")] == ["ok"]
+    (version,) = _by(body, "host-version", "qwen-code")
+    assert version["status"] == "ok" and "qwen-code@0.24.4" in version["message"]
+    assert _by(body, "qwen-trust", "qwen-code") == []
+    # the user turns Qwen Code's folder trust on: project hooks then load only in a folder it trusts
+    (private_home / ".qwen").mkdir(exist_ok=True)
+    (private_home / ".qwen" / "settings.json").write_text(json.dumps({"security": {"folderTrust": {"enabled": True}}}))
+    code, body, result = doctor("--project", str(repo))
+    (warn,) = _by(body, "qwen-trust", "qwen-code")
+    assert warn["status"] == "warn" and "folder trust is on" in warn["message"] and "trust" in warn["fix"]
+    assert warn["where"] == str(private_home / ".qwen" / "trustedFolders.json")

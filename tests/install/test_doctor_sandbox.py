@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pasture.cli import main
-from pasture.doctor import sandbox
+from pasture.hosts.codex import sandbox as codex_sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def _codex(tmp_path: Path, text: str | None) -> dict:
     home.mkdir(exist_ok=True)
     if text is not None:
         (home / "config.toml").write_text(text)
-    (finding,) = sandbox.codex(tmp_path / "project", {"CODEX_HOME": str(home), "HOME": str(tmp_path)})
+    (finding,) = codex_sandbox.codex(tmp_path / "project", {"CODEX_HOME": str(home), "HOME": str(tmp_path)})
     return finding.as_json()
 
 

@@ -56,6 +56,8 @@ def test_doctor_flags_a_project_settings_env_that_injects_a_root(doctor, repo: P
     assert finding["status"] == "off" and code == 1
     assert variable in finding["message"] and "NODE_ENV" not in finding["message"]
     assert finding["fix"] == f'remove {variable} from the "env" block of {settings}'
+    # the host whose settings file it is (its wire declares the file): the one that hands the block to hooks
+    assert finding["host"] == "claude-code" and "which Claude Code applies to every hook" in finding["message"]
     monkeypatch.chdir(repo)
     text = CliRunner().invoke(main, ["doctor", "--root", str(REPO)], catch_exceptions=False).stdout
     assert "enforcement is on here" not in text and "NOT fully on" in text
@@ -80,6 +82,7 @@ def test_install_warns_about_a_settings_env_that_injects_a_root(pasture, project
     run = pasture("install", "claude-code", "--project", str(project))
     assert run.code in (0, 3), run
     assert "PASTURE_BIN" in run.output and "env" in run.output and "pasture doctor" in run.output
+    assert "which Claude Code hands to every hook" in " ".join(run.output.split())
 
 
 def _policy_layers(repo: Path, private_home: Path) -> None:
@@ -221,3 +224,28 @@ def test_after_a_real_hook_ran_doctor_finds_no_tampering(repo: Path, private_hom
     body = json.loads(done.stdout)
     tamper = _by(body, "tamper")
     assert tamper and all(f["status"] == "ok" for f in tamper), tamper
+
+
+def test_the_env_block_host_is_the_one_whose_wire_declares_the_file():
+    from pasture.hosts import HOSTS
+    from pasture.install.envblock import host_of
+
+    found = host_of("/p/.claude/settings.local.json", HOSTS.values())
+    assert found is not None and found.name == "claude-code"
+    assert host_of("/p/.codex/config.toml", HOSTS.values()) is None  # Codex hands no file's env to hooks
+    assert host_of("/p/x.claude/settings.json", HOSTS.values()) is None  # a whole path part, not a suffix
+
+
+def test_install_says_which_adapter_still_reads_pasture_bin(pasture, project: Path, monkeypatch):
+    """The hooks name the launcher by path; the report names the adapters (a host's pasture_bin_reader) that
+    still read PASTURE_BIN."""
+    from pasture.hosts import HOSTS
+
+    readers = [h.pasture_bin_reader for h in HOSTS.values() if h.pasture_bin_reader]
+    assert readers == ["the OpenCode plugin"]
+    monkeypatch.setenv("PASTURE_BIN", "/somewhere/pasture")
+    run = pasture("install", "claude-code", "--project", str(project))
+    assert run.code in (0, 3), run
+    said = " ".join(run.output.split())
+    assert "PASTURE_BIN is set here (/somewhere/pasture): the installed hooks ignore it" in said
+    assert "only the OpenCode plugin still reads it" in said

@@ -130,7 +130,7 @@ def test_a_file_only_pasture_wrote_is_removed_with_its_deny_rules(pasture, proje
 
 def test_the_record_of_what_was_added_is_private_and_goes_with_uninstall(pasture, project: Path) -> None:
     assert pasture("install", "claude-code", "--project", str(project)).code == 0
-    record = denyrules.record_path(_settings(project), os.environ)
+    record = denyrules.record_path(_settings(project), os.environ, "claude-deny")
     assert stat.S_IMODE(record.stat().st_mode) == 0o600 and stat.S_IMODE(record.parent.stat().st_mode) == 0o700
     assert json.loads(record.read_text())["added"] == _deny(_settings(project))
     assert pasture("uninstall", "claude-code", "--project", str(project)).code == 0

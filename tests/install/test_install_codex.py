@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from profiles_found import newest
 
+from pasture.hosts.codex.server import AppServer
 from pasture.install import tomledit
-from pasture.install.codex_server import AppServer
 from pasture.install.hooktable import is_our_command
 
 CONTRACT = newest("codex")

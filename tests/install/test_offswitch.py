@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tomllib
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from offswitch_cases import case_id as _case_id
+from offswitch_cases import switch_on as _switch_on
 
 from pasture.cli import main
 from pasture.hosts import HOSTS
@@ -20,59 +21,6 @@ from pasture.runtime.hostwire import WIRES
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = [(harness, index) for harness in WIRES for index in range(len(switches(harness)))]
-VALUES = {
-    "true": True,
-    "false": False,
-    "set": "echo hidden;",
-    "names-ours": ["pasture-BeforeTool"],
-    "excludes-ours": ["!**/pasture-*"],
-}
-
-
-def _case_id(case: tuple[str, int]) -> str:
-    harness, index = case
-    switch = switches(harness)[index]
-    return f"{harness}:{switch['file']}:{switch['key'] or switch['off_when']}"
-
-
-def _nested(key: str, value: object) -> dict:
-    doc: dict = {}
-    here = doc
-    parts = key.split(".")
-    for part in parts[:-1]:
-        here = here.setdefault(part, {})
-    here[parts[-1]] = value
-    return doc
-
-
-def _merge(into: dict, extra: dict) -> dict:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
-    return into
-
-
-def _switch_on(project: Path, switch: dict) -> Path:
-    """Write what turns `switch` on into `project` (merged into a JSON file already there)."""
-    path = project / switch["file"].replace("*", "other")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    when = switch["off_when"]
-    if when == "exists":
-        path.write_text("export default function () {}\n")
-    elif when == "ignores-ours":
-        path.write_text("# generated files\npasture-*\n")
-    elif when == "env-true":
-        path.write_text(f"API_KEY=k\nexport {switch['key']}=1\n")
-    elif path.suffix == ".toml":
-        section, _, name = switch["key"].rpartition(".")
-        path.write_text(f"[{section}]\n{name} = {json.dumps(VALUES[when])}\n")
-        assert tomllib.loads(path.read_text())  # the host reads it as TOML
-    else:
-        doc = json.loads(path.read_text()) if path.exists() else {}
-        path.write_text(json.dumps(_merge(doc, _nested(switch["key"], VALUES[when]))))
-    return path
 
 
 def _install_args(harness: str, project: Path) -> list[str]:
@@ -199,13 +147,13 @@ def test_pi_patterns_that_exclude_our_extension(tmp_path: Path, entries: list[st
 def test_doctor_in_a_subfolder_says_off_for_a_host_whose_project_adapter_is_not_loaded_there(
     pasture, repo: Path
 ) -> None:
-    for harness in ("gemini-cli", "pi"):
+    for harness in ("gemini-cli", "pi", "qwen-code"):
         assert pasture(*_install_args(harness, repo)).code in (0, 3)
     (repo / "src").mkdir()
     code, body = _doctor(repo / "src")
     assert code == 1
     found = {f["host"]: f for f in body["findings"] if f["check"] == "start-folder"}
-    assert sorted(found) == ["gemini-cli", "pi"], body["findings"]
+    assert sorted(found) == ["gemini-cli", "pi", "qwen-code"], body["findings"]
     assert all(f["status"] == "off" and str(repo / "src") in f["message"] for f in found.values())
     assert found["pi"]["where"] == str(repo / ".pi" / "extensions" / "pasture-lifecycle.ts")
     code, body = _doctor(repo)  # started at the top: nothing to say

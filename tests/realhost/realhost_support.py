@@ -114,6 +114,8 @@ GEMINI = HostSpec("gemini-cli", "BeforeTool", "AfterTool", "run_shell_command", 
 COPILOT = HostSpec("copilot-cli", "preToolUse", "postToolUse", "bash", ("session",))
 #: Not in SPECS either: tests/realhost/test_realhost_pi.py. Pi's events carry only the tool-call id.
 PI = HostSpec("pi", "tool_call", "tool_result", "bash", ("tool-call",))
+#: Not in SPECS either: tests/realhost/test_realhost_qwen_code.py. Its rows resolve only the session.
+QWEN = HostSpec("qwen-code", "PreToolUse", "PostToolUse", "run_shell_command", ("session",))
 
 
 # --- policies and gates -------------------------------------------------------------------------
@@ -191,6 +193,42 @@ def crash_policy(folder: Path, crash_on: tuple[str, ...]) -> str:
             "",
         ]
     )
+
+
+GATE_SCRIPT = r"""import json, sys
+envelope = json.load(sys.stdin)
+deny = envelope.get("tool_kind") == "shell" and "probe.txt" in (envelope.get("command") or "")
+print(json.dumps({"decision": "deny" if deny else "proceed", "reason": sys.argv[1]}))
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # free here; the run's namespace has every port free
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def deny_gate(kind: str, folder: Path, reason: str, events: tuple[str, ...] = ()) -> tuple[str, dict, dict, str]:
+    """(user-layer policy, loggers, extra env, the journal's gate name) of one gate kind that refuses the
+    probe command with ``reason`` (``rules``: :func:`deny_policy`'s own reason; ``command``: a script;
+    ``ai``: a fake chat-completions judge on a logger port inside the run's namespace, which denies whatever
+    it is asked: ``events`` keeps it to those, where a host's prompt row would ask it too)."""
+    if kind == "rules":
+        return deny_policy(), {}, {}, "rules:realhost-no-probe"
+    if kind == "command":
+        script = folder / "gate.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(GATE_SCRIPT)
+        argv = [sys.executable, "-I", "-S", str(script), reason]
+        return f'[gate]\nkind = "command"\ncommand = {json.dumps(argv)}\ntimeout = 20\n', {}, {}, "command"
+    port = free_port()
+    verdict = json.dumps({"decision": "deny", "reason": reason})
+    policy = f'[gate]\nkind = "ai"\nmodel = "gate/model"\nbase_url = "http://127.0.0.1:{port}/v1"\ntimeout = 20\n'
+    if events:
+        policy += f"events = {json.dumps(list(events))}\n"
+    return policy, {"ai": {"port": port, "default": {"content": verdict}}}, {"PASTURE_AI_API_KEY": "sk-fake"}, "ai"
 
 
 def broken_journal(work: Path) -> Path:
@@ -530,6 +568,9 @@ def tool_results(host: str, requests: list[dict[str, Any]]) -> list[dict[str, An
             for msg in body.get("messages", []):
                 if msg.get("role") == "tool":
                     content = msg.get("content")
+                    parts = content if isinstance(content, list) else None
+                    if parts and all(isinstance(p, dict) and p.get("type") == "text" for p in parts):
+                        content = "".join(str(p.get("text", "")) for p in parts)  # Qwen Code: text parts
                     text = content if isinstance(content, str) else json.dumps(content)
                     seen[msg.get("tool_call_id")] = {"call_id": msg.get("tool_call_id"), "text": text, "is_error": None}
     return list(seen.values())
@@ -773,6 +814,7 @@ def run_host(
     record_opencode: Path | None = None,
     reaches_model: bool = True,
     host_deny_rules: bool = True,
+    after_install: Any = None,
 ) -> Outcome:
     """Prepare a temp project with our adapter, the wrapper, the policy layers and a journal; run the host once.
 
@@ -789,7 +831,8 @@ def run_host(
     left behind outlive the run, which ``netns+pidns`` kills). ``record_opencode``: a log for a
     recording plugin loaded next to ours, registering every hook ours does. ``reaches_model``:
     whether the host is expected to ask the model for a turn; False asserts that it never does (a
-    prompt refused before the first turn). ``host_deny_rules=False``: take out the
+    prompt refused before the first turn). ``after_install(run)``: called once the adapter is installed
+    (a repository changing after install). ``host_deny_rules=False``: take out the
     permissions.deny rules `pasture install` wrote for Claude Code, so the hooks alone guard the
     guard's files (Claude refuses a denied file tool before its PreToolUse hook runs).
     """
@@ -819,6 +862,8 @@ def run_host(
     installed = (
         install_adapter(spec, run, npm_bin, repo, "user" if install == "user" else "project") if install else None
     )
+    if after_install is not None:  # what a repository does once the adapter is in place
+        after_install(run)
     hooks_run = {**env, **(extra_env or {})}.get("PASTURE_BIN")
     if installed is not None and hooks_run:
         point_launcher_at(installed, hooks_run)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from realhost_support import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, PI, HostSpec, run_host
+from realhost_support import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, PI, QWEN, HostSpec, run_host
 
 from pasture.hostenv.fake_models import Script, Turn
 
@@ -29,7 +29,7 @@ DESTRUCTIVE: dict[str, tuple[str, str]] = {
     "containers": ("kubectl delete namespace pasture-probe", "containers.kubectl-delete-namespace"),
     "cloud": ("terraform destroy -auto-approve", "cloud.terraform-destroy"),
 }
-HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI)
+HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI, QWEN)
 
 
 def _script() -> Script:

@@ -14,45 +14,20 @@ answered the JSON deny (the channel whose reason reaches the model), the model r
 from __future__ import annotations
 
 import json
-import socket
-import sys
 from pathlib import Path
 
 import pytest
-from realhost_support import COMMAND, COPILOT, DENY_REASON, deny_policy, run_host
+from realhost_support import COMMAND, COPILOT, DENY_REASON, deny_gate, deny_policy, run_host
 
 from pasture.hosts.copilot_cli import HOOKS_FILE, drop_unpacked
 
 pytestmark = pytest.mark.real_host
 SPEC = COPILOT
 GATE_REASON = "pasture-realhost: the gate refused the probe"
-GATE_SCRIPT = r"""import json, sys
-envelope = json.load(sys.stdin)
-deny = envelope.get("tool_kind") == "shell" and "probe.txt" in (envelope.get("command") or "")
-print(json.dumps({"decision": "deny" if deny else "proceed", "reason": sys.argv[1]}))
-"""
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:  # free here; the run's namespace has every port free
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _gate(kind: str, folder: Path) -> tuple[str, dict, dict, str]:
-    """(user-layer policy, loggers, extra env, the journal's gate name) for one gate kind."""
-    if kind == "rules":
-        return deny_policy(), {}, {}, "rules:realhost-no-probe"
-    if kind == "command":
-        script = folder / "gate.py"
-        script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(GATE_SCRIPT)
-        argv = [sys.executable, "-I", "-S", str(script), GATE_REASON]
-        return f'[gate]\nkind = "command"\ncommand = {json.dumps(argv)}\ntimeout = 20\n', {}, {}, "command"
-    port = _free_port()
-    verdict = json.dumps({"decision": "deny", "reason": GATE_REASON})
-    policy = f'[gate]\nkind = "ai"\nmodel = "gate/model"\nbase_url = "http://127.0.0.1:{port}/v1"\ntimeout = 20\n'
-    return policy, {"ai": {"port": port, "default": {"content": verdict}}}, {"PASTURE_AI_API_KEY": "sk-fake"}, "ai"
+    return deny_gate(kind, folder, GATE_REASON)
 
 
 @pytest.mark.parametrize("kind", ["rules", "command", "ai"])

@@ -117,6 +117,36 @@ def test_an_ai_gate_deny_blocks_the_shell_call(npm_bin: Path, tmp_path: Path) ->
     assert envelope["event"] == "BeforeTool" and envelope["command"] == COMMAND, envelope
 
 
+ASK_REASON = "pasture-realhost: a person confirms probe files"
+
+
+def test_a_policy_ask_reaches_gemini_as_its_own_confirmation(npm_bin: Path, tmp_path: Path) -> None:
+    """BeforeTool's row offers deny+ask (captures/gemini-cli@0.61.0/before-tool-json-ask): a rules ``ask``
+    leaves as ``{"decision": "ask"}``, never as a deny. Gemini then asks for confirmation (its
+    Notification ToolPermission hook fires, even under --yolo); headless, nobody answers: the call never
+    runs, the model is told nothing, and the run ends there (no AfterAgent, no SessionEnd), exit 0 with
+    nothing on stdout."""
+    policy = deny_policy().replace('decision = "deny"', 'decision = "ask"').replace(DENY_REASON, ASK_REASON)
+    assert 'decision = "ask"' in policy and ASK_REASON in policy
+    out = run_host(SPEC, npm_bin, tmp_path / "run", policy)
+    assert out.result.exit_code == 0, out.describe()
+    assert not out.probe_exists, out.describe()
+    (pre,) = out.calls("BeforeTool")
+    assert pre.payload["tool_input"]["command"] == COMMAND, out.describe()
+    answer = {"decision": "ask", "reason": ASK_REASON, "systemMessage": ASK_REASON}
+    assert pre.rc == 0 and json.loads(pre.stdout) == answer, out.describe()
+    (note,) = out.calls("Notification")  # the host's confirmation request
+    assert note.payload["notification_type"] == "ToolPermission", out.describe()
+    assert note.payload["details"]["command"] == COMMAND, out.describe()
+    assert out.tool_results() == [], out.describe()  # neither a result nor a refusal reached the model
+    # what a headless caller gets: exit 0, no JSON result on stdout, the reason as the hook's system message
+    assert out.result.stdout.strip() == "", out.describe()
+    assert f"Hook system message: {ASK_REASON}" in out.result.stderr, out.describe()
+    assert out.calls("AfterTool") == [] and out.calls("AfterAgent") == [], out.describe()
+    (row,) = out.journal(event="BeforeTool")
+    assert (row["decision"], row["answer"], row["reason"]) == ("ask", "ask", ASK_REASON), row
+
+
 # --- fail closed: the host runs the tool after a crashed or timed-out hook, so we answer the deny --------
 
 

@@ -141,7 +141,7 @@ def test_claude_2_1_328_settings_validate_with_on_failure_known(contracts):
     jsonschema.validate(settings, schema)
     blocking = [e for e, groups in settings["hooks"].items() if groups[0]["hooks"][0].get("onFailure") == "block"]
     # exactly the gates that block on evidence (Stop-like rows never), as the profile says
-    from pasture.render.commands import on_failure_block
+    from pasture.hosts.claude_code import on_failure_block
 
     contract = contracts["claude-code@2.1.328"]
     assert blocking == [r.name for r in contract.events if on_failure_block(contract, r)]

@@ -19,6 +19,7 @@ PROTOCOL_ATTRIBUTES = (
     "instructions_file",
     "surfaces",
     "native_calls",
+    "unsupported_operations",
     "npm_packages",
     "binary",
     "binary_flag",
@@ -67,7 +68,7 @@ def test_every_catalog_reader_reads_files_and_events():
 
 
 def test_an_unknown_host_is_refused_with_the_members():
-    with pytest.raises(ValueError, match="claude-code, codex, opencode, gemini-cli, copilot-cli, pi$"):
+    with pytest.raises(ValueError, match="claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code$"):
         host("cursor")
 
 

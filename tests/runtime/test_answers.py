@@ -231,6 +231,24 @@ def test_gemini_cli_answers_in_its_own_channels(env, tmp_path):
     assert (code, out) == (0, "")
 
 
+def test_gemini_cli_asks_on_before_tool_and_refuses_an_ask_where_no_ask_channel_is_cited(env, tmp_path):
+    # BeforeTool offers deny+ask (captures/gemini-cli@0.61.0/before-tool-json-ask): the host's own confirmation
+    (tmp_path / "policy.toml").write_text(RM_DENY.replace('decision = "deny"', 'decision = "ask"'))
+    code, out, err = call("gemini-cli", "BeforeTool", "0.61.0", GEMINI_SHELL, env)
+    answer = {"decision": "ask", "reason": "no rm here", "systemMessage": "no rm here"}
+    assert (code, json.loads(out), err) == (0, answer, "")
+    entry = query(tmp_path / "journal.sqlite3", session="g-1")[-1]
+    assert (entry["decision"], entry["answer"]) == ("ask", "ask")
+    # BeforeAgent has no ask channel (only exit 2): an ask there is refused, and says it needed confirmation
+    (tmp_path / "policy.toml").write_text(
+        '[gate]\nkind = "rules"\n\n[[rules]]\nname = "ask-prompts"\ndecision = "ask"\nreason = "confirm prompts"\n'
+        'event = "BeforeAgent"\n'
+    )
+    prompt = {"session_id": "g-2", "hook_event_name": "BeforeAgent", "prompt": "hello", "cwd": "/tmp"}
+    code, out, err = call("gemini-cli", "BeforeAgent", "0.61.0", prompt, env)
+    assert (code, out) == (2, "") and "confirm prompts (needs confirmation" in err, (code, out, err)
+
+
 def test_gemini_cli_refuses_by_exit_2_where_no_json_channel_is_cited():
     from types import SimpleNamespace
 

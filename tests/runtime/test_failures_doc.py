@@ -45,7 +45,7 @@ def _tool_payload(harness: str, project: Path) -> dict:
                 "tool_input": {"command": SHELL}}  # fmt: skip
     if harness == "copilot-cli":
         return {"sessionId": "s", "cwd": str(project), "toolName": "bash", "toolArgs": {"command": SHELL}}
-    if harness == "gemini-cli":
+    if harness in ("gemini-cli", "qwen-code"):
         shell = {"command": SHELL}
         return {"session_id": "s", "cwd": str(project), "tool_name": "run_shell_command", "tool_input": shell}
     if harness == "opencode":
@@ -60,6 +60,7 @@ STOPS = {
     "gemini-cli": ("AfterAgent", {"session_id": "s", "stop_hook_active": False}),
     "opencode": ("session.idle", {"type": "session.idle", "properties": {"sessionID": "s"}}),
     "pi": ("agent_end", {"type": "agent_end", "messages": []}),
+    "qwen-code": ("Stop", {"session_id": "s", "stop_hook_active": False}),
 }
 
 
@@ -126,15 +127,17 @@ def test_each_row_says_the_channel_the_runtime_uses(env, tmp_path, host):
         assert query(env["PASTURE_JOURNAL"])[-1]["detail"]["steer"][0]["degraded"]
 
 
-def test_codex_unhooked_tools_are_named_not_verified():
-    """Codex's write_stdin and Code Mode exec: no capture of 0.171.0 says whether PreToolUse fires,
-    so the docs and doctor say "not verified", with the sandbox as the mitigation, never a claim."""
-    from pasture.doctor.codex import UNHOOKED_TOOLS, unhooked_finding
+def test_codex_unhooked_tools_are_named():
+    """Codex's write_stdin: captured firing no PreToolUse on 0.171.0; Code Mode exec: reported, not captured,
+    so the docs and doctor say "not verified" for it only, with the sandbox as the mitigation."""
+    from pasture.hosts.codex.doctor import UNHOOKED_TOOLS, unhooked_finding
 
     text = DOC.read_text(encoding="utf-8")
     line = next(line for line in text.splitlines() if "`write_stdin`" in line)
-    assert "**not verified on 0.171.0**" in line and "sandbox" in line
+    assert "fires no `PreToolUse` on 0.171.0 (captured)" in line and "not captured here" in line and "sandbox" in line
     finding = unhooked_finding("0.171.0")
-    assert finding.status == "warn" and "not verified on 0.171.0" in finding.message
+    assert finding.status == "warn" and "write_stdin fires no PreToolUse on 0.171.0 (captured; also" in finding.message
+    assert "not verified here" in finding.message
+    assert "0.172.0 not captured" in unhooked_finding("0.172.0").message
     assert all(tool in finding.message for tool in UNHOOKED_TOOLS)
     assert "--sandbox" in finding.fix

@@ -99,6 +99,19 @@ CASES = {
         "0.73.1",
         {"type": "tool_call", "toolName": "bash", "toolCallId": "c1", "input": {"command": "cat probe"}},
     ),
+    "qwen-deny": (
+        "qwen-code",
+        "PreToolUse",
+        "0.24.4",
+        {
+            "session_id": "s1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "cat probe"},
+            "tool_use_id": "t1",
+            "cwd": "/tmp",
+        },
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 
@@ -115,13 +128,14 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
     added = result["added"]
     assert _third_party(added) == [], f"the hook path imported {_third_party(added)}"
     assert not any(m.startswith(("click", "pydantic", "jinja2", "yaml", "black")) for m in added)
-    # the hook imports its own host's wire and no other (Codex's wire builds on Claude Code's); compiling
-    # the policy (this cold run) reads every host's declared guard files (pasture.runtime.hostwire.guarded)
+    # the hook imports its own host's wire and no other (Claude Code's, Codex's and Qwen Code's build on the answers the
+    # command-JSON hosts share, hostwire/commandjson.py); compiling the policy (this cold run) reads every
+    # host's declared guard files (pasture.runtime.hostwire.guarded)
     wires = sorted(m.rpartition(".")[2] for m in added if m.startswith("pasture.runtime.hostwire."))
     own = hostwire.WIRES.get(harness, hostwire.DEFAULT)
-    mine = sorted({own, "claude_code"} if own == "codex" else {own})
+    mine = sorted({own, "commandjson"} if own in ("claude_code", "codex", "qwen_code") else {own})
     compiled = "pasture.runtime.builtin" in added and "pasture.runtime.hostwire.guarded" in added
-    assert wires == (sorted({*hostwire.WIRES.values(), "guarded"}) if compiled else mine), wires
+    assert wires == (sorted({*hostwire.WIRES.values(), "guarded", "commandjson"}) if compiled else mine), wires
     assert compiled or not case.endswith("deny")  # a deny case starts cold: its first run compiles
     if compiled:  # the next call loads the compiled policy from its cache: its own wire only again
         done = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)

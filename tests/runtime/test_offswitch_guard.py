@@ -99,10 +99,10 @@ def test_declared_guard_files_are_in_the_compiled_lists(env, project):
 # --- env files ------------------------------------------------------------------------------------------
 
 
-def _gemini(root: Path, command: str) -> dict:
+def _gemini(root: Path, command: str, event: str = "BeforeTool") -> dict:
     return {
         "session_id": "s",
-        "hook_event_name": "BeforeTool",
+        "hook_event_name": event,
         "cwd": str(root),
         "tool_name": "run_shell_command",
         "tool_input": {"command": command},
@@ -110,22 +110,50 @@ def _gemini(root: Path, command: str) -> dict:
 
 
 def _denied(code: int, out: str) -> bool:
-    return code == 2 or (out.strip() != "" and json.loads(out).get("decision") == "deny")
+    answer = json.loads(out) if out.strip() else {}
+    specific = answer.get("hookSpecificOutput") or {}
+    return code == 2 or answer.get("decision") == "deny" or specific.get("permissionDecision") == "deny"
 
 
-@pytest.mark.parametrize("rel", [".env", ".gemini/.env"])
-def test_a_repository_env_file_cannot_replace_the_users_policy_on_gemini(env, project, rel):
-    # Gemini CLI loads the repository's .env into its environment and its hooks inherit it: the user's
-    # policy was replaced by the repository's and `rm -rf build` ran.
+#: (harness, its tool event, version): the hosts that load a repository's .env (Qwen Code: Gemini's loader)
+DOTENV_HOSTS = {"gemini-cli": ("BeforeTool", "0.61.0"), "qwen-code": ("PreToolUse", "0.24.4")}
+
+
+@pytest.mark.parametrize(
+    ("harness", "rel"),
+    [("gemini-cli", ".env"), ("gemini-cli", ".gemini/.env"), ("qwen-code", ".env"), ("qwen-code", ".qwen/.env")],
+)
+def test_a_repository_env_file_cannot_replace_the_users_policy_on_gemini(env, project, harness, rel):
+    # Gemini CLI (and Qwen Code, its fork) loads the repository's .env into its environment and its hooks
+    # inherit it: the user's policy was replaced by the repository's and `rm -rf build` ran.
+    event, version = DOTENV_HOSTS[harness]
     mine = project / ".pasture" / "mine.toml"
     mine.write_text(PROCEED_ALL)
     (project / rel).parent.mkdir(parents=True, exist_ok=True)
     (project / rel).write_text(f'# local settings\nGEMINI_API_KEY=k\nexport PASTURE_POLICY="{mine}"\n')
     hooked = dict(env, PASTURE_POLICY=str(mine), GEMINI_API_KEY="k")  # what Gemini CLI handed the hook
-    code, out, err = spawn("gemini-cli", "BeforeTool", "0.61.0", _gemini(project, "rm -rf build"), hooked)
+    code, out, err = spawn(harness, event, version, _gemini(project, "rm -rf build", event), hooked)
     assert _denied(code, out), (code, out, err)
     said = out + err
     assert "PASTURE_POLICY" in said and str(project / rel) in said and "GEMINI_API_KEY" not in said
+
+
+@pytest.mark.parametrize(
+    "text", ['{"env": {"PASTURE_POLICY": "MINE"}}', '// comments, as Qwen Code reads them\n{"env": {}}']
+)
+def test_a_repository_qwen_settings_env_block_cannot_replace_the_users_policy(env, project, text):
+    # Qwen Code loads the merged settings' top-level "env" into its environment (loadEnvironment) and its
+    # hooks inherit it; a file with comments (Qwen strips them, our reader cannot) counts as unread: every
+    # guard variable that could have come from it is dropped
+    mine = project / ".pasture" / "mine.toml"
+    mine.write_text(PROCEED_ALL)
+    (project / ".qwen").mkdir()
+    (project / ".qwen" / "settings.json").write_text(text.replace("MINE", str(mine)))
+    hooked = dict(env, PASTURE_POLICY=str(mine))  # what Qwen Code handed the hook
+    code, out, err = spawn("qwen-code", "PreToolUse", "0.24.4", _gemini(project, "rm -rf build", "PreToolUse"), hooked)
+    assert "ignored" in err and "PASTURE_POLICY" in err and str(project / ".qwen" / "settings.json") in err
+    if "MINE" in text:  # the user's own policy (env's) decides again
+        assert _denied(code, out), (code, out, err)
 
 
 def test_a_value_the_user_set_themselves_is_kept(env, project):

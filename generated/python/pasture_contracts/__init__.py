@@ -16,6 +16,7 @@ CONTRACTS = {
     "opencode@1.18.33": "opencode_1_18_33",
     "opencode@2.0.20": "opencode_2_0_20",
     "pi@0.73.1": "pi_0_73_1",
+    "qwen-code@0.24.4": "qwen_code_0_24_4",
 }
 
 ADMISSIONS = {
@@ -38,4 +39,5 @@ ADMISSIONS = {
         ("opencode@2.0.20", "opencode_2_0_20", "2.0.20", None, False),
     ),
     "pi": (("pi@0.73.1", "pi_0_73_1", "0.73.1", None, False),),
+    "qwen-code": (("qwen-code@0.24.4", "qwen_code_0_24_4", "0.24.4", None, False),),
 }

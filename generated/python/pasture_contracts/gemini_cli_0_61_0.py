@@ -54,7 +54,7 @@ ROWS = {
         unresolved=(),
         stop_loop="not-applicable",
         pre_action=True,
-        response="deny",
+        response="deny+ask",
         timeout=60,
         answers=(("rewrite", "hookSpecificOutput.tool_input"),),
     ),

@@ -274,9 +274,12 @@ class OpenAIChatCompletions(_OpenAIBase):
         return None
 
     def resolve_shell(self, tools: list[dict[str, Any]], call: ToolCall) -> ToolCall | None:
-        if any(t.get("name") == "bash" for t in tools):
+        names = {t.get("name") for t in tools}
+        for shell in ("bash", "run_shell_command"):  # the chat hosts' shell tools (Pi, OpenCode; Qwen Code)
+            if shell not in names:
+                continue
             return ToolCall(
-                "bash",
+                shell,
                 {
                     "command": call.arguments["command"],
                     "description": call.arguments.get("description") or "Run a shell command",

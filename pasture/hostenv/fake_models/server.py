@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from pasture.hosts.script import SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
+from pasture.hosts.script import SESSION_ID, SHELL, TOOL_RESULT, Script, ScriptCursor, ToolCall
 
 __all__ = [
     "LOOPBACK",
@@ -160,7 +160,7 @@ class WireProtocol:
                     continue
                 calls.append(resolved)
             elif call.name in names:
-                calls.append(call)
+                calls.append(_with_session(call, result))
             else:
                 errors.append(f"tool {call.name!r} not offered (tools: {sorted(n for n in names if n)})")
         if errors:
@@ -174,6 +174,17 @@ class WireProtocol:
             return Reply.json(404, self.error_body(404, f"no route {ctx.method} {ctx.path}"), kind="not_found")
         handler: Callable[[RequestContext], Reply] = getattr(self, handler_name)
         return handler(ctx)
+
+
+def _with_session(call: ToolCall, result: str | None) -> ToolCall:
+    """`call` with each argument that is exactly SESSION_ID set to the session number `result` names."""
+    import re
+
+    found = re.search(r"session ID (\d+)", result or "")
+    if found is None or SESSION_ID not in call.arguments.values():
+        return call
+    arguments = {k: int(found.group(1)) if v == SESSION_ID else v for k, v in call.arguments.items()}
+    return ToolCall(call.name, arguments)
 
 
 class _Handler(BaseHTTPRequestHandler):

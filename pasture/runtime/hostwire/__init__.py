@@ -27,12 +27,19 @@ file of the pinned npm package and the identifier it was read from), read by pas
 * ``GUARDED_FILES`` / ``GUARDED_FOLDERS``: project-relative files and folders the agent may not write
   (settings holding switches or hooks, the adapter's folder); ``USER_DIR`` ``(variable, base, relative)``
   and ``GUARDED_USER_FILES`` / ``GUARDED_USER_FOLDERS`` the same below the host's user folder;
+* ``GUARDED_SYSTEM_FILES`` / ``GUARDED_SYSTEM_FOLDERS``: absolute paths of the host's managed (administrator)
+  channel, which ``pasture install --managed`` writes (the host module's ``MANAGED`` names them);
 * ``PROJECT_ADAPTER_ROOT_ONLY``: the host reads the project adapter only in the folder it is started in
   (a session started in a subfolder runs none of it); a string names the host's own doctor check that
   reports it (doctor's generic ``start-folder`` then stays silent).
 """
 
 import sys
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # harness -> module of this package. Kept equal to the hosts' registry (tests/render/test_hosts_registry.py).
 WIRES = {
@@ -42,12 +49,29 @@ WIRES = {
     "gemini-cli": "gemini_cli",
     "copilot-cli": "copilot_cli",
     "pi": "pi",
+    "qwen-code": "qwen_code",
 }
 # An unknown harness has no contract, so it only ever proceeds: the command hosts' empty answer.
 DEFAULT = "claude_code"
 
+# What every hook event reads whatever its harness, before (or without) its own wire: each a copy of what
+# the hosts' own wires declare, kept equal to them by tests/runtime/test_host_runtime_data.py (importing
+# every wire would cost each event a module per host).
+#: the variables that move a host's user folder (each wire's USER_DIR variable): the compiled policy
+#: protects the folders they name, so its cache key holds their values (pasture.runtime.effective)
+USER_DIR_VARIABLES = ("CODEX_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "QWEN_HOME")
+#: the variables a host sets to the project's folder for its hooks (wire PROJECT_DIR_VARIABLE): where the
+#: project is looked for first (pasture.runtime.project), a start folder of the env screen
+PROJECT_DIR_VARIABLES = ("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR")
+#: project settings files whose "env" block a host hands to every hook (wire ENV_BLOCK_FILES): what they set
+#: is screened out, whichever host runs (pasture.runtime.layers.project_host_settings, pasture.runtime.injected)
+ENV_BLOCK_FILES = (".claude/settings.json", ".claude/settings.local.json", ".qwen/settings.json")
+#: the prefixes of a host's own variables (wire ENV_PREFIX: its endpoints and keys as an agent gate's judge,
+#: its folders): a project's env block may not set them (pasture.runtime.injected)
+ENV_PREFIXES = ("OPENCODE_", "CLAUDE_", "CODEX_", "QWEN_")
 
-def wire(harness: str):
+
+def wire(harness: str) -> "Any":
     name = "pasture.runtime.hostwire." + WIRES.get(harness, DEFAULT)
     module = sys.modules.get(name)
     if module is None:

@@ -1,11 +1,33 @@
 """Claude Code's answers: exit 2 + stderr, or the event's JSON decision (the PreToolUse permission decision,
 ``decision: block`` on the events that read it)."""
 
-from pasture.runtime.fastjson import dumps
+from pasture.runtime.hostwire.commandjson import (
+    BEHAVIOR_ALLOW,
+    BLOCKING_FAILURES,
+    EXIT_BLOCK,
+    MOMENTS,
+    PROCEED_STDOUT,
+    STEERS,
+    _json,
+    ask,
+    command_deny,
+    steer,
+    tool_of,
+)
 
-PROCEED_STDOUT = ""
-BLOCKING_FAILURES = ("exit-2-blocks", "strict-output-exit-2-blocks")
-EXIT_BLOCK = 2  # Claude and Codex read exit 2 as "block" where the event honours it
+__all__ = [
+    "BEHAVIOR_ALLOW",
+    "BLOCKING_FAILURES",
+    "EXIT_BLOCK",
+    "MOMENTS",
+    "PROCEED_STDOUT",
+    "STEERS",
+    "ask",
+    "deny",
+    "fail_json",
+    "steer",
+    "tool_of",
+]
 
 BLOCK_JSON = {
     "UserPromptSubmit",
@@ -21,98 +43,11 @@ BLOCK_JSON = {
 }
 
 
-def _json(value: object) -> str:
-    return dumps(value) + "\n"
-
-
-def command_deny(event: str, row, reason: str, block_json) -> tuple:
-    """The command-JSON hosts' deny (Claude Code; Codex with its own ``block_json``)."""
-    if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
-        return (
-            0,
-            _json(
-                {
-                    "hookSpecificOutput": {
-                        "hookEventName": "PreToolUse",
-                        "permissionDecision": "deny",
-                        "permissionDecisionReason": reason,
-                    }
-                }
-            ),
-            "",
-            "deny",
-        )
-    if event in block_json:
-        return (0, _json({"decision": "block", "reason": reason}), "", "deny")
-    return (EXIT_BLOCK, "", reason + "\n", "deny")
-
-
-def deny(event: str, row, reason: str) -> tuple:
+def deny(event: str, row: "Any", reason: str) -> tuple:
     return command_deny(event, row, reason, BLOCK_JSON)
 
 
-def ask(event: str, reason: str) -> tuple:
-    return (
-        0,
-        _json(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "permissionDecision": "ask",
-                    "permissionDecisionReason": reason,
-                }
-            }
-        ),
-        "",
-        "ask",
-    )
-
-
-# Steering (issue 17): the moment each event is, for [[context]] (on), [[after]] and [[until]].
-MOMENTS = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "prompt",
-    "PostToolUse": "after-tool",
-    "Stop": "stop",
-}
-STEERS = ("allow", "rewrite", "context", "feedback", "continue")  # what steer() encodes
-BEHAVIOR_ALLOW = "hookSpecificOutput.decision.behavior=allow"  # pasture.profile.answers.W_BEHAVIOR_ALLOW
-
-
-def steer(event: str, offers: dict, parts: dict) -> tuple:
-    """One answer carrying the parts the row offers (the caller degraded the rest): an allow or a
-    rewrite (updatedInput + permissionDecision allow), additionalContext, and decision block + reason
-    for feedback after a tool or a continuation at stop. Shapes as the captures sent them."""
-    specific: dict = {"hookEventName": event}
-    out: dict = {}
-    answers = []
-    if "rewrite" in parts:
-        new_input, reason = parts["rewrite"]
-        specific.update(permissionDecision="allow", permissionDecisionReason=reason, updatedInput=new_input)
-        answers.append("rewrite")
-    elif "allow" in parts:
-        if offers.get("allow") == BEHAVIOR_ALLOW:
-            specific["decision"] = {"behavior": "allow"}
-        else:
-            specific.update(permissionDecision="allow", permissionDecisionReason=parts["allow"])
-        answers.append("allow")
-    if parts.get("context"):
-        specific["additionalContext"] = "\n\n".join(parts["context"])
-        answers.append("context")
-    texts = list(parts.get("feedback") or ())
-    if texts:
-        answers.append("feedback")
-    if parts.get("continue"):
-        texts.append(parts["continue"])
-        answers.append("continue")
-    if texts:
-        out.update(decision="block", reason="\n\n".join(texts))
-    if len(specific) > 1:
-        out["hookSpecificOutput"] = specific
-    return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
-
-
-def fail_json(event: str, row, text: str):
+def fail_json(event: str, row: "Any", text: str) -> "str | None":
     """A failure that blocks, as the JSON refusal the event reads (the PreToolUse permission decision,
     ``decision: block``), or None where only exit 2 blocks."""
     if event == "PreToolUse" and row.response in ("deny", "deny+ask"):
@@ -122,12 +57,108 @@ def fail_json(event: str, row, text: str):
     return None
 
 
-def tool_of(payload: object) -> tuple:
-    if not isinstance(payload, dict):
-        return None, None
-    name = payload.get("tool_name")
-    return (name if isinstance(name, str) else None), payload.get("tool_input")
+# the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
+TOOL_EVENT = "PreToolUse"
 
+# Claude Code's tools (PreToolUse tool_name), by kind: the envelope's
+# tool_kind (pasture.runtime.envelope). A tool missing here arrives as its own name in lower case, which
+# no `tool_kind = "shell"` (or other kind) rule matches.
+TOOL_KINDS = {
+    "bash": "shell",
+    "powershell": "shell",
+    "write": "write",
+    "edit": "edit",
+    "multiedit": "edit",
+    "notebookedit": "edit",
+    "read": "read",
+    "webfetch": "fetch",
+    "agent": "agent",
+    "task": "agent",
+}
+
+
+# --- the agent gate's judge (a policy's kind = "agent" host): this host run headless; only a gate that
+# runs it imports pasture.gates (pasture.runtime.agentgate hands it to pasture.gates.agent) ---
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pasture.gates.agents import HostOutput, HostRequest, HostRun
+
+# its headless command line, which the capture launcher (pasture/hosts/claude_code.py) runs too
+HEADLESS = "-p"
+BYPASS = "--dangerously-skip-permissions"  # plus IS_SANDBOX=1 as root, which it refuses otherwise
+
+
+class Judge:
+    """``claude -p --output-format json``; the result object carries text, cost and turns."""
+
+    name = "claude-code"
+    aliases: tuple[str, ...] = ("claude-code", "claude", "claude_code", "claudecode")
+    install = "npm install -g @anthropic-ai/claude-code"  # how a user gets it (the package tests/npm pins)
+    default_binary = "claude"
+
+    def command(self, req: "HostRequest") -> "HostRun":
+        import os  # only when a judge runs: the hook path never loads os
+
+        from pasture.gates.agents import HostRun
+
+        argv = [req.binary, HEADLESS, "--output-format", "json"]
+        if req.model:
+            argv += ["--model", req.model]
+        if req.max_turns:
+            argv += ["--max-turns", str(req.max_turns)]
+        if req.max_budget_usd is not None:
+            argv += ["--max-budget-usd", repr(float(req.max_budget_usd))]
+        if req.project_dir:
+            argv += ["--add-dir", req.project_dir]
+        env: dict[str, str] = {}
+        if req.bypass_permissions:
+            argv.append(BYPASS)
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                env["IS_SANDBOX"] = "1"
+        else:
+            argv += ["--permission-mode", "acceptEdits"]
+        argv += list(req.extra_args)
+        return HostRun(argv=argv, env=env, stdin=req.prompt.encode("utf-8"))
+
+    def read_output(self, stdout: str, stderr: str, returncode: int, run: "HostRun") -> "HostOutput":
+        import json
+
+        from pasture.gates.agents import HostOutput, exit_failure, json_lines, number
+
+        result: dict[str, Any] | None = None
+        for event in json_lines(stdout):
+            if event.get("type") == "result" or "is_error" in event:
+                result = event
+        if result is None:
+            try:
+                parsed = json.loads(stdout)
+                result = parsed if isinstance(parsed, dict) else None
+            except ValueError:
+                result = None
+        if result is None:
+            return HostOutput(
+                final_text=stdout.strip() or None,
+                is_error=True,
+                error_message=exit_failure(returncode, stderr) if returncode else "no result object on stdout",
+            )
+        text = result.get("result") if isinstance(result.get("result"), str) else None
+        is_error = bool(result.get("is_error")) or returncode != 0
+        message = None
+        if is_error:
+            message = text or str(result.get("subtype") or "") or exit_failure(returncode, stderr)
+        turns = result.get("num_turns")
+        return HostOutput(
+            final_text=text,
+            is_error=is_error,
+            error_message=message,
+            cost_usd=number(result.get("total_cost_usd")),
+            num_turns=turns if isinstance(turns, int) else None,
+        )
+
+
+AGENT_JUDGE = Judge()
 
 # --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
 # Read in @anthropic-ai/claude-code 2.1.332, bin/claude.exe (the Bun-compiled CLI; its embedded JS,
@@ -166,8 +197,20 @@ ENV_FILES: tuple = ()
 ENV_BLOCK_FILES = (".claude/settings.json", ".claude/settings.local.json")
 GUARDED_FILES = ENV_BLOCK_FILES
 GUARDED_FOLDERS: tuple = ()
+# what the guard's cheap screen looks for in a shell command before reading it (pasture.runtime.builtin)
+SCREEN_WORDS = (".claude",)
 USER_DIR = ("CLAUDE_CONFIG_DIR", "home", ".claude")
+# Claude Code sets it to the project's folder for its hooks, and its own variables start with the prefix
+PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
+ENV_PREFIX = "CLAUDE_"
 GUARDED_USER_FILES = ("settings.json", "settings.local.json")
 GUARDED_USER_FOLDERS: tuple = ()
 # <dir>/.claude/settings.json is read only for the folder Claude Code starts in: its own doctor check says so.
+# the managed (administrator) channel's system files and folders (`pasture install --managed`: its host
+# module's MANAGED, which names these), guarded like the rest
+GUARDED_SYSTEM_FILES = ("/etc/claude-code/managed-settings.json",)
+GUARDED_SYSTEM_FOLDERS: tuple = ()
 PROJECT_ADAPTER_ROOT_ONLY = "claude-start"
+
+# the word its own variables start with: a capture's recording hook keeps them (pasture/hosts/recorder.py)
+RECORDED_ENV = "CLAUDE"

@@ -9,6 +9,11 @@ row that may answer deny answers in JSON.
 
 from pasture.runtime.fastjson import dumps
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
+
 PROCEED_STDOUT = ""
 BLOCKING_FAILURES = ("exit-2-blocks",)
 EXIT_BLOCK = 2
@@ -21,7 +26,7 @@ def _json(value: object) -> str:
     return dumps(value) + "\n"
 
 
-def deny(event: str, row, reason: str) -> tuple:
+def deny(event: str, row: "Any", reason: str) -> tuple:
     if event == "preToolUse" and row.response in ("deny", "deny+ask"):
         return (0, _json({"permissionDecision": "deny", "permissionDecisionReason": reason}), "", "deny")
     if event in BLOCK_JSON:
@@ -29,7 +34,7 @@ def deny(event: str, row, reason: str) -> tuple:
     return (EXIT_BLOCK, "", reason + "\n", "deny")
 
 
-def fail_json(event: str, row, text: str):
+def fail_json(event: str, row: "Any", text: str) -> "str | None":
     """A failure that blocks (a broken policy, an unwritable journal, a gate past its deadline) as the
     same JSON refusal a deny is: on exit 2 the model would read only "hook exited with code 2"."""
     if event == "preToolUse" and row.response in ("deny", "deny+ask"):
@@ -91,6 +96,24 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
     return (0, _json(out) if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
 
 
+# the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
+TOOL_EVENT = "preToolUse"
+
+# Copilot CLI's tools (preToolUse toolName), by kind: the envelope's
+# tool_kind (pasture.runtime.envelope). A tool missing here arrives as its own name in lower case, which
+# no `tool_kind = "shell"` (or other kind) rule matches.
+TOOL_KINDS = {
+    "bash": "shell",
+    "powershell": "shell",
+    "create": "write",
+    "edit": "edit",
+    "view": "read",
+    "web_fetch": "fetch",
+    "fetch": "fetch",
+    "task": "agent",
+}
+
+
 # --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
 # Read in @github/copilot-linux-x64 1.0.102: the binary unpacks its package (pasture.catalog.copilot);
 # prebuilds/linux-x64/runtime.node (the native runtime) embeds the settings schema
@@ -137,6 +160,8 @@ OFF_SWITCHES = tuple(
 ENV_FILES: tuple = ()  # no dotenv loading in cli-main.js or runtime.node
 GUARDED_FILES = (".github/copilot/settings.json", ".github/copilot/settings.local.json")
 GUARDED_FOLDERS = (".github/hooks",)  # its project hooks files (pasture.json among them)
+# what the guard's cheap screen looks for in a shell command before reading it (pasture.runtime.builtin)
+SCREEN_WORDS = (".copilot",)
 USER_DIR = ("COPILOT_HOME", "home", ".copilot")
 # its inline user hooks, and the folder trust without which no project hook runs
 GUARDED_USER_FILES = ("settings.json", "config.json")
@@ -144,4 +169,11 @@ GUARDED_USER_FILES = ("settings.json", "config.json")
 GUARDED_USER_FOLDERS = ("hooks",)
 # cli-main.js getHooksDir: `.github/hooks` of the git root (gitFindRootWithOptionalWorktreeResolutionAsync),
 # so a session started in a subfolder runs the repository's hooks.
+# the managed (administrator) channel's system files and folders (`pasture install --managed`: its host
+# module's MANAGED, which names these), guarded like the rest
+GUARDED_SYSTEM_FILES = ("/etc/github-copilot/managed-settings.json",)
+GUARDED_SYSTEM_FOLDERS = ("/etc/github-copilot/policy.d",)
 PROJECT_ADAPTER_ROOT_ONLY = False
+
+# the word its own variables start with: a capture's recording hook keeps them (pasture/hosts/recorder.py)
+RECORDED_ENV = "COPILOT"

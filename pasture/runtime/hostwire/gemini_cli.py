@@ -9,12 +9,17 @@ of every event that can block, so a row without a cited JSON channel answers by 
 
 from pasture.runtime.fastjson import dumps
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
+
 PROCEED_STDOUT = ""
 BLOCKING_FAILURES = ("exit-2-blocks",)
 EXIT_BLOCK = 2
 
 
-def deny(event: str, row, reason: str) -> tuple:
+def deny(event: str, row: "Any", reason: str) -> tuple:
     if row is not None and getattr(row, "response", None) in ("deny", "deny+ask"):
         return (0, dumps({"decision": "deny", "reason": reason}) + "\n", "", "deny")
     return (EXIT_BLOCK, "", reason + "\n", "deny")
@@ -81,6 +86,21 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
     return (0, dumps(out) + "\n" if out else PROCEED_STDOUT, "", "+".join(answers) or "proceed")
 
 
+# the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
+TOOL_EVENT = "BeforeTool"
+
+# Gemini CLI's tools (BeforeTool tool_name), by kind: the envelope's
+# tool_kind (pasture.runtime.envelope). A tool missing here arrives as its own name in lower case, which
+# no `tool_kind = "shell"` (or other kind) rule matches.
+TOOL_KINDS = {
+    "run_shell_command": "shell",
+    "write_file": "write",
+    "replace": "edit",
+    "read_file": "read",
+    "web_fetch": "fetch",
+}
+
+
 # --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
 # Read in @google/gemini-cli 0.61.0 (bundle/, esbuild chunks):
 # * bundle/gemini-3HFX2LNT.js loadCliConfig: `enableHooks: settings.hooksConfig.enabled`,
@@ -116,7 +136,16 @@ OFF_SWITCHES = (
 ENV_FILES = (".gemini/.env", ".env")
 GUARDED_FILES = (_SETTINGS,)
 GUARDED_FOLDERS: tuple = ()
+# what the guard's cheap screen looks for in a shell command before reading it (pasture.runtime.builtin)
+SCREEN_WORDS = (".gemini",)
 USER_DIR = ("", "home", ".gemini")
 GUARDED_USER_FILES = ("settings.json", "trustedFolders.json")  # its user hooks; the trust project hooks need
 GUARDED_USER_FOLDERS: tuple = ()
+# the managed (administrator) channel's system files and folders (`pasture install --managed`: its host
+# module's MANAGED, which names these), guarded like the rest
+GUARDED_SYSTEM_FILES = ("/etc/gemini-cli/settings.json",)
+GUARDED_SYSTEM_FOLDERS: tuple = ()
 PROJECT_ADAPTER_ROOT_ONLY = True
+
+# the word its own variables start with: a capture's recording hook keeps them (pasture/hosts/recorder.py)
+RECORDED_ENV = "GEMINI"

@@ -8,11 +8,16 @@ pasture.runtime.shellwrites only for a command that names something like the gua
 from pasture.runtime import fs, layers
 from pasture.runtime.hostwire import WIRES
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
+
 # every host's wire module (the hook's registry WIRES, kept equal to the hosts' registry), each once
 MODULES = tuple(dict.fromkeys(WIRES.values()))
 
 
-def module(name: str):
+def module(name: str) -> "Any":
     import sys
 
     full = "pasture.runtime.hostwire." + name
@@ -27,7 +32,7 @@ def modules() -> list:
     return [module(name) for name in MODULES]
 
 
-def user_dir(wire, env: dict) -> str:
+def user_dir(wire: "Any", env: dict) -> str:
     """The host's user folder: its variable when set (absolute, or `~/...` where the host expands it), else
     the default below HOME or the XDG config folder."""
     variable, base, relative = wire.USER_DIR
@@ -40,16 +45,23 @@ def user_dir(wire, env: dict) -> str:
     return fs.join(layers.config_home(env) if base == "config" else home, relative)
 
 
+#: the launcher every managed hook runs (pasture install --managed), one for every user of the machine
+SYSTEM_LAUNCHER = "/usr/local/lib/pasture/bin/pasture-hook"
+
+
 def host_paths(root: str, env: dict) -> tuple[list[str], list[str]]:
-    """(files, folders) every host declares, in the project `root` and in each host's user folder."""
+    """(files, folders) every host declares, in the project `root`, in each host's user folder and in the
+    system (its managed channel), and the managed launcher's folder."""
     files: list[str] = []
-    folders: list[str] = []
+    folders: list[str] = [SYSTEM_LAUNCHER.rsplit("/", 2)[0]]
     for wire in modules():
         user = user_dir(wire, env)
         files += [fs.join(root, rel) for rel in wire.GUARDED_FILES]
         files += [fs.join(user, rel) for rel in wire.GUARDED_USER_FILES]
         folders += [fs.join(root, rel) for rel in wire.GUARDED_FOLDERS]
         folders += [fs.join(user, rel) for rel in wire.GUARDED_USER_FOLDERS]
+        files += list(wire.GUARDED_SYSTEM_FILES)
+        folders += list(wire.GUARDED_SYSTEM_FOLDERS)
     return files, folders
 
 
@@ -75,6 +87,15 @@ def guard_names() -> tuple[str, ...]:
         rels = wire.GUARDED_FILES + wire.GUARDED_FOLDERS + wire.GUARDED_USER_FILES + wire.GUARDED_USER_FOLDERS
         names += [p for rel in rels + (wire.USER_DIR[2],) for p in rel.split("/") if p]
     return tuple(dict.fromkeys(names))
+
+
+def tool_kinds() -> dict:
+    """Every host's tool name (lower case) -> its kind (each wire's TOOL_KINDS): what `pasture policy check`
+    knows arrives as a kind, not as the name."""
+    kinds: dict = {}
+    for wire in modules():
+        kinds.update(wire.TOOL_KINDS)
+    return kinds
 
 
 def env_files(harness: str) -> tuple[str, ...]:

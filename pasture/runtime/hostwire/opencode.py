@@ -7,7 +7,7 @@ PROCEED_STDOUT = dumps({"decision": "proceed"}) + "\n"
 BLOCKING_FAILURES = ("throw-fail-fast",)
 
 
-def deny(event: str, row, reason: str) -> tuple:
+def deny(event: str, row: "Any", reason: str) -> tuple:
     return (0, dumps({"decision": "deny", "reason": reason}) + "\n", "", "deny")
 
 
@@ -67,6 +67,96 @@ def tool_of(payload: object) -> tuple:
     return (name if isinstance(name, str) else None), args
 
 
+# the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
+TOOL_EVENT = "tool.execute.before"
+
+# OpenCode's tools (tool.execute.before's tool), by kind: the envelope's
+# tool_kind (pasture.runtime.envelope). A tool missing here arrives as its own name in lower case, which
+# no `tool_kind = "shell"` (or other kind) rule matches.
+TOOL_KINDS = {
+    "bash": "shell",
+    "write": "write",
+    "edit": "edit",
+    "apply_patch": "edit",
+    "patch": "edit",
+    "read": "read",
+    "webfetch": "fetch",
+    "fetch": "fetch",
+    "task": "agent",
+}
+
+
+# --- the agent gate's judge (a policy's kind = "agent" host): this host run headless; only a gate that
+# runs it imports pasture.gates (pasture.runtime.agentgate hands it to pasture.gates.agent) ---
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pasture.gates.agents import HostOutput, HostRequest, HostRun
+
+# its headless command line, which the capture launcher (pasture/hosts/opencode.py) runs too
+HEADLESS = ("run", "--format", "json")
+
+
+class Judge:
+    """``opencode run --format json``; JSONL events with text parts and per-step cost."""
+
+    name = "opencode"
+    aliases: tuple[str, ...] = ("opencode", "open-code", "opencode-ai")
+    install = "npm install -g opencode-ai"  # how a user gets it (the package tests/npm pins)
+    default_binary = "opencode"
+
+    def command(self, req: "HostRequest") -> "HostRun":
+        from pasture.gates.agents import HostRun
+
+        argv = [req.binary, *HEADLESS]
+        if req.model:
+            argv += ["-m", req.model]
+        if req.server:
+            argv += ["--attach", req.server, "--dir", req.cwd]
+        if req.bypass_permissions:
+            argv.append("--auto")
+        argv += list(req.extra_args)
+        return HostRun(argv=argv, stdin=req.prompt.encode("utf-8"))
+
+    def read_output(self, stdout: str, stderr: str, returncode: int, run: "HostRun") -> "HostOutput":
+        from pasture.gates.agents import HostOutput, exit_failure, json_lines, number
+
+        text: str | None = None
+        error: str | None = None
+        cost = 0.0
+        saw_cost = False
+        steps = 0
+        for event in json_lines(stdout):
+            kind = event.get("type")
+            part = found if isinstance(found := event.get("part"), dict) else {}
+            if kind == "text" and isinstance(part.get("text"), str):
+                text = part["text"]
+            elif kind == "step_finish":
+                steps += 1
+                step_cost = number(part.get("cost"))
+                if step_cost is not None:
+                    cost += step_cost
+                    saw_cost = True
+            elif kind == "error":
+                detail = event.get("error")
+                if isinstance(detail, dict):
+                    data = found if isinstance(found := detail.get("data"), dict) else {}
+                    error = str(data.get("message") or detail.get("message") or detail.get("name") or detail)
+                else:
+                    error = str(detail or "error")
+        is_error = error is not None or returncode != 0
+        return HostOutput(
+            final_text=text,
+            is_error=is_error,
+            error_message=(error or exit_failure(returncode, stderr)) if is_error else None,
+            cost_usd=cost if saw_cost else None,
+            num_turns=steps,
+        )
+
+
+AGENT_JUDGE = Judge()
+
 # --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
 # opencode-linux-x64 1.18.33 is a Bun-compiled binary. No settings key in a project file that disables or
 # filters its .opencode/plugins files was found in it. Bun's standalone executables load
@@ -93,7 +183,16 @@ OFF_SWITCHES = tuple(
 )
 GUARDED_FILES: tuple = ()
 GUARDED_FOLDERS = (".opencode/plugins", ".opencode/plugin")
+# what the guard's cheap screen looks for in a shell command before reading it (pasture.runtime.builtin)
+SCREEN_WORDS = ("opencode",)
 USER_DIR = ("", "config", "opencode")
+ENV_PREFIX = "OPENCODE_"  # its own variables (OPENCODE_CONFIG, its judge's server): no project sets them
 GUARDED_USER_FILES: tuple = ()
 GUARDED_USER_FOLDERS = ("plugins", "plugin")
+# no managed (administrator) channel
+GUARDED_SYSTEM_FILES: tuple = ()
+GUARDED_SYSTEM_FOLDERS: tuple = ()
 PROJECT_ADAPTER_ROOT_ONLY = False  # OpenCode finds .opencode/ from the folder up to the worktree
+
+# the word its own variables start with: a capture's recording hook keeps them (pasture/hosts/recorder.py)
+RECORDED_ENV = "OPENCODE"

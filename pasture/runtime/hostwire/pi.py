@@ -4,11 +4,16 @@ from a fail-fast row, which Pi turns into a blocked tool call whose result is th
 
 from pasture.runtime.fastjson import dumps
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook path pays for every import
+if TYPE_CHECKING:
+    from typing import Any
+
+
 PROCEED_STDOUT = dumps({"decision": "proceed"}) + "\n"
 BLOCKING_FAILURES = ("throw-fail-fast",)
 
 
-def deny(event: str, row, reason: str) -> tuple:
+def deny(event: str, row: "Any", reason: str) -> tuple:
     return (0, dumps({"decision": "deny", "reason": reason}) + "\n", "", "deny")
 
 
@@ -53,6 +58,20 @@ def steer(event: str, offers: dict, parts: dict) -> tuple:
         out["append_output"] = "\n\n".join(parts["feedback"])
         answers.append("feedback")
     return (0, dumps(out) + "\n", "", "+".join(answers) or "proceed")
+
+
+# the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
+TOOL_EVENT = "tool_call"
+
+# Pi's tools (tool_call toolName), by kind: the envelope's
+# tool_kind (pasture.runtime.envelope). A tool missing here arrives as its own name in lower case, which
+# no `tool_kind = "shell"` (or other kind) rule matches.
+TOOL_KINDS = {
+    "bash": "shell",
+    "write": "write",
+    "edit": "edit",
+    "read": "read",
+}
 
 
 # --- off-switches (issue 28; plain data: pasture/runtime/hostwire/__init__.py) -------------------------
@@ -137,7 +156,12 @@ OFF_SWITCHES = (
 ENV_FILES: tuple = ()  # no dotenv loading in dist/
 GUARDED_FILES = (_SETTINGS,)
 GUARDED_FOLDERS = (".pi/extensions",)  # its project extensions (pasture-lifecycle.ts among them)
+# what the guard's cheap screen looks for in a shell command before reading it (pasture.runtime.builtin)
+SCREEN_WORDS = (".pi",)
 USER_DIR = ("PI_CODING_AGENT_DIR", "home", ".pi/agent")  # config.js getAgentDir expands a leading ~
 GUARDED_USER_FILES = ("settings.json",)
 GUARDED_USER_FOLDERS = ("extensions",)
+# no managed (administrator) channel
+GUARDED_SYSTEM_FILES: tuple = ()
+GUARDED_SYSTEM_FOLDERS: tuple = ()
 PROJECT_ADAPTER_ROOT_ONLY = True

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pasture.hosts.codex.server import AppServer, CodexServerError, find_codex
 from pasture.install import codex_trust, files, hooktable, jsonhooks, launcher, tomledit
-from pasture.install.codex_server import AppServer, CodexServerError, find_codex
 from pasture.install.places import Target
 from pasture.install.report import FileChange, InstallError, Report
 from pasture.install.session import Options, Session, undo, write

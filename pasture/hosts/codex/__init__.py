@@ -41,11 +41,14 @@ from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.scenario_sets import PROBE_COMMAND, Approvals
 from pasture.hosts.script import Script, Turn
+from pasture.install.managed import ManagedChannel
+from pasture.install.managed_toml import TomlRequirementsChannel
 from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
 from pasture.render.artifact import Artifact, header
+from pasture.runtime.hostwire.codex import BYPASS, GUARDED_SYSTEM_FILES, HEADLESS, LAST_MESSAGE
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
@@ -101,6 +104,7 @@ def _toml_str(value: str) -> str:
 class CodexLauncher(HostLauncher):
     host = "codex"
     wire_protocol = "openai-responses"
+    cleared_env = ("CODEX_API_KEY",)
     default_options = {
         "model": "fake-model",
         "hook_trust": "bypass",  # "bypass" | "persist" | "none"
@@ -170,12 +174,12 @@ class CodexLauncher(HostLauncher):
             raise ValueError(f"hook_trust must be bypass, persist or none, not {ctx.options['hook_trust']!r}")
 
     def argv(self, ctx: RunContext) -> list[str]:
-        argv = [str(ctx.binary), "exec", "--json", "--skip-git-repo-check"]
+        argv = [str(ctx.binary), *HEADLESS]
         if ctx.options["bypass_approvals"]:
-            argv.append("--dangerously-bypass-approvals-and-sandbox")
+            argv.append(BYPASS)
         if ctx.options["hook_trust"] == "bypass":
             argv.append("--dangerously-bypass-hook-trust")
-        argv += ["-o", str(ctx.layout.root / "codex-last-message.txt")]
+        argv += ["-o", str(ctx.layout.root / LAST_MESSAGE)]
         return argv + list(ctx.options["extra_args"]) + [ctx.prompt]
 
 
@@ -352,12 +356,30 @@ class CodexCapture(CommandHookCapture):
         return s.ScenarioSet(base=s.command_host_scenarios(), answer=s.command_answer_scenarios(APPROVALS_ON_REQUEST))
 
 
+# Managed install (issue 28), read in @openai/codex-linux-x64 0.171.0 bin/codex (Rust; its strings):
+# "/etc/codex/requirements.toml" (next to "/etc/codex/config.toml"); the requirements keys
+# (`ConfigRequirementsToml`) list `allow_managed_hooks_only`; `ManagedHooksRequirementsToml` is the
+# requirements' `[hooks]` table (`managed_dir`, `windows_managed_dir`, and the events flattened in, the
+# same `[[hooks.<Event>]]` / `[[hooks.<Event>.hooks]]` tables as config.toml's), and 0.171.0 names a managed
+# hook's source "<requirements-composition>/requirements.toml" when no `managed_dir` is given (the build
+# with "skipping managed hooks ...: no managed hook directory" is older). Managed hooks skip the trust
+# review. Proven on the real host: tests/realhost/test_managed_real_hosts.py.
+MANAGED = TomlRequirementsChannel(
+    paths=GUARDED_SYSTEM_FILES,
+    lockout="allow_managed_hooks_only = true: only the requirements' (managed) hooks run; a project's or "
+    "user's hooks.json and [hooks] tables are ignored",
+    read_in="0.171.0",
+    lock=(("allow_managed_hooks_only", True), ("features.hooks", True)),
+)
+
+
 class Codex(JsonHooksDoctorMembers):
     name = "codex"
     display_name = "Codex CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
     instructions_file = "AGENTS.md"  # where the generated agent instructions go
     native_calls = frozenset({"spawn_agent", "send_input", "wait", "close_agent", "resume_agent", "request_user_input"})
+    unsupported_operations: Mapping[str, str] = {}  # none (pasture.profile.rules)
     npm_packages: tuple[str, ...] = ("@openai/codex",)
     npm_postinstall: tuple[tuple[str, tuple[str, ...]], ...] = ()
     binary = "codex"
@@ -378,13 +400,15 @@ class Codex(JsonHooksDoctorMembers):
         return codex_artifacts(contract)
 
     # install: hooks.json merged (pasture.install.hooktable); trust in $CODEX_HOME/config.toml, keys and
-    # hashes asked of `codex app-server` (pasture.install.codex_install, codex_trust, codex_server):
+    # hashes asked of `codex app-server` (pasture.hosts.codex.install, server; pasture.install.codex_trust):
     # codex skips an untrusted hook, and a project's .codex/ layer of an untrusted project, without a word.
     adapter_file = "hooks.json"
     install_flags: frozenset[str] = frozenset({"--trust-project", "--trust-only", "--codex-bin"})
+    managed: ManagedChannel | None = MANAGED
 
     def target(self, project: Path | None, env: Mapping[str, str]) -> Target:
-        from pasture.install.places import Target, codex_home, project_folder
+        from pasture.hosts.codex.home import codex_home
+        from pasture.install.places import Target, project_folder
 
         if project is not None:
             project = project_folder(project)
@@ -407,24 +431,24 @@ class Codex(JsonHooksDoctorMembers):
         return highest_floor(self.name, available, version, seen)
 
     def install(self, session: Session) -> None:
-        from pasture.install import codex_install
+        from pasture.hosts.codex import install
 
-        codex_install.install(session)
+        install.install(session)
 
     def trust(self, session: Session) -> None:
-        from pasture.install import codex_install
+        from pasture.hosts.codex import install
 
-        codex_install.trust(session)
+        install.trust(session)
 
     def uninstall(self, session: Session) -> None:
-        from pasture.install import codex_install
+        from pasture.hosts.codex import install
 
-        codex_install.uninstall(session)
+        install.uninstall(session)
 
     # doctor reads the hooks file: JsonHooksDoctorMembers
 
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
-        from pasture.doctor import codex
+        from pasture.hosts.codex import doctor as codex
 
         version = (inst.contract or "codex@?").partition("@")[2]
         return (
@@ -436,7 +460,7 @@ class Codex(JsonHooksDoctorMembers):
     def check_environment(
         self, project: Path | None, env: Mapping[str, str], installs: list[Installation]
     ) -> list[Finding]:
-        from pasture.doctor import sandbox
+        from pasture.hosts.codex import sandbox
 
         return sandbox.codex(project, env)
 
@@ -471,6 +495,13 @@ class Codex(JsonHooksDoctorMembers):
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the command hook's stdin, as the host sent it
+
+    # install and doctor (per host)
+
+    install_binary_use: str | None = "used to record hook trust"
+    doctor_binary_use: str | None = "asked about hook trust"
+    trust_project_help: str | None = 'Codex: [projects."DIR"] trust_level = "trusted"'
+    pasture_bin_reader: str | None = None
 
 
 HOST: Host = Codex()  # mypy checks the class against the Protocol here

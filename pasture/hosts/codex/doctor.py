@@ -16,9 +16,9 @@ from typing import Mapping
 
 from pasture.doctor.findings import Finding
 from pasture.doctor.installed import Installation, reinstall
+from pasture.hosts.codex.home import codex_home
+from pasture.hosts.codex.server import AppServer, CodexServerError, find_codex
 from pasture.install import codex_trust, hooktable
-from pasture.install.codex_server import AppServer, CodexServerError, find_codex
-from pasture.install.places import codex_home
 
 
 def check_trust(
@@ -40,6 +40,7 @@ def check_trust(
                 f"cannot ask Codex whether it trusts our {len(expected)} hooks (no codex on PATH)",
                 "codex",
                 fix="put codex on PATH (or pass --codex-bin), then run `pasture doctor` again",
+                unconfirmed=True,
             )
         ]
     cwd = target.project if target.project is not None else home
@@ -55,6 +56,7 @@ def check_trust(
                 f"could not ask codex app-server: {exc}",
                 "codex",
                 fix="run `codex app-server` by hand to see why, then `pasture doctor` again",
+                unconfirmed=True,
             )
         ]
     listed = {}
@@ -148,19 +150,25 @@ def check_shell(env: Mapping[str, str]) -> list[Finding]:
     return []
 
 
-#: Codex tools its own issue tracker reports to fire no PreToolUse. Not captured on a pinned version:
-#: no run here shows either way, so doctor names them as not verified, never as a claim.
+#: Codex tools that fire no PreToolUse: write_stdin, captured on 0.171.0
+#: (tests/realhost/test_codex_unhooked_real_host.py); Code Mode exec, reported by Codex's own issue tracker
+#: and not captured here: 0.171.0 runs it only with `features.code_mode_host` and a separate
+#: `codex-code-mode-host` program (its binary says so), which neither its npm package nor the npm registry
+#: has, so named as reported, never as verified.
 UNHOOKED_TOOLS = ("write_stdin", "Code Mode exec")
+CAPTURED_ON = "0.171.0"
 
 
 def unhooked_finding(version: str) -> Finding:
-    """What a hook may never see on Codex, said as what it is: reported elsewhere, not verified here."""
+    """What a hook never sees on Codex, said as what it is: captured on one version, reported for the other."""
+    seen = "also on this version" if version == CAPTURED_ON else f"{version} not captured"
     return Finding(
         "codex-unhooked",
         "warn",
-        f"Codex's {' and '.join(UNHOOKED_TOOLS)} are reported (Codex's own issue tracker) to fire no "
-        f"PreToolUse: not verified on {version}; if so, a rule never sees what they run or type "
-        "into an already approved shell",
+        f"Codex's write_stdin fires no PreToolUse on {CAPTURED_ON} (captured; {seen}): what the model types "
+        "into a shell session a rule let start (`bash` with a terminal) is never seen by a rule; Code Mode "
+        "exec (which needs features.code_mode_host and the separate codex-code-mode-host) is reported (Codex's "
+        "own issue tracker) to do the same, not verified here",
         "codex",
         fix="run codex in its sandbox (--sandbox workspace-write or read-only; sandbox_mode in config.toml), "
         "which bounds what any command can write, seen by a hook or not",
