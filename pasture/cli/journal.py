@@ -48,7 +48,7 @@ def _where(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--session", default=None, help="only this native session id"),
         click.option("--event", default=None, help="only this native event name"),
         click.option("--decision", default=None, help="only this decision (proceed, deny, ask, observe, none)"),
-        click.option("--harness", default=None, help="only this harness (claude-code, codex, opencode)"),
+        click.option("--harness", default=None, help="only this harness (the name `pasture install` takes)"),
         click.option(
             "--layer", default=None, help="only decisions of this policy layer (managed, user, project, builtin)"
         ),

@@ -169,7 +169,7 @@ class HostRun:
         self.binary = Path(bin_dir).absolute() if Path(bin_dir).is_file() else host_binary(host, bin_dir)
         if root is None:
             root = tempfile.mkdtemp(prefix=f"pasture-{host}-")
-        self.layout = RunLayout.at(root).create()
+        self.layout = RunLayout.at(root).create(self.launcher.home_folders)
         if git_init:
             subprocess.run(
                 ["git", "init", "-q", str(self.layout.project)],

@@ -60,6 +60,7 @@ PLUGIN_NAME = "pasture-lifecycle"
 class ClaudeCodeLauncher(HostLauncher):
     host = "claude-code"
     wire_protocol = "anthropic"
+    home_folders = (".claude",)
     cleared_env = ("CLAUDE_CODE_OAUTH_TOKEN",)
     default_options = {
         "model": "claude-sonnet-4-5",
@@ -73,7 +74,7 @@ class ClaudeCodeLauncher(HostLauncher):
         env = {
             "ANTHROPIC_BASE_URL": ctx.base_url,
             "ANTHROPIC_API_KEY": FAKE_API_KEY,
-            "CLAUDE_CONFIG_DIR": str(ctx.layout.claude_config),
+            "CLAUDE_CONFIG_DIR": str(ctx.layout.home / self.home_folders[0]),
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",

@@ -27,8 +27,6 @@ class RunLayout:
     xdg_state: Path
     xdg_cache: Path
     xdg_runtime: Path
-    claude_config: Path
-    codex_home: Path
 
     @classmethod
     def at(cls, root: str | os.PathLike[str]) -> "RunLayout":
@@ -44,13 +42,14 @@ class RunLayout:
             xdg_state=home / ".local" / "state",
             xdg_cache=home / ".cache",
             xdg_runtime=root / "xdg-runtime",
-            claude_config=home / ".claude",
-            codex_home=home / ".codex",
         )
 
-    def create(self) -> "RunLayout":
+    def create(self, home_folders: tuple[str, ...] = ()) -> "RunLayout":
+        """Make every folder of the run, and ``home_folders`` (a launcher's) below its home."""
         for f in fields(self):
             Path(getattr(self, f.name)).mkdir(parents=True, exist_ok=True)
+        for name in home_folders:
+            (self.home / name).mkdir(parents=True, exist_ok=True)
         os.chmod(self.xdg_runtime, 0o700)
         return self
 
@@ -106,6 +105,9 @@ class HostLauncher:
     default_options: dict[str, Any] = {}
     #: the host's own credential variables, never handed on from the caller (pasture.hostenv's CLEARED_ENV)
     cleared_env: tuple[str, ...] = ()
+    #: the folders below the run's home where the host keeps its settings: a run creates them, so a test or
+    #: an install can write there before the host starts
+    home_folders: tuple[str, ...] = ()
 
     def options(self, overrides: dict[str, Any] | None) -> dict[str, Any]:
         unknown = set(overrides or {}) - set(self.default_options)

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.real_host
 
 from pasture.hostenv import Turn, host_binary, isolation_support  # noqa: E402
 from pasture.hostenv.netns import python_env  # noqa: E402
-from pasture.hosts import RunLayout  # noqa: E402
+from pasture.hosts import RunLayout, launcher_for  # noqa: E402
 
 INVALID = json.dumps({"cwes": ["CWE-918"]})  # valid JSON, wrong schema
 VALID = {"additional_cwes": ["CWE-918", "CWE-611"], "rationale": "user-controlled URL reaches the fetcher"}
@@ -71,7 +71,7 @@ def _turns(host: str, project: Path) -> list[Turn]:
 
 def _run_inside(host: str, npm_bin: Path, root: Path, **spec: Any) -> dict[str, Any]:
     iso = isolation_support()
-    layout = RunLayout.at(root).create()
+    layout = RunLayout.at(root).create(launcher_for(host).home_folders)
     subprocess.run(["git", "init", "-q", str(layout.project)], check=True, capture_output=True)
     full = {
         "host": host,

@@ -176,14 +176,14 @@ def test_codex_config_toml_is_valid_and_trusts_the_project(tmp_path: Path) -> No
     ctx = _ctx("codex", tmp_path, config_toml_extra="[tui]\nanimations = false")
     launcher = launcher_for("codex")
     launcher.prepare(ctx)
-    config = tomllib.loads((ctx.layout.codex_home / "config.toml").read_text())
+    config = tomllib.loads((ctx.layout.home / ".codex" / "config.toml").read_text())
     assert config["model_providers"]["harness"]["base_url"] == "http://127.0.0.1:4321/v1"
     assert config["model_providers"]["harness"]["wire_api"] == "responses"
     assert config["projects"][str(ctx.layout.project)]["trust_level"] == "trusted"
     assert config["features"]["plugins"] is False and config["tui"]["animations"] is False
     argv = launcher.argv(ctx)
     assert argv[1] == "exec" and "--dangerously-bypass-hook-trust" in argv and argv[-1] == "Do the thing now."
-    assert launcher.env(ctx)["CODEX_HOME"] == str(ctx.layout.codex_home)
+    assert launcher.env(ctx)["CODEX_HOME"] == str(ctx.layout.home / ".codex")
     no_bypass = _ctx("codex", tmp_path / "b", hook_trust="none")
     assert "--dangerously-bypass-hook-trust" not in launcher.argv(no_bypass)
 

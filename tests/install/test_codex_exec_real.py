@@ -63,7 +63,7 @@ def _installed_run(
     pasture, npm_bin: Path, root: Path, monkeypatch: pytest.MonkeyPatch, *, record_trust: bool = True
 ) -> tuple[HostRun, str, dict]:
     run = prepare_run("codex", npm_bin, root)
-    codex_home = run.layout.codex_home
+    codex_home = run.layout.home / ".codex"
     user_part = f'[projects.{json.dumps(str(run.project))}]\ntrust_level = "trusted"\n'
     (codex_home / "config.toml").write_text(user_part)
     monkeypatch.setenv("HOME", str(run.home))

@@ -426,7 +426,7 @@ def _install_env(run: HostRun, npm_bin: Path) -> dict[str, str]:
     env["PATH"] = f"{npm_bin}:{env['PATH']}"
     env["PYTHONPATH"] = str(REPO)
     if run.host == "codex":
-        env["CODEX_HOME"] = str(run.layout.codex_home)
+        env["CODEX_HOME"] = str(run.layout.home / ".codex")
     return env
 
 
@@ -439,7 +439,7 @@ def _codex_config_for_install(run: HostRun) -> Path:
 
     launcher = launcher_for("codex")
     ctx = RunContext(run.layout, run.binary, "http://127.0.0.1:9", "", launcher.options({"hook_trust": "none"}))
-    config = run.layout.codex_home / "config.toml"
+    config = run.layout.home / ".codex" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(launcher.config_toml(ctx))
     return config
@@ -871,7 +871,7 @@ def run_host(
         settings_path = (
             run.project / ".claude" / "settings.json"
             if install != "user"
-            else run.layout.claude_config / "settings.json"
+            else run.layout.home / ".claude" / "settings.json"
         )
         settings = json.loads(settings_path.read_text())
         settings.pop("permissions", None)  # the test project has no permissions of its own

@@ -57,7 +57,7 @@ def _assert_trusted_without_bypass(out) -> None:
     trusted = out.codex_trust()
     assert len(trusted) == sum(len(group["hooks"]) for groups in installed.values() for group in groups)
     assert all(h["key"].startswith(f"{hooks_file}:") for h in trusted), trusted
-    config = (out.run.layout.codex_home / "config.toml").read_text()
+    config = (out.run.layout.home / ".codex" / "config.toml").read_text()
     assert all(h["hash"] in config for h in trusted)
     if out.install_trust == "pasture install":
         report = out.install.report

@@ -243,7 +243,7 @@ def test_codex_trust_drift_is_reported_and_the_named_fix_restores_the_deny(npm_b
     assert trust["fix"] == f"pasture install codex --project {run.project} --trust-only"
 
     # The control: as issue 9 item 7 says, real Codex now skips our PreToolUse hook without a word.
-    config = run.layout.codex_home / "config.toml"
+    config = run.layout.home / ".codex" / "config.toml"
     recorded = _hooks_state_toml(config)
     # (Codex refuses `rm -rf` by itself; the probe write is what only our hook refuses)
     skipped = _execute("codex", run, recorded, PROBE)

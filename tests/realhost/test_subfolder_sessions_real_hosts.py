@@ -85,7 +85,7 @@ def test_claude_code_in_a_subfolder_is_guarded_by_the_user_scope_adapter(npm_bin
     runtime finds the project upwards from ``src/``, where Claude says the session runs."""
     out = _in_src(SPECS["claude-code"], npm_bin, tmp_path, install="user")
     assert not (out.project / ".claude" / "settings.json").exists()
-    assert (out.run.layout.claude_config / "settings.json").is_file()
+    assert (out.run.layout.home / ".claude" / "settings.json").is_file()
     _assert_denied_from_the_root(out)
     (row,) = out.journal(out.project / ".pasture" / "journal.sqlite3", event="PreToolUse")
     assert row["envelope"]["cwd"] == str(out.project / "src")

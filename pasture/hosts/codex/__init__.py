@@ -104,6 +104,7 @@ def _toml_str(value: str) -> str:
 class CodexLauncher(HostLauncher):
     host = "codex"
     wire_protocol = "openai-responses"
+    home_folders = (".codex",)
     cleared_env = ("CODEX_API_KEY",)
     default_options = {
         "model": "fake-model",
@@ -158,10 +159,10 @@ class CodexLauncher(HostLauncher):
         )
 
     def env(self, ctx: RunContext) -> dict[str, str]:
-        return {"CODEX_HOME": str(ctx.layout.codex_home), "HARNESS_FAKE_KEY": FAKE_API_KEY}
+        return {"CODEX_HOME": str(ctx.layout.home / self.home_folders[0]), "HARNESS_FAKE_KEY": FAKE_API_KEY}
 
     def prepare(self, ctx: RunContext) -> None:
-        config = ctx.layout.codex_home / "config.toml"
+        config = ctx.layout.home / self.home_folders[0] / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         if ctx.options.get("model_catalog"):
             entry = catalog_entry(ctx.binary, ctx.options["model_catalog"], ctx.options["model"])
