@@ -211,8 +211,6 @@ def test_contributing_names_every_place_a_host_provides():
 #: (Codex's catalog probe registers every event Claude Code's profiles know, as Codex took Claude Code's event
 #: names, and its recorded method says so: the committed captures hold that text) and hosts/opencode.py
 #: (OpenCode's own variable OPENCODE_DISABLE_CLAUDE_CODE). What stays, and why:
-#: - install/places.py: version_of quiets every host's --version with OpenCode's (and Claude Code's)
-#:   update switch; handing each host only its own changes the others' environment;
 #: - gates/_env.py, harness.py, wrappers.py: the seed harness wrapper's public ``opencode_server`` option
 #:   (its config field, SEC_AF_OPENCODE_SERVER/OPENCODE_SERVER and the ``app.harness`` keyword);
 #: - profile/catalog.py, closed.py: OpenCode's catalog rules (identity fields nested in bus events and hook
@@ -222,7 +220,6 @@ NOT_YET_MOVED: dict[str, set[str]] = {
         "pasture/gates/_env.py",
         "pasture/gates/harness.py",
         "pasture/gates/wrappers.py",
-        "pasture/install/places.py",
         "pasture/profile/catalog.py",
         "pasture/profile/closed.py",
     },

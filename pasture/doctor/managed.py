@@ -79,7 +79,7 @@ def _version(host: InstallHost, read_in: str, env: Mapping[str, str]) -> list[Fi
     from pasture.install.places import version_of
     from pasture.profile.versions import HostVersion
 
-    version, seen = version_of(host.binary, None, env)
+    version, seen = version_of(host.binary, None, env, quiet=host.version_env)
     if version is None or not version < HostVersion.parse(read_in):
         return []
     return [

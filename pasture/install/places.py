@@ -8,9 +8,10 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from pasture import PastureError
 from pasture.profile.versions import HostVersion, VersionError
@@ -78,23 +79,31 @@ def contract_ids(root: Path, harness: str) -> list[tuple[HostVersion, str]]:
 
 
 def version_of(
-    name: str, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
+    name: str,
+    binary: str | None,
+    env: Mapping[str, str],
+    timeout: float = 20.0,
+    quiet: Callable[[str], Mapping[str, str]] | None = None,
 ) -> tuple[HostVersion | None, str]:
-    """(version, what was run/seen) of a host CLI (``binary``, else ``name`` on PATH); None when it cannot be told."""
+    """(version, what was run/seen) of a host CLI (``binary``, else ``name`` on PATH); None when it cannot be told.
+
+    ``quiet`` is the host's ``version_env``: what its ``--version`` needs to answer offline (no update check),
+    its folders below a throwaway home that is removed afterwards, so asking the version writes nothing of
+    the user's."""
     path = binary or shutil.which(name, path=env.get("PATH", os.defpath))
     if not path:
         return None, f"{name} is not on PATH"
-    quiet = {**env, "OPENCODE_DISABLE_AUTOUPDATE": "1", "NO_COLOR": "1", "DISABLE_AUTOUPDATER": "1"}
     try:
-        proc = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=quiet,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        with tempfile.TemporaryDirectory(prefix="pasture-version-") as home:
+            proc = subprocess.run(
+                [path, "--version"],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={**env, "NO_COLOR": "1", **(quiet(home) if quiet else {})},
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"`{path} --version` failed: {exc}"
     match = re.search(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?", proc.stdout + " " + proc.stderr)

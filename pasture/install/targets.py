@@ -46,7 +46,7 @@ def detect_host_version(
     host: InstallHost, binary: str | None, env: Mapping[str, str], timeout: float = 20.0
 ) -> tuple[HostVersion | None, str]:
     """(version, what was run/seen) of the installed host CLI; None when it cannot be told."""
-    return version_of(host.binary, binary, env, timeout)
+    return version_of(host.binary, binary, env, timeout, host.version_env)
 
 
 def choose_contract(
