@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import CommandJsonAnswerMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.scenario_sets import PROBE, PROBE_COMMAND, Approvals, Scenario
 from pasture.hosts.script import Script, Turn
 from pasture.install.managed import ManagedChannel
 from pasture.install.managed_json import JsonSettingsChannel
-from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.versions import HostVersion
 from pasture.profile.vocab import Harness, HookSurface
@@ -278,7 +278,7 @@ MANAGED = JsonSettingsChannel(
 )
 
 
-class ClaudeCode:
+class ClaudeCode(CommandJsonAnswerMembers):
     name = "claude-code"
     display_name = "Claude Code"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CLAUDE_COMMAND_JSON,)
@@ -407,12 +407,6 @@ class ClaudeCode:
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "claude-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
     }
-
-    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return command_candidates(row, output, inputs)
-
-    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
-        return payload  # the command hook's stdin, as the host sent it
 
     # install and doctor (per host)
 

@@ -3,6 +3,9 @@ place that names its host; these only spare it the repeated delegation).
 
 - :class:`PluginFileMembers`: the adapter is one generated plugin file (OpenCode, Pi): taking it out,
   and doctor's reading of it and of its launcher.
+- :class:`CommandJsonAnswerMembers`: the host answers as Claude Code's command hooks do and its adapter
+  hands the hook its stdin as the host sent it (Claude Code, Codex, Qwen Code): the answer candidates and
+  the captured payload.
 - :class:`JsonHooksDoctorMembers`: the adapter is merged into a JSON hooks file (Codex, Gemini CLI):
   doctor's reading of it and of its launcher. Claude Code and Copilot CLI read theirs with a twist of
   their own and spell the three members out.
@@ -10,13 +13,25 @@ place that names its host; these only spare it the repeated delegation).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
     from pasture.doctor.installed import Installation
     from pasture.install.places import Target
     from pasture.install.session import Adapter, Session
+
+
+class CommandJsonAnswerMembers:
+    """answer_candidates and lifecycle_payload for a host that answers in Claude Code's command-JSON forms."""
+
+    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        from pasture.profile.answers import command_candidates
+
+        return command_candidates(row, output, inputs)
+
+    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
+        return payload  # the command hook's stdin, as the host sent it
 
 
 class PluginFileMembers:

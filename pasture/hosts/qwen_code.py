@@ -31,13 +31,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture.hosts.gemini_cli import GeminiCliCapture, merge_json
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
-from pasture.hosts.members import JsonHooksDoctorMembers
+from pasture.hosts.members import CommandJsonAnswerMembers, JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CaptureAdapter
 from pasture.hosts.scenario_sets import PROBE, Approvals
 from pasture.install.managed import ManagedChannel
 from pasture.install.managed_json import JsonSettingsChannel
-from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
@@ -186,7 +185,7 @@ def _folder_trust_on(env: Mapping[str, str]) -> bool:
     return isinstance(trust, dict) and trust.get("enabled") is True
 
 
-class QwenCode(JsonHooksDoctorMembers):
+class QwenCode(CommandJsonAnswerMembers, JsonHooksDoctorMembers):
     name = "qwen-code"
     display_name = "Qwen Code"
     surfaces: tuple[HookSurface, ...] = (HookSurface.QWEN_COMMAND_JSON,)
@@ -297,12 +296,6 @@ class QwenCode(JsonHooksDoctorMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "qwen-command-json": {"order": "concurrent-native", "reconciliation": "host-native"}
     }
-
-    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return command_candidates(row, output, inputs)
-
-    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
-        return payload  # the command hook's stdin, as the host sent it
 
     # install and doctor take no binary of it; no trust flag; its adapter names the launcher by path
     install_binary_use: str | None = None

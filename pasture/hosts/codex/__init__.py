@@ -36,14 +36,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture import PastureError
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
-from pasture.hosts.members import JsonHooksDoctorMembers
+from pasture.hosts.members import CommandJsonAnswerMembers, JsonHooksDoctorMembers
 from pasture.hosts.protocol import Host
 from pasture.hosts.recording import CATALOG_PROBE, CaptureAdapter, CommandHookCapture, Run, profile_event_names
 from pasture.hosts.scenario_sets import PROBE_COMMAND, Approvals
 from pasture.hosts.script import Script, Turn
 from pasture.install.managed import ManagedChannel
 from pasture.install.managed_toml import TomlRequirementsChannel
-from pasture.profile.answers import command_candidates
 from pasture.profile.contracts import Contract
 from pasture.profile.vocab import HookSurface
 from pasture.render import commands
@@ -374,7 +373,7 @@ MANAGED = TomlRequirementsChannel(
 )
 
 
-class Codex(JsonHooksDoctorMembers):
+class Codex(CommandJsonAnswerMembers, JsonHooksDoctorMembers):
     name = "codex"
     display_name = "Codex CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CODEX_STRICT_COMMAND_JSON,)
@@ -490,12 +489,6 @@ class Codex(JsonHooksDoctorMembers):
     gate_axes: Mapping[str, Mapping[str, str]] = {
         "codex-strict-command-json": {"order": "concurrent-native", "reconciliation": "no-adapter-merge"}
     }
-
-    def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return command_candidates(row, output, inputs)
-
-    def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
-        return payload  # the command hook's stdin, as the host sent it
 
     # install and doctor (per host)
 
