@@ -210,20 +210,10 @@ def test_contributing_names_every_place_a_host_provides():
 #: vocabulary) and the CLI help's examples (cli/examples.py); Claude Code's also count hosts/codex/__init__.py
 #: (Codex's catalog probe registers every event Claude Code's profiles know, as Codex took Claude Code's event
 #: names, and its recorded method says so: the committed captures hold that text) and hosts/opencode.py
-#: (OpenCode's own variable OPENCODE_DISABLE_CLAUDE_CODE). What stays, and why:
-#: - gates/_env.py, harness.py, wrappers.py: the seed harness wrapper's public ``opencode_server`` option
-#:   (its config field, SEC_AF_OPENCODE_SERVER/OPENCODE_SERVER and the ``app.harness`` keyword);
-#: - profile/catalog.py, closed.py: OpenCode's catalog rules (identity fields nested in bus events and hook
-#:   input/output, throw evidence, named hook vs bus surface), which CONTRIBUTING's "Add a host" names.
-NOT_YET_MOVED: dict[str, set[str]] = {
-    "opencode": {
-        "pasture/gates/_env.py",
-        "pasture/gates/harness.py",
-        "pasture/gates/wrappers.py",
-        "pasture/profile/catalog.py",
-        "pasture/profile/closed.py",
-    },
-}
+#: (OpenCode's own variable OPENCODE_DISABLE_CLAUDE_CODE). The gates are host-neutral (a judge's attach
+#: server is ``harness_server``), and the catalog rules ask the host handed in (``surface_of``,
+#: ``throw_refuses``, ``output_in_payload``), so nothing is pending.
+NOT_YET_MOVED: dict[str, set[str]] = {}
 
 
 def test_naming_counts_strings_and_identifiers_not_docstrings(tmp_path):

@@ -156,7 +156,8 @@ def bump(
     say("  catalog: reading the host's own event catalog")
     doc = _step("catalog", lambda: extract_catalog(harness, version, node_modules=node_modules, root=root))
     path = write_catalog(root, doc)
-    catalog = find_catalog(root, harness, version)
+    output_in_payload = HOSTS[harness].output_in_payload
+    catalog = find_catalog(root, harness, version, output_in_payload=output_in_payload)
     assert catalog is not None
     steps.append(f"catalog {path.relative_to(root).as_posix()}: {len(doc['events'])} events")
 
@@ -202,7 +203,11 @@ def bump(
     old_cap_dir = root / "captures" / (base.id if base is not None else new_id)
     old_cap = load_capture(old_cap_dir) if base is not None and (old_cap_dir / "capture.json").is_file() else None
     try:
-        old_cat: Catalog | None = find_catalog(root, harness, str(base.version)) if base is not None else None
+        old_cat: Catalog | None = (
+            find_catalog(root, harness, str(base.version), output_in_payload=output_in_payload)
+            if base is not None
+            else None
+        )
     except CatalogError:
         old_cat = None
     rep = review.build(

@@ -214,7 +214,7 @@ def new_profile(
 
     if catalog is None:
         try:
-            catalog = find_catalog(root, harness, version)
+            catalog = find_catalog(root, harness, version, output_in_payload=HOSTS[harness].output_in_payload)
         except CatalogError as exc:
             raise ProfileNewError(str(exc)) from None
     if base is None:

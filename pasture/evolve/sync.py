@@ -201,7 +201,7 @@ def sync_profile(root: Path, contract_id: str, *, unavailable: str | None = None
     excluded_entries = list(raw.get("excluded") or [])
     report = SyncReport(contract_id)
     try:
-        cat = find_catalog(root, harness, version)
+        cat = find_catalog(root, harness, version, output_in_payload=HOSTS[harness].output_in_payload)
     except CatalogError as exc:
         raise SyncError(str(exc)) from None
     catalog_unavailable = raw.get("catalog_unavailable") or unavailable

@@ -3,8 +3,10 @@
 :class:`EnvAIConfig` (the seed's ``AIIntegrationConfig`` fields, without pydantic) reads the
 environment through this one table. The ``ai`` gate reads ai_model, ai_base_url, ai_api_key and the
 retry settings; HarnessWrapper, given no config, reads provider, harness_model, max_turns,
-opencode_server and provider_env() (the agent gate gives it its own: host and model from the policy).
-The seed's ``opencode_bin`` and ``aforge_bin`` are not kept: nothing would read them.
+harness_server and provider_env() (the agent gate gives it its own: host and model from the policy).
+The seed's ``opencode_bin`` and ``aforge_bin`` are not kept: nothing would read them. The
+original's ``opencode_server`` is ``harness_server`` here: a running host server the judge attaches to, for a
+judge whose host can attach (pasture.runtime.hostwire names which); the gates are host-neutral.
 
 Lookup rule (the original's nested ``os.getenv(a, os.getenv(b, default))``): the first variable
 that is *set* wins, even when it is set to the empty string; only unset variables fall through.
@@ -26,7 +28,7 @@ ENV_FALLBACKS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "max_retries": (("SEC_AF_AI_MAX_RETRIES",), "3"),
     "initial_backoff_seconds": (("SEC_AF_AI_INITIAL_BACKOFF_SECONDS",), "2.0"),
     "max_backoff_seconds": (("SEC_AF_AI_MAX_BACKOFF_SECONDS",), "8.0"),
-    "opencode_server": (("SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"), None),
+    "harness_server": (("PASTURE_HARNESS_SERVER",), None),
     # pasture extensions (not in the original): where the `ai` backend sends its requests.
     "ai_base_url": (("PASTURE_AI_BASE_URL", "OPENAI_BASE_URL"), "https://openrouter.ai/api/v1"),
     "ai_api_key": (("PASTURE_AI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"), None),
@@ -68,7 +70,7 @@ ENV_FACTORIES: dict[str, Callable[[], Any]] = {
     "max_retries": lambda: int(env_raw("max_retries")),  # type: ignore[arg-type]
     "initial_backoff_seconds": lambda: float(env_raw("initial_backoff_seconds")),  # type: ignore[arg-type]
     "max_backoff_seconds": lambda: float(env_raw("max_backoff_seconds")),  # type: ignore[arg-type]
-    "opencode_server": lambda: env_raw("opencode_server"),
+    "harness_server": lambda: env_raw("harness_server"),
     "ai_base_url": lambda: env_raw("ai_base_url"),
     "ai_api_key": _api_key,
 }
@@ -77,12 +79,13 @@ ENV_FACTORIES: dict[str, Callable[[], Any]] = {
 def provider_env() -> dict[str, str]:
     """The environment a harness process gets on top of its inherited one.
 
-    Set, non-empty credentials from :data:`PROVIDER_ENV_KEYS`; ``AGENTFIELD_AFORGE_COMMAND``
-    (default ``exec``); ``XDG_DATA_HOME`` (default ``<tmp>/opencode-shared-data``, created).
+        Set, non-empty credentials from :data:`PROVIDER_ENV_KEYS`; ``AGENTFIELD_AFORGE_COMMAND``
+        (default ``exec``); ``XDG_DATA_HOME`` (default ``<tmp>/pasture-harness-data``, created: one data
+    folder every judge host shares, as the seed's shared folder was).
     """
     env: dict[str, str] = {key: value for key in PROVIDER_ENV_KEYS if (value := os.getenv(key))}
     env["AGENTFIELD_AFORGE_COMMAND"] = os.getenv("AGENTFIELD_AFORGE_COMMAND", "exec")
-    xdg = os.getenv("XDG_DATA_HOME") or os.path.join(tempfile.gettempdir(), "opencode-shared-data")
+    xdg = os.getenv("XDG_DATA_HOME") or os.path.join(tempfile.gettempdir(), "pasture-harness-data")
     os.makedirs(xdg, exist_ok=True)
     env["XDG_DATA_HOME"] = xdg
     return env
@@ -107,7 +110,7 @@ class EnvAIConfig:
     max_retries: int = _factory("max_retries")
     initial_backoff_seconds: float = _factory("initial_backoff_seconds")
     max_backoff_seconds: float = _factory("max_backoff_seconds")
-    opencode_server: str | None = _factory("opencode_server")
+    harness_server: str | None = _factory("harness_server")
     ai_base_url: str = _factory("ai_base_url")
     ai_api_key: str | None = field(default_factory=ENV_FACTORIES["ai_api_key"], repr=False)
 

@@ -246,10 +246,11 @@ class HostHarnessBackend:
         env: Mapping[str, str] | None = None,
         schema_max_retries: int = 0,
         project_dir: str | None = None,
-        opencode_server: str | None = None,
+        server: str | None = None,
     ) -> HarnessResult:
         """One host run. ``schema_max_retries`` is accepted for signature parity and ignored:
-        this backend never retries on its own (schema retries are the wrapper's job)."""
+        this backend never retries on its own (schema retries are the wrapper's job). ``server``: a
+        running host server the judge attaches to; a judge whose host cannot attach ignores it."""
         host = resolve_host(provider, self.judges)
         workdir = Path(cwd)
         try:
@@ -270,7 +271,7 @@ class HostHarnessBackend:
                 max_turns=max_turns,
                 max_budget_usd=max_budget_usd,
                 project_dir=project_dir,
-                server=opencode_server,
+                server=server,
                 bypass_permissions=self.bypass_permissions,
                 extra_args=self.extra_args.get(host.name, ()),
             )

@@ -9,7 +9,8 @@ they selected stays in pasture.gates.prompts, byte for byte (``invoke`` still ta
 The ``app`` a wrapper takes is anything with the original SDK's coroutine method for it:
 
 * ``await app.harness(prompt, *, schema, cwd, provider, model, max_turns, max_budget_usd, env,
-  schema_max_retries, [opencode_server], [project_dir])`` returning a result with ``parsed``,
+  schema_max_retries, [server], [project_dir])`` (the original's ``opencode_server`` is ``server``: a running
+  host server the judge attaches to, from the config's ``harness_server``) returning a result with ``parsed``,
   ``is_error``, ``error_message`` and ``cost_usd`` attributes;
 * ``await app.ai(*, system, user, schema, model)`` returning the schema instance, a dict, or an
   object with ``parsed`` and ``cost_usd`` (:class:`~pasture.gates.openai_chat.ChatResult`).
@@ -101,8 +102,8 @@ class HarnessWrapper(_Wrapper, Generic[SchemaT]):
     ) -> Any:
         async def _operation() -> Any:
             extra_kwargs: dict[str, Any] = {}
-            if getattr(self.config, "opencode_server", None):  # a config may carry no attach server
-                extra_kwargs["opencode_server"] = self.config.opencode_server
+            if getattr(self.config, "harness_server", None):  # a config may carry no attach server
+                extra_kwargs["server"] = self.config.harness_server
             if project_dir:
                 extra_kwargs["project_dir"] = project_dir
             return await self.app.harness(

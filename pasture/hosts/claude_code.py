@@ -396,6 +396,7 @@ class ClaudeCode(CommandJsonAnswerMembers):
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = True
+    output_in_payload = False
 
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "claude-command-json": {

@@ -787,6 +787,7 @@ class CopilotCli:
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = False  # Copilot's hooks have no matcher groups
+    output_in_payload = False
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "copilot-command-json": {
             "order": "concurrent-native",

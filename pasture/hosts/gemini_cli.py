@@ -521,6 +521,7 @@ class GeminiCli(JsonHooksDoctorMembers):
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = True
+    output_in_payload = False
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "gemini-command-json": {
             "order": "concurrent-native",

@@ -564,6 +564,7 @@ class OpenCode(PluginFileMembers):
     # A named hook is awaited, and a throw from it is the decision the host reads (1.x has no refusal field).
     throw_refuses = True
     tool_matchers = False
+    output_in_payload = True
 
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "opencode-catch-all-sse": {"order": "observation-stream", "reconciliation": "none", "failure": "observe-only"},

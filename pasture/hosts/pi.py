@@ -359,6 +359,7 @@ class Pi(PluginFileMembers):
     # A tool_call handler is awaited outside Pi's error handling: a throw from it is a refusal Pi reads.
     throw_refuses = True
     tool_matchers = False
+    output_in_payload = False
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "pi-extension-event": {
             "order": "sequential-load-order",

@@ -13,10 +13,12 @@ What the generic code asks a host, by command:
 * ``pasture doctor`` (:mod:`pasture.doctor.run`): ``target`` again, ``read_installation``, ``check_adapter``,
   ``check_launcher``, ``check_session``, ``check_environment``;
 * ``pasture validate`` and every command that loads profiles (:mod:`pasture.profile.loader`, handed the hosts):
-  ``surfaces``, ``native_calls``, ``answer_candidates``;
+  ``display_name``, ``surfaces``, ``surface_of``, ``native_calls``, ``answer_candidates``, ``throw_refuses``,
+  ``output_in_payload`` (the catalog rules, :mod:`pasture.profile.closed`);
 * ``pasture capture`` / ``pasture profile new`` / ``pasture host status`` / the real-host tests: ``launcher``,
   ``capture``, ``identity_fields``, ``capture_identity_fields``, ``not_events``, ``throw_refuses``,
-  ``tool_matchers``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``, ``binary``, ``version_env``.
+  ``tool_matchers``, ``output_in_payload``, ``lifecycle_payload``, ``npm_packages``, ``npm_postinstall``,
+  ``binary``, ``version_env``.
 
 The command line hands the packages below the registry the host they need (they declare what they ask of
 one: ``ProfileHost``, ``RenderedHost``, ``InstallHost``, ``DoctorHost``, which every ``Host`` meets).
@@ -190,6 +192,10 @@ class Host(Protocol):
     throw_refuses: bool
     #: rows of events whose payload names a tool get ``matcher: "*"`` (the matcher groups of command hooks)
     tool_matchers: bool
+    #: a named hook's payload carries its output object beside its input (OpenCode's plugin hands each hook's
+    #: ``input`` and ``output``): the runtime reads identities from both, so the catalog's output fields
+    #: count as identity fields of the event (never required ones)
+    output_in_payload: bool
     #: surface value -> the axes (``order``, ``reconciliation``, ``failure``) of a new observation row there
     observation_axes: Mapping[str, Mapping[str, str]]
     #: surface value -> the axes (``order``, ``reconciliation``) of a new gate row there (its failure is

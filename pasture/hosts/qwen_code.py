@@ -286,6 +286,7 @@ class QwenCode(CommandJsonAnswerMembers, JsonHooksDoctorMembers):
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = True
+    output_in_payload = False
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "qwen-command-json": {
             "order": "concurrent-native",

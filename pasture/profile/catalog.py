@@ -70,10 +70,10 @@ def _values(spec: dict[str, Any], path: str) -> Iterable[tuple[str, Any]]:
 @dataclass(frozen=True)
 class EventSchema:
     name: str
-    kind: str  # "hook" (named hook / command hook) or "bus" (OpenCode catch-all event)
+    kind: str  # "hook" (named hook / command hook) or "bus" (an event of the host's catch-all bus)
     input: dict[str, Any]
     output: dict[str, Any]
-    host_calls: int | None = None  # OpenCode: call sites of this hook in the shipped binary
+    host_calls: int | None = None  # call sites of this hook in the shipped code, where the reader counts them
     pre_action: bool | None = None  # Pi: the reader saw a refusal field (block, cancel) the host reads first
 
     def decisions(self) -> dict[str, list[str]]:
@@ -97,12 +97,16 @@ def _reach(
 
 
 class Catalog:
-    def __init__(self, doc: dict[str, Any], path: Path | None = None):
+    """One host version's catalog. ``output_in_payload``: the host's hook payload carries a named hook's
+    output object beside its input (the host's ``output_in_payload``), so its fields count as identities."""
+
+    def __init__(self, doc: dict[str, Any], path: Path | None = None, *, output_in_payload: bool = False):
         if not isinstance(doc, dict) or doc.get("catalog_format") != CATALOG_FORMAT:
             found = doc.get("catalog_format") if isinstance(doc, dict) else None
             raise CatalogError(f"{path or 'catalog'}: catalog_format {found!r}, expected {CATALOG_FORMAT}")
         self.doc = doc
         self.path = path
+        self.output_in_payload = output_in_payload
         self.harness: str = doc.get("harness", "")
         self.version: str = doc.get("host_version", "")
         self._events: dict[str, EventSchema] = {}
@@ -140,9 +144,9 @@ class Catalog:
     def identity_fields(self, event: str) -> dict[str, bool]:
         """Field name -> required, for every field where the runtime looks for a native identity.
 
-        The same places as :func:`pasture.runtime.envelope.identity_value`: the payload's top level
-        (Claude, Codex); for OpenCode named hooks the hook's ``input`` and ``output`` objects; for
-        OpenCode bus events the event object, its ``properties`` and ``properties.info``.
+        The same places as :func:`pasture.runtime.envelope.identity_value`: the payload's top level (a
+        command hook's input); for a bus event the event object, its ``properties`` and
+        ``properties.info``; with ``output_in_payload`` also a named hook's ``output`` object.
         """
         schema = self._events.get(event)
         if schema is None:
@@ -154,7 +158,7 @@ class Catalog:
         def put(name: str, required: bool) -> None:
             found[name] = found.get(name, False) or required
 
-        if self.harness == "opencode" and schema.kind == "bus":
+        if schema.kind == "bus":
             for path, req in paths.items():
                 if (
                     len(path) == 1
@@ -166,7 +170,7 @@ class Catalog:
             for path, req in paths.items():
                 if len(path) == 1:
                     put(path[0], req)
-            if self.harness == "opencode":
+            if self.output_in_payload:
                 out_paths: dict[tuple[str, ...], bool] = {}
                 _reach(schema.output, (), 1, out_paths, True)
                 for path, req in out_paths.items():
@@ -200,17 +204,18 @@ class Catalog:
         return close[0] if close else None
 
 
-def load_catalog(path: Path) -> Catalog:
+def load_catalog(path: Path, *, output_in_payload: bool = False) -> Catalog:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise CatalogError(f"cannot read {path}: {exc}") from None
-    return Catalog(doc, Path(path))
+    return Catalog(doc, Path(path), output_in_payload=output_in_payload)
 
 
-def find_catalog(root: Path, harness: str, version: str) -> Catalog | None:
+def find_catalog(root: Path, harness: str, version: str, *, output_in_payload: bool = False) -> Catalog | None:
+    """The committed catalog of ``harness@version``, or None; ``output_in_payload``: the host's (see Catalog)."""
     path = catalog_path(root, harness, version)
-    return load_catalog(path) if path.is_file() else None
+    return load_catalog(path, output_in_payload=output_in_payload) if path.is_file() else None
 
 
 def project_keeps_catalogs(root: Path) -> bool:

@@ -8,8 +8,12 @@ Called once per lifecycle file by the loader, after the file's own rules. Every 
 * every identity field is in the event's input schema (where the runtime looks for it), and a
   required identity is one the schema requires;
 * a ``response.deny`` / ``response.ask`` channel is one the event's output schema offers;
-* OpenCode: a ``throw-fail-fast`` row is one the shipped binary calls, and cites evidence that a
-  throw from it holds (otherwise it must not count as blocking).
+* a row's surface is the one its host gives the event's kind (a named hook or a bus event:
+  ``surface_of``);
+* a ``throw-fail-fast`` row cites evidence that a throw from it holds, and is one the shipped code
+  calls where the catalog counts call sites (otherwise it must not count as blocking).
+
+What differs per host comes from the host handed in (:class:`~pasture.profile.hostview.ProfileHost`).
 
 A project that commits catalogs (any ``captures/*/catalog.json``) needs one for every contract,
 unless the profile says why none can exist (``catalog_unavailable``).
@@ -21,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from pasture.profile.catalog import Catalog, CatalogError, catalog_path, find_catalog, project_keeps_catalogs
-from pasture.profile.vocab import FailureMode, HookSurface
-
-_BUS = HookSurface.OPENCODE_CATCH_ALL_SSE
+from pasture.profile.hostview import ProfileHost
+from pasture.profile.vocab import FailureMode
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -33,18 +36,19 @@ def _rel(root: Path, path: Path) -> str:
         return str(path)
 
 
-def check(f: Any, root: Path, model: Any, harness: Any, version: Any) -> Catalog | None:
-    """Add every catalog problem of ``model`` (a LifecycleFile) to ``f``; return the catalog used."""
-    if harness is None or version is None:
+def check(f: Any, root: Path, model: Any, harness: Any, version: Any, host: ProfileHost | None) -> Catalog | None:
+    """Add every catalog problem of ``model`` (a LifecycleFile) to ``f``; return the catalog used. Without
+    its ``host`` (the loader has already said it is missing) nothing is checked here."""
+    if harness is None or version is None or host is None:
         return None
     harness_id, version_id = harness.value, str(version)
     contract = f"{harness_id}@{version_id}"
-    if harness_id == "opencode":
-        _throw_evidence(f, model)
+    if host.throw_refuses:
+        _throw_evidence(f, model, host.display_name, harness_id)
     path = catalog_path(root, harness_id, version_id)
     rel = _rel(Path(root), path)
     try:
-        cat = find_catalog(root, harness_id, version_id)
+        cat = find_catalog(root, harness_id, version_id, output_in_payload=host.output_in_payload)
     except CatalogError as exc:
         f.add(
             ("contract",),
@@ -99,7 +103,7 @@ def check(f: Any, root: Path, model: Any, harness: Any, version: Any) -> Catalog
 
     rows = {row.name for row in model.events}
     for i, row in enumerate(model.events):
-        _row(f, cat, rel, contract, harness_id, i, row)
+        _row(f, cat, rel, contract, host, i, row)
 
     excluded: set[str] = set()
     for k, entry in enumerate(model.excluded):
@@ -155,7 +159,7 @@ def check(f: Any, root: Path, model: Any, harness: Any, version: Any) -> Catalog
     return cat
 
 
-def _row(f: Any, cat: Catalog, rel: str, contract: str, harness: str, i: int, row: Any) -> None:
+def _row(f: Any, cat: Catalog, rel: str, contract: str, host: ProfileHost, i: int, row: Any) -> None:
     loc = ("events", i)
     label = f"event {row.name}"
     ev = cat.event(row.name)
@@ -172,17 +176,16 @@ def _row(f: Any, cat: Catalog, rel: str, contract: str, harness: str, i: int, ro
             field="name",
         )
         return
-    if harness == "opencode":
-        wanted = _BUS if ev.kind == "bus" else HookSurface.OPENCODE_NAMED_OUTPUT
-        if row.surface is not wanted:
-            f.add(
-                loc + ("surface",),
-                f"{row.name} is a {'bus event' if ev.kind == 'bus' else 'named hook'} in the "
-                f"host's catalog, so its surface is {wanted.value}",
-                f"set 'surface: {wanted.value}'",
-                row=label,
-                field="surface",
-            )
+    wanted = host.surface_of(ev.kind == "bus")
+    if row.surface in host.surfaces and row.surface is not wanted:  # a foreign surface: rules.py says so
+        f.add(
+            loc + ("surface",),
+            f"{row.name} is a {'bus event' if ev.kind == 'bus' else 'named hook'} in the "
+            f"host's catalog, so its surface is {wanted.value}",
+            f"set 'surface: {wanted.value}'",
+            row=label,
+            field="surface",
+        )
     fields = cat.identity_fields(row.name)
     for j, ident in enumerate(row.identities):
         iloc = loc + ("identities", j, "field")
@@ -225,12 +228,7 @@ def _row(f: Any, cat: Catalog, rel: str, contract: str, harness: str, i: int, ro
                     row=label,
                     field=f"response.{side}",
                 )
-    if (
-        harness == "opencode"
-        and row.failure is FailureMode.THROW_FAIL_FAST
-        and ev.kind == "hook"
-        and ev.host_calls == 0
-    ):
+    if row.failure is FailureMode.THROW_FAIL_FAST and ev.kind == "hook" and ev.host_calls == 0:
         f.add(
             loc + ("failure",),
             f"the host never calls {row.name}: its shipped binary has no call site for it "
@@ -241,14 +239,15 @@ def _row(f: Any, cat: Catalog, rel: str, contract: str, harness: str, i: int, ro
         )
 
 
-def _throw_evidence(f: Any, model: Any) -> None:
-    """OpenCode: a row counts as blocking only where evidence shows the host honours a throw from it."""
+def _throw_evidence(f: Any, model: Any, display: str, harness_id: str) -> None:
+    """A host that reads a throw as a refusal: a row counts as blocking only where evidence shows the host
+    honours a throw from it."""
     for i, row in enumerate(model.events):
         if row.failure is FailureMode.THROW_FAIL_FAST and not (row.evidence or "").strip():
             f.add(
                 ("events", i, "failure"),
-                f"throw-fail-fast claims OpenCode honours a throw from {row.name}, but no evidence is cited",
-                "cite a capture in which a throw from it held (`pasture capture opencode`), "
+                f"throw-fail-fast claims {display} honours a throw from {row.name}, but no evidence is cited",
+                f"cite a capture in which a throw from it held (`pasture capture {harness_id}`), "
                 "or declare 'failure: report-and-continue'",
                 row=f"event {row.name}",
                 field="failure",

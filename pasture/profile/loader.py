@@ -155,8 +155,9 @@ def _lifecycle(
     admission = rules.resolve_admission(f, model.admission, recorded)
     for name, url in model.sources.items():
         rules.resolve_citation(f, root, {}, url, ("sources", name), f"source {name}", "sources")
-    rows = rules.resolve_rows(f, root, model, harness, _host(f, harness, hosts))
-    check_against_catalog(f, root, model, harness, recorded)
+    host = _host(f, harness, hosts)
+    rows = rules.resolve_rows(f, root, model, harness, host)
+    check_against_catalog(f, root, model, harness, recorded, host)
     if ident is None or admission is None or rows is None or f.has_problems():
         return None
     return harness, recorded, admission, rows
@@ -192,7 +193,7 @@ def _with_answers(
     """Each row with its capability matrix: the host catalog's output schema and mutation mode, and
     the answer captures of this very version (profile/answers.py)."""
     try:
-        catalog = find_catalog(root, harness.value, str(version))
+        catalog = find_catalog(root, harness.value, str(version), output_in_payload=host.output_in_payload)
     except CatalogError:
         catalog = None  # the closed-catalog check has already reported it
     forms = derive(root, contract_id, host, version, rows, catalog)

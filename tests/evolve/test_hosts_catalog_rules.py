@@ -175,3 +175,47 @@ def test_catalog_unavailable_is_refused_where_a_catalog_exists(project, contract
     )
     err = _refused(project)
     assert f"catalog_unavailable is set, but captures/{contract_id}/catalog.json exists" in err
+
+
+def test_pi_throw_needs_evidence_too(project):
+    """The throw rule is the host's (``throw_refuses``), not OpenCode's alone: Pi reads a throw as a refusal."""
+    contract = newest("pi")
+    _edit(
+        project,
+        contract,
+        '    failure: throw-fail-fast\n    evidence: "@capture-tool-call-throw"\n',
+        "    failure: throw-fail-fast\n",
+    )
+    err = _refused(project)
+    assert "throw-fail-fast claims Pi honours a throw from tool_call, but no evidence is cited" in err
+    assert "`pasture capture pi`" in err
+
+
+def test_a_bus_event_row_takes_the_hosts_bus_surface(project):
+    contract = [c for c in contract_ids("opencode") if c.startswith("opencode@1.")][-1]
+    line = _line_of(project, contract, "surface: opencode-catch-all-sse")
+    _edit(project, contract, "surface: opencode-catch-all-sse", "surface: opencode-named-output")
+    err = _refused(project)
+    assert (
+        f"lifecycle.yaml:{line}:14: {contract} event command.executed field 'surface': command.executed is a bus "
+        "event in the host's catalog, so its surface is opencode-catch-all-sse" in err
+    )
+
+
+def test_a_named_hooks_output_fields_count_only_where_the_payload_carries_them():
+    """OpenCode's plugin hands each hook's input and output (``output_in_payload``): an output field is an
+    identity place there, never a required one; a catalog read without it has only the input's fields."""
+    from repo_paths import REPO
+
+    from pasture.catalog import find_catalog
+
+    version = [c for c in contract_ids("opencode") if c.startswith("opencode@1.")][-1].partition("@")[2]
+    plain = find_catalog(REPO, "opencode", version)
+    carried = find_catalog(REPO, "opencode", version, output_in_payload=True)
+    assert plain is not None and carried is not None
+    assert "args" not in plain.identity_fields("tool.execute.before")
+    assert carried.identity_fields("tool.execute.before")["args"] is False
+    assert (
+        carried.identity_fields("tool.execute.before")["callID"]
+        is plain.identity_fields("tool.execute.before")["callID"]
+    )

@@ -27,7 +27,7 @@ DEFAULTS = {
     "max_retries": 3,
     "initial_backoff_seconds": 2.0,
     "max_backoff_seconds": 8.0,
-    "opencode_server": None,
+    "harness_server": None,
     "ai_base_url": "https://openrouter.ai/api/v1",
     "ai_api_key": None,
 }
@@ -58,8 +58,8 @@ def test_field_order_and_defaults(env):
         ("initial_backoff_seconds", ["SEC_AF_AI_INITIAL_BACKOFF_SECONDS"], "0.5", 0.5),
         ("max_backoff_seconds", ["SEC_AF_AI_MAX_BACKOFF_SECONDS"], "30", 30.0),
         (
-            "opencode_server",
-            ["SEC_AF_OPENCODE_SERVER", "OPENCODE_SERVER"],
+            "harness_server",
+            ["PASTURE_HARNESS_SERVER"],
             "http://127.0.0.1:4096",
             "http://127.0.0.1:4096",
         ),
@@ -142,8 +142,8 @@ def test_provider_env_defaults(env, tmp_path):
         result = EnvAIConfig().provider_env()
     finally:
         tempfile.tempdir = None
-    assert result == {"AGENTFIELD_AFORGE_COMMAND": "do", "XDG_DATA_HOME": str(tmp_path / "opencode-shared-data")}
-    assert (tmp_path / "opencode-shared-data").is_dir()
+    assert result == {"AGENTFIELD_AFORGE_COMMAND": "do", "XDG_DATA_HOME": str(tmp_path / "pasture-harness-data")}
+    assert (tmp_path / "pasture-harness-data").is_dir()
 
 
 def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
@@ -151,7 +151,7 @@ def test_provider_env_empty_xdg_uses_the_default(env, tmp_path):
     env.setenv("TMPDIR", str(tmp_path))
     tempfile.tempdir = None
     try:
-        shared = os.path.join(str(tmp_path), "opencode-shared-data")
+        shared = os.path.join(str(tmp_path), "pasture-harness-data")
         assert EnvAIConfig().provider_env()["XDG_DATA_HOME"] == shared
     finally:
         tempfile.tempdir = None

@@ -33,7 +33,7 @@ def config(**kw: Any) -> EnvAIConfig:
         max_retries=3,
         initial_backoff_seconds=2.0,
         max_backoff_seconds=8.0,
-        opencode_server=None,
+        harness_server=None,
     )
     base.update(kw)
     return EnvAIConfig(**base)
@@ -93,7 +93,7 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("OPENROUTER_API_KEY", "or")
     app = FakeApp(harness=[Result(parsed=VALID, cost_usd=0.2)])
-    wrapper = HarnessWrapper(app, config(opencode_server="http://127.0.0.1:4096"))
+    wrapper = HarnessWrapper(app, config(harness_server="http://127.0.0.1:4096"))
     out = run(
         wrapper.invoke(prompt="Expand the CWE list.", schema=CWEExpansion, cwd=CWD, phase="hunt", project_dir="/repo")
     )
@@ -109,7 +109,7 @@ def test_invoke_sends_the_composed_prompt_and_options(tmp_path, monkeypatch):
         "max_budget_usd": None,
         "env": {"OPENROUTER_API_KEY": "or", "AGENTFIELD_AFORGE_COMMAND": "exec", "XDG_DATA_HOME": str(tmp_path)},
         "schema_max_retries": 0,
-        "opencode_server": "http://127.0.0.1:4096",
+        "server": "http://127.0.0.1:4096",
         "project_dir": "/repo",
     }
     assert wrapper.invocation_count == 1 and wrapper.total_cost_usd == 0.2
@@ -124,7 +124,7 @@ def test_invoke_overrides_and_omitted_extras():
     )
     call = app.harness_calls[0]
     assert (call["model"], call["max_turns"], call["max_budget_usd"]) == ("other/model", 3, 1.5)
-    assert "opencode_server" not in call and "project_dir" not in call
+    assert "server" not in call and "project_dir" not in call
 
 
 def test_parsed_instance_and_result_instance_are_returned_as_is():

@@ -478,6 +478,7 @@ class Codex(CommandJsonAnswerMembers, JsonHooksDoctorMembers):
     not_events: Mapping[str, str] = {}
     throw_refuses = False
     tool_matchers = True
+    output_in_payload = False
 
     observation_axes: Mapping[str, Mapping[str, str]] = {
         "codex-strict-command-json": {
