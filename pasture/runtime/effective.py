@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-FORMAT = 3
+FORMAT = 4  # 4: a frozen pattern carries its plan (pasture.runtime.plainre)
 MAGIC = b"PSTCACH3"
 MAX_LAYER_BYTES = 4 << 20  # a policy layer (about 37,000 short rules); the packs ship inside pasture
 MAX_TRUST_BYTES = 1 << 20  # the trust store
@@ -323,7 +323,7 @@ def _private_dir(path: str) -> None:
 
 def _patterns(stored: "Any", key: tuple) -> dict:
     """The validated patterns of the previous (verified) compile on the same interpreter and compiler
-    (the same first parts of the key), by source: ("re", source, literal) as policy.freeze makes them."""
+    (the same first parts of the key), by source: ("re", source, literal, plan) as policy.freeze makes them."""
     reuse: dict = {}
     try:
         if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0][:4] == key[:4]):
@@ -331,7 +331,7 @@ def _patterns(stored: "Any", key: tuple) -> dict:
         for layer in stored[1]["layers"]:
             for rule in layer.get("rules") or ():
                 for frozen in (*rule["regexes"].values(), *rule["inputs"].values()):
-                    if isinstance(frozen, tuple) and len(frozen) == 3 and frozen[0] == "re":
+                    if isinstance(frozen, tuple) and len(frozen) == 4 and frozen[0] == "re":
                         reuse[frozen[1]] = frozen
     except Exception:  # noqa: BLE001 - a cache of another shape: compile everything
         return {}
@@ -713,10 +713,15 @@ def _text(value: "Any") -> str:
 
 
 def search(frozen: tuple, text: str) -> bool:
-    """re.search(pattern, text) is not None; a subject without the pattern's required literal is
-    answered without compiling (or importing `re`)."""
+    """re.search(pattern, text) is not None; a subject without the pattern's required literal, and
+    every subject of a pattern without repeats (its plan), is answered without compiling (or
+    importing `re`)."""
     if len(frozen) > 2 and frozen[2] and frozen[2] not in text:
         return False
+    if len(frozen) > 3 and frozen[3] is not None:
+        from pasture.runtime.plainre import search as plain_search
+
+        return plain_search(frozen[3], text)
     return thaw(frozen).search(text) is not None
 
 

@@ -99,8 +99,9 @@ MAX_TIMEOUT = 600.0
 
 def freeze(pattern: str, reuse: dict | None = None) -> tuple:
     """Validate `pattern` (re.error propagates; ValueError for a catastrophic one) and return its
-    cacheable form, ("re", pattern, literal): the source, compiled again (`re`) by the hook when a
-    rule that has it is evaluated and its subject holds `literal` (see required_literal). Never the
+    cacheable form, ("re", pattern, literal, plan): the source, compiled again (`re`) by the hook when a
+    rule that has it is evaluated and its subject holds `literal` (see required_literal), unless the
+    pattern has a plan (pasture.runtime.plainre: no repeat, so no engine needed). Never the
     engine's compiled program: a cache is a file, and a crafted SRE program thawed from one made the
     hook crash (SIGSEGV).
 
@@ -119,7 +120,9 @@ def freeze(pattern: str, reuse: dict | None = None) -> tuple:
     why = catastrophic(parsed)
     if why:
         raise ValueError(why)
-    return ("re", pattern, required_literal(parsed, parsed.state.flags))
+    from pasture.runtime.plainre import plan
+
+    return ("re", pattern, required_literal(parsed, parsed.state.flags), plan(parsed))
 
 
 _CASELESS = 2 | 4  # re.IGNORECASE | re.LOCALE: a literal then stands for more than one string
