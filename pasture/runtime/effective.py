@@ -721,7 +721,9 @@ def search(frozen: tuple, text: str) -> bool:
     if len(frozen) > 3 and frozen[3] is not None:
         from pasture.runtime.plainre import search as plain_search
 
-        return plain_search(frozen[3], text)
+        found = plain_search(frozen[3], text)
+        if found is not None:
+            return found
     return thaw(frozen).search(text) is not None
 
 

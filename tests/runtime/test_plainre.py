@@ -117,3 +117,13 @@ def test_the_hooks_search_takes_the_plan_and_never_the_engine_for_it(monkeypatch
     assert repeat[3] is None
     with pytest.raises(AssertionError, match="compiled a pattern"):
         search(repeat, "git  push")
+
+
+def test_a_long_subject_goes_to_the_engine_unless_an_anchor_or_a_literal_leads():
+    from pasture.runtime.plainre import SCAN_MAX
+
+    long = "x " * SCAN_MAX + "ac"
+    assert plain_search(plan(_parser.parse(r"[ab]c")), long) is None  # tried at every position: the engine's
+    assert search(policy.freeze(r"[ab]c"), long) is True
+    assert plain_search(plan(_parser.parse(r"\bac\b")), long) is True  # only where "ac" is
+    assert plain_search(plan(_parser.parse(r"^x (y|x)")), long) is True
