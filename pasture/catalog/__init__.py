@@ -34,6 +34,7 @@ __all__ = [
     "CatalogError",
     "EventSchema",
     "catalog_path",
+    "dump",
     "extract",
     "find_catalog",
     "load_catalog",

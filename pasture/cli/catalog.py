@@ -88,7 +88,10 @@ def extract(
     from pasture.catalog import extract as run_extract
 
     project = project_root(ctx, root)
-    say = lambda m: click.echo(m, err=True)  # noqa: E731
+
+    def say(message: str) -> None:
+        click.echo(message, err=True)
+
     try:
         found_version, node_modules, binary = resolve_install(project, harness, version, host_bin, say)
         say(f"reading {harness} {found_version}" + (f" from {node_modules}" if node_modules else f" from {binary}"))

@@ -56,6 +56,7 @@ from pasture.hosts import NAMES as HARNESSES
 @click.pass_context
 def doctor(
     ctx: click.Context,
+    /,
     project: Path | None,
     user: bool,
     hosts: tuple[str, ...],

@@ -58,6 +58,7 @@ def _binary_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.pass_context
 def status(
     ctx: click.Context,
+    /,
     root: Path | None,
     latest: bool,
     as_json: bool,

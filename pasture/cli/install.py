@@ -215,6 +215,7 @@ def _trust_only_help() -> str:
 @click.pass_context
 def install(
     ctx: click.Context,
+    /,
     harness: str,
     project: Path | None,
     user: bool,

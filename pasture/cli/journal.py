@@ -88,6 +88,7 @@ def _filters(kwargs: dict[str, Any]) -> dict:
 @click.pass_context
 def journal(
     ctx: click.Context,
+    /,
     root: Path | None,
     journal_path: Path | None,
     limit: int | None,

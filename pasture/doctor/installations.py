@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pasture.doctor.findings import DoctorError, Finding
-from pasture.doctor.installed import DoctorHost, Installation, reinstall, scope_args
+from pasture.doctor.installed import DoctorHost, reinstall, scope_args
+from pasture.install.places import Installation
 from pasture.install.targets import choose_contract, detect_host_version
 
 __all__ = [

@@ -47,6 +47,7 @@ def env_findings(harness: str, start: str, root: str) -> list[Finding]:
     """`host-env`: the host's env files (from the start folder up) that supply a root of the guard. The hook
     drops those values and says so on every call (pasture.runtime.envfiles); doctor names the file."""
     from pasture.runtime import envfiles
+    from pasture.runtime.injected import UNREAD
 
     names = tuple(module(WIRES[harness]).ENV_FILES) if harness in WIRES else ()
     paths = envfiles.find((start, root), names)
@@ -55,7 +56,7 @@ def env_findings(harness: str, start: str, root: str) -> list[Finding]:
         found = sorted(envfiles.injected([path]))
         if not found:
             continue
-        said = "every root variable (unreadable within 1 MiB)" if envfiles.UNREAD in found else ", ".join(found)
+        said = "every root variable (unreadable within 1 MiB)" if UNREAD in found else ", ".join(found)
         out.append(
             Finding(
                 "host-env",

@@ -47,7 +47,7 @@ def check_host_env(start: str, root: str, hosts: Iterable[EnvBlockHost]) -> list
 
 def check_cache(root: str, env: Mapping[str, str]) -> list[Finding]:
     """The cache the hook would load for ``root``, against the policy compiled afresh from its files."""
-    from pasture.runtime import effective
+    from pasture.runtime import effective, layers
 
     env = dict(env)
     cache = effective.cache_path(root, env)
@@ -62,7 +62,7 @@ def check_cache(root: str, env: Mapping[str, str]) -> list[Finding]:
                 "tamper",
                 "off",
                 f"{problem}: the hook cannot verify its policy cache",
-                fix=(f"rm {effective.layers.cache_key_path(env)}  (a new key is made on the next hook)"),
+                fix=(f"rm {layers.cache_key_path(env)}  (a new key is made on the next hook)"),
             )
         ]
     if secret is None:
@@ -91,7 +91,7 @@ def check_cache(root: str, env: Mapping[str, str]) -> list[Finding]:
                 f"the compiled policy in {cache} is signed with your key but differs from "
                 "the policy its files compile to: the key or the cache was rewritten",
                 where=cache,
-                fix=f"rm {cache} {effective.layers.cache_key_path(env)}, then find what wrote them",
+                fix=f"rm {cache} {layers.cache_key_path(env)}, then find what wrote them",
             )
         ]
     return [Finding("tamper", "ok", f"the compiled policy the hook loads ({cache}) is what every layer compiles to")]

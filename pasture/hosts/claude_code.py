@@ -40,9 +40,9 @@ from pasture.runtime.hostwire.claude_code import BYPASS, GUARDED_SYSTEM_FILES, H
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
-    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.doctor.installed import DoctorContext
     from pasture.hosts.scenario_sets import ScenarioSet
-    from pasture.install.places import Target
+    from pasture.install.places import Installation, Target
     from pasture.install.session import Adapter, Session
 
 __all__ = [

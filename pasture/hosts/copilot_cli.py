@@ -66,9 +66,9 @@ from pasture.runtime.hostwire.copilot_cli import GUARDED_SYSTEM_FILES, GUARDED_S
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
-    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.doctor.installed import DoctorContext
     from pasture.hosts.scenario_sets import Scenario, ScenarioSet
-    from pasture.install.places import Target
+    from pasture.install.places import Installation, Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.versions import HostVersion
 
@@ -732,7 +732,8 @@ class CopilotCli:
 
     # doctor
     def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import Installation, read_json_hooks
+        from pasture.doctor.installed import read_json_hooks
+        from pasture.install.places import Installation
 
         grouped = _grouped_text(text)
         found = read_json_hooks(self.name, target, grouped if grouped is not None else text)

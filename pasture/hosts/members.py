@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
-    from pasture.doctor.installed import Installation
-    from pasture.install.places import Target
+    from pasture.install.places import Installation, Target
     from pasture.install.session import Adapter, Session
 
 

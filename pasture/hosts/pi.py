@@ -62,10 +62,10 @@ from pasture.runtime.hostwire.pi import STEERS as PI_STEERS
 
 if TYPE_CHECKING:
     from pasture.doctor.findings import Finding
-    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.doctor.installed import DoctorContext
     from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.managed import ManagedChannel
-    from pasture.install.places import Target
+    from pasture.install.places import Installation, Target
     from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 

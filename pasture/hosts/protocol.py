@@ -43,10 +43,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pasture.doctor.findings import Finding
-    from pasture.doctor.installed import DoctorContext, Installation
+    from pasture.doctor.installed import DoctorContext
     from pasture.hosts.recording import CaptureAdapter
     from pasture.install.managed import ManagedChannel
-    from pasture.install.places import Target
+    from pasture.install.places import Installation, Target
     from pasture.install.session import Adapter, Session
     from pasture.profile.contracts import Contract
     from pasture.profile.versions import HostVersion

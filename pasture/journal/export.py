@@ -342,6 +342,6 @@ def export_otlp(
                 sent += len(rows)
     finally:
         conn.close()
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]  # opentelemetry's exporter leaves it unannotated
         provider.shutdown()
     return sent, endpoint

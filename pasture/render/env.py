@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator
 
 import jinja2
 import jinja2.compiler
+import jinja2.exceptions
 import jinja2.nodes
 import jinja2.runtime
 import jinja2.sandbox
@@ -46,7 +47,7 @@ MAX_SOURCE = 1024 * 1024
 MAX_MEMORY = 512 * 1024 * 1024
 
 
-class TemplateLimit(jinja2.sandbox.SecurityError, PastureError):
+class TemplateLimit(jinja2.exceptions.SecurityError, PastureError):
     """An override template went past a bound (time, size) or reached outside templates/; ``where``
     (file:line) when the template frames of the traceback cannot tell it."""
 

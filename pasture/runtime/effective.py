@@ -1073,7 +1073,8 @@ def _layers(
             _disarm(armed)
     if not any(d[0] == "deny" for d in decisions):
         for layer in pending:
-            from pasture.runtime.consult import GateFailure, run_gate
+            from pasture.gates.errors import GateFailure
+            from pasture.runtime.consult import run_gate
 
             try:
                 decision, reason, detail = run_gate(layer, envelope, effective.root, deadline, clock)

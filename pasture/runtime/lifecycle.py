@@ -193,7 +193,9 @@ def steering(effective: "Any", harness: str, event: str) -> tuple:
     """The Effective.steer keys this event runs: () (and nothing imported) when the policy has none."""
     if effective is None or not effective.steer:
         return ()
-    moment = getattr(answer.wire(harness), "MOMENTS", {}).get(event)
+    from pasture.runtime.hostwire import wire
+
+    moment = getattr(wire(harness), "MOMENTS", {}).get(event)
     if moment is None:
         return ()
     return tuple(key for key in _MOMENT_KEYS.get(moment, ()) if key in effective.steer)

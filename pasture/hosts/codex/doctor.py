@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Mapping
 
 from pasture.doctor.findings import Finding
-from pasture.doctor.installed import Installation, reinstall
+from pasture.doctor.installed import reinstall
 from pasture.hosts.codex.home import codex_home
 from pasture.hosts.codex.server import AppServer, CodexServerError, find_codex
 from pasture.install import codex_trust, hooktable
+from pasture.install.places import Installation
 
 
 def check_trust(
