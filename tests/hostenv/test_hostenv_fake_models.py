@@ -582,3 +582,12 @@ def test_cli_entry_point_writes_its_port_and_serves(tmp_path: Path) -> None:
         proc.terminate()
         assert proc.wait(10) == 0
     assert json.loads((tmp_path / "log.jsonl").read_text().splitlines()[0])["reply"]["kind"] == "turn"
+
+
+def test_chat_fake_maps_shell_to_clines_run_commands():
+    from pasture.hostenv.fake_models.openai import OpenAIChatCompletions
+
+    fake = OpenAIChatCompletions.__new__(OpenAIChatCompletions)
+    call = ToolCall("shell", {"command": "ls -la"})
+    assert fake.resolve_shell([{"name": "run_commands"}], call) == ToolCall("run_commands", {"commands": ["ls -la"]})
+    assert fake.resolve_shell([{"name": "read_file"}], call) is None

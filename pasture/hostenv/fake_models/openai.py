@@ -285,6 +285,8 @@ class OpenAIChatCompletions(_OpenAIBase):
                     "description": call.arguments.get("description") or "Run a shell command",
                 },
             )
+        if "run_commands" in names:  # Cline CLI's shell tool takes a list of commands
+            return ToolCall("run_commands", {"commands": [call.arguments["command"]]})
         return None
 
     def handle_chat_completions(self, ctx: RequestContext) -> Reply:
