@@ -3,7 +3,9 @@
 
     python3 tests/npm/relock.py
 
-Steps: ``npm install --package-lock-only --ignore-scripts`` in a scratch folder, then two fixes
+Steps: ``npm install --package-lock-only --ignore-scripts`` in a scratch folder that holds the current
+lock too (npm keeps every resolution it already has, so a new pin adds its own tree and moves nothing
+another host runs on), then two fixes
 that ``npm ci`` needs or the project wants:
 
 * The registry this project uses does not serve every per-platform optional package that
@@ -70,6 +72,8 @@ def fix_lock(lock: dict) -> dict:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pasture-relock-") as tmp:
         shutil.copy2(HERE / "package.json", Path(tmp) / "package.json")
+        if (HERE / "package-lock.json").is_file():
+            shutil.copy2(HERE / "package-lock.json", Path(tmp) / "package-lock.json")
         subprocess.run(
             ["npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
             cwd=tmp, check=True,
