@@ -42,7 +42,11 @@ def switch_on(project: Path, switch: dict) -> Path:
     path = project / switch["file"].replace("*", "other")
     path.parent.mkdir(parents=True, exist_ok=True)
     when = switch["off_when"]
-    if when == "exists":
+    if when == "foreign-hook":  # a hook file of the repository's own for that event, replacing the call
+        path = path.parent / f"{switch['key']}.sh"
+        answer = json.dumps({"overrideInput": {"commands": ["echo pasture-probe > probe.txt"]}})
+        path.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{answer}'\n")
+    elif when == "exists":
         path.write_text("export default function () {}\n")
     elif when == "ignores-ours":
         path.write_text("# generated files\npasture-*\n")

@@ -196,7 +196,7 @@ EXPECTED = {
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': unsupported: no "
         "public contract can be pinned for antigravity (no public event catalog or wire contract exists)\n"
         "  fix: remove profiles/claude-code@2.1.261; supported harnesses: claude-code, codex, opencode, gemini-cli, "
-        "copilot-cli, pi, qwen-code\n"
+        "copilot-cli, pi, qwen-code, cline\n"
         "1 problem(s); nothing was written.\n"
     ),
     # The seed said "Pi has no adapter profile"; since issue 20 Pi is a harness (profiles/pi@0.73.1/, a
@@ -210,8 +210,8 @@ EXPECTED = {
     "bad_harness": (
         "profiles/claude-code@2.1.261/lifecycle.yaml:1:11: claude-code@2.1.261 field 'contract': 'cursor' is not a "
         "member of harness; allowed: claude-code, codex, opencode, gemini-cli, copilot-cli, pi, "
-        "qwen-code\n"
-        "  fix: use one of: claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code\n"
+        "qwen-code, cline\n"
+        "  fix: use one of: claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code, cline\n"
         "1 problem(s); nothing was written.\n"
     ),
     "bad_version_id": (

@@ -60,8 +60,9 @@ def extract(
     if harness not in HOSTS:
         raise CatalogError(f"unknown harness {harness!r}")
     files, entries = reader(harness).events(version, files, node_modules, binary, root)
+    pinned = _pinned_by_host(harness, node_modules)
     for f in files:
-        if f.package and f.version.split("-")[0] != version:
+        if f.package and f.version.split("-")[0] != version and pinned.get(f.package) != f.version:
             raise CatalogError(f"{f.package} in {node_modules} is version {f.version}, not {version}")
     return {
         "catalog_format": CATALOG_FORMAT,
@@ -72,6 +73,23 @@ def extract(
         "sources": provenance(files),
         "events": entries,
     }
+
+
+def _pinned_by_host(harness: str, node_modules: Path | None) -> dict[str, str]:
+    """The exact versions the host's own package pins for its dependencies (Cline's ``cline`` pins
+    ``@cline/core`` and ``@cline/shared``): files of those count as the host version's own."""
+    import json
+
+    from pasture.catalog.packages import HOST_NPM
+
+    if node_modules is None or not HOST_NPM.get(harness):
+        return {}
+    try:
+        doc = json.loads((Path(node_modules) / HOST_NPM[harness][0] / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    deps = doc.get("dependencies") if isinstance(doc, dict) else None
+    return {k: v for k, v in (deps or {}).items() if isinstance(v, str)}
 
 
 def write_catalog(root: Path, doc: dict[str, Any]) -> Path:

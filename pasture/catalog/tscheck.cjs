@@ -15,6 +15,9 @@
 // method (Pi's ExtensionAPI.on: `on(event: "<name>", handler: (event: E, ctx) => Promise<R | void> | R | void)`)
 // and answers {"handlers": [{"name": <the event literal>, "input": tree of E, "output": tree of R}]}
 // (output {"kind": "primitive", "type": "void"} where the handler's result is never read).
+// A request with "types": {"file", "names"} (and "bundler": true for typings that import without
+// extensions) answers {"types": {<name>: tree}} for exported types of one file
+// (Cline's HookEventPayload union).
 //
 // A tree is the shape pasture.profile.catalog.normalize reads: object (fields), union (of), enum
 // (values), literal (value), array (of), record, primitive (type: string, number, boolean, unknown
@@ -31,10 +34,14 @@ class Unresolved extends Error {}
 function main() {
   const req = JSON.parse(process.argv[2]);
   const ts = require(path.join(req.typescript, "lib", "typescript.js"));
-  const roots = req.handlers ? [req.handlers.file] : req.overloads ? [req.overloads.file] : [req.plugin, ...Object.values(req.buses)];
+  const one = req.handlers || req.overloads || req.types;
+  const roots = one ? [one.file] : [req.plugin, ...Object.values(req.buses)];
   const options = {
     noEmit: true, strict: true, skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    // a bundled package's typings import without extensions (Cline's @cline/shared): the bundler's resolution
+    module: req.bundler ? ts.ModuleKind.ESNext : ts.ModuleKind.NodeNext,
+    moduleResolution: req.bundler ? ts.ModuleResolutionKind.Bundler : ts.ModuleResolutionKind.NodeNext,
     typeRoots: [path.join(req.node_modules, "@types")], lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
   };
   const program = ts.createProgram(roots, options);
@@ -166,7 +173,7 @@ function main() {
     }
     if (f & F.NonPrimitive || f & F.ESSymbolLike) return { kind: "primitive", type: "unknown" };
     if (!(f & (F.Object | F.Intersection))) fail(where, type, "is of a kind the catalog reader does not know", node);
-    if ((req.handlers || req.overloads) && type.symbol && type.symbol.name === "Date" && checker.getFullyQualifiedName(type.symbol) === "Date") {
+    if (one && type.symbol && type.symbol.name === "Date" && checker.getFullyQualifiedName(type.symbol) === "Date") {
       return { kind: "primitive", type: "date" };
     }
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
@@ -195,6 +202,16 @@ function main() {
 
   if (req.handlers) return { handlers: handlers(req.handlers.file, req.handlers.interface) };
   if (req.overloads) return { handlers: overloads(req.overloads.file, req.overloads.interface, req.overloads.method) };
+  if (req.types) return { types: declared(req.types.file, req.types.names) };
+
+  // Named exported types of one file, each as a tree (Cline's hook payload union).
+  function declared(file, names) {
+    const out = {};
+    for (const name of names) {
+      out[name] = tree(checker.getDeclaredTypeOfSymbol(exported(file, name)), undefined, req.depth, { file, symbol: name });
+    }
+    return out;
+  }
 
   // A handler's first parameter, and what it returns (Promise unwrapped, void and undefined dropped;
   // `allowVoid`: a handler whose result is never read answers the primitive "void").

@@ -119,6 +119,25 @@ def resolve_overloads(
     return answer["handlers"]
 
 
+def resolve_types(
+    node_modules: Path, file: Path, names: list[str], *, depth: int, root: Path | None = None
+) -> dict[str, Any]:
+    """Exported types of one file by name: ``{name: tree}`` (see tscheck.cjs; Cline's hook payloads)."""
+    typescript = _node_and_typescript(node_modules, root)
+    request = {
+        "typescript": str(typescript),
+        "node_modules": str(node_modules),
+        "types": {"file": str(file), "names": names},
+        "bundler": True,
+        "depth": depth,
+    }
+    answer = _run(request, file, typescript)
+    found = answer.get("types")
+    if not isinstance(found, dict) or set(found) != set(names):
+        raise CatalogError(f"the TypeScript checker did not resolve {', '.join(names)} in {file}")
+    return found
+
+
 def _node_and_typescript(node_modules: Path, root: Path | None) -> Path:
     if shutil.which("node") is None:
         raise CatalogError("reading the hosts' typings needs Node.js: put `node` on PATH (Node 20 is tested)")

@@ -32,6 +32,9 @@ _CHANNEL_FOR = {
     FailureMode.STRICT_OUTPUT_EXIT_2_BLOCKS: "exit-2",
     FailureMode.THROW_FAIL_FAST: "throw",
 }
+#: a refusal carried by pasture's own adapter: a plugin's throw, or (channel "adapter") the refusal a
+#: generated hook file prints where the host reads no exit code (Cline)
+_ALSO = {"throw": ("throw", "adapter")}
 
 
 def classify(root: Path, contract: Contract, row: EventRow, citation: str, channel: str | None) -> dict[str, Any]:
@@ -83,7 +86,7 @@ def classify(root: Path, contract: Contract, row: EventRow, citation: str, chann
         problems.append(f"its host version {doc.get('host_version')!r} is not a version")
     if doc.get("refused_event") != row.name:
         problems.append(f"it refuses {doc.get('refused_event')!r}, not {row.name}")
-    if channel is not None and doc.get("channel") != channel:
+    if channel is not None and doc.get("channel") not in _ALSO.get(channel, (channel,)):
         problems.append(f"its channel is {doc.get('channel')!r}, this claim needs {channel!r}")
     if result.get("refusal_held") is not True:
         problems.append("the refusal did not hold in it")

@@ -251,6 +251,11 @@ def new_profile(
     return report
 
 
+def _refusal_words(scenario: ScenarioCapture) -> str:
+    """What refused in a capture of the adapter-carried arm: a plugin's throw, or a hook file's refusal."""
+    return "the refusal pasture's hook file prints from" if scenario.channel == "adapter" else "a throw from"
+
+
 def _first_profile(
     root: Path, harness: str, version: str, target: Path, cap: Capture, catalog: Catalog, capture_dir: Path
 ) -> NewProfileReport:
@@ -259,7 +264,9 @@ def _first_profile(
     refusal of it holding; everything else report-and-continue (the failure-evidence rule)."""
     new_id = f"{harness}@{version}"
     report = NewProfileReport(new_id, "", _rel(capture_dir, root), f"profiles/{new_id}")
-    rows, sources = _rows(root, harness, version, None, {"events": []}, cap, report, catalog)
+    # catalog events the host never fires (its not_events: Cline's PreCompact maps to no agent hook)
+    excluded = [{"name": n, "reason": why} for n, why in HOSTS[harness].not_events.items() if catalog.event(n)]
+    rows, sources = _rows(root, harness, version, None, {"events": [], "excluded": excluded}, cap, report, catalog)
     catalog_rel = _rel(catalog.path, root) if catalog.path else "its catalog"
     header = [
         f"{HOST_NAMES[harness]} {version} lifecycle contract, the first of this host, written by `pasture bump` "
@@ -268,7 +275,7 @@ def _first_profile(
         "output offers a decision is a gate whose blocking waits for evidence). Blocking evidence cites this "
         f"capture's scenario.json where a scenario refused that event on {version} and the refusal held.",
     ]
-    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows, None)
+    text = lifecycle_text(header, new_id, {"floor": version}, sources, rows, excluded or None)
     _write(root, target, text, _first_runtime_text(harness, new_id), new_id)
     return report
 
@@ -572,7 +579,8 @@ def _evidence(
         by_channel.setdefault(scenario.channel or "", []).append(scenario)
 
     def outcome(channel: str) -> tuple[ScenarioCapture | None, ScenarioCapture | None]:
-        tried = by_channel.get(channel, [])
+        # "adapter": the refusal a generated hook file prints (Cline), the same claim as a plugin's throw
+        tried = by_channel.get(channel, []) + (by_channel.get("adapter", []) if channel == "throw" else [])
         held = next((s for s in tried if s.refusal_held is True), None)
         failed = next((s for s in tried if s.refusal_held is False), None)
         return held, failed
@@ -606,7 +614,7 @@ def _evidence(
             row.pop("evidence", None)
             _paragraph(
                 row,
-                f"Capture {version}: {_rel_s(failed)} shows a throw from {name} NOT refusing on "
+                f"Capture {version}: {_rel_s(failed)} shows {_refusal_words(failed)} {name} NOT refusing on "
                 f"{version}; declared report-and-continue instead of throw-fail-fast.",
             )
             report.removed.append(f"{name}: a throw did not hold ({_rel_s(failed)})")
@@ -616,7 +624,7 @@ def _evidence(
             row["blocking"] = "blocking"
             _paragraph(
                 row,
-                f"Capture {version}: a throw from {name} refused the call and the refusal held "
+                f"Capture {version}: {_refusal_words(held)} {name} refused the call and the refusal held "
                 f"({_rel_s(held)}: {held.doc.get('result', {}).get('effect')}); throw-fail-fast cites it."
                 + _told(held),
             )

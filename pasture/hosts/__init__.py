@@ -15,6 +15,7 @@ host            module                                 fake wire protocol
 ``copilot-cli`` :mod:`.copilot_cli`                    ``openai-chat``
 ``pi``          :mod:`.pi`                             ``openai-chat``
 ``qwen-code``   :mod:`.qwen_code`                      ``openai-chat``
+``cline``       :mod:`.cline`                          ``openai-chat``
 ==============  =====================================  ======================
 
 The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing harness strings.
@@ -22,7 +23,7 @@ The rest of the code asks :data:`HOSTS` (or :func:`host`) instead of comparing h
 
 from __future__ import annotations
 
-from pasture.hosts import claude_code, codex, copilot_cli, gemini_cli, opencode, pi, qwen_code
+from pasture.hosts import claude_code, cline, codex, copilot_cli, gemini_cli, opencode, pi, qwen_code
 from pasture.hosts.claude_code import ClaudeCodeLauncher
 from pasture.hosts.codex import CodexLauncher
 from pasture.hosts.copilot_cli import CopilotLauncher
@@ -33,7 +34,16 @@ from pasture.hosts.protocol import Host
 #: harness id -> host, in the order hosts are listed everywhere (CLI choices, doctor, status).
 HOSTS: dict[str, Host] = {
     h.name: h
-    for h in (claude_code.HOST, codex.HOST, opencode.HOST, gemini_cli.HOST, copilot_cli.HOST, pi.HOST, qwen_code.HOST)
+    for h in (
+        claude_code.HOST,
+        codex.HOST,
+        opencode.HOST,
+        gemini_cli.HOST,
+        copilot_cli.HOST,
+        pi.HOST,
+        qwen_code.HOST,
+        cline.HOST,
+    )
 }
 #: harness id -> its launcher (the real-host drivers of pasture.hostenv).
 LAUNCHERS: dict[str, HostLauncher] = {name: h.launcher for name, h in HOSTS.items()}

@@ -186,9 +186,10 @@ class Host(Protocol):
     capture_identity_fields: Mapping[str, str]
     #: hooks a capture sees that are not lifecycle events -> why they never become rows
     not_events: Mapping[str, str]
-    #: a throw from a pre-action hook is the refusal the host reads (OpenCode 1.x: an in-process plugin
-    #: host whose hooks return no decision field): ``pasture bump`` makes every pre-action named hook a gate
-    #: row, and demotes a throw-fail-fast row no capture backs to report-and-continue
+    #: the refusal the host reads is one pasture's own adapter gives (OpenCode 1.x and Pi: a throw from the
+    #: plugin's handler, hooks that return no decision field; Cline: the JSON refusal the generated hook file
+    #: prints): ``pasture bump`` makes every pre-action named hook a gate row, and demotes a throw-fail-fast
+    #: row no capture backs (a scenario of channel ``throw`` or ``adapter``) to report-and-continue
     throw_refuses: bool
     #: rows of events whose payload names a tool get ``matcher: "*"`` (the matcher groups of command hooks)
     tool_matchers: bool

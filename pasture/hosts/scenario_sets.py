@@ -110,7 +110,9 @@ class Scenario:
     summary: str
     script: Script
     refused_event: str | None = None  # the native event whose hook refuses
-    channel: str | None = None  # exit-2 | json-deny | json-ask | throw | block (Pi: {block: true, reason} returned)
+    # exit-2 | json-deny | json-ask | throw | block (Pi: {block: true, reason} returned) | adapter (the refusal a
+    # generated hook file prints: Cline's) | cancel (Cline: {cancel: true})
+    channel: str | None = None
     held_means_probe: bool | None = None  # refusals: True if the refusal holding leaves the probe present
     prompt: str | None = None  # instead of PROMPT
     files: tuple[tuple[str, str], ...] = ()  # (project-relative path, text) written before the run

@@ -135,7 +135,9 @@ class Session:
                 f"PASTURE_BIN is set here ({opts.env['PASTURE_BIN']}): the installed hooks ignore it "
                 f"(they name the launcher by absolute path)"
                 + (
-                    f"; only {' and '.join(self.pasture_bin_readers)} still reads it"
+                    f"; only {' and '.join(self.pasture_bin_readers)} still "
+                    + ("read" if len(self.pasture_bin_readers) > 1 else "reads")
+                    + " it"
                     if self.pasture_bin_readers
                     else ""
                 )

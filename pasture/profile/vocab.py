@@ -16,6 +16,7 @@ class Harness(StrEnum):
     COPILOT_CLI = "copilot-cli"
     PI = "pi"
     QWEN_CODE = "qwen-code"
+    CLINE = "cline"
 
 
 #: the contract id the profile schema and its error messages give as an example of <harness>@<version>
@@ -37,6 +38,7 @@ class HookSurface(StrEnum):
     COPILOT_COMMAND_JSON = "copilot-command-json"
     PI_EXTENSION_EVENT = "pi-extension-event"
     QWEN_COMMAND_JSON = "qwen-command-json"
+    CLINE_HOOK_FILE = "cline-hook-file"
 
 
 class BlockingMode(StrEnum):
@@ -177,6 +179,14 @@ SURFACE_FAILURE_MODES: dict[HookSurface, tuple[FailureMode, ...]] = {
     ),
     # Qwen Code command hooks: exit 2 is the documented blocking error; any other failure is a warning.
     HookSurface.QWEN_COMMAND_JSON: (FailureMode.REPORT_AND_CONTINUE, FailureMode.EXIT_2_BLOCKS),
+    # Cline CLI hook files: a hook that fails, exits non-zero or prints no JSON lets the tool run (measured),
+    # so no exit code refuses. The blocking arm is the seed's for a refusal carried by pasture's own generated
+    # artefact (throw-fail-fast): the generated hook file prints Cline's refusal itself when the runtime fails.
+    HookSurface.CLINE_HOOK_FILE: (
+        FailureMode.REPORT_AND_CONTINUE,
+        FailureMode.THROW_FAIL_FAST,
+        FailureMode.OBSERVE_ONLY,
+    ),
 }
 
 # The surfaces whose hooks register a matcher (a row's ``matcher``): the command-JSON settings files.

@@ -100,6 +100,11 @@ def fail(harness: str, row: "Any", message: str) -> Reply:
             return Reply(0, stdout, text + "\n", "fail-block")  # stderr: the user's copy of the line
         return Reply(EXIT_BLOCK, "", text + "\n", "fail-block")
     if mode == "throw-fail-fast" and row.semantic == "gate-consultation":
+        # a generated hook file that hands the host a JSON refusal (Cline's): that refusal, saying why
+        as_json = getattr(wire(harness), "fail_json", None)
+        stdout = as_json(row.name, row, text) if as_json is not None else None
+        if stdout is not None:
+            return Reply(0, stdout, text + "\n", "fail-block")
         # the plugin throws with this line, so the model reads why, not only a status (issue 17); its
         # stderr stays the user's (logged, never shown to the model)
         return Reply(EXIT_PLUGIN_FAULT, dumps({"failure": message}) + "\n", text + "\n", "fail-block")

@@ -237,6 +237,7 @@ FIRST = {
     "copilot-cli": "copilot-cli@1.0.102",
     "pi": "pi@0.73.1",
     "qwen-code": "qwen-code@0.24.4",
+    "cline": "cline@3.0.65",
 }
 
 

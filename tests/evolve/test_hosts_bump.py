@@ -154,6 +154,7 @@ def _versions(**override: str) -> dict[str, str]:
         "@github/copilot": pinned("@github/copilot"),
         "@mariozechner/pi-coding-agent": pinned("@mariozechner/pi-coding-agent"),
         "@qwen-code/qwen-code": pinned("@qwen-code/qwen-code"),
+        "cline": pinned("cline"),
     }
     return {**base, **override}
 

@@ -72,7 +72,15 @@ def test_every_committed_capture_scenario_is_provenanced(contract_id):
         assert doc["generated_by"] == "pasture capture"
         if scenario.refused_event:
             assert doc["result"]["refusal_held"] is True
-            assert doc["channel"] in ("exit-2", "json-deny", "json-ask", "throw", "block")  # block: Pi's result
+            assert doc["channel"] in (
+                "exit-2",
+                "json-deny",
+                "json-ask",
+                "throw",
+                "block",
+                "adapter",
+                "cancel",
+            )  # block: Pi's result; adapter, cancel: Cline's
         text = json.dumps(doc)
         assert "/tmp/" not in text and "/root/" not in text
 

@@ -67,7 +67,7 @@ def test_status_names_the_admitting_contract_in_its_own_words(pasture, project, 
     assert entry["version"] == "2.1.300" and entry["contract"] == winner.id
     assert entry["admission"] == winner.admission.describe()
     assert entry["found_by"] == "--claude-bin"
-    assert set(doc["not_found"]) == {"codex", "opencode", "gemini-cli", "copilot-cli", "pi", "qwen-code"}
+    assert set(doc["not_found"]) == {"codex", "opencode", "gemini-cli", "copilot-cli", "pi", "qwen-code", "cline"}
 
 
 def test_status_says_what_to_do_when_no_contract_admits(pasture, project, tmp_path, no_hosts_on_path):

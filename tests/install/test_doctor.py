@@ -78,9 +78,18 @@ def test_nothing_installed_is_off(doctor, repo: Path) -> None:
     assert finding["status"] == "off" and "no pasture adapter is installed for any host" in finding["message"]
     assert (
         finding["fix"]
-        == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli|pi|qwen-code> --project {repo}"
+        == f"pasture install <claude-code|codex|opencode|gemini-cli|copilot-cli|pi|qwen-code|cline> --project {repo}"
     )
-    assert body["not_installed"] == ["claude-code", "codex", "opencode", "gemini-cli", "copilot-cli", "pi", "qwen-code"]
+    assert body["not_installed"] == [
+        "claude-code",
+        "codex",
+        "opencode",
+        "gemini-cli",
+        "copilot-cli",
+        "pi",
+        "qwen-code",
+        "cline",
+    ]
 
 
 def test_a_fresh_claude_install_is_live(doctor, pasture, repo: Path, hosts_on_path) -> None:
@@ -400,3 +409,34 @@ def test_qwen_is_live_and_warns_only_when_folder_trust_is_turned_on(
     (warn,) = _by(body, "qwen-trust", "qwen-code")
     assert warn["status"] == "warn" and "folder trust is on" in warn["message"] and "trust" in warn["fix"]
     assert warn["where"] == str(private_home / ".qwen" / "trustedFolders.json")
+
+
+def test_cline_is_live_and_a_subfolder_session_of_the_repository_is_covered(
+    doctor, pasture, repo: Path, hosts_on_path
+) -> None:
+    """Cline's workspace is the git work tree's top folder of where it starts: a session in src/ of the
+    repository runs the project's hook files, so doctor there finds nothing off."""
+    hosts_on_path("cline", "3.0.65")
+    _install(pasture, repo, "cline")
+    (repo / "src").mkdir()
+    for where in (repo, repo / "src"):
+        code, body, result = doctor("--project", str(where))
+        assert [f["status"] for f in _by(body, "adapter", "cline")] == ["ok"], result.stdout
+        assert [f["status"] for f in _by(body, "launcher", "cline")] == ["ok"]
+        assert _by(body, "cline-start-folder", "cline") == [] and _by(body, "start-folder", "cline") == []
+
+
+def test_cline_says_off_for_a_session_whose_workspace_is_not_the_project(tmp_path: Path) -> None:
+    from pasture.doctor.installed import DoctorContext
+    from pasture.hosts.cline import HOST, workspace_of
+    from pasture.install.places import Installation
+
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    target = HOST.target(project, {"HOME": str(tmp_path)})
+    inst = Installation("cline", target, "", None, "cline@3.0.65")
+    ctx = DoctorContext({"HOME": str(tmp_path)}, project / "src", False, None, 5.0)
+    (finding,) = HOST.check_session(inst, ctx)
+    assert finding.check == "cline-start-folder" and finding.status == "off" and "--user" in finding.fix
+    (project / ".git").mkdir()
+    assert workspace_of(project / "src") == project and HOST.check_session(inst, ctx) == []

@@ -242,10 +242,10 @@ def test_install_says_which_adapter_still_reads_pasture_bin(pasture, project: Pa
     from pasture.hosts import HOSTS
 
     readers = [h.pasture_bin_reader for h in HOSTS.values() if h.pasture_bin_reader]
-    assert readers == ["the OpenCode plugin"]
+    assert readers == ["the OpenCode plugin", "the Cline hook files"]
     monkeypatch.setenv("PASTURE_BIN", "/somewhere/pasture")
     run = pasture("install", "claude-code", "--project", str(project))
     assert run.code in (0, 3), run
     said = " ".join(run.output.split())
     assert "PASTURE_BIN is set here (/somewhere/pasture): the installed hooks ignore it" in said
-    assert "only the OpenCode plugin still reads it" in said
+    assert "only the OpenCode plugin and the Cline hook files still read it" in said

@@ -116,6 +116,23 @@ COPILOT = HostSpec("copilot-cli", "preToolUse", "postToolUse", "bash", ("session
 PI = HostSpec("pi", "tool_call", "tool_result", "bash", ("tool-call",))
 #: Not in SPECS either: tests/realhost/test_realhost_qwen_code.py. Its rows resolve only the session.
 QWEN = HostSpec("qwen-code", "PreToolUse", "PostToolUse", "run_shell_command", ("session",))
+#: Not in SPECS either: tests/realhost/test_realhost_cline.py. Its payloads carry the task id as the session.
+CLINE = HostSpec("cline", "PreToolUse", "PostToolUse", "run_commands", ("session",))
+
+
+def hook_contexts(requests: list[dict[str, Any]]) -> list[str]:
+    """Cline: the texts its hooks added for the model (a user message ``<hook_context source=...>``, beside
+    the refused call's "Invalid input" result), de-duplicated across requests."""
+    seen: list[str] = []
+    for req in requests:
+        for msg in (req.get("body") or {}).get("messages", []):
+            content = msg.get("content")
+            parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for part in parts:
+                text = part.get("text") if isinstance(part, dict) else None
+                if msg.get("role") == "user" and isinstance(text, str) and "<hook_context" in text and text not in seen:
+                    seen.append(text)
+    return seen
 
 
 # --- policies and gates -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import pytest
 from offswitch_cases import case_id, switch_on
 from realhost_support import (
     CLAUDE,
+    CLINE,
     CODEX,
     COPILOT,
     DENY_REASON,
@@ -32,6 +33,7 @@ from realhost_support import (
     QWEN,
     Outcome,
     deny_policy,
+    hook_contexts,
     run_host,
 )
 
@@ -40,7 +42,7 @@ from pasture.runtime.hostwire import WIRES
 
 pytestmark = pytest.mark.real_host
 
-SPECS = {spec.host: spec for spec in (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI, QWEN)}
+SPECS = {spec.host: spec for spec in (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI, QWEN, CLINE)}
 
 
 def test_every_host_with_declared_switches_is_tried() -> None:
@@ -48,7 +50,8 @@ def test_every_host_with_declared_switches_is_tried() -> None:
     assert declared <= set(SPECS), f"no real-host spec for {sorted(declared - set(SPECS))}"
 
 
-def _run(harness: str, npm_bin: Path, root: Path, chosen: list[dict]) -> Outcome:
+def _run(harness: str, npm_bin: Path, root: Path, chosen: list[dict], written: list | None = None) -> Outcome:
+    written = [] if written is None else written
     return run_host(
         SPECS[harness],
         npm_bin,
@@ -57,7 +60,7 @@ def _run(harness: str, npm_bin: Path, root: Path, chosen: list[dict]) -> Outcome
         install="user",
         # a user install guards the folders the user trusts: Gemini CLI runs nothing headless in another
         options={"trust": "env"} if harness == "gemini-cli" else None,
-        prepare=lambda run: [switch_on(run.project, switch) for switch in chosen],
+        prepare=lambda run: written.extend(switch_on(run.project, switch) for switch in chosen),
     )
 
 
@@ -82,14 +85,16 @@ def test_against_a_user_install_every_switch_leaves_the_guard_on_or_doctor_says_
     harness: str, npm_bin: Path, tmp_path: Path
 ) -> None:
     declared = list(switches(harness))
-    together = _run(harness, npm_bin, tmp_path / "all", declared)
+    written: list[Path] = []
+    together = _run(harness, npm_bin, tmp_path / "all", declared, written)
     if _held(together):
-        assert any(DENY_REASON in (r["text"] or "") for r in together.tool_results()), together.describe()
+        told = [r["text"] or "" for r in together.tool_results()] + hook_contexts(together.result.requests)
+        assert any(DENY_REASON in text for text in told), together.describe()
         return
     off = _doctor_off(together, npm_bin)
     unexplained = []
     for index, switch in enumerate(declared):
-        path = str(together.project / switch["file"].replace("*", "other"))
+        path = str(written[index])
         if path in off:
             continue  # doctor says off, naming this switch's file
         alone = _run(harness, npm_bin, tmp_path / f"one-{index}", [switch])

@@ -12,7 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from realhost_support import CLAUDE, CODEX, COPILOT, GEMINI, OPENCODE, PI, QWEN, HostSpec, run_host
+from realhost_support import (
+    CLAUDE,
+    CLINE,
+    CODEX,
+    COPILOT,
+    GEMINI,
+    OPENCODE,
+    PI,
+    QWEN,
+    HostSpec,
+    hook_contexts,
+    run_host,
+)
 
 from pasture.hostenv.fake_models import Script, Turn
 
@@ -29,11 +41,11 @@ DESTRUCTIVE: dict[str, tuple[str, str]] = {
     "containers": ("kubectl delete namespace pasture-probe", "containers.kubectl-delete-namespace"),
     "cloud": ("terraform destroy -auto-approve", "cloud.terraform-destroy"),
 }
-HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI, QWEN)
+HOSTS = (CLAUDE, CODEX, OPENCODE, GEMINI, COPILOT, PI, QWEN, CLINE)
 
 
-def _script() -> Script:
-    turns = [Turn.shell(command) for command, _ in DESTRUCTIVE.values()]
+def _script(categories: list[str]) -> Script:
+    turns = [Turn.shell(DESTRUCTIVE[category][0]) for category in categories]
     return Script.of(*turns, Turn.shell(SAFE), Turn.reply("Done. Last tool result: {tool_result}"))
 
 
@@ -43,11 +55,27 @@ def _keep(run) -> None:  # noqa: ANN001 - hostenv's HostRun
     (keep / "kept.txt").write_text("kept\n")
 
 
+#: Cline stops a task after refused calls in a row: at --retries consecutive failed calls (3 by default),
+#: and, every refused call's input being the same emptied {}, at 5 identical calls (its loop detector). So
+#: its runs take three categories each, with --retries above that.
+BATCH = {"cline": 3}
+
+
 @pytest.mark.parametrize("spec", HOSTS, ids=[s.host for s in HOSTS])
 def test_the_recommended_packs_refuse_one_command_per_category_and_let_a_safe_one_run(
     spec: HostSpec, npm_bin: Path, tmp_path: Path
 ) -> None:
-    out = run_host(spec, npm_bin, tmp_path / "run", POLICY, script=_script(), prepare=_keep, timeout=180.0)
+    categories = list(DESTRUCTIVE)
+    size = BATCH.get(spec.host, len(categories))
+    for n, at in enumerate(range(0, len(categories), size)):
+        _refuse(spec, npm_bin, tmp_path / f"run-{n}", categories[at : at + size])
+
+
+def _refuse(spec: HostSpec, npm_bin: Path, root: Path, categories: list[str]) -> None:
+    options = {"extra_args": ["--retries", "10"]} if spec.host in BATCH else None
+    out = run_host(
+        spec, npm_bin, root, POLICY, script=_script(categories), prepare=_keep, timeout=180.0, options=options
+    )
     # the safe command ran; the folder the files pack protects is still there
     assert out.probe_exists, out.describe()
     assert (out.run.layout.home / "pasture-probe-keep" / "kept.txt").is_file(), out.describe()
@@ -56,8 +84,10 @@ def test_the_recommended_packs_refuse_one_command_per_category_and_let_a_safe_on
         envelope = row.get("envelope") or {}
         if isinstance(envelope, dict) and envelope.get("command"):
             rows[envelope["command"]] = row
-    told = " ".join(result["text"] or "" for result in out.tool_results())
-    for category, (command, rule_id) in DESTRUCTIVE.items():
+    # (Cline: the reason reaches the model as hook context beside the refused call's "Invalid input")
+    told = " ".join([result["text"] or "" for result in out.tool_results()] + hook_contexts(out.result.requests))
+    for category in categories:
+        command, rule_id = DESTRUCTIVE[category]
         row = rows.get(command)
         assert row is not None, (category, command, sorted(rows), out.describe())
         assert row["decision"] == "deny" and row["gate"].startswith("rules:"), (category, row)

@@ -68,7 +68,9 @@ def test_every_catalog_reader_reads_files_and_events():
 
 
 def test_an_unknown_host_is_refused_with_the_members():
-    with pytest.raises(ValueError, match="claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code$"):
+    with pytest.raises(
+        ValueError, match="claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code, cline$"
+    ):
         host("cursor")
 
 

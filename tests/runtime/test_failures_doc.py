@@ -50,6 +50,9 @@ def _tool_payload(harness: str, project: Path) -> dict:
         return {"session_id": "s", "cwd": str(project), "tool_name": "run_shell_command", "tool_input": shell}
     if harness == "opencode":
         return {"input": {"tool": "bash", "sessionID": "s", "callID": "c"}, "output": {"args": {"command": SHELL}}}
+    if harness == "cline":
+        call = {"id": "c", "name": "run_commands", "input": {"commands": [SHELL]}}
+        return {"hookName": "tool_call", "taskId": "s", "workspaceRoots": [str(project)], "tool_call": call}
     return {"toolName": "bash", "toolCallId": "c", "input": {"command": SHELL}}  # pi
 
 
@@ -61,6 +64,7 @@ STOPS = {
     "opencode": ("session.idle", {"type": "session.idle", "properties": {"sessionID": "s"}}),
     "pi": ("agent_end", {"type": "agent_end", "messages": []}),
     "qwen-code": ("Stop", {"session_id": "s", "stop_hook_active": False}),
+    "cline": ("TaskComplete", {"hookName": "agent_end", "taskId": "s"}),
 }
 
 
@@ -78,6 +82,8 @@ def _channel(code: int, out: str, err: str) -> tuple[str, str]:
         return "JSON `permissionDecisionReason`", reason
     if answer.get("decision") == "deny":
         return "JSON `decision: deny` + `reason`", answer["reason"]
+    if answer.get("overrideInput") == {} and answer.get("contextModification"):
+        return "JSON `overrideInput: {}` + `contextModification`", answer["contextModification"]
     return f"something else: {code} {out!r} {err!r}", ""
 
 

@@ -112,6 +112,18 @@ CASES = {
             "cwd": "/tmp",
         },
     ),
+    "cline-deny": (
+        "cline",
+        "PreToolUse",
+        "3.0.65",
+        {
+            "hookName": "tool_call",
+            "taskId": "t1",
+            "tool_call": {"id": "c1", "name": "run_commands", "input": {"commands": ["cat probe"]}},
+            "preToolUse": {"toolName": "run_commands", "parameters": {"commands": '["cat probe"]'}},
+            "workspaceRoots": ["/tmp"],
+        },
+    ),
     "unknown-harness": ("nobody", "PreToolUse", "1.0.0", {}),
 }
 
@@ -146,7 +158,8 @@ def test_hook_path_imports_only_stdlib_and_generated_tables(case, env, tmp_path)
         assert "pasture.runtime.hostwire.guarded" not in again
     if case.endswith("deny"):
         # The run really went through the gate: the policy's deny came back, the tables were imported.
-        assert "deny" in done.stdout.decode() or result["code"] == 2, done.stdout.decode()
+        refused = ("deny", '"overrideInput": {}')  # Cline's refusal empties the call's input
+        assert any(w in done.stdout.decode() for w in refused) or result["code"] == 2, done.stdout.decode()
         assert "pasture.runtime.policy" in added and any(m.startswith("pasture_contracts.") for m in added)
 
 

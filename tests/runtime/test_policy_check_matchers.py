@@ -38,7 +38,7 @@ def _rule(**matchers) -> str:
             {"harness": "claude"},
             "harness",
             "claude",
-            "one of claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code",
+            "one of claude-code, codex, opencode, gemini-cli, copilot-cli, pi, qwen-code, cline",
         ),
         ({"semantic": "Gate-Consultation"}, "semantic", "Gate-Consultation", "'gate-consultation'"),
     ],

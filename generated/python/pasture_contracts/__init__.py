@@ -8,6 +8,7 @@ CONTRACTS = {
     "claude-code@2.1.261": "claude_code_2_1_261",
     "claude-code@2.1.328": "claude_code_2_1_328",
     "claude-code@2.1.332": "claude_code_2_1_332",
+    "cline@3.0.65": "cline_3_0_65",
     "codex@0.153.0": "codex_0_153_0",
     "codex@0.171.0": "codex_0_171_0",
     "copilot-cli@1.0.102": "copilot_cli_1_0_102",
@@ -25,6 +26,7 @@ ADMISSIONS = {
         ("claude-code@2.1.328", "claude_code_2_1_328", "2.1.328", None, False),
         ("claude-code@2.1.332", "claude_code_2_1_332", "2.1.332", None, False),
     ),
+    "cline": (("cline@3.0.65", "cline_3_0_65", "3.0.65", None, False),),
     "codex": (
         ("codex@0.153.0", "codex_0_153_0", "0.153.0", None, False),
         ("codex@0.171.0", "codex_0_171_0", "0.171.0", None, False),

@@ -17,7 +17,9 @@ file of the pinned npm package and the identifier it was read from), read by pas
 * ``OFF_SWITCHES``: dicts ``{file, key, off_when, why, fix, evidence, certain}``: a project file (relative
   to the folder the host is started in; ``*`` in its last part), the dotted key in it (``""``: the file
   itself) and when it switches our adapter off: ``true`` / ``false`` (the value), ``set`` (any non-empty
-  value), ``exists`` (the file is there), ``names-ours`` (a list entry names a hook of ours),
+  value), ``exists`` (the file is there), ``foreign-hook`` (a hook file there for the event ``key``, named
+  for it in any case with one extension, that pasture did not generate), ``names-ours`` (a list entry names
+  a hook of ours),
   ``excludes-ours`` (Pi's ``!``/``-`` patterns match our extension), ``ignores-ours`` (an ignore file's
   pattern matches it), ``env-true`` (a dotenv file sets the variable ``key`` to ``1`` or ``true``).
   ``certain: False``: read in the code, its effect not established (warn, not refuse); optional ``also``:
@@ -50,6 +52,7 @@ WIRES = {
     "copilot-cli": "copilot_cli",
     "pi": "pi",
     "qwen-code": "qwen_code",
+    "cline": "cline",
 }
 # An unknown harness has no contract, so it only ever proceeds: the command hosts' empty answer.
 DEFAULT = "claude_code"
@@ -59,7 +62,14 @@ DEFAULT = "claude_code"
 # every wire would cost each event a module per host).
 #: the variables that move a host's user folder (each wire's USER_DIR variable): the compiled policy
 #: protects the folders they name, so its cache key holds their values (pasture.runtime.effective)
-USER_DIR_VARIABLES = ("CODEX_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "CLAUDE_CONFIG_DIR", "QWEN_HOME")
+USER_DIR_VARIABLES = (
+    "CODEX_HOME",
+    "COPILOT_HOME",
+    "PI_CODING_AGENT_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "QWEN_HOME",
+    "CLINE_DIR",
+)
 #: the variables a host sets to the project's folder for its hooks (wire PROJECT_DIR_VARIABLE): where the
 #: project is looked for first (pasture.runtime.project), a start folder of the env screen
 PROJECT_DIR_VARIABLES = ("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR")
@@ -68,7 +78,7 @@ PROJECT_DIR_VARIABLES = ("CLAUDE_PROJECT_DIR", "QWEN_PROJECT_DIR")
 ENV_BLOCK_FILES = (".claude/settings.json", ".claude/settings.local.json", ".qwen/settings.json")
 #: the prefixes of a host's own variables (wire ENV_PREFIX: its endpoints and keys as an agent gate's judge,
 #: its folders): a project's env block may not set them (pasture.runtime.injected)
-ENV_PREFIXES = ("OPENCODE_", "CLAUDE_", "CODEX_", "QWEN_")
+ENV_PREFIXES = ("OPENCODE_", "CLAUDE_", "CODEX_", "QWEN_", "CLINE_")
 
 
 def wire(harness: str) -> "Any":
