@@ -121,6 +121,33 @@ def test_an_unwritable_journal_refuses_the_call(npm_bin: Path, tmp_path: Path) -
         assert call.rc == 0, out.describe()
 
 
+SLOW_GATE = r"""import json, sys, time
+envelope = json.load(sys.stdin)
+if envelope.get("event") == "PreToolUse":
+    time.sleep(3600)
+print(json.dumps({"decision": "proceed"}))
+"""
+
+
+def test_a_gate_slower_than_the_row_is_ended_by_the_deadline_and_refuses(npm_bin: Path, tmp_path: Path) -> None:
+    """A gate asking for more than the row allows is clamped to the row's deadline (its timeout less 10 %),
+    which ends well before Cline's own 120 s hook timeout would let the tool run."""
+    import sys
+
+    script = tmp_path / "gate" / "slow.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(SLOW_GATE)
+    argv = [sys.executable, "-I", "-S", str(script)]
+    policy = f'[gate]\nkind = "command"\ncommand = {json.dumps(argv)}\ntimeout = 600\n'
+    out = run_host(SPEC, npm_bin, tmp_path / "run", policy, timeout=240.0)
+    assert not out.probe_exists, out.describe()
+    (pre,) = out.calls("PreToolUse")
+    assert pre.rc == 0 and json.loads(pre.stdout)["overrideInput"] == {}, out.describe()
+    (row,) = out.journal(event="PreToolUse")
+    assert row["answer"] == "fail-block" and row["detail"]["clamped"], row
+    assert _told(out, "PreToolUse"), out.describe()
+
+
 def test_the_runtimes_deadline_ends_before_clines_hook_timeout() -> None:
     """Cline kills a hook after 120 s and then runs the tool (measured by hand, docs/hosts.md): the runtime's
     deadline (the row's timeout less a margin) ends first."""
