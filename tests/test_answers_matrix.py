@@ -44,6 +44,7 @@ PINNED = (
     "copilot-cli@1.0.102",
     "pi@0.73.1",
     "qwen-code@0.24.4",
+    "cline@3.0.65",
 )
 
 
@@ -375,6 +376,10 @@ HONOURED = {
         ("SessionStart", "context"): True,
         ("UserPromptSubmit", "context"): True,
         ("Stop", "continue"): True,
+    },
+    # Cline: a hook file's contextModification after a tool reaches the model (feedback); nothing else tried
+    "cline@3.0.65": {
+        ("PostToolUse", "feedback"): True,
     },
 }
 

@@ -49,8 +49,10 @@ _UUID = re.compile(
 # OpenCode identifiers: a short type prefix, '_', then a time-ordered random tail.
 _TYPED_ID = re.compile(r"\b(ses|msg|prt|evt|per|que|pty|wrk|tool|usr|prj)_[0-9A-Za-z]{12,}\b")
 # The fake model's ids: <prefix>pasture<seq:04d><n:02d> (the sequence depends on side requests).
-# a tool-call id a host makes from the clock and a random tail (Qwen Code's ``toolu_<ms>_<base36>``)
-_STAMPED_ID = re.compile(r"\b(toolu)_\d{13}_[0-9a-z]{6,12}\b")
+# an id a host makes from the clock and a random tail (Qwen Code's ``toolu_<ms>_<base36>``; Cline's
+# ``agent_<ms>_<tail>``, ``conv_<ms>_<tail>`` and its bare root session id ``<ms>_<tail>``)
+_STAMPED_ID = re.compile(r"\b(toolu|agent|conv)_\d{13}_[0-9a-z]{5,12}\b")
+_STAMPED_BARE = re.compile(r"(?<![0-9A-Za-z_])\d{13}_[0-9a-z]{5}\b")
 _FAKE_ID = re.compile(r"\b[A-Za-z_-]*pasture\d{6}\b")
 _SHA256 = re.compile(r"\b[0-9a-f]{64}\b")
 _SHA1 = re.compile(r"\b[0-9a-f]{40}\b")
@@ -216,6 +218,7 @@ class Scrubber:
         value = _TYPED_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
         value = _FAKE_ID.sub(lambda m: self._number("fake-id", m.group(0)), value)
         value = _STAMPED_ID.sub(lambda m: self._number(m.group(1), m.group(0)), value)
+        value = _STAMPED_BARE.sub(lambda m: self._number("stamp", m.group(0)), value)
         value = _SHA256.sub(lambda m: self._number("sha256", m.group(0)), value)
         value = _SHA1.sub(lambda m: self._number("sha1", m.group(0)), value)
         value = _ISO_DATE.sub("<date>", value)

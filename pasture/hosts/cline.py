@@ -216,7 +216,7 @@ class ClineCapture(CaptureAdapter):
     def scenario_set(self) -> ScenarioSet:
         from pasture.hosts import scenario_sets as s
 
-        return s.ScenarioSet(base=cline_scenarios())
+        return s.ScenarioSet(base=cline_scenarios(), answer=cline_answer_scenarios())
 
 
 def cline_scenarios() -> tuple[Scenario, ...]:
@@ -243,6 +243,37 @@ def cline_scenarios() -> tuple[Scenario, ...]:
             False,
         ),
     )
+
+
+#: Cline's answer wire forms: a hook's contextModification, which Cline adds for the model as hook context
+W_CLINE_CONTEXT = "contextModification"
+
+
+def cline_answer_scenarios() -> tuple[Scenario, ...]:
+    """The answers beyond a refusal a hook file can give: its contextModification after a tool (TaskStart's
+    never reaches the model and UserPromptSubmit does not fire for a prompt on the command line, measured by
+    hand: docs/hosts.md, so no context scenario is tried)."""
+    from pasture.hosts import scenario_sets as s
+
+    return (
+        s.Scenario(
+            "post-tool-use-feedback",
+            "after the shell call PostToolUse answers contextModification; honoured if the text is in what the "
+            "next request adds after the tool call",
+            s.PROBE,
+            answer=s.Answer("feedback", "PostToolUse", W_CLINE_CONTEXT, {"contextModification": "{marker}"}),
+        ),
+    )
+
+
+def _cline_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]:
+    """A hook file's contextModification reaches the model as hook context: feedback after a tool."""
+    from pasture.profile.answers import schema_field
+
+    field = schema_field(output, W_CLINE_CONTEXT)
+    if row.name == "PostToolUse" and field is not None and field.get("type") == "string":
+        return [("feedback", W_CLINE_CONTEXT)]
+    return []
 
 
 class Cline:
@@ -381,7 +412,7 @@ class Cline:
     }
 
     def answer_candidates(self, row: Any, output: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return []  # no steering answer is encoded for Cline yet (hostwire/cline.py has no steer)
+        return _cline_candidates(row, output)
 
     def lifecycle_payload(self, event: str, payload: Any, bus: bool) -> Any:
         return payload  # the hook file's stdin, as Cline sent it

@@ -148,6 +148,24 @@ def test_clock_stamped_tool_call_ids_are_numbered_alike_in_every_run():
     assert a.text("toolu_pasture000100 toolu_123_abc") == "<fake-id-1> toolu_123_abc"
 
 
+def test_clines_clock_stamped_ids_are_numbered_alike_in_every_run():
+    """Cline's agent, task and root session ids are ``agent_<ms>_<tail>``, ``conv_<ms>_<tail>`` and
+    ``<ms>_<tail>``: numbered per kind, the same in any run."""
+    a, b = _scrubber(RUN_A), _scrubber(RUN_B)
+    first = {
+        "agent_id": "agent_1796486778687_zcgyg2",
+        "taskId": "conv_1796486778787_dh7a7wu",
+        "root": "1796486778506_3udxp",
+    }
+    again = {
+        "agent_id": "agent_1796488051992_f0fw5j",
+        "taskId": "conv_1796488052125_pqg6jya",
+        "root": "1796488051307_qys33",
+    }
+    assert a.scrub(first) == b.scrub(again) == {"agent_id": "<agent-1>", "taskId": "<conv-1>", "root": "<stamp-1>"}
+    assert a.text("x_1796486778506_3udxp 17964867785061_3udxp") == "x_1796486778506_3udxp 17964867785061_3udxp"
+
+
 def test_long_strings_keep_a_head_and_a_digest():
     s = _scrubber(RUN_A)
     text = "x" * (MAX_STRING + 10)

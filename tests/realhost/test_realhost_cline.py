@@ -210,3 +210,24 @@ def test_refused_calls_in_a_row_end_the_task_at_clines_retry_limit(npm_bin: Path
     assert not out.probe_exists, out.describe()
     assert len(out.calls("PreToolUse")) == 3 and len(out.result.requests) == 3, out.describe()
     assert '"finishReason":"aborted"' in out.result.stdout, out.describe()
+
+
+# --- steering: only what captures/cline@3.0.65 shows honoured -------------------------------------
+
+
+def test_after_feedback_reaches_the_model_after_the_shell_call(npm_bin: Path, tmp_path: Path) -> None:
+    """An [[after]] whose check fails after the shell call: PostToolUse answers its output as
+    contextModification (captures/cline@3.0.65/post-tool-use-feedback), which the next request holds."""
+    import sys
+
+    marker = "pasture-realhost-after-marker"
+    check = tmp_path / "gate" / "after.py"
+    check.parent.mkdir(parents=True)
+    check.write_text(f"print({marker!r}); raise SystemExit(1)\n")
+    argv = json.dumps([sys.executable, str(check)])
+    policy = f'[[after]]\nname = "lint"\ntool_kind = "shell"\ncommand = {argv}\n'
+    out = run_host(SPEC, npm_bin, tmp_path / "run", policy)
+    assert out.probe_exists, out.describe()
+    (post,) = out.calls("PostToolUse")
+    assert marker in json.loads(post.stdout)["contextModification"], out.describe()
+    assert any(marker in c for c in hook_contexts(out.result.requests[1:])), out.describe()

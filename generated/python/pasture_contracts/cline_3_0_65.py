@@ -168,7 +168,7 @@ ROWS = {
         pre_action=False,
         response="none",
         timeout=10,
-        answers=(),
+        answers=(("feedback", "contextModification"),),
     ),
     "UserPromptSubmit": Row(
         name="UserPromptSubmit",

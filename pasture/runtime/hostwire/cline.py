@@ -104,10 +104,20 @@ def joined(commands: list) -> str:
     return "\n".join(whole + open_ended)
 
 
-# Steering: none is encoded yet (no capture of 3.0.65 tries one). TaskComplete is where an [[until]] would
-# continue the task, which Cline cannot: named on stderr and in the journal, not dropped.
-MOMENTS = {"TaskComplete": "stop"}
-STEERS: tuple = ()
+# Steering: feedback after a tool (PostToolUse's contextModification, which Cline hands the model as hook
+# context: captures/cline@3.0.65/post-tool-use-feedback). TaskComplete is where an [[until]] would continue
+# the task, which Cline cannot: named on stderr and in the journal, not dropped.
+MOMENTS = {"PostToolUse": "after-tool", "TaskComplete": "stop"}
+STEERS = ("feedback",)  # what steer() encodes
+
+
+def steer(event: str, offers: dict, parts: dict) -> tuple:
+    """The feedback texts as one contextModification."""
+    texts = list(parts.get("feedback") or ())
+    if not texts:
+        return (0, PROCEED_STDOUT, "", "proceed")
+    return (0, _json({"contextModification": "\n\n".join(texts)}), "", "feedback")
+
 
 # the event it consults the guard on before a tool runs (the one shell calls reach; `pasture policy check`)
 TOOL_EVENT = "PreToolUse"
