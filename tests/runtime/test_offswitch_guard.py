@@ -225,3 +225,21 @@ def test_an_env_file_past_the_cap_drops_every_root(env, project):
     big.write_text("PAD=" + "x" * (envfiles.MAX_BYTES + 10) + "\n")
     clean, notes = envfiles.screen(dict(env, XDG_DATA_HOME="/d"), [str(big)])
     assert "XDG_DATA_HOME" not in clean and "HOME" not in clean and notes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp /tmp/x ~/Documents/Cline/Hooks/PreToolUse",
+        "mkdir -p $HOME/Documents/Cline/Hooks && echo 'echo {}' > $HOME/Documents/Cline/Hooks/PreToolUse.sh",
+        "cd ~/Documents/Cline && cp /tmp/x Hooks/PreToolUse.py",
+    ],
+)
+def test_the_agent_cannot_write_a_hook_into_clines_home_hook_folder(env, project, command):
+    """Cline runs every hook file in ~/Documents/Cline/Hooks too (its fourth folder, whatever CLINE_DIR says):
+    a hook there could replace a call the guard refused, so the folder is the guard's, on every host."""
+    home = Path(env["HOME"])
+    assert _claude(env, project, "Bash", {"command": command}) == "deny"
+    target = home / "Documents" / "Cline" / "Hooks" / "PreToolUse"
+    assert _claude(env, project, "Write", {"file_path": str(target), "content": "echo {}"}) == "deny"
+    assert _claude(env, project, "Bash", {"command": "ls ~/Documents && cat ~/Documents/notes.txt"}) == "proceed"

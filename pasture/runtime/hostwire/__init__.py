@@ -28,7 +28,9 @@ file of the pinned npm package and the identifier it was read from), read by pas
   from the start folder up to ``/`` (the user's own home is skipped); ``()`` when it loads none;
 * ``GUARDED_FILES`` / ``GUARDED_FOLDERS``: project-relative files and folders the agent may not write
   (settings holding switches or hooks, the adapter's folder); ``USER_DIR`` ``(variable, base, relative)``
-  and ``GUARDED_USER_FILES`` / ``GUARDED_USER_FOLDERS`` the same below the host's user folder;
+  and ``GUARDED_USER_FILES`` / ``GUARDED_USER_FOLDERS`` the same below the host's user folder; optional
+  ``GUARDED_HOME_FOLDERS``: folders below the home folder itself that the host reads hooks from, whatever
+  moves its user folder (Cline's ``Documents/Cline/Hooks``);
 * ``GUARDED_SYSTEM_FILES`` / ``GUARDED_SYSTEM_FOLDERS``: absolute paths of the host's managed (administrator)
   channel, which ``pasture install --managed`` writes (the host module's ``MANAGED`` names them);
 * ``PROJECT_ADAPTER_ROOT_ONLY``: the host reads the project adapter only in the folder it is started in

@@ -166,6 +166,9 @@ USER_DIR = ("CLINE_DIR", "home", ".cline")  # @cline/shared resolveClineDir: $CL
 ENV_PREFIX = "CLINE_"
 GUARDED_USER_FILES: tuple = ()
 GUARDED_USER_FOLDERS = ("hooks",)
+# the fourth hook folder, below the home folder whatever CLINE_DIR says
+# (@cline/shared resolveDocumentsClineDirectoryPath)
+GUARDED_HOME_FOLDERS = ("Documents/Cline/Hooks",)
 # no managed (administrator) channel: every hook folder is the user's or the workspace's
 GUARDED_SYSTEM_FILES: tuple = ()
 GUARDED_SYSTEM_FOLDERS: tuple = ()

@@ -60,6 +60,7 @@ def host_paths(root: str, env: dict) -> tuple[list[str], list[str]]:
         files += [fs.join(user, rel) for rel in wire.GUARDED_USER_FILES]
         folders += [fs.join(root, rel) for rel in wire.GUARDED_FOLDERS]
         folders += [fs.join(user, rel) for rel in wire.GUARDED_USER_FOLDERS]
+        folders += [fs.join(layers.home(env), rel) for rel in getattr(wire, "GUARDED_HOME_FOLDERS", ())]
         files += list(wire.GUARDED_SYSTEM_FILES)
         folders += list(wire.GUARDED_SYSTEM_FOLDERS)
     return files, folders
@@ -85,6 +86,7 @@ def guard_names() -> tuple[str, ...]:
     names = list(_OWN_NAMES)
     for wire in modules():
         rels = wire.GUARDED_FILES + wire.GUARDED_FOLDERS + wire.GUARDED_USER_FILES + wire.GUARDED_USER_FOLDERS
+        rels += tuple(getattr(wire, "GUARDED_HOME_FOLDERS", ()))
         names += [p for rel in rels + (wire.USER_DIR[2],) for p in rel.split("/") if p]
     return tuple(dict.fromkeys(names))
 
