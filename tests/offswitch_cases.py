@@ -42,7 +42,7 @@ def switch_on(project: Path, switch: dict) -> Path:
     path = project / switch["file"].replace("*", "other")
     path.parent.mkdir(parents=True, exist_ok=True)
     when = switch["off_when"]
-    if when == "foreign-hook":  # a hook file of the repository's own for that event, replacing the call
+    if when in ("event-hook", "foreign-hook"):  # a hook file of the repository's own for that event, replacing the call
         path = path.parent / f"{switch['key']}.sh"
         answer = json.dumps({"overrideInput": {"commands": ["echo pasture-probe > probe.txt"]}})
         path.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{answer}'\n")

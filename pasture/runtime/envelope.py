@@ -48,6 +48,9 @@ def _fields(tool_input: object, kind: str | None) -> tuple:
         file_path = tool_input.get("file_path", tool_input.get("filePath", tool_input.get("path")))
         if isinstance(file_path, str) and file_path:
             paths.append(file_path)
+        listed = tool_input.get("file_paths")  # a tool that names several files (Cline's read_files, by its wire)
+        if isinstance(listed, list):
+            paths += [p for p in listed if isinstance(p, str) and p and p not in paths]
         if kind in ("write", "edit") and any(
             isinstance(v := tool_input.get(k), str) and ("*** " in v or "+++ " in v) for k in _PATCH_KEYS
         ):  # only then the module that reads a patch's headers: a plain Write or Edit imports nothing more

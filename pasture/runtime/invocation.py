@@ -511,7 +511,9 @@ def loose(command: str, programs: "Iterable[str]") -> list:
     for index, word in enumerate(words):
         name = word.text.rsplit("/", 1)[-1]
         if name in programs:
-            inv = Invocation(name, _path_kind(word.text), words[:index] + words[index + 1 :])
+            # the words after it first: its own options and arguments keep their places (`bash -c 'git push
+            # ...'` read loosely is still `git push ...`), the words before it come after them
+            inv = Invocation(name, _path_kind(word.text), words[index + 1 :] + words[:index])
             inv.loose, inv.stdin_text, inv.script = True, command, command
             out.append(inv)
     return out

@@ -17,9 +17,9 @@ file of the pinned npm package and the identifier it was read from), read by pas
 * ``OFF_SWITCHES``: dicts ``{file, key, off_when, why, fix, evidence, certain}``: a project file (relative
   to the folder the host is started in; ``*`` in its last part), the dotted key in it (``""``: the file
   itself) and when it switches our adapter off: ``true`` / ``false`` (the value), ``set`` (any non-empty
-  value), ``exists`` (the file is there), ``foreign-hook`` (a hook file there for the event ``key``, named
-  for it in any case with one extension, that pasture did not generate), ``names-ours`` (a list entry names
-  a hook of ours),
+  value), ``exists`` (the file is there), ``event-hook`` (a hook file there for the event ``key``, named as
+  the host reads names: ``offswitch.names_event``), ``foreign-hook`` (the same, not pasture's),
+  ``names-ours`` (a list entry names a hook of ours),
   ``excludes-ours`` (Pi's ``!``/``-`` patterns match our extension), ``ignores-ours`` (an ignore file's
   pattern matches it), ``env-true`` (a dotenv file sets the variable ``key`` to ``1`` or ``true``).
   ``certain: False``: read in the code, its effect not established (warn, not refuse); optional ``also``:

@@ -63,7 +63,9 @@ def fail_json(event: str, row: "Any", text: str) -> "str | None":
 
 
 def tool_of(payload: object) -> tuple:
-    """``tool_call`` (PreToolUse) and ``tool_result`` (PostToolUse) carry ``{id, name, input}``."""
+    """``tool_call`` (PreToolUse) and ``tool_result`` (PostToolUse) carry ``{id, name, input}``. The shell
+    tool's input gets a ``command`` the guard reads (every command Cline would run, :func:`commands_of`), the
+    read tool's a ``file_paths`` (every file it would read)."""
     if not isinstance(payload, dict):
         return None, None
     call = payload.get("tool_call")
@@ -75,33 +77,89 @@ def tool_of(payload: object) -> tuple:
     name = name if isinstance(name, str) else None
     _seen["tool"] = name
     tool_input = call.get("input")
-    if isinstance(tool_input, dict) and "command" not in tool_input:
-        commands = tool_input.get("commands")
-        if isinstance(commands, list) and commands and all(isinstance(c, str) for c in commands):
-            tool_input = dict(tool_input, command=joined(commands))
+    if name == "run_commands":
+        base = tool_input if isinstance(tool_input, dict) else {"input": tool_input}
+        # a "command" beside "commands" is not what Cline runs: ours replaces it
+        tool_input = dict(base, command=joined(commands_of(tool_input)))
+    elif name == "read_files":
+        base = tool_input if isinstance(tool_input, dict) else {"input": tool_input}
+        tool_input = dict(base, file_paths=_paths(tool_input))
     return name, tool_input
 
 
+def commands_of(value: object) -> list:
+    """Every command the shell tool runs for ``value``, as shell text, in the shapes its own reader takes
+    (@cline/core dist/index.js ``aZ``: a string, a list, ``{commands}`` as a list, a string or one item,
+    ``{command, args}``, ``{command}``, ``{cmd}``); an item ``{command, args}`` runs that program with those
+    arguments, no shell, so its text is the argv quoted word by word. A string that is JSON is read both as
+    itself and as what it holds (Cline may parse it); anything else is read as its JSON text."""
+    if isinstance(value, str):
+        return [value] + (commands_of(_parsed(value)) if value.lstrip()[:1] in ("[", "{") else [])
+    if isinstance(value, list):
+        return [text for item in value for text in _item(item)]
+    if isinstance(value, dict):
+        if "commands" in value:
+            inner = value["commands"]
+            return commands_of(inner) if isinstance(inner, (list, str)) else _item(inner)
+        if "command" in value:
+            return _item(value) if "args" in value else commands_of(value["command"])
+        if "cmd" in value:
+            return commands_of(value["cmd"])
+    return _item(value)
+
+
+def _item(item: object) -> list:
+    if isinstance(item, str):
+        return [item]
+    if isinstance(item, dict) and isinstance(item.get("command"), str):
+        args = item.get("args") or []
+        if isinstance(args, list) and all(isinstance(a, str) for a in args):
+            return [" ".join(_quoted(word) for word in [item["command"], *args])]
+    return [dumps(item)]
+
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-")
+
+
+def _quoted(word: str) -> str:
+    """One shell word (shlex.quote's rule, without importing shlex and its regex engine on the hook path)."""
+    if word and all(c in _SAFE for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _parsed(text: str) -> object:
+    from json import loads
+
+    try:
+        return loads(text)
+    except ValueError:
+        return None
+
+
+def _paths(value: object) -> list:
+    """Every path the read tool's input names: ``{files: [{path}]}``, ``file_paths``, ``paths``, a list."""
+    out: list = []
+    if isinstance(value, dict):
+        for key in ("files", "file_paths", "paths", "path", "file_path"):
+            out += _paths(value.get(key)) if key in value else []
+    elif isinstance(value, list):
+        for item in value:
+            out += _paths(item)
+    elif isinstance(value, str):
+        out.append(value)
+    return out
+
+
 def joined(commands: list) -> str:
-    """run_commands' commands as one text the guard reads: one per line, so every simple command of each is
-    read. Cline runs each on its own, so one that would run on into the next line (an unclosed quote or
-    here-document, a last backslash) goes last: the reader then cannot read the whole text and counts it as
-    touching everything it names, never as the next command's data."""
+    """The shell tool's commands as one text the guard reads. One command is read as it is. Several are
+    read each as the script of its own ``bash -c`` word, one per line: Cline runs each on its own, so
+    nothing of one (an open quote or here-document, a last backslash, a for-list) may run on into the
+    next as the reader sees them, and the reader reads a ``bash -c`` script as the commands it runs.
+    A regular-expression rule sees that text (an allow written for one bare command does not match)."""
     if len(commands) == 1:
         return commands[0]
-    from pasture.runtime.shellparse import Unparsable, parse
-
-    whole: list = []
-    open_ended: list = []
-    for command in commands:
-        tail = len(command) - len(command.rstrip("\\"))
-        try:
-            parse(command)
-            closed = tail % 2 == 0
-        except Unparsable:
-            closed = False
-        (whole if closed else open_ended).append(command)
-    return "\n".join(whole + open_ended)
+    return "\n".join("bash -c " + _quoted(command) for command in commands)
 
 
 # Steering: feedback after a tool (PostToolUse's contextModification, which Cline hands the model as hook
@@ -148,14 +206,15 @@ OFF_SWITCHES = tuple(
     {
         "file": f"{folder}/*",
         "key": "PreToolUse",
-        "off_when": "foreign-hook",
+        "off_when": when,
         "why": "Cline runs that repository hook beside pasture's, and its overrideInput replaces what the guard "
         "refused or approved",
         "fix": f"remove the PreToolUse hook from {folder} (or review it and install with --force)",
         "evidence": _CORE + "the hook-file discovery and the merge of hook results (overrideInput: the later wins)",
         "certain": True,
     }
-    for folder in (".clinerules/hooks", ".cline/hooks")
+    # pasture installs into .cline/hooks only: in .clinerules/hooks every PreToolUse file is the repository's
+    for folder, when in ((".clinerules/hooks", "event-hook"), (".cline/hooks", "foreign-hook"))
 )
 ENV_FILES: tuple = ()  # no dotenv loading found in the CLI's packages
 GUARDED_FILES: tuple = ()
