@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pasture.hosts.launch import FAKE_API_KEY, HostLauncher, RunContext
+from pasture.hosts.members import PluginFileMembers
 from pasture.hosts.protocol import Host
-from pasture.hosts.recording import CaptureAdapter, HookRecord, Records, Run
+from pasture.hosts.recording import CaptureAdapter, CommandHookCapture, Run
 from pasture.profile.contracts import Contract, EventRow
 from pasture.profile.vocab import EventSemantic, FailureMode, HookSurface
 from pasture.render import commands
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from pasture.hosts.scenario_sets import Scenario, ScenarioSet
     from pasture.install.managed import ManagedChannel
     from pasture.install.places import Installation, Target
-    from pasture.install.session import Adapter, Session
+    from pasture.install.session import Session
     from pasture.profile.versions import HostVersion
 
 __all__ = ["HOST", "Cline", "ClineCapture", "ClineLauncher", "cline_artifacts", "cline_dir", "hook_file"]
@@ -150,10 +151,11 @@ def cline_dir(env: Mapping[str, str]) -> Path:
     return Path(value) if value else home(env) / ".cline"
 
 
-class ClineCapture(CaptureAdapter):
+class ClineCapture(CommandHookCapture):
     """Recording hook files in the throwaway workspace's ``.cline/hooks``, one per event, each running the
-    recording hook; the refusal is printed from an answer file. No catalog pass: Cline runs a file for any
-    event name of its enum, so the candidates are the catalog's events."""
+    recording hook; the refusal is printed from an answer file. What the hooks recorded is read as for a
+    command-hook host (CommandHookCapture.records). No catalog pass: Cline runs a file for any event name of
+    its enum, so the candidates are the catalog's events."""
 
     harness = "cline"
     options: dict[str, Any] = {}
@@ -194,18 +196,6 @@ class ClineCapture(CaptureAdapter):
             path = folder / event
             path.write_text(f"#!/bin/sh\nexec {command}\n")
             path.chmod(0o755)
-
-    def records(self, run: Run) -> Records:
-        from pasture.hosts.recorder import read_records
-
-        out = Records()
-        for record in read_records(run.root / self.log_name):
-            out.calls.append(
-                HookRecord(
-                    record["event"], record.get("payload"), {"cwd": record.get("cwd"), "env": record.get("env", {})}
-                )
-            )
-        return out
 
     def catalog_method(self) -> str:
         return (
@@ -276,7 +266,7 @@ def _cline_candidates(row: Any, output: dict[str, Any]) -> list[tuple[str, str]]
     return []
 
 
-class Cline:
+class Cline(PluginFileMembers):
     name = "cline"
     display_name = "Cline CLI"
     surfaces: tuple[HookSurface, ...] = (HookSurface.CLINE_HOOK_FILE,)
@@ -345,21 +335,7 @@ class Cline:
         names = sorted({p.name for p in folder.glob("*" + EXTENSION)} | {self.adapter_file}) if folder.is_dir() else []
         hookfiles.uninstall(session, [n for n in names if n[: -len(EXTENSION)] in EVENTS or n == self.adapter_file])
 
-    # doctor
-    def read_installation(self, target: Target, text: str) -> Installation | Finding | None:
-        from pasture.doctor.installed import read_plugin_file
-
-        return read_plugin_file(self.name, target, text)
-
-    def check_adapter(self, inst: Installation, adapter: Adapter) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_file
-
-        return check_plugin_file(inst, adapter)
-
-    def check_launcher(self, inst: Installation, env: Mapping[str, str]) -> list[Finding]:
-        from pasture.doctor.installed import check_plugin_launcher
-
-        return check_plugin_launcher(inst, env, self.display_name)
+    # doctor reads the PreToolUse file as a plugin file of pasture's own: PluginFileMembers
 
     def check_session(self, inst: Installation, ctx: DoctorContext) -> list[Finding]:
         """No trust step (the workspace's foreign hooks are off-switches: pasture.doctor.offswitch). Cline's
